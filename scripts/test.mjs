@@ -1,0 +1,62 @@
+// `npm test`: installs the real-VS-Code harness (idempotent), builds, type checks, lints, then runs unit,
+// fault-injection, extension-host (code-server) and end-to-end (Chromium) tests. Its last line is
+// "N passed, N failed"; a failed build, type check or lint counts as one failure each.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
+const statsDir = mkdtempSync(path.join(os.tmpdir(), 'avh-test-stats-'));
+let passed = 0;
+let failed = 0;
+const started = Date.now();
+
+function step(name, command, args, { countsFile, env } = {}) {
+  const t0 = Date.now();
+  console.log(`\n=== ${name}`);
+  const r = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  const seconds = ((Date.now() - t0) / 1000).toFixed(1);
+  if (countsFile && existsSync(countsFile)) {
+    const s = JSON.parse(readFileSync(countsFile, 'utf8'));
+    passed += s.passed;
+    failed += s.failed;
+    console.log(`=== ${name}: ${s.passed} passed, ${s.failed} failed (${seconds} s)`);
+    if (r.status !== 0 && s.failed === 0) { failed += 1; console.log(`=== ${name} exited ${r.status} without a failing test: counted as one failure`); }
+  } else if (r.status === 0) {
+    console.log(`=== ${name}: ok (${seconds} s)`);
+    if (countsFile) { failed += 1; console.log(`=== ${name}: no results were recorded: counted as one failure`); }
+  } else {
+    failed += 1;
+    console.log(`=== ${name}: FAILED (exit ${r.status ?? r.signal}, ${seconds} s)`);
+  }
+  return r.status === 0;
+}
+
+const mocha = (name, globs, extra = []) => {
+  const countsFile = path.join(statsDir, `${name.replace(/\W+/g, '-')}.json`);
+  return step(name, process.execPath, [path.join(root, 'node_modules/mocha/bin/mocha.js'), '--reporter', path.join(root, 'out/test/support/countingReporter.js'), ...extra, ...globs], { countsFile, env: { AVH_TEST_STATS: countsFile } });
+};
+
+const wantsVsCode = !only || only === 'vscode' || only === 'e2e';
+if (wantsVsCode) step('install VS Code harness (code-server, Node 24, Chromium)', 'bash', [path.join(root, 'scripts/vscode/setup.sh')]);
+const built = step('build (esbuild)', process.execPath, [path.join(root, 'scripts/build.mjs')]);
+const compiled = step('type check + compile (tsc)', process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', root]);
+if (!only) step('lint (eslint)', process.execPath, [path.join(root, 'node_modules/eslint/bin/eslint.js'), '.']);
+if (compiled) {
+  if (!only || only === 'unit') mocha('unit tests', ['out/test/unit/**/*.test.js'], ['--timeout', '60000']);
+  if (!only || only === 'fault') mocha('fault-injection tests', ['out/test/fault/**/*.test.js'], ['--timeout', '300000']);
+  if (built && (!only || only === 'vscode')) {
+    const countsFile = path.join(statsDir, 'extension-host.json');
+    step('extension-host tests (real VS Code: code-server)', process.execPath, [path.join(root, 'scripts/vscode/runExtensionTests.mjs'), '--ext', root, '--tests', path.join(root, 'out/test/integration/index.js'), '--stats', countsFile], { countsFile });
+  }
+  if (built && (!only || only === 'e2e')) {
+    const countsFile = path.join(statsDir, 'e2e.json');
+    step('end-to-end tests (Chromium + code-server)', process.execPath, [path.join(root, 'scripts/vscode/runE2E.mjs'), '--stats', countsFile], { countsFile });
+  }
+}
+rmSync(statsDir, { recursive: true, force: true });
+console.log(`\nwhole suite: ${((Date.now() - started) / 1000).toFixed(0)} s`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exitCode = failed === 0 ? 0 : 1;

@@ -1,0 +1,47 @@
+/**
+ * Typed errors. Every failure the product reports carries a reason; user-facing copy is chosen from the
+ * reason (and safe details such as counts or branch names), never from raw git stderr, prompts or file contents.
+ */
+export type ErrorReason =
+  | 'invalid-input'
+  | 'not-a-repository'
+  | 'repository-missing'
+  | 'unborn-branch'
+  | 'detached-head'
+  | 'index-locked'
+  | 'unmerged-entries'
+  | 'operation-in-progress'
+  | 'dirty-conflict'
+  | 'recovery-required'
+  | 'restore-in-progress'
+  | 'turn-unknown'
+  | 'turn-already-ended'
+  | 'confirmation-required'
+  | 'ref-moved'
+  | 'git-failed'
+  | 'git-timeout'
+  | 'store-unavailable'
+  | 'lock-timeout';
+
+export class AvhError extends Error {
+  constructor(
+    readonly reason: ErrorReason,
+    message: string,
+    readonly details: Readonly<Record<string, string | number | boolean | null>> = {},
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'AvhError';
+  }
+}
+
+export function isAvhError(error: unknown, reason?: ErrorReason): error is AvhError {
+  return error instanceof AvhError && (reason === undefined || error.reason === reason);
+}
+
+/** A message safe to show or log for any thrown value: AvhError messages are written by us; anything else is reduced to its class. */
+export function safeMessage(error: unknown): string {
+  if (error instanceof AvhError) return error.message;
+  if (error instanceof Error) return `Unexpected ${error.name}`;
+  return 'Unexpected failure';
+}

@@ -1,0 +1,133 @@
+import { spawn } from 'node:child_process';
+import { AvhError, ErrorReason } from '../errors';
+
+/**
+ * The only place that starts git. Argument arrays only, no shell, no terminal prompts, no pager or editor,
+ * a timeout, and an environment stripped of inherited GIT_* variables that would redirect the repository
+ * (a hook's environment can carry them). Hot paths use this thin spawn wrapper instead of simple-git: see
+ * docs/design.md ("Why a thin spawn wrapper") for the measurement.
+ */
+export interface GitOptions {
+  env?: Readonly<Record<string, string>>;
+  input?: string | Buffer;
+  timeoutMs?: number;
+  /** Exit codes that are answers, not failures (e.g. 1 for `diff --quiet`). */
+  okCodes?: readonly number[];
+}
+
+export interface GitResult {
+  stdout: string;
+  stderr: string;
+  code: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 120_000;
+const REDIRECTING_VARS = [
+  'GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY', 'GIT_ALTERNATE_OBJECT_DIRECTORIES',
+  'GIT_COMMON_DIR', 'GIT_NAMESPACE', 'GIT_PREFIX', 'GIT_CEILING_DIRECTORIES', 'GIT_DISCOVERY_ACROSS_FILESYSTEM',
+];
+
+function baseEnv(extra: Readonly<Record<string, string>> | undefined): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of REDIRECTING_VARS) delete env[name];
+  Object.assign(env, {
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_ASKPASS: '',
+    SSH_ASKPASS: '',
+    GCM_INTERACTIVE: 'never',
+    GIT_EDITOR: 'true',
+    GIT_SEQUENCE_EDITOR: 'true',
+    GIT_PAGER: 'cat',
+    LC_ALL: 'C',
+    LANGUAGE: 'C',
+  });
+  return { ...env, ...extra };
+}
+
+/** Runs `git <args>` in cwd; rejects with a GitCommandError (reason mapped from stderr) on failure. */
+export function runGit(cwd: string, args: readonly string[], options: GitOptions = {}): Promise<GitResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args as string[], { cwd, env: baseEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d: Buffer) => err.push(d));
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      const missing = error.code === 'ENOENT';
+      reject(new GitCommandError(missing ? 'git-failed' : 'git-failed', args, -1,
+        missing ? 'Git was not found on PATH. Install git, then try again.' : `git ${args[0] ?? ''} could not start`, ''));
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const stdout = Buffer.concat(out).toString('utf8');
+      const stderr = Buffer.concat(err).toString('utf8');
+      const exit = code ?? -1;
+      if (timedOut) {
+        reject(new GitCommandError('git-timeout', args, exit, `git ${verbOf(args)} timed out`, stderr));
+      } else if (exit === 0 || options.okCodes?.includes(exit)) {
+        resolve({ stdout, stderr, code: exit });
+      } else {
+        const reason = reasonFromStderr(stderr);
+        reject(new GitCommandError(reason, args, exit, messageFor(reason, args, exit), stderr));
+      }
+    });
+    child.stdin.on('error', () => { /* git may exit before reading its input; the exit code tells */ });
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** A failed git command. `stderr` is kept for classification only; it is never shown or logged (it may name remotes or files). */
+export class GitCommandError extends AvhError {
+  constructor(
+    reason: ErrorReason,
+    readonly args: readonly string[],
+    readonly exitCode: number,
+    message: string,
+    readonly stderr: string,
+  ) {
+    super(reason, message, { command: verbOf(args), exitCode });
+    this.name = 'GitCommandError';
+  }
+}
+
+function verbOf(args: readonly string[]): string {
+  // Skip `-c key=value` pairs and other leading options to name the subcommand.
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '-c' || args[i] === '-C') { i++; continue; }
+    if (!args[i].startsWith('-')) return args[i];
+  }
+  return 'git';
+}
+
+/** The one mapping from git's stderr to reasons. */
+export function reasonFromStderr(stderr: string): ErrorReason {
+  if (/index\.lock': File exists|Unable to create '.*\.lock'/.test(stderr)) return 'index-locked';
+  if (/not a git repository/i.test(stderr)) return 'not-a-repository';
+  if (/cannot lock ref|is at [0-9a-f]+ but expected|reference already exists/.test(stderr)) return 'ref-moved';
+  if (/needs merge|unmerged|you need to resolve your current index first/i.test(stderr)) return 'unmerged-entries';
+  if (/would be overwritten|not uptodate\. Cannot merge|Entry '.*' not uptodate/.test(stderr)) return 'dirty-conflict';
+  return 'git-failed';
+}
+
+function messageFor(reason: ErrorReason, args: readonly string[], exit: number): string {
+  switch (reason) {
+    case 'index-locked':
+      return 'Another git process is using this repository (index.lock is held). Wait for it to finish, or remove .git/index.lock if no git process is running, then try again.';
+    case 'not-a-repository':
+      return 'This folder is not a git repository.';
+    case 'ref-moved':
+      return 'The branch moved while Agent Version History was updating it; nothing was changed. Try again.';
+    case 'unmerged-entries':
+      return 'The repository has unresolved merge conflicts. Resolve them outside VS Code, then try again.';
+    case 'dirty-conflict':
+      return 'Local changes would be overwritten; nothing was changed.';
+    default:
+      return `git ${verbOf(args)} failed (exit ${exit})`;
+  }
+}

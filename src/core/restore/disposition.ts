@@ -1,0 +1,46 @@
+import type { RepoContext } from '../context';
+import { inspectRepositoryHealth } from '../git/healthProbe';
+import { RESTORE_PHASES, RestorePhase } from '../store/schema';
+import type { OperationRow } from './operationRecords';
+import { isOwnPreserveCommit, worktreeMatches } from './restoreEffects';
+
+/** What a failed or interrupted operation means for the repository (SPEC §5.4). */
+export type Disposition =
+  /** Failed before any git mutation: an ordinary failure, no recovery state. */
+  | { kind: 'ordinary' }
+  /** The repository is at its old state; `preserved` is the [Interrupted] commit if partial work was saved. */
+  | { kind: 'rolled-back'; preserved: string | null }
+  /** The target state is (partly) in place and provably ours: finish from `resume`. */
+  | { kind: 'roll-forward'; resume: 'update-branch' | 'turn-store-mutation'; preserved: string | null }
+  /** Ambiguous: fail closed. */
+  | { kind: 'recovery-required'; reason: 'repository-missing' | 'branch-changed' | 'head-moved' | 'worktree-partially-restored' };
+
+const at = (phase: RestorePhase) => RESTORE_PHASES.indexOf(phase);
+
+/**
+ * Classifies an operation from its last persisted phase AND a probe of the repository. Used both for a live
+ * failure (while the lease is still held) and for reconciliation after a crash. Read-only.
+ */
+export async function classifyOperation(ctx: RepoContext, op: OperationRow): Promise<Disposition> {
+  if (at(op.phase) <= at('preflight')) return { kind: 'ordinary' };
+  const health = await inspectRepositoryHealth(ctx.repo);
+  if (!health.exists) return { kind: 'recovery-required', reason: 'repository-missing' };
+  if (health.detached || health.branch !== op.source_branch) return { kind: 'recovery-required', reason: 'branch-changed' };
+  const head = health.head;
+  let preserved = op.preserve_commit;
+  // A crash between the preservation commit's ref update and recording it: recognise our own commit by its trailer.
+  if (!preserved && head && head !== op.source_head && at(op.phase) >= at('preserve-dirty-tree') && (await isOwnPreserveCommit(ctx, op, head))) {
+    preserved = head;
+  }
+  const base = preserved ?? op.source_head;
+  if (op.restore_commit && head === op.restore_commit) return { kind: 'roll-forward', resume: 'turn-store-mutation', preserved };
+  if (head !== base && head !== op.source_head) return { kind: 'recovery-required', reason: 'head-moved' };
+  if (head === op.source_head && preserved && op.preserve_commit) return { kind: 'recovery-required', reason: 'head-moved' };
+  if (at(op.phase) < at('update-worktree')) {
+    // Only objects (and possibly the preservation commit) were written; the working tree is untouched by us.
+    return { kind: 'rolled-back', preserved: head === preserved ? preserved : null };
+  }
+  if (op.restore_commit && (await worktreeMatches(ctx, op.restore_commit))) return { kind: 'roll-forward', resume: 'update-branch', preserved };
+  if (health.clean) return { kind: 'rolled-back', preserved };
+  return { kind: 'recovery-required', reason: 'worktree-partially-restored' };
+}

@@ -1,0 +1,86 @@
+import type { RepoContext } from '../context';
+import { runGit } from '../git/gitRunner';
+import { compareAndSetRef, createCommit, installIndex, TemporaryIndex, writeWorkingTree } from '../git/workingTree';
+import { INTERRUPTED_SUBJECT, restoreSubject } from '../turns/promptSummary';
+import { failpoint } from './failpoints';
+import type { OperationRow } from './operationRecords';
+
+/**
+ * The restore's git effects. Each is safe to run twice: it first checks whether its result is already in
+ * place. Every commit we make carries `Agent-Operation: <id>` so a crash can be classified by probing git.
+ */
+
+export const branchRef = (op: OperationRow) => `refs/heads/${op.source_branch}`;
+/** The commit the restore builds on: the preserved partial work when there is one, else the source HEAD. */
+export const baseOf = (op: OperationRow) => op.preserve_commit ?? op.source_head;
+const opDate = (op: OperationRow) => Math.floor(op.started_at / 1000);
+
+export async function currentHead(ctx: RepoContext): Promise<string | null> {
+  try {
+    return (await runGit(ctx.repo.root, ['rev-parse', '--verify', '-q', 'HEAD'])).stdout.trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+/** If `commit` is this operation's own preservation commit (child of the source HEAD with our trailer), true. */
+export async function isOwnPreserveCommit(ctx: RepoContext, op: OperationRow, commit: string): Promise<boolean> {
+  const { stdout } = await runGit(ctx.repo.root, ['log', '-1', '--format=%P%x00%(trailers:key=Agent-Operation,valueonly,separator=%x2c)', commit, '--']);
+  const [parents, trailer] = stdout.trim().split('\0');
+  return parents === op.source_head && (trailer ?? '').trim() === op.id;
+}
+
+/** Commits the whole dirty tree as `[Interrupted] …` on the branch (durably) and makes it the index. */
+export async function preserveDirtyTree(ctx: RepoContext, op: OperationRow): Promise<string> {
+  const head = await currentHead(ctx);
+  if (head && head !== op.source_head && (await isOwnPreserveCommit(ctx, op, head))) return head;
+  const index = TemporaryIndex.create(ctx.repo);
+  try {
+    const tree = await writeWorkingTree(ctx.repo, index);
+    failpoint('preserve-dirty-tree:after-write-tree');
+    const trailers = [`Agent-Operation: ${op.id}`, ...(op.turn_id ? [`Agent-Turn: ${op.turn_id}`] : [])].join('\n');
+    const commit = await createCommit(ctx.repo, { tree, parents: [op.source_head], message: `${INTERRUPTED_SUBJECT}\n\n${trailers}\n`, durable: true, date: opDate(op) });
+    failpoint('preserve-dirty-tree:after-commit');
+    await compareAndSetRef(ctx.repo, branchRef(op), commit, op.source_head, 'agent-versions: save partial changes', true);
+    failpoint('preserve-dirty-tree:after-update-ref');
+    if (!installIndex(ctx.repo, index, true)) await runGit(ctx.repo.root, ['reset', '-q']);
+    return commit;
+  } finally {
+    index.dispose();
+  }
+}
+
+/** Builds the forward `[Restore]` commit object (target tree, parent = base); deterministic, so a re-run makes the same oid. */
+export async function writeRestoreCommit(ctx: RepoContext, op: OperationRow): Promise<string> {
+  const trailers = [`Agent-Operation: ${op.id}`, ...(op.turn_id && op.kind === 'undo' ? [`Agent-Undo-Turn: ${op.turn_id}`] : [])].join('\n');
+  return createCommit(ctx.repo, {
+    tree: op.target_tree,
+    parents: [baseOf(op)],
+    message: `${restoreSubject(op.target_commit)}\n\n${trailers}\n`,
+    date: opDate(op),
+  });
+}
+
+/** True when the index equals `commit`'s tree and every tracked file matches the index, with no untracked files. */
+export async function worktreeMatches(ctx: RepoContext, commit: string): Promise<boolean> {
+  const env = { GIT_OPTIONAL_LOCKS: '0' };
+  const cached = await runGit(ctx.repo.root, ['diff-index', '--cached', '--quiet', '--no-renames', commit, '--'], { env, okCodes: [1] });
+  if (cached.code !== 0) return false;
+  const files = await runGit(ctx.repo.root, ['diff-files', '--quiet', '--no-renames'], { env, okCodes: [1] });
+  if (files.code !== 0) return false;
+  const others = await runGit(ctx.repo.root, ['ls-files', '--others', '--exclude-standard', '-z', '--directory', '--no-empty-directory'], { env });
+  return others.stdout.length === 0;
+}
+
+/** Moves index and working tree from base to the restore commit with a two-tree merge (refuses to overwrite local changes). */
+export async function updateWorktree(ctx: RepoContext, op: OperationRow, restoreCommit: string): Promise<void> {
+  const { stdout } = await runGit(ctx.repo.root, ['rev-parse', `${baseOf(op)}^{tree}`]);
+  if (stdout.trim() === op.target_tree) return; // nothing to move
+  await runGit(ctx.repo.root, ['read-tree', '-m', '-u', baseOf(op), restoreCommit]);
+}
+
+/** Compare-and-set the branch from base to the restore commit; a no-op when already there. */
+export async function updateBranch(ctx: RepoContext, op: OperationRow, restoreCommit: string): Promise<void> {
+  if ((await currentHead(ctx)) === restoreCommit) return;
+  await compareAndSetRef(ctx.repo, branchRef(op), restoreCommit, baseOf(op), `agent-versions: ${op.kind}`);
+}

@@ -1,0 +1,379 @@
+import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { createActor, fromPromise, toPromise } from 'xstate';
+import type { RepoContext } from '../context';
+import { AvhError } from '../errors';
+import { runGit } from '../git/gitRunner';
+import { inspectRepositoryHealth, operationsInProgress } from '../git/healthProbe';
+import { acquireRepositoryLease, leasePath } from '../git/repositoryLease';
+import { assertNoRecovery, readRecovery, setRecovery } from '../recovery/recoveryLatch';
+import type { LockHandle } from '../store/pidLock';
+import { readLockHolder, tryAcquireLock } from '../store/pidLock';
+import type { PreservationReason } from '../store/schema';
+import type { StoreTx } from '../store/durableStore';
+import { kindOfSubject } from '../turns/promptSummary';
+import { getTurn, TurnRow } from '../turns/turnRecords';
+import { endTurnUnderLease } from '../turns/turnLedger';
+import { classifyOperation, Disposition } from './disposition';
+import { failpoint } from './failpoints';
+import { redoStack, undoableTurns } from './historyCounts';
+import { admitOperation, finishOperation, getOperation, inFlightOperation, OperationRow, recordCommits, setPhase } from './operationRecords';
+import { restoreMachine } from './restoreMachine';
+import { preservationFor } from './targetOutcome';
+import { currentHead, preserveDirtyTree, updateBranch, updateWorktree, worktreeMatches, writeRestoreCommit } from './restoreEffects';
+import type { RestorePhase } from '../store/schema';
+
+export type RestoreRequest =
+  | { kind: 'undo'; turnId?: string }
+  | { kind: 'redo' }
+  | { kind: 'restore'; target: string };
+
+export interface RestoreOptions {
+  /** The user agreed to undo commits they made themselves after the target (palette modal / CLI --yes). */
+  confirmUserCommits?: boolean;
+  /** Told when Undo ends a still-running turn as cancelled (the API forwards it to the agent). */
+  onTurnCancelled?: (turn: { turnId: string; chatId: string }) => void;
+}
+
+export interface RestoreResult {
+  result: 'restored' | 'nothing-to-undo' | 'nothing-to-redo' | 'no-change';
+  operationId?: string;
+  restoreCommit?: string;
+  /** The `[Interrupted]` commit holding partial changes saved before restoring. */
+  preserved?: string;
+  target?: string;
+  turnId?: string;
+}
+
+export interface RestorePreview {
+  kind: RestoreRequest['kind'];
+  nothing?: 'nothing-to-undo' | 'nothing-to-redo';
+  target?: string;
+  turnId?: string;
+  /** Commits the user made themselves after the target that this restore undoes (they stay in history). */
+  userCommits: number;
+}
+
+const BLOCKER_COPY = {
+  missing: 'The repository no longer exists.',
+  unborn: 'This repository has no commits yet, so there is no version to restore.',
+  detached: 'HEAD is detached. Check out a branch, then try again. Nothing was changed.',
+  unmerged: 'The repository has unresolved merge conflicts. Resolve them outside VS Code, then try again. Nothing was changed.',
+  locked: 'Another git process is using this repository (index.lock is held). Wait for it to finish, then try again. Nothing was changed.',
+} as const;
+
+interface Plan {
+  request: RestoreRequest;
+  branch: string;
+  head: string;
+  headTree: string;
+  clean: boolean;
+  target: string;
+  targetTree: string;
+  turn: TurnRow | null;
+  preservation: PreservationReason;
+  userCommits: number;
+}
+
+/** Read-only: what a restore would do, for the UI's confirmation. Takes no lease and changes nothing. */
+export async function previewRestore(ctx: RepoContext, request: RestoreRequest): Promise<RestorePreview> {
+  const plan = await makePlan(ctx, request);
+  if ('nothing' in plan) return { kind: request.kind, nothing: plan.nothing, userCommits: 0 };
+  return { kind: request.kind, target: plan.target, ...(plan.turn ? { turnId: plan.turn.id } : {}), userCommits: plan.userCommits };
+}
+
+/**
+ * Undo, Redo or Restore as one durable saga (SPEC §5). Nothing is lost: partial work of a cancelled turn is
+ * committed before anything moves; a dirty tree otherwise fails before anything is touched; any ambiguity after a
+ * destructive step latches recovery. Holds the repository lease throughout.
+ */
+export async function runRestore(ctx: RepoContext, request: RestoreRequest, options: RestoreOptions = {}): Promise<RestoreResult> {
+  await assertNoRecovery(ctx.store);
+  const lease = await acquireRestoreLease(ctx);
+  try {
+    await reconcileUnderLease(ctx);
+    await assertNoRecovery(ctx.store);
+    let plan = await makePlan(ctx, request);
+    if ('nothing' in plan) return { result: plan.nothing };
+    if (plan.userCommits > 0 && !options.confirmUserCommits) {
+      throw new AvhError('confirmation-required',
+        `This restore undoes ${plan.userCommits} commit${plan.userCommits === 1 ? '' : 's'} you made yourself after that version (they stay reachable in history). Confirm to continue; nothing was changed.`,
+        { count: plan.userCommits });
+    }
+    if (plan.turn && plan.turn.recovery !== 'terminal') {
+      // Undo of a running turn ends it cancelled first, then re-reads everything under the same lease.
+      await endTurnUnderLease(ctx, plan.turn.id, 'cancelled');
+      options.onTurnCancelled?.({ turnId: plan.turn.id, chatId: plan.turn.chat_id });
+      const replanned = await makePlan(ctx, { kind: 'undo', turnId: plan.turn.id });
+      if ('nothing' in replanned) return { result: replanned.nothing };
+      plan = { ...replanned, preservation: 'active-cancel' };
+    }
+    if (plan.clean && plan.headTree === plan.targetTree) {
+      ctx.log.info('restore.no-change', { kind: request.kind });
+      return { result: 'no-change', target: plan.target, ...(plan.turn ? { turnId: plan.turn.id } : {}) };
+    }
+    if (!plan.clean && plan.preservation === 'none') {
+      throw new AvhError('dirty-conflict',
+        'You have uncommitted changes that are not from a cancelled agent turn. Commit or stash them, then try again. Nothing was changed.');
+    }
+    const op: OperationRow = {
+      id: crypto.randomUUID(),
+      kind: request.kind,
+      phase: 'preparing',
+      status: 'in-flight',
+      turn_id: plan.turn?.id ?? null,
+      source_branch: plan.branch,
+      source_head: plan.head,
+      target_commit: plan.target,
+      target_tree: plan.targetTree,
+      preservation: plan.clean ? 'none' : plan.preservation,
+      preserve_commit: null,
+      restore_commit: null,
+      attempts: 1,
+      last_error: null,
+      started_at: Date.now(),
+      updated_at: Date.now(),
+    };
+    await ctx.store.transaction((tx) => admitOperation(tx, op));
+    ctx.log.info('restore.admit', { operation: op.id, kind: op.kind, preservation: op.preservation });
+    failpoint('preparing:after');
+    const output = await runMachine(ctx, op.id, { needsPreserve: op.preservation !== 'none' });
+    if (output.status === 'completed') {
+      return {
+        result: 'restored',
+        operationId: op.id,
+        restoreCommit: output.restoreCommit ?? undefined,
+        ...(output.preserved ? { preserved: output.preserved } : {}),
+        target: plan.target,
+        ...(plan.turn ? { turnId: plan.turn.id } : {}),
+      };
+    }
+    if (output.status === 'recovery-required') {
+      throw new AvhError('recovery-required',
+        'Version restore needs attention — Agent Version History could not verify the restore. Your files are kept; resolve the recovery notice to continue.',
+        { operation: op.id });
+    }
+    const error = output.error;
+    if (error instanceof AvhError) throw error;
+    throw new AvhError('git-failed', 'The restore failed and was rolled back; nothing was changed.', { operation: op.id }, { cause: error });
+  } finally {
+    lease.release();
+  }
+}
+
+/** Finishes or settles an operation left unfinished by a crashed process (SPEC §5.4). Idempotent; never sleeps. */
+export async function reconcileOperations(ctx: RepoContext): Promise<boolean> {
+  const op = await ctx.store.read((r) => inFlightOperation(r));
+  if (!op) return false;
+  const lease = tryAcquireLock(leasePath(ctx.repo), 'reconcile');
+  if (!lease) return false; // its owner is alive and still working on it, or another process is reconciling
+  try {
+    return await reconcileUnderLease(ctx);
+  } finally {
+    lease.release();
+  }
+}
+
+async function reconcileUnderLease(ctx: RepoContext): Promise<boolean> {
+  const op = await ctx.store.read((r) => inFlightOperation(r));
+  if (!op) return false;
+  await ctx.store.transaction((tx) => tx.run('UPDATE operations SET attempts = attempts + 1 WHERE id = ?', [op.id]));
+  const output = await runMachine(ctx, op.id, { needsPreserve: false, reconcile: true, preserved: op.preserve_commit, restoreCommit: op.restore_commit });
+  ctx.log.info('restore.reconcile', { operation: op.id, lastPhase: op.phase, result: output.status, disposition: output.disposition?.kind });
+  return true;
+}
+
+async function acquireRestoreLease(ctx: RepoContext): Promise<LockHandle> {
+  fs.mkdirSync(ctx.repo.stateDir, { recursive: true });
+  const quick = tryAcquireLock(leasePath(ctx.repo), 'restore');
+  if (quick) return quick;
+  const holder = readLockHolder(leasePath(ctx.repo));
+  if (holder?.alive && holder.purpose !== 'turn') {
+    throw new AvhError('restore-in-progress', 'Another restore is in progress for this repository. Wait for it to finish, then try again.');
+  }
+  return acquireRepositoryLease(ctx.repo, 'restore', ctx.leaseWaitMs);
+}
+
+async function makePlan(ctx: RepoContext, request: RestoreRequest): Promise<Plan | { nothing: 'nothing-to-undo' | 'nothing-to-redo' }> {
+  const health = await inspectRepositoryHealth(ctx.repo);
+  if (!health.exists) throw new AvhError('repository-missing', BLOCKER_COPY.missing);
+  if (health.unborn || !health.head) throw new AvhError('unborn-branch', BLOCKER_COPY.unborn);
+  if (health.detached || !health.branch) throw new AvhError('detached-head', BLOCKER_COPY.detached);
+  if (health.counts.unmerged > 0) throw new AvhError('unmerged-entries', BLOCKER_COPY.unmerged);
+  if (health.operations.length > 0) {
+    const operation = health.operations[0];
+    throw new AvhError('operation-in-progress', `A git ${operation} is in progress. Finish or cancel it outside VS Code, then try again. Nothing was changed.`, { operation });
+  }
+  if (health.indexLocked) throw new AvhError('index-locked', BLOCKER_COPY.locked);
+  const branch = health.branch;
+  const head = health.head;
+
+  let target: string;
+  let turn: TurnRow | null = null;
+  let preservation: PreservationReason = 'none';
+  if (request.kind === 'undo') {
+    const found = await ctx.store.read((r) => {
+      const row = request.turnId ? getTurn(r, request.turnId) : (() => {
+        const latest = undoableTurns(r, branch)[0];
+        return latest ? getTurn(r, latest.id) : undefined;
+      })();
+      return row ? { row, preservation: preservationFor(r, row) } : null;
+    });
+    if (!found) {
+      if (request.turnId) throw new AvhError('turn-unknown', 'No turn with this id exists in this repository.');
+      return { nothing: 'nothing-to-undo' };
+    }
+    turn = found.row;
+    if (turn.undone_by) throw new AvhError('invalid-input', 'This turn was already undone. Use Redo to bring it back.');
+    if (turn.branch !== branch) throw new AvhError('invalid-input', `This turn was recorded on branch "${turn.branch ?? 'unknown'}". Check out that branch to undo it.`);
+    if (!turn.base_commit) throw new AvhError('invalid-input', 'This turn has no base snapshot (it stopped before it started), so it cannot be undone.');
+    target = turn.base_commit;
+    preservation = found.preservation;
+  } else if (request.kind === 'redo') {
+    const stack = await ctx.store.read((r) => redoStack(r, branch, head));
+    if (stack.length === 0) return { nothing: 'nothing-to-redo' };
+    target = stack[0].redo_target;
+  } else {
+    target = await resolveCommit(ctx, request.target);
+  }
+
+  const { stdout } = await runGit(ctx.repo.root, ['rev-parse', 'HEAD^{tree}', `${target}^{tree}`]);
+  const [headTree, targetTree] = stdout.trim().split('\n');
+  const userCommits = request.kind === 'redo' ? 0 : await countUserCommits(ctx, turn?.base_head ?? target);
+  return { request, branch, head, headTree, clean: health.clean, target, targetTree, turn, preservation, userCommits };
+}
+
+async function resolveCommit(ctx: RepoContext, rev: string): Promise<string> {
+  if (typeof rev !== 'string' || !/^[0-9a-fA-F]{4,64}$|^[A-Za-z0-9][A-Za-z0-9._/~^-]{0,199}$/.test(rev)) {
+    throw new AvhError('invalid-input', 'The version must be a commit id or name.');
+  }
+  try {
+    return (await runGit(ctx.repo.root, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`])).stdout.trim();
+  } catch {
+    throw new AvhError('invalid-input', 'That version is not a commit in this repository.');
+  }
+}
+
+/** Commits after `since` on HEAD's history that no agent turn or restore of ours made (SPEC §5.3 confirmation). */
+async function countUserCommits(ctx: RepoContext, since: string): Promise<number> {
+  const { stdout } = await runGit(ctx.repo.root, ['log', '--format=%s', `${since}..HEAD`, '--']);
+  return stdout.split('\n').filter((s) => s.length > 0 && kindOfSubject(s) === 'user').length;
+}
+
+class PostconditionError extends AvhError {
+  constructor() {
+    super('git-failed', 'The restored files do not match the target version.');
+  }
+}
+
+async function withPhase<T>(ctx: RepoContext, opId: string, phase: RestorePhase, effect: (op: OperationRow) => Promise<T>): Promise<T> {
+  await ctx.store.transaction((tx) => setPhase(tx, opId, phase));
+  failpoint(`${phase}:before`);
+  const op = await ctx.store.read((r) => getOperation(r, opId));
+  if (!op) throw new AvhError('store-unavailable', 'The restore record disappeared.');
+  const result = await effect(op);
+  failpoint(`${phase}:after`);
+  return result;
+}
+
+function runMachine(ctx: RepoContext, opId: string, input: { needsPreserve: boolean; reconcile?: boolean; preserved?: string | null; restoreCommit?: string | null }) {
+  const freshOp = async () => {
+    const op = await ctx.store.read((r) => getOperation(r, opId));
+    if (!op) throw new AvhError('store-unavailable', 'The restore record disappeared.');
+    return op;
+  };
+  const machine = restoreMachine.provide({
+    actors: {
+      preflight: fromPromise(async () => withPhase(ctx, opId, 'preflight', async (op) => {
+        // The plan checked everything under this same lease; make sure nothing moved since.
+        if ((await currentHead(ctx)) !== op.source_head) throw new AvhError('ref-moved', 'The branch moved while the restore was starting; nothing was changed. Try again.');
+        if (operationsInProgress(ctx.repo.gitDir).length > 0 || fs.existsSync(path.join(ctx.repo.gitDir, 'index.lock'))) {
+          throw new AvhError('operation-in-progress', 'A git operation started while the restore was starting; nothing was changed. Try again.');
+        }
+      })),
+      preserveDirtyTree: fromPromise(async () => withPhase(ctx, opId, 'preserve-dirty-tree', async (op) => {
+        const commit = await preserveDirtyTree(ctx, op);
+        await ctx.store.transaction((tx) => recordCommits(tx, opId, { preserve_commit: commit }));
+        ctx.log.info('restore.preserved', { operation: opId, reason: op.preservation });
+        return commit;
+      })),
+      writeRestoreCommit: fromPromise(async () => withPhase(ctx, opId, 'write-restore-commit', async (op) => {
+        const commit = await writeRestoreCommit(ctx, op);
+        await ctx.store.transaction((tx) => recordCommits(tx, opId, { restore_commit: commit }));
+        return commit;
+      })),
+      updateWorktree: fromPromise(async () => withPhase(ctx, opId, 'update-worktree', async (op) => {
+        await updateWorktree(ctx, op, requireRestoreCommit(op));
+      })),
+      updateBranch: fromPromise(async () => withPhase(ctx, opId, 'update-branch', async (op) => {
+        await updateBranch(ctx, op, requireRestoreCommit(op));
+      })),
+      mutateTurnStore: fromPromise(async () => withPhase(ctx, opId, 'turn-store-mutation', async (op) => {
+        const restoreCommit = requireRestoreCommit(op);
+        if ((await currentHead(ctx)) !== restoreCommit || !(await worktreeMatches(ctx, restoreCommit))) throw new PostconditionError();
+        await ctx.store.transaction((tx) => applyTurnStoreMutation(tx, op, restoreCommit));
+        ctx.log.info('restore.completed', { operation: opId, kind: op.kind, preservation: op.preservation });
+      })),
+      classifyFailure: fromPromise(async ({ input }) => {
+        const op = await freshOp();
+        const error = input.error;
+        const disposition: Disposition = error instanceof PostconditionError
+          ? { kind: 'recovery-required', reason: 'worktree-partially-restored' }
+          : await classifyOperation(ctx, op);
+        if (disposition.kind === 'rolled-back' && disposition.preserved && !op.preserve_commit) {
+          await ctx.store.transaction((tx) => recordCommits(tx, opId, { preserve_commit: disposition.preserved! }));
+        }
+        return disposition;
+      }),
+      settleRolledBack: fromPromise(async ({ input }) => {
+        const reason = input.error instanceof AvhError ? input.error.reason : input.error ? 'unexpected' : 'interrupted';
+        const status = input.disposition?.kind === 'ordinary' ? 'failed' : 'rolled-back';
+        const op = await freshOp();
+        await ctx.store.transaction((tx) => finishOperation(tx, opId, status, reason));
+        ctx.log.warn('restore.failed', { operation: opId, disposition: status, lastPhase: op.phase, reason });
+      }),
+      latchRecovery: fromPromise(async ({ input }) => {
+        const op = await freshOp();
+        const why = input.disposition?.kind === 'recovery-required' ? input.disposition.reason : 'unclassified';
+        await ctx.store.transaction((tx) => {
+          finishOperation(tx, opId, 'recovery-required', why);
+          if (!readRecovery(tx)) setRecovery(tx, opId, why, op.phase, Date.now());
+        });
+        ctx.log.error('restore.recovery-required', { operation: opId, disposition: why, lastPhase: op.phase });
+      }),
+    },
+  });
+  const actor = createActor(machine, { input });
+  actor.start();
+  return toPromise(actor);
+}
+
+function requireRestoreCommit(op: OperationRow): string {
+  if (!op.restore_commit) throw new AvhError('store-unavailable', 'The restore commit was not recorded.');
+  return op.restore_commit;
+}
+
+/** The restore's single store write: turn undone/redone, redo stack, operation completed. Idempotent. */
+function applyTurnStoreMutation(tx: StoreTx, op: OperationRow, restoreCommit: string): void {
+  const current = getOperation(tx, op.id);
+  if (!current || current.status !== 'in-flight') return;
+  const branch = op.source_branch;
+  if (op.kind === 'undo') {
+    if (op.turn_id) tx.run('UPDATE turns SET undone_by = ? WHERE id = ?', [op.id, op.turn_id]);
+    const position = (tx.get<{ p: number | null }>('SELECT MAX(position) AS p FROM redo_entries WHERE branch = ?', [branch])?.p ?? 0) + 1;
+    tx.run('INSERT INTO redo_entries (op_id, position, branch, result_commit, redo_target, turn_id) VALUES (?, ?, ?, ?, ?, ?)',
+      [op.id, position, branch, restoreCommit, op.preserve_commit ?? op.source_head, op.turn_id]);
+  } else if (op.kind === 'redo') {
+    const top = tx.get<{ op_id: string; turn_id: string | null }>('SELECT op_id, turn_id FROM redo_entries WHERE branch = ? ORDER BY position DESC LIMIT 1', [branch]);
+    if (top) {
+      tx.run('DELETE FROM redo_entries WHERE op_id = ?', [top.op_id]);
+      if (top.turn_id) tx.run('UPDATE turns SET undone_by = NULL WHERE id = ?', [top.turn_id]);
+      // The next undo down the stack now starts from this redo's result (same tree as that undo left).
+      tx.run('UPDATE redo_entries SET result_commit = ? WHERE branch = ? AND position = (SELECT MAX(position) FROM redo_entries WHERE branch = ?)', [restoreCommit, branch, branch]);
+    }
+  } else {
+    tx.run('DELETE FROM redo_entries WHERE branch = ?', [branch]);
+  }
+  tx.run("UPDATE operations SET phase = 'completed', status = 'completed', updated_at = ? WHERE id = ?", [Date.now(), op.id]);
+}

@@ -1,0 +1,28 @@
+import type { TerminalOutcome } from '../outcomes';
+import type { PreservationReason } from '../store/schema';
+import type { StoreReader, StoreTx } from '../store/durableStore';
+import type { TurnRow } from '../turns/turnRecords';
+
+/**
+ * The one place that decides whether Undo preserves the dirty tree (SPEC §5.2). A running turn is cancelled by
+ * Undo first (active-cancel); a durable cancelled/errored outcome preserves; completed or unknown never does.
+ *
+ * Legacy rule (reference plan, narrowed to our data): a terminal turn with a NULL outcome — only possible for
+ * rows written before outcomes existed — counts as cancelled only when it made no version commit AND a later
+ * turn of the same chat began before it ended (the interrupted-by-the-next-prompt pattern). Dirtiness alone,
+ * or a missing commit alone, never counts.
+ */
+export function preservationFor(r: StoreReader | StoreTx, turn: TurnRow): PreservationReason {
+  if (turn.recovery !== 'terminal') return 'active-cancel';
+  const outcome: TerminalOutcome | 'unknown' = turn.terminal_outcome ?? legacyOutcome(r, turn);
+  return outcome === 'cancelled' || outcome === 'errored' ? 'durable-cancelled-turn' : 'none';
+}
+
+function legacyOutcome(r: StoreReader | StoreTx, turn: TurnRow): 'cancelled' | 'unknown' {
+  if (turn.version_commit !== null || turn.ended_at === null) return 'unknown';
+  const interrupted = r.get<{ x: number }>(
+    'SELECT 1 AS x FROM turns WHERE chat_id = ? AND seq = ? AND created_at <= ?',
+    [turn.chat_id, turn.seq + 1, turn.ended_at],
+  );
+  return interrupted ? 'cancelled' : 'unknown';
+}

@@ -1,0 +1,105 @@
+import { TERMINAL_OUTCOMES, TURN_RECOVERY_STATES } from '../outcomes';
+
+const sqlList = (values: readonly string[]) => values.map((v) => `'${v}'`).join(', ');
+
+/** Restore phases in order (SPEC §5.3); the schema and the saga both use this tuple. */
+export const RESTORE_PHASES = [
+  'preparing',
+  'preflight',
+  'checkout-branch',
+  'preserve-dirty-tree',
+  'write-restore-commit',
+  'update-worktree',
+  'update-branch',
+  'turn-store-mutation',
+  'completed',
+] as const;
+export type RestorePhase = (typeof RESTORE_PHASES)[number];
+
+export const OPERATION_KINDS = ['undo', 'redo', 'restore'] as const;
+export type OperationKind = (typeof OPERATION_KINDS)[number];
+
+export const OPERATION_STATUSES = ['in-flight', 'completed', 'failed', 'rolled-back', 'recovery-required'] as const;
+export type OperationStatus = (typeof OPERATION_STATUSES)[number];
+
+export const PRESERVATION_REASONS = ['active-cancel', 'durable-cancelled-turn', 'none'] as const;
+export type PreservationReason = (typeof PRESERVATION_REASONS)[number];
+
+/**
+ * Ordered migrations. Migration N brings user_version from N-1 to N. Never edit a shipped migration;
+ * append a new one. Each is a list of statements run in one transaction.
+ */
+export const MIGRATIONS: readonly (readonly string[])[] = [
+  [
+    `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+    `CREATE TABLE chats (
+      id TEXT PRIMARY KEY,
+      title TEXT,
+      agent TEXT,
+      branch TEXT,
+      base_branch TEXT,
+      resume_identity TEXT,
+      created_at INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL
+    )`,
+    `CREATE TABLE turns (
+      id TEXT PRIMARY KEY,
+      chat_id TEXT NOT NULL REFERENCES chats(id),
+      seq INTEGER NOT NULL,
+      prompt TEXT NOT NULL,
+      agent TEXT,
+      recovery TEXT NOT NULL CHECK (recovery IN (${sqlList(TURN_RECOVERY_STATES)})),
+      terminal_outcome TEXT CHECK (terminal_outcome IS NULL OR terminal_outcome IN (${sqlList(TERMINAL_OUTCOMES)})),
+      branch TEXT,
+      base_head TEXT,
+      base_commit TEXT,
+      base_tree TEXT,
+      version_commit TEXT,
+      no_version_reason TEXT,
+      undone_by TEXT,
+      created_at INTEGER NOT NULL,
+      ended_at INTEGER,
+      UNIQUE (chat_id, seq)
+    )`,
+    `CREATE INDEX turns_open ON turns (recovery) WHERE recovery <> 'terminal'`,
+    `CREATE INDEX turns_version ON turns (version_commit)`,
+    `CREATE INDEX turns_branch ON turns (branch, created_at)`,
+    `CREATE TABLE operations (
+      id TEXT PRIMARY KEY,
+      kind TEXT NOT NULL CHECK (kind IN (${sqlList(OPERATION_KINDS)})),
+      phase TEXT NOT NULL CHECK (phase IN (${sqlList(RESTORE_PHASES)})),
+      status TEXT NOT NULL CHECK (status IN (${sqlList(OPERATION_STATUSES)})),
+      turn_id TEXT,
+      source_branch TEXT,
+      source_head TEXT,
+      target_commit TEXT,
+      target_tree TEXT,
+      preservation TEXT NOT NULL DEFAULT 'none' CHECK (preservation IN (${sqlList(PRESERVATION_REASONS)})),
+      preserve_commit TEXT,
+      restore_commit TEXT,
+      attempts INTEGER NOT NULL DEFAULT 0,
+      last_error TEXT,
+      started_at INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL
+    )`,
+    `CREATE UNIQUE INDEX operations_one_in_flight ON operations (status) WHERE status = 'in-flight'`,
+    `CREATE TABLE recovery (
+      id INTEGER PRIMARY KEY CHECK (id = 1),
+      generation INTEGER NOT NULL,
+      operation_id TEXT,
+      reason TEXT NOT NULL,
+      last_phase TEXT,
+      created_at INTEGER NOT NULL
+    )`,
+    `CREATE TABLE redo_entries (
+      op_id TEXT PRIMARY KEY,
+      position INTEGER NOT NULL,
+      branch TEXT NOT NULL,
+      result_commit TEXT NOT NULL,
+      redo_target TEXT NOT NULL,
+      turn_id TEXT
+    )`,
+  ],
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,166 @@
+import type { RepoContext } from './context';
+import { AvhError } from './errors';
+import { inspectRepositoryHealth, RepositoryHealth } from './git/healthProbe';
+import { GitRepository, resolveRepository } from './git/repository';
+import { EventLog, silentLog } from './log';
+import { readRecovery, RecoveryLatch } from './recovery/recoveryLatch';
+import { historyCounts, HistoryCounts } from './restore/historyCounts';
+import { inFlightOperation } from './restore/operationRecords';
+import { previewRestore, reconcileOperations, RestoreOptions, RestorePreview, RestoreRequest, RestoreResult, runRestore } from './restore/restoreService';
+import { DurableStore } from './store/durableStore';
+import { rebuildFromTrailers } from './turns/rebuildFromTrailers';
+import { countTurns, openTurns } from './turns/turnRecords';
+import { beginTurn, BeginTurnResult, cancelOpenTurnsOfChat, endTurn, EndTurnResult } from './turns/turnLedger';
+import { validateBeginTurn, validateOutcome, validateTurnId } from './turns/validation';
+import { listVersions, VersionInfo } from './turns/versions';
+
+export interface OpenOptions {
+  log?: EventLog;
+  /** How long turns and restores wait for another process's repository lease (default 10 s). */
+  leaseWaitMs?: number;
+}
+
+/** Something the user must be told once after opening (the CLI prints it; the extension shows a warning). */
+export interface StartupNotice {
+  kind: 'state-rebuilt';
+  message: string;
+  movedTo: string;
+  turnsRecovered: number;
+}
+
+export interface RunningTurnInfo {
+  turnId: string;
+  chatId: string;
+  agent: string | null;
+  startedAt: number;
+}
+
+export interface StatusReport {
+  root: string;
+  health: RepositoryHealth;
+  runningTurns: RunningTurnInfo[];
+  counts: { turns: number; runningTurns: number };
+  recovery: RecoveryLatch | null;
+  /** A restore in flight (in this or another process), if any. */
+  operation: { id: string; kind: string; phase: string } | null;
+}
+
+/**
+ * One repository's Agent Version History: the façade the CLI and the extension share. Inputs from outside
+ * (API callers, CLI arguments, hook events) are validated here before they reach the core.
+ */
+export class VersionHistory {
+  private constructor(readonly ctx: RepoContext, readonly notices: readonly StartupNotice[]) {}
+
+  static async open(folder: string, options: OpenOptions = {}): Promise<VersionHistory> {
+    const repo = await resolveRepository(folder);
+    return VersionHistory.openRepository(repo, options);
+  }
+
+  static async openRepository(repo: GitRepository, options: OpenOptions = {}): Promise<VersionHistory> {
+    const log = options.log ?? silentLog;
+    const { store, quarantined } = await DurableStore.open(repo.stateDir);
+    const ctx: RepoContext = { repo, store, log, leaseWaitMs: options.leaseWaitMs ?? 10_000 };
+    const notices: StartupNotice[] = [];
+    if (quarantined) {
+      const turnsRecovered = await rebuildFromTrailers(ctx);
+      log.warn('store.quarantined', { reason: quarantined.reason, turnsRecovered });
+      notices.push({
+        kind: 'state-rebuilt',
+        movedTo: quarantined.movedTo,
+        turnsRecovered,
+        message: `Agent Version History found its state file unreadable, moved it aside (${quarantined.movedTo}) and rebuilt ${turnsRecovered} turn(s) from commit trailers.`,
+      });
+    }
+    // Every open (each CLI command, each activation) settles a restore that a crashed process left unfinished.
+    await reconcileOperations(ctx);
+    return new VersionHistory(ctx, notices);
+  }
+
+  get repository(): GitRepository {
+    return this.ctx.repo;
+  }
+
+  /** Begins a turn (input validated): persists it and captures the base snapshot. */
+  async beginTurn(input: unknown): Promise<BeginTurnResult> {
+    const valid = validateBeginTurn(input);
+    return beginTurn(this.ctx, valid);
+  }
+
+  /** Ends a turn with its outcome (input validated). */
+  async endTurn(turnId: unknown, outcome: unknown): Promise<EndTurnResult> {
+    return endTurn(this.ctx, validateTurnId(turnId), validateOutcome(outcome));
+  }
+
+  /** Ends every running turn of the chat as cancelled; returns their ids. */
+  cancelRunningTurnsOfChat(chatId: string): Promise<string[]> {
+    return cancelOpenTurnsOfChat(this.ctx, chatId);
+  }
+
+  runningTurnsOfChat(chatId: string): Promise<RunningTurnInfo[]> {
+    return this.ctx.store.read((r) => openTurns(r).filter((t) => t.chat_id === chatId).map(toRunningInfo));
+  }
+
+  getVersions(limit = 100, skip = 0): Promise<VersionInfo[]> {
+    return listVersions(this.ctx, limit, skip);
+  }
+
+  async status(): Promise<StatusReport> {
+    const [health, state] = await Promise.all([
+      inspectRepositoryHealth(this.ctx.repo),
+      this.ctx.store.read((r) => ({ running: openTurns(r), counts: countTurns(r), recovery: readRecovery(r), operation: inFlightOperation(r) })),
+    ]);
+    return {
+      root: this.ctx.repo.root,
+      health,
+      runningTurns: state.running.map(toRunningInfo),
+      counts: { turns: state.counts.total, runningTurns: state.counts.open },
+      recovery: state.recovery,
+      operation: state.operation ? { id: state.operation.id, kind: state.operation.kind, phase: state.operation.phase } : null,
+    };
+  }
+
+  /** Undo a turn (default: the latest not yet undone on the current branch): restores its base snapshot. */
+  async undo(turnId?: unknown, options: RestoreOptions = {}): Promise<RestoreResult> {
+    return runRestore(this.ctx, { kind: 'undo', ...(turnId === undefined ? {} : { turnId: validateTurnId(turnId) }) }, options);
+  }
+
+  /** Redo the last undo, while nothing new happened since. */
+  async redo(options: RestoreOptions = {}): Promise<RestoreResult> {
+    return runRestore(this.ctx, { kind: 'redo' }, options);
+  }
+
+  /** Restore the working tree to a chosen commit, as a new `[Restore]` commit. */
+  async restore(target: unknown, options: RestoreOptions = {}): Promise<RestoreResult> {
+    if (typeof target !== 'string' || target.length === 0) throw new AvhError('invalid-input', 'restore needs a commit id.');
+    return runRestore(this.ctx, { kind: 'restore', target }, options);
+  }
+
+  /** What a restore would do (user commits it would undo), without doing it. */
+  async preview(request: RestoreRequest): Promise<RestorePreview> {
+    return previewRestore(this.ctx, request);
+  }
+
+  /** Settle an unfinished restore left by a crashed process (also run on every open). */
+  reconcile(): Promise<boolean> {
+    return reconcileOperations(this.ctx);
+  }
+
+  /** The stored prompt of a turn, for "Copy prompt" after an Undo (never logged). */
+  async promptOf(turnId: string): Promise<string | null> {
+    return this.ctx.store.read((r) => r.get<{ prompt: string }>('SELECT prompt FROM turns WHERE id = ?', [turnId])?.prompt ?? null);
+  }
+
+  /** `undo:N redo:M` for the status bar. */
+  historyCounts(): Promise<HistoryCounts> {
+    return historyCounts(this.ctx);
+  }
+
+  close(): Promise<void> {
+    return this.ctx.store.close();
+  }
+}
+
+function toRunningInfo(t: { id: string; chat_id: string; agent: string | null; created_at: number }): RunningTurnInfo {
+  return { turnId: t.id, chatId: t.chat_id, agent: t.agent, startedAt: t.created_at };
+}

@@ -1,0 +1,73 @@
+import * as vscode from 'vscode';
+import { AvhError } from '../core/errors';
+import type { TerminalOutcome } from '../core/outcomes';
+import type { VersionInfo } from '../core/turns/versions';
+import { RepositoryController } from './repositoryController';
+import { RepositoryRegistry } from './repositoryRegistry';
+
+export interface BeginTurnRequest {
+  chatId: string;
+  prompt: string;
+  agent?: string;
+  chatTitle?: string;
+  /** A folder (or file) inside the repository; defaults to the active editor's workspace folder, else the first one. */
+  repository?: string;
+}
+
+/** What `activate()` returns: the surface agent extensions use (docs/api.md). */
+export interface AgentVersionHistoryApi {
+  readonly apiVersion: 1;
+  beginTurn(request: BeginTurnRequest): Promise<{ turnId: string }>;
+  endTurn(turnId: string, outcome: TerminalOutcome): Promise<{ turnId: string; outcome: TerminalOutcome; version: string | null }>;
+  getVersions(options?: { repository?: string; limit?: number }): Promise<VersionInfo[]>;
+  readonly onDidChangeVersions: vscode.Event<{ repository: string }>;
+}
+
+export function createApi(registry: RepositoryRegistry): AgentVersionHistoryApi {
+  const owners = new Map<string, RepositoryController>();
+
+  const controllerFor = async (repository: unknown): Promise<RepositoryController> => {
+    if (repository === undefined) return registry.defaultController();
+    if (typeof repository !== 'string' || repository.length === 0) throw new AvhError('invalid-input', 'repository must be a folder path.');
+    return registry.forPath(repository);
+  };
+
+  return {
+    apiVersion: 1,
+    async beginTurn(request) {
+      if (typeof request !== 'object' || request === null) throw new AvhError('invalid-input', 'beginTurn expects an object { chatId, prompt, agent?, chatTitle?, repository? }.');
+      const { repository, ...input } = request;
+      const controller = await controllerFor(repository);
+      const { turnId } = await controller.history.beginTurn(input);
+      owners.set(turnId, controller);
+      return { turnId };
+    },
+    async endTurn(turnId, outcome) {
+      let controller = typeof turnId === 'string' ? owners.get(turnId) : undefined;
+      if (!controller) controller = await findOwner(registry, turnId);
+      const result = await controller.history.endTurn(turnId, outcome);
+      owners.delete(turnId);
+      controller.notifyChanged();
+      if (result.message) void vscode.window.showWarningMessage(`Agent Version History: ${result.message}`);
+      return { turnId: result.turnId, outcome: result.outcome, version: result.version };
+    },
+    async getVersions(options = {}) {
+      const limit = options.limit ?? 100;
+      if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new AvhError('invalid-input', 'limit must be a whole number from 1 to 10000.');
+      const controller = await controllerFor(options.repository);
+      return controller.history.getVersions(limit);
+    },
+    onDidChangeVersions: registry.onDidChange,
+  };
+}
+
+/** A turn begun before a reload (or by the CLI) is found in whichever open repository knows it. */
+async function findOwner(registry: RepositoryRegistry, turnId: unknown): Promise<RepositoryController> {
+  const fallback = await registry.defaultController();
+  if (typeof turnId !== 'string') return fallback;
+  for (const controller of await registry.all()) {
+    const known = await controller.history.ctx.store.read((r) => r.get('SELECT 1 AS x FROM turns WHERE id = ?', [turnId]));
+    if (known) return controller;
+  }
+  return fallback;
+}

@@ -1,0 +1,66 @@
+import * as vscode from 'vscode';
+import { AvhError } from '../core/errors';
+import { resolveRepository } from '../core/git/repository';
+import { EventLog } from '../core/log';
+import { RepositoryController } from './repositoryController';
+
+/** One controller per repository (multi-root workspaces), opened lazily on first need. */
+export class RepositoryRegistry implements vscode.Disposable {
+  private readonly controllers = new Map<string, Promise<RepositoryController>>();
+  private readonly changed = new vscode.EventEmitter<{ repository: string }>();
+  readonly onDidChange = this.changed.event;
+  private readonly opened = new vscode.EventEmitter<RepositoryController>();
+  readonly onDidOpen = this.opened.event;
+
+  constructor(private readonly log: EventLog) {}
+
+  /** The controller for the repository containing `folder`. */
+  async forPath(folder: string): Promise<RepositoryController> {
+    const repo = await resolveRepository(folder);
+    let controller = this.controllers.get(repo.root);
+    if (!controller) {
+      controller = RepositoryController.open(repo.root, this.log).then((c) => {
+        c.onDidChange(() => this.changed.fire({ repository: c.root }));
+        this.opened.fire(c);
+        return c;
+      });
+      controller.catch(() => this.controllers.delete(repo.root));
+      this.controllers.set(repo.root, controller);
+    }
+    return controller;
+  }
+
+  /** The repository an API call without `repository` means: the active editor's, else the first workspace folder that is one. */
+  async defaultController(): Promise<RepositoryController> {
+    const candidates: string[] = [];
+    const active = vscode.window.activeTextEditor?.document.uri;
+    if (active?.scheme === 'file') {
+      const folder = vscode.workspace.getWorkspaceFolder(active);
+      if (folder) candidates.push(folder.uri.fsPath);
+    }
+    for (const folder of vscode.workspace.workspaceFolders ?? []) {
+      if (folder.uri.scheme === 'file') candidates.push(folder.uri.fsPath);
+    }
+    for (const candidate of candidates) {
+      try {
+        return await this.forPath(candidate);
+      } catch (error) {
+        if (!(error instanceof AvhError) || error.reason !== 'not-a-repository') throw error;
+      }
+    }
+    throw new AvhError('not-a-repository', 'No workspace folder is a git repository.');
+  }
+
+  /** Controllers opened so far. */
+  async all(): Promise<RepositoryController[]> {
+    const settled = await Promise.allSettled([...this.controllers.values()]);
+    return settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  }
+
+  dispose(): void {
+    for (const c of this.controllers.values()) void c.then((x) => x.dispose(), () => undefined);
+    this.controllers.clear();
+    this.changed.dispose();
+    this.opened.dispose();
+  }
+}

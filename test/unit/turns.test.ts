@@ -1,0 +1,381 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { AvhError } from '../../src/core/errors';
+import { EventLog, formatEvent } from '../../src/core/log';
+import { VersionHistory } from '../../src/core/versionHistory';
+import { cliJson, runCliProcess } from '../support/cliProcess';
+import {
+  assertNothingLost, cleanupTempDirs, contentInventory, git, gitStatus, head, makeRepo, read, subjectOf, tempDir, write,
+} from '../support/gitFixtures';
+
+function recordingLog(lines: string[]): EventLog {
+  return {
+    info: (e, f) => lines.push(formatEvent(e, f)),
+    warn: (e, f) => lines.push(formatEvent(e, f)),
+    error: (e, f) => lines.push(formatEvent(e, f)),
+  };
+}
+
+/** Byte-level picture of HEAD, the index file and every worktree file (ignored ones too). */
+function repoPicture(repo: string): string {
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of fs.readdirSync(dir).sort()) {
+      if (dir === repo && name === '.git') continue;
+      const full = path.join(dir, name);
+      const st = fs.lstatSync(full);
+      if (st.isDirectory()) walk(full);
+      else files.push(`${path.relative(repo, full)}:${st.isSymbolicLink() ? fs.readlinkSync(full) : fs.readFileSync(full).toString('base64')}`);
+    }
+  };
+  walk(repo);
+  const index = fs.readFileSync(path.join(repo, '.git', 'index')).toString('base64');
+  return JSON.stringify({ head: fs.readFileSync(path.join(repo, '.git', 'HEAD'), 'utf8'), headOid: head(repo), index, files });
+}
+
+async function expectReason(promise: Promise<unknown>, reason: string): Promise<AvhError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof AvhError, `expected AvhError, got ${String(error)}`);
+    assert.equal(error.reason, reason, error.message);
+    return error;
+  }
+  assert.fail(`expected a ${reason} failure`);
+}
+
+describe('turn ledger (real git, real sql.js files)', function () {
+  this.timeout(60_000);
+  afterEach(cleanupTempDirs);
+
+  it('a completed turn becomes one [Agent] commit holding exactly the turn changes plus trailers', async () => {
+    const repo = makeRepo();
+    write(repo, 'keep.txt', 'user edit before the turn\n');
+    const before = contentInventory(repo);
+    const history = await VersionHistory.open(repo);
+    try {
+      const { turnId } = await history.beginTurn({ chatId: 'chat-1', prompt: 'Add a greeting\nwith more detail', agent: 'test-agent' });
+      write(repo, 'src/hello.ts', 'export const hi = 1;\n');
+      write(repo, 'bin/data.bin', Buffer.from([0, 1, 2, 255, 0, 10]));
+      write(repo, 'ignored/cache.txt', 'ignored\n');
+      write(repo, 'build.log', 'ignored too\n');
+      const end = await history.endTurn(turnId, 'completed');
+      assert.ok(end.version, 'a version commit was made');
+      assert.equal(head(repo), end.version);
+      assert.equal(subjectOf(repo), '[Agent] Add a greeting');
+      const body = git(repo, 'log', '-1', '--format=%B');
+      assert.match(body, new RegExp(`Agent-Turn: ${turnId}`));
+      assert.match(body, /Agent-Chat: chat-1/);
+      // The diff against the base snapshot is exactly the turn's own changes.
+      const turnBase = await history.ctx.store.read((r) => r.get<{ base_commit: string }>('SELECT base_commit FROM turns WHERE id = ?', [turnId]));
+      const changed = git(repo, 'diff', '--name-only', turnBase!.base_commit, 'HEAD').trim().split('\n').sort();
+      assert.deepEqual(changed, ['bin/data.bin', 'src/hello.ts']);
+      // Untracked and binary files are in the version; ignored files are neither committed nor touched.
+      assert.equal(git(repo, 'show', 'HEAD:bin/data.bin').length > 0, true);
+      assert.equal(gitStatus(repo, 'cat-file', '-e', 'HEAD:ignored/cache.txt').code !== 0, true);
+      assert.equal(read(repo, 'ignored/cache.txt'), 'ignored\n');
+      assert.equal(read(repo, 'build.log'), 'ignored too\n');
+      // The user's index matches the new HEAD: status is clean apart from ignored files.
+      assert.equal(git(repo, 'status', '--porcelain').trim(), '');
+      assertNothingLost(repo, before);
+    } finally {
+      await history.close();
+    }
+  });
+
+  it('odd file names (spaces, newline, unicode) and a symlink are recorded', async () => {
+    const repo = makeRepo();
+    const history = await VersionHistory.open(repo);
+    try {
+      const { turnId } = await history.beginTurn({ chatId: 'c', prompt: 'odd names' });
+      write(repo, 'with space.txt', 'a\n');
+      write(repo, 'new\nline.txt', 'b\n');
+      write(repo, 'ünïcødé/日本.txt', 'c\n');
+      fs.symlinkSync('with space.txt', path.join(repo, 'link-to-space'));
+      const end = await history.endTurn(turnId, 'completed');
+      assert.ok(end.version);
+      const names = git(repo, 'ls-tree', '-r', '-z', '--name-only', 'HEAD').split('\0').filter(Boolean).sort();
+      for (const expected of ['with space.txt', 'new\nline.txt', 'ünïcødé/日本.txt', 'link-to-space']) assert.ok(names.includes(expected), `missing ${JSON.stringify(expected)}`);
+      assert.match(git(repo, 'ls-tree', 'HEAD', 'link-to-space'), /^120000 /);
+    } finally {
+      await history.close();
+    }
+  });
+
+  it('a turn that changes nothing makes no commit; cancelled and errored turns make none and keep their changes', async () => {
+    const repo = makeRepo();
+    const history = await VersionHistory.open(repo);
+    try {
+      const start = head(repo);
+      const t1 = await history.beginTurn({ chatId: 'c', prompt: 'nothing' });
+      const r1 = await history.endTurn(t1.turnId, 'completed');
+      assert.equal(r1.version, null);
+      assert.equal(r1.reason, 'no-changes');
+      const t2 = await history.beginTurn({ chatId: 'c', prompt: 'cancel me' });
+      write(repo, 'partial.txt', 'half done\n');
+      const r2 = await history.endTurn(t2.turnId, 'cancelled');
+      assert.equal(r2.version, null);
+      const t3 = await history.beginTurn({ chatId: 'c', prompt: 'error' });
+      write(repo, 'partial2.txt', 'broken\n');
+      const r3 = await history.endTurn(t3.turnId, 'errored');
+      assert.equal(r3.version, null);
+      assert.equal(head(repo), start, 'no commit was made');
+      assert.equal(read(repo, 'partial.txt'), 'half done\n');
+      assert.equal(read(repo, 'partial2.txt'), 'broken\n');
+      const outcomes = await history.ctx.store.read((r) => r.all<{ terminal_outcome: string; recovery: string }>('SELECT terminal_outcome, recovery FROM turns ORDER BY seq'));
+      assert.deepEqual(outcomes.map((o) => `${o.recovery}:${o.terminal_outcome}`), ['terminal:completed', 'terminal:cancelled', 'terminal:errored']);
+    } finally {
+      await history.close();
+    }
+  });
+
+  it('beginTurn captures dirty and untracked pre-turn edits and leaves HEAD, index and worktree byte-identical', async () => {
+    const repo = makeRepo();
+    write(repo, 'README.md', '# changed by the user\n');
+    write(repo, 'staged.txt', 'staged\n');
+    git(repo, 'add', 'staged.txt');
+    write(repo, 'staged.txt', 'staged then edited\n');
+    write(repo, 'untracked.txt', 'untracked\n');
+    fs.rmSync(path.join(repo, '.gitignore'));
+    const before = repoPicture(repo);
+    const history = await VersionHistory.open(repo);
+    try {
+      const { turnId, baseCommit } = await history.beginTurn({ chatId: 'c', prompt: 'p' });
+      assert.equal(repoPicture(repo), before, 'HEAD, index and worktree unchanged');
+      assert.notEqual(baseCommit, head(repo));
+      assert.equal(git(repo, 'show', `${baseCommit}:README.md`), '# changed by the user\n');
+      assert.equal(git(repo, 'show', `${baseCommit}:staged.txt`), 'staged then edited\n');
+      assert.equal(git(repo, 'show', `${baseCommit}:untracked.txt`), 'untracked\n');
+      assert.notEqual(gitStatus(repo, 'cat-file', '-e', `${baseCommit}:.gitignore`).code, 0, 'deleted file is absent from the snapshot');
+      assert.equal(git(repo, 'rev-parse', `refs/agent-versions/base/${turnId}`).trim(), baseCommit);
+    } finally {
+      await history.close();
+    }
+  });
+
+  it('a clean tree makes the base snapshot HEAD itself and writes nothing to git', async () => {
+    const repo = makeRepo();
+    const refsBefore = git(repo, 'for-each-ref');
+    const history = await VersionHistory.open(repo);
+    try {
+      const { baseCommit } = await history.beginTurn({ chatId: 'c', prompt: 'p' });
+      assert.equal(baseCommit, head(repo));
+      assert.equal(git(repo, 'for-each-ref'), refsBefore);
+    } finally {
+      await history.close();
+    }
+  });
+
+  it('ending an unknown or already-ended turn is a clear error that changes nothing', async () => {
+    const repo = makeRepo();
+    const history = await VersionHistory.open(repo);
+    try {
+      await expectReason(history.endTurn('00000000-0000-4000-8000-000000000000', 'completed'), 'turn-unknown');
+      const { turnId } = await history.beginTurn({ chatId: 'c', prompt: 'p' });
+      write(repo, 'a.txt', 'a\n');
+      await history.endTurn(turnId, 'cancelled');
+      const start = head(repo);
+      const err = await expectReason(history.endTurn(turnId, 'completed'), 'turn-already-ended');
+      assert.match(err.message, /already ended \(cancelled\)/);
+      assert.equal(head(repo), start);
+      const row = await history.ctx.store.read((r) => r.get<{ terminal_outcome: string }>('SELECT terminal_outcome FROM turns WHERE id = ?', [turnId]));
+      assert.equal(row?.terminal_outcome, 'cancelled');
+      await expectReason(history.endTurn(turnId, 'finished'), 'invalid-input');
+      await expectReason(history.endTurn('not-an-id', 'completed'), 'invalid-input');
+      await expectReason(history.beginTurn({ chatId: '', prompt: 'p' }), 'invalid-input');
+      await expectReason(history.beginTurn({ chatId: 'c', prompt: 42 }), 'invalid-input');
+      await expectReason(history.beginTurn({ chatId: 'c', prompt: 'p', extra: true }), 'invalid-input');
+    } finally {
+      await history.close();
+    }
+  });
+
+  it('bad repositories: not a repository, unborn branch, detached HEAD, each with a specific reason and no change', async () => {
+    const plain = tempDir();
+    await expectReason(VersionHistory.open(plain), 'not-a-repository');
+    assert.equal(fs.existsSync(path.join(plain, '.git')), false);
+
+    const unborn = makeRepo({ commit: false });
+    write(unborn, 'file.txt', 'x\n');
+    const h1 = await VersionHistory.open(unborn);
+    try {
+      await expectReason(h1.beginTurn({ chatId: 'c', prompt: 'p' }), 'unborn-branch');
+      assert.equal(gitStatus(unborn, 'rev-parse', '--verify', 'HEAD').code !== 0, true);
+    } finally {
+      await h1.close();
+    }
+
+    const detached = makeRepo();
+    git(detached, 'checkout', '-q', '--detach');
+    const h2 = await VersionHistory.open(detached);
+    try {
+      const start = head(detached);
+      await expectReason(h2.beginTurn({ chatId: 'c', prompt: 'p' }), 'detached-head');
+      assert.equal(head(detached), start);
+      const count = await h2.ctx.store.read((r) => r.get<{ n: number }>('SELECT COUNT(*) AS n FROM turns'));
+      assert.equal(count?.n, 0);
+    } finally {
+      await h2.close();
+    }
+  });
+
+  it('index.lock held or a merge in progress at turn end: outcome recorded, no commit, clear reason', async () => {
+    const repo = makeRepo();
+    const history = await VersionHistory.open(repo);
+    try {
+      const t1 = await history.beginTurn({ chatId: 'c', prompt: 'p' });
+      write(repo, 'a.txt', 'agent work\n');
+      fs.writeFileSync(path.join(repo, '.git', 'index.lock'), '');
+      const start = head(repo);
+      const r1 = await history.endTurn(t1.turnId, 'completed');
+      assert.equal(r1.version, null);
+      assert.equal(r1.reason, 'index-locked');
+      assert.match(r1.message ?? '', /index\.lock/);
+      assert.equal(head(repo), start);
+      fs.rmSync(path.join(repo, '.git', 'index.lock'));
+
+      const t2 = await history.beginTurn({ chatId: 'c', prompt: 'p2' });
+      // A merge started during the turn (MERGE_HEAD present) blocks the version commit.
+      git(repo, 'branch', 'other');
+      fs.writeFileSync(path.join(repo, '.git', 'MERGE_HEAD'), `${head(repo)}\n`);
+      const r2 = await history.endTurn(t2.turnId, 'completed');
+      assert.equal(r2.version, null);
+      assert.equal(r2.reason, 'operation-in-progress');
+      assert.equal(head(repo), start);
+      const outcomes = await history.ctx.store.read((r) => r.all<{ terminal_outcome: string }>('SELECT terminal_outcome FROM turns'));
+      assert.deepEqual(outcomes.map((o) => o.terminal_outcome), ['completed', 'completed']);
+      assert.equal(read(repo, 'a.txt'), 'agent work\n');
+    } finally {
+      await history.close();
+    }
+  });
+
+  it('commits without running hooks or signing, and without a configured identity', async () => {
+    const repo = makeRepo();
+    write(repo, '.git/hooks/pre-commit', '#!/bin/sh\necho ran > hook-ran\nexit 1\n');
+    fs.chmodSync(path.join(repo, '.git/hooks/pre-commit'), 0o755);
+    git(repo, 'config', 'commit.gpgsign', 'true');
+    git(repo, 'config', 'gpg.program', '/bin/false');
+    git(repo, 'config', '--unset', 'user.name');
+    git(repo, 'config', '--unset', 'user.email');
+    const history = await VersionHistory.open(repo);
+    try {
+      const { turnId } = await history.beginTurn({ chatId: 'c', prompt: 'p' });
+      write(repo, 'b.txt', 'b\n');
+      const r = await history.endTurn(turnId, 'completed');
+      assert.ok(r.version, `version made (${r.reason ?? ''})`);
+      assert.equal(fs.existsSync(path.join(repo, 'hook-ran')), false);
+    } finally {
+      await history.close();
+    }
+  });
+
+  it('outcomes survive a new process (CLI begin, CLI end, CLI status in separate processes)', () => {
+    const repo = makeRepo();
+    const { turnId } = cliJson<{ turnId: string }>(['turn', 'begin', '--chat', 'cli-chat', '--prompt', 'cli prompt'], { cwd: repo });
+    write(repo, 'cli.txt', 'from the cli turn\n');
+    const status1 = cliJson<{ runningTurns: { turnId: string }[] }>(['status'], { cwd: repo });
+    assert.deepEqual(status1.runningTurns.map((t) => t.turnId), [turnId]);
+    const end = cliJson<{ turnId: string; outcome: string; version: string | null }>(['turn', 'end', turnId, '--outcome', 'completed', '--repo', repo]);
+    assert.equal(end.outcome, 'completed');
+    assert.equal(end.version, head(repo));
+    const versions = cliJson<{ oid: string; kind: string; turnId?: string; outcome?: string }[]>(['versions', '--limit', '5'], { cwd: repo });
+    assert.equal(versions[0].kind, 'agent');
+    assert.equal(versions[0].turnId, turnId);
+    assert.equal(versions[0].outcome, 'completed');
+    assert.equal(versions[1].kind, 'user');
+    const status2 = cliJson<{ runningTurns: unknown[]; counts: { turns: number } }>(['status'], { cwd: repo });
+    assert.equal(status2.runningTurns.length, 0);
+    assert.equal(status2.counts.turns, 1);
+  });
+
+  it('CLI exit codes: 2 for bad usage and input, 1 for a failure that changed nothing', () => {
+    const repo = makeRepo();
+    assert.equal(runCliProcess(['frobnicate'], { cwd: repo }).code, 2);
+    assert.equal(runCliProcess(['turn', 'begin'], { cwd: repo }).code, 2);
+    assert.equal(runCliProcess(['turn', 'end', 'x', '--outcome', 'done'], { cwd: repo }).code, 2);
+    assert.equal(runCliProcess(['versions', '--limit', 'many'], { cwd: repo }).code, 2);
+    const notRepo = runCliProcess(['status'], { cwd: tempDir() });
+    assert.equal(notRepo.code, 1);
+    assert.match(notRepo.stderr, /not a git repository/);
+    const unknown = runCliProcess(['turn', 'end', '00000000-0000-4000-8000-000000000000', '--outcome', 'completed'], { cwd: repo });
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /No turn with this id/);
+  });
+
+  it('the Claude Code hook sequence gives the right outcomes', () => {
+    const repo = makeRepo();
+    const hook = (event: Record<string, unknown>) => {
+      const r = runCliProcess(['hook', 'claude-code', '--json'], { cwd: repo, input: JSON.stringify({ session_id: 'sess-1', cwd: repo, transcript_path: '/dev/null', ...event }) });
+      assert.equal(r.code, 0, r.stderr);
+      return JSON.parse(r.stdout) as { action: string; turnId?: string; outcome?: string; version?: string | null; cancelled?: string[] };
+    };
+    const a = hook({ hook_event_name: 'UserPromptSubmit', prompt: 'first prompt' });
+    assert.equal(a.action, 'began');
+    write(repo, 'one.txt', '1\n');
+    // Interrupted: Claude Code sends no Stop, the next prompt arrives.
+    const b = hook({ hook_event_name: 'UserPromptSubmit', prompt: 'second prompt' });
+    assert.deepEqual(b.cancelled, [a.turnId]);
+    write(repo, 'two.txt', '2\n');
+    const c = hook({ hook_event_name: 'Stop', stop_hook_active: false });
+    assert.equal(c.outcome, 'completed');
+    assert.equal(c.turnId, b.turnId);
+    assert.equal(c.version, head(repo));
+    const d = hook({ hook_event_name: 'UserPromptSubmit', prompt: 'third' });
+    const e = hook({ hook_event_name: 'StopFailure', error: 'rate_limit' });
+    assert.equal(e.outcome, 'errored');
+    assert.equal(e.turnId, d.turnId);
+    const f = hook({ hook_event_name: 'UserPromptSubmit', prompt: 'fourth' });
+    const g = hook({ hook_event_name: 'SessionEnd', reason: 'exit' });
+    assert.equal(g.outcome, 'cancelled');
+    assert.equal(g.turnId, f.turnId);
+    assert.equal(hook({ hook_event_name: 'Stop' }).action, 'ignored');
+    assert.equal(hook({ hook_event_name: 'PreToolUse', tool_name: 'Edit' }).action, 'ignored');
+    // Without --json the hook prints nothing on stdout (UserPromptSubmit stdout would reach the agent's context).
+    const quiet = runCliProcess(['hook', 'claude-code'], { cwd: repo, input: JSON.stringify({ session_id: 's2', cwd: repo, hook_event_name: 'UserPromptSubmit', prompt: 'x' }) });
+    assert.equal(quiet.code, 0);
+    assert.equal(quiet.stdout, '');
+    // Malformed hook input is a plain failure (exit 1), never Claude Code's blocking exit 2.
+    assert.equal(runCliProcess(['hook', 'claude-code'], { cwd: repo, input: '{not json' }).code, 1);
+    assert.equal(runCliProcess(['hook', 'claude-code'], { cwd: repo, input: '{"hook_event_name":"Stop"}' }).code, 1);
+  });
+
+  it('a canary prompt never appears in logs, stderr or error messages', async () => {
+    const canary = 'CANARY-7f3a9-secret-prompt-text';
+    const repo = makeRepo();
+    const lines: string[] = [];
+    const history = await VersionHistory.open(repo, { log: recordingLog(lines) });
+    try {
+      const { turnId } = await history.beginTurn({ chatId: 'c', prompt: `${canary} do things` });
+      write(repo, 'x.txt', 'x\n');
+      await history.endTurn(turnId, 'completed');
+      try {
+        await history.endTurn(turnId, 'completed');
+      } catch (error) {
+        assert.ok(!String((error as Error).message).includes(canary));
+      }
+      const t2 = await history.beginTurn({ chatId: 'c', prompt: canary });
+      fs.writeFileSync(path.join(repo, '.git', 'index.lock'), '');
+      write(repo, 'y.txt', 'y\n');
+      const r = await history.endTurn(t2.turnId, 'completed');
+      assert.ok(!(r.message ?? '').includes(canary));
+      fs.rmSync(path.join(repo, '.git', 'index.lock'));
+    } finally {
+      await history.close();
+    }
+    assert.ok(lines.length > 0, 'events were logged');
+    for (const line of lines) assert.ok(!line.includes(canary), `log line leaked the prompt: ${line}`);
+    const cliRuns = [
+      runCliProcess(['turn', 'begin', '--chat', 'c', '--prompt', canary, '--verbose'], { cwd: repo }),
+      runCliProcess(['hook', 'claude-code', '--verbose'], { cwd: repo, input: JSON.stringify({ session_id: 's', cwd: repo, hook_event_name: 'UserPromptSubmit', prompt: canary }) }),
+      runCliProcess(['hook', 'claude-code', '--verbose'], { cwd: repo, input: JSON.stringify({ session_id: 's', cwd: repo, hook_event_name: 'Stop' }) }),
+      runCliProcess(['turn', 'begin', '--chat', '', '--prompt', canary], { cwd: repo }),
+      runCliProcess(['status', '--verbose'], { cwd: repo }),
+    ];
+    for (const r of cliRuns) {
+      assert.ok(!r.stderr.includes(canary), `stderr leaked the prompt: ${r.stderr}`);
+      assert.ok(!r.stdout.includes(canary), `stdout leaked the prompt: ${r.stdout}`);
+    }
+  });
+});
