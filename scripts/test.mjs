@@ -42,6 +42,7 @@ const mocha = (name, globs, extra = []) => {
 const wantsVsCode = !only || only === 'vscode' || only === 'e2e';
 if (wantsVsCode) step('install VS Code harness (code-server, Node 24, Chromium)', 'bash', [path.join(root, 'scripts/vscode/setup.sh')]);
 const built = step('build (esbuild)', process.execPath, [path.join(root, 'scripts/build.mjs')]);
+rmSync(path.join(root, 'out'), { recursive: true, force: true }); // no stale compiled tests from deleted sources
 const compiled = step('type check + compile (tsc)', process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', root]);
 if (!only) step('lint (eslint)', process.execPath, [path.join(root, 'node_modules/eslint/bin/eslint.js'), '.']);
 if (compiled) {

@@ -1,16 +1,22 @@
 import * as vscode from 'vscode';
 import { createApi, AgentVersionHistoryApi } from './vscode/extensionApi';
-import { createOutputLog } from './vscode/outputLog';
+import { createOutputLog, RECENT_LOG_COMMAND } from './vscode/outputLog';
 import { RepositoryRegistry } from './vscode/repositoryRegistry';
+import { registerRecoveryUi } from './vscode/recoveryUi';
+import { registerRestoreCommands, TurnCancelledEvent } from './vscode/restoreCommands';
 
 /** Builds the pieces and wires them; opening a repository's state (and loading sql.js) waits until something needs it. */
 export function activate(context: vscode.ExtensionContext): AgentVersionHistoryApi {
   const channel = vscode.window.createOutputChannel('Agent Version History', { log: true });
-  const log = createOutputLog(channel);
+  const { log, recent } = createOutputLog(channel);
   const registry = new RepositoryRegistry(log);
   context.subscriptions.push(channel, registry);
+  const turnCancelled = new vscode.EventEmitter<TurnCancelledEvent>();
+  context.subscriptions.push(turnCancelled, vscode.commands.registerCommand(RECENT_LOG_COMMAND, recent));
+  registerRecoveryUi(context, registry, log);
+  registerRestoreCommands(context, registry, log, turnCancelled);
   log.info('extension.activate', { folders: vscode.workspace.workspaceFolders?.length ?? 0 });
-  return createApi(registry);
+  return createApi(registry, turnCancelled.event);
 }
 
 export function deactivate(): void {}

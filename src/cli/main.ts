@@ -5,6 +5,7 @@ import { AvhError, safeMessage } from '../core/errors';
 import { EventLog, formatEvent, silentLog } from '../core/log';
 import { VersionHistory } from '../core/versionHistory';
 import { handleClaudeHook, parseHookEvent } from './claudeCodeHook';
+import { runRecoverCommand } from './recoverCommand';
 import { EXIT, exitCodeFor, UsageError } from './exitCodes';
 
 const USAGE = `Usage: agent-versions [--repo <path>] [--json] [--verbose] <command>
@@ -18,6 +19,8 @@ Commands:
   undo [--turn <id>] [--yes]  undo an agent turn (default: the latest on this branch)
   redo                        redo the last undo, while nothing new happened since
   restore <commit> [--yes]    restore the working tree to a version, as a new [Restore] commit
+  recover check|accept|save-and-accept
+                              check the repository, use its current version, or save changes and use it
 
 Exit codes: 0 ok; 1 failed and nothing changed; 2 bad usage or input; 3 blocked because recovery is required.`;
 
@@ -76,6 +79,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     // A hook must never hold up the agent for long: it waits only briefly for another process's lease.
     history = await VersionHistory.open(path.resolve(io.cwd, repoPath), { log, leaseWaitMs: isHook ? 3000 : 10_000 });
     for (const notice of history.notices) io.stderr(`agent-versions: ${notice.message}\n`);
+    if (command === 'recover') {
+      const r = await runRecoverCommand(history, positionals[1] ?? '', values.json ?? false);
+      io.stdout(`${values.json ? JSON.stringify(r.json) : r.text}\n`);
+      return r.exitCode;
+    }
     const result = await dispatch(command, positionals, values, history, io, hookEvent);
     if (result !== undefined) {
       if (values.json) io.stdout(`${JSON.stringify(result.json)}\n`);
@@ -94,7 +102,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
 }
 
-type Command = 'turn begin' | 'turn end' | 'hook claude-code' | 'versions' | 'status' | 'undo' | 'redo' | 'restore';
+type Command = 'turn begin' | 'turn end' | 'hook claude-code' | 'versions' | 'status' | 'undo' | 'redo' | 'restore' | 'recover';
 
 function resolveCommand(positionals: string[]): Command {
   const [a, b] = positionals;
@@ -108,6 +116,7 @@ function resolveCommand(positionals: string[]): Command {
   if (a === 'versions') { expect(1); return 'versions'; }
   if (a === 'status') { expect(1); return 'status'; }
   if (a === 'undo') { expect(1); return 'undo'; }
+  if (a === 'recover') { expect(2); return 'recover'; }
   if (a === 'redo') { expect(1); return 'redo'; }
   if (a === 'restore') {
     if (!b) throw new UsageError('restore needs <commit>');

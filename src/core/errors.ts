@@ -9,6 +9,7 @@ export type ErrorReason =
   | 'unborn-branch'
   | 'detached-head'
   | 'index-locked'
+  | 'ref-locked'
   | 'unmerged-entries'
   | 'operation-in-progress'
   | 'dirty-conflict'

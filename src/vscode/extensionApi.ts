@@ -4,6 +4,7 @@ import type { TerminalOutcome } from '../core/outcomes';
 import type { VersionInfo } from '../core/turns/versions';
 import { RepositoryController } from './repositoryController';
 import { RepositoryRegistry } from './repositoryRegistry';
+import type { TurnCancelledEvent } from './restoreCommands';
 
 export interface BeginTurnRequest {
   chatId: string;
@@ -21,9 +22,11 @@ export interface AgentVersionHistoryApi {
   endTurn(turnId: string, outcome: TerminalOutcome): Promise<{ turnId: string; outcome: TerminalOutcome; version: string | null }>;
   getVersions(options?: { repository?: string; limit?: number }): Promise<VersionInfo[]>;
   readonly onDidChangeVersions: vscode.Event<{ repository: string }>;
+  /** Undo ended a still-running turn as cancelled: the agent should stop working on it. */
+  readonly onDidCancelTurn: vscode.Event<TurnCancelledEvent>;
 }
 
-export function createApi(registry: RepositoryRegistry): AgentVersionHistoryApi {
+export function createApi(registry: RepositoryRegistry, onDidCancelTurn: vscode.Event<TurnCancelledEvent>): AgentVersionHistoryApi {
   const owners = new Map<string, RepositoryController>();
 
   const controllerFor = async (repository: unknown): Promise<RepositoryController> => {
@@ -58,6 +61,7 @@ export function createApi(registry: RepositoryRegistry): AgentVersionHistoryApi 
       return controller.history.getVersions(limit);
     },
     onDidChangeVersions: registry.onDidChange,
+    onDidCancelTurn,
   };
 }
 

@@ -48,6 +48,7 @@ function baseEnv(extra: Readonly<Record<string, string>> | undefined): NodeJS.Pr
 export function runGit(cwd: string, args: readonly string[], options: GitOptions = {}): Promise<GitResult> {
   return new Promise((resolve, reject) => {
     const child = spawn('git', args as string[], { cwd, env: baseEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    killDuringFailpoint(child.pid, args);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let timedOut = false;
@@ -82,6 +83,20 @@ export function runGit(cwd: string, args: readonly string[], options: GitOptions
   });
 }
 
+/**
+ * Test-only: AVH_FAILPOINT=git:<subcommand>:during SIGKILLs the git child a moment after it starts and then this
+ * process, so fault tests leave the repository exactly as a crash in the middle of that git command would.
+ */
+function killDuringFailpoint(pid: number | undefined, args: readonly string[]): void {
+  const wanted = process.env.AVH_FAILPOINT;
+  if (!wanted || !pid || wanted !== `git:${verbOf(args)}:during`) return;
+  const delayMs = Number(process.env.AVH_FAILPOINT_DELAY_MS ?? '5');
+  setTimeout(() => {
+    try { process.kill(pid, 'SIGKILL'); } catch { /* already finished */ }
+    process.kill(process.pid, 'SIGKILL');
+  }, delayMs);
+}
+
 /** A failed git command. `stderr` is kept for classification only; it is never shown or logged (it may name remotes or files). */
 export class GitCommandError extends AvhError {
   constructor(
@@ -107,7 +122,8 @@ function verbOf(args: readonly string[]): string {
 
 /** The one mapping from git's stderr to reasons. */
 export function reasonFromStderr(stderr: string): ErrorReason {
-  if (/index\.lock': File exists|Unable to create '.*\.lock'/.test(stderr)) return 'index-locked';
+  if (/index\.lock': File exists/.test(stderr)) return 'index-locked';
+  if (/Unable to create '.*\.lock': File exists|cannot lock ref .*File exists/.test(stderr)) return 'ref-locked';
   if (/not a git repository/i.test(stderr)) return 'not-a-repository';
   if (/cannot lock ref|is at [0-9a-f]+ but expected|reference already exists/.test(stderr)) return 'ref-moved';
   if (/needs merge|unmerged|you need to resolve your current index first/i.test(stderr)) return 'unmerged-entries';
@@ -119,6 +135,8 @@ function messageFor(reason: ErrorReason, args: readonly string[], exit: number):
   switch (reason) {
     case 'index-locked':
       return 'Another git process is using this repository (index.lock is held). Wait for it to finish, or remove .git/index.lock if no git process is running, then try again.';
+    case 'ref-locked':
+      return 'A git lock file for a branch is held (a .lock file under .git/refs). Wait for the other git process to finish, or remove the stale .lock file if none is running, then try again.';
     case 'not-a-repository':
       return 'This folder is not a git repository.';
     case 'ref-moved':

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AvhError } from '../errors';
 import { GitCommandError, runGit } from './gitRunner';
+import { processStartTime } from '../store/pidLock';
 import { GitRepository } from './repository';
 
 /** Config for every commit we make: no hooks, no signing (so no pinentry), and durable objects when asked. */
@@ -123,6 +124,8 @@ export function installIndex(repo: GitRepository, index: TemporaryIndex, durable
     return false;
   }
   try {
+    // Name ourselves in the lock so a crash here leaves a lock that clearOwnStaleIndexLock can prove is ours.
+    fs.writeSync(fd, `${INDEX_LOCK_MARKER}${process.pid}:${processStartTime(process.pid) ?? ''}\n`);
     const now = statOrNull(real);
     const before = index.seededFrom;
     const unchanged = before === null
@@ -139,6 +142,30 @@ export function installIndex(repo: GitRepository, index: TemporaryIndex, durable
     fs.closeSync(fd);
     fs.rmSync(lock, { force: true });
   }
+}
+
+const INDEX_LOCK_MARKER = 'agent-versions:';
+
+/**
+ * Removes `.git/index.lock` only when it is one that installIndex created and its process is gone (a SIGKILL in
+ * that instant). Any other index.lock belongs to git or another tool and is left alone. Returns whether it removed one.
+ */
+export function clearOwnStaleIndexLock(repo: GitRepository): boolean {
+  const lock = path.join(repo.gitDir, 'index.lock');
+  let text: string;
+  try {
+    text = fs.readFileSync(lock, 'utf8');
+  } catch {
+    return false;
+  }
+  const match = new RegExp(`^${INDEX_LOCK_MARKER}(\\d+):(\\d*)\n$`).exec(text);
+  if (!match) return false;
+  const pid = Number(match[1]);
+  const start = processStartTime(pid);
+  const alive = start !== null && (match[2] === '' || String(start) === match[2]);
+  if (alive) return false;
+  fs.rmSync(lock, { force: true });
+  return true;
 }
 
 function statOrNull(p: string): fs.BigIntStats | null {

@@ -21,6 +21,7 @@ import { redoStack, undoableTurns } from './historyCounts';
 import { admitOperation, finishOperation, getOperation, inFlightOperation, OperationRow, recordCommits, setPhase } from './operationRecords';
 import { restoreMachine } from './restoreMachine';
 import { preservationFor } from './targetOutcome';
+import { clearOwnStaleIndexLock } from '../git/workingTree';
 import { currentHead, preserveDirtyTree, updateBranch, updateWorktree, worktreeMatches, writeRestoreCommit } from './restoreEffects';
 import type { RestorePhase } from '../store/schema';
 
@@ -165,10 +166,13 @@ export async function runRestore(ctx: RepoContext, request: RestoreRequest, opti
 /** Finishes or settles an operation left unfinished by a crashed process (SPEC §5.4). Idempotent; never sleeps. */
 export async function reconcileOperations(ctx: RepoContext): Promise<boolean> {
   const op = await ctx.store.read((r) => inFlightOperation(r));
-  if (!op) return false;
+  const holder = readLockHolder(leasePath(ctx.repo));
+  if (!op && (!holder || holder.alive)) return false;
+  // An unfinished operation, or a lease left by a process that died: settle it under the lease.
   const lease = tryAcquireLock(leasePath(ctx.repo), 'reconcile');
   if (!lease) return false; // its owner is alive and still working on it, or another process is reconciling
   try {
+    if (clearOwnStaleIndexLock(ctx.repo)) ctx.log.warn('restore.stale-index-lock-removed');
     return await reconcileUnderLease(ctx);
   } finally {
     lease.release();

@@ -34,6 +34,7 @@ export function validateBeginTurn(input: unknown): BeginTurnInput {
 
 function optionalLabel(value: unknown, field: string, max: number): string | undefined {
   if (value === undefined || value === null) return undefined;
+  // eslint-disable-next-line no-control-regex -- labels are single-line: control characters are refused
   if (typeof value !== 'string' || value.length === 0 || value.length > max || /[\u0000-\u001f\u007f]/.test(value)) {
     throw invalid(`${field} must be a single-line string of 1–${max} characters.`);
   }

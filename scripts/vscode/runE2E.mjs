@@ -1,0 +1,106 @@
+// End-to-end tests: packages the extension into a .vsix (this also proves packaging), then runs mocha in
+// plain Node over out/test/e2e/**/*.e2e.test.js; the tests install the .vsix into code-server and drive
+// Chromium (test/e2e/harness.ts). Needs `npm run build` and `tsc` first. Last line: "N passed, N failed".
+//
+//   node scripts/vscode/runE2E.mjs [--ext <dir to package, default the repo>] [--vsix <prebuilt .vsix>]
+//     [--tests <dir with *.e2e.test.js, default out/test/e2e>] [--stats <counts.json>] [--grep <re>]
+//     [--timeout <overall seconds, default 600>]
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import Mocha from 'mocha';
+import { repoRoot } from './codeServer.mjs';
+
+const started = Date.now();
+let opts;
+try {
+  ({ values: opts } = parseArgs({
+    options: {
+      ext: { type: 'string', default: repoRoot },
+      vsix: { type: 'string' },
+      tests: { type: 'string', default: path.join(repoRoot, 'out/test/e2e') },
+      stats: { type: 'string' },
+      grep: { type: 'string' },
+      timeout: { type: 'string', default: '600' },
+    },
+  }));
+} catch (err) {
+  // Wrong arguments still honour --stats and the last-line contract.
+  const at = process.argv.indexOf('--stats');
+  opts = { stats: at > 0 ? process.argv[at + 1] : undefined };
+  console.error(err.message);
+  finish({ passed: 0, failed: 1 }, 2);
+}
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'avh-vsix-'));
+process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.once(sig, () => process.exit(128 + os.constants.signals[sig]));
+let counts = { passed: 0, failed: 0 };
+let exitCode = 1;
+
+// A hung browser or server must not hang CI: codeServer.mjs kills its process groups on exit.
+const watchdog = setTimeout(() => {
+  console.log(`[e2e] timed out after ${opts.timeout} s (counted as one failure)`);
+  finish({ passed: counts.passed, failed: counts.failed + 1 }, 1);
+}, Number(opts.timeout) * 1000);
+watchdog.unref();
+
+try {
+  const vsix = opts.vsix ? path.resolve(opts.vsix) : packageExtension(path.resolve(opts.ext));
+  const files = existsSync(opts.tests)
+    ? readdirSync(opts.tests, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.e2e.test.js')).sort().map((f) => path.join(opts.tests, f))
+    : [];
+  if (files.length === 0) throw new Error(`no *.e2e.test.js under ${opts.tests} (run 'npx tsc -p .' first)`);
+
+  process.env.AVH_E2E_VSIX = vsix;
+  const mocha = new Mocha({ ui: 'bdd', reporter: 'spec', timeout: 180_000, slow: 20_000, grep: opts.grep });
+  for (const file of files) mocha.addFile(file);
+  await mocha.loadFilesAsync();
+  const failures = await new Promise((resolve) => {
+    const runner = mocha.run((n) => {
+      counts = { passed: runner.stats?.passes ?? 0, failed: n };
+      resolve(n);
+    });
+  });
+  exitCode = failures === 0 ? 0 : 1;
+} catch (err) {
+  console.log(`[e2e] harness error (counted as one failure): ${err.stack ?? err}`);
+  counts.failed += 1;
+}
+console.log(`[e2e] done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+finish(counts, exitCode);
+
+function packageExtension(extDir) {
+  // vsce globs every file under the folder before applying .vscodeignore; the 800 MB harness in
+  // .vscode-test/ alone makes that take 10+ s. A copy without the folders vsce never ships anyway
+  // (.git, node_modules with --no-dependencies, .vscode-test) packages the same files in about a second.
+  const stage = path.join(tmp, 'stage');
+  const skip = new Set(['.git', 'node_modules', '.vscode-test'].map((d) => path.join(extDir, d)));
+  cpSync(extDir, stage, { recursive: true, verbatimSymlinks: true, filter: (src) => !skip.has(src) && !src.endsWith('.vsix') });
+  const out = path.join(tmp, 'extension.vsix');
+  const vsce = path.join(repoRoot, 'node_modules/@vscode/vsce/vsce');
+  console.log(`[e2e] vsce package --no-dependencies (${extDir})`);
+  // stdin closed: vsce never waits for an answer (without a TTY it warns and goes on).
+  const r = spawnSync(process.execPath, [vsce, 'package', '--no-dependencies', '-o', out], {
+    cwd: stage,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    encoding: 'utf8',
+  });
+  if (r.status !== 0 || !existsSync(out)) {
+    throw new Error(`vsce package failed (exit ${r.status}; did 'npm run build' run?):\n${r.stdout}${r.stderr}`);
+  }
+  const warnings = `${r.stdout}${r.stderr}`.split('\n').filter((l) => /WARNING/.test(l));
+  for (const w of warnings) console.log(`[e2e] vsce: ${w.trim()}`);
+  return out;
+}
+
+function finish(c, code) {
+  if (opts.stats) {
+    mkdirSync(path.dirname(path.resolve(opts.stats)), { recursive: true });
+    writeFileSync(opts.stats, JSON.stringify(c));
+  }
+  console.log(`${c.passed} passed, ${c.failed} failed`);
+  process.exit(code);
+}

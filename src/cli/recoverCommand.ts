@@ -1,0 +1,89 @@
+import {
+  acceptCurrentVersion, checkRepository, RecoveryAssessment, RecoveryBlockedError, RecoverySettlement, saveAndAcceptCurrentVersion,
+} from '../core/recovery/recoveryActions';
+import { readRecovery } from '../core/recovery/recoveryLatch';
+import { RECOVERY_SUBJECT } from '../core/turns/promptSummary';
+import type { VersionHistory } from '../core/versionHistory';
+import { EXIT, UsageError } from './exitCodes';
+
+export const RECOVER_SUBCOMMANDS = ['check', 'accept', 'save-and-accept'] as const;
+
+export interface RecoverOutput {
+  json: unknown;
+  text: string;
+  exitCode: number;
+}
+
+/**
+ * `agent-versions recover check|accept|save-and-accept`. Exit 0 when recovery is not (or no longer) required,
+ * or `check` found the repository acceptable; 3 while recovery stays required (a blocker or a dirty tree);
+ * other failures are thrown for the caller's error handling (exit 1). Both renderings are always returned
+ * (the caller prints one of them, by --json), so the flag changes nothing here.
+ */
+export async function runRecoverCommand(history: VersionHistory, sub: string, _json: boolean): Promise<RecoverOutput> {
+  const ctx = history.ctx;
+  switch (sub) {
+    case 'check': {
+      const [latch, assessment] = await Promise.all([ctx.store.read((r) => readRecovery(r)), checkRepository(ctx)]);
+      const payload = {
+        recovery: latch ? 'required' : 'not-required',
+        ...(latch ? { operationId: latch.operationId, lastPhase: latch.lastPhase } : {}),
+        assessment,
+      };
+      if (!latch) return { json: payload, text: 'Recovery is not required.', exitCode: EXIT.ok };
+      return { json: payload, text: describeAssessment(assessment), exitCode: assessment.kind === 'healthy' ? EXIT.ok : EXIT.recoveryRequired };
+    }
+    case 'accept':
+      return settlementOutput(await acceptCurrentVersion(ctx));
+    case 'save-and-accept':
+      try {
+        return settlementOutput(await saveAndAcceptCurrentVersion(ctx));
+      } catch (error) {
+        if (!(error instanceof RecoveryBlockedError)) throw error;
+        return settlementOutput({ result: 'rejected', assessment: error.assessment });
+      }
+    default:
+      throw new UsageError(`recover needs one of: ${RECOVER_SUBCOMMANDS.join(', ')}`);
+  }
+}
+
+function settlementOutput(settlement: RecoverySettlement): RecoverOutput {
+  switch (settlement.result) {
+    case 'not-required':
+      return { json: { recovery: 'not-required', result: 'not-required' }, text: 'Recovery is not required.', exitCode: EXIT.ok };
+    case 'accepted': {
+      const where = `${settlement.branch} at ${settlement.head.slice(0, 12)}`;
+      const text = settlement.savedCommit
+        ? `Current changes saved — Your changes were saved as ${RECOVERY_SUBJECT} (${settlement.savedCommit.slice(0, 12)}). Version History is ready (${where}).`
+        : `Version History is ready — Continuing from the current code version (${where}).`;
+      return { json: { recovery: 'not-required', ...settlement }, text, exitCode: EXIT.ok };
+    }
+    case 'rejected':
+      return {
+        json: { recovery: 'required', result: 'rejected', assessment: settlement.assessment },
+        text: describeAssessment(settlement.assessment),
+        exitCode: EXIT.recoveryRequired,
+      };
+    case 'superseded':
+      return {
+        json: { recovery: 'required', result: 'superseded' },
+        text: 'A newer restore needs attention. Run `agent-versions recover check` again.',
+        exitCode: EXIT.recoveryRequired,
+      };
+  }
+}
+
+/** What the assessment means for someone at a terminal: the state, then the next command. */
+function describeAssessment(assessment: RecoveryAssessment): string {
+  switch (assessment.kind) {
+    case 'healthy':
+      return `Recovery is required. The repository is clean on ${assessment.branch} at ${assessment.head.slice(0, 12)}: run \`agent-versions recover accept\` to continue from its current version.`;
+    case 'dirty': {
+      const c = assessment.counts;
+      return `Your current changes need to be saved (${c.staged} staged, ${c.unstaged} modified, ${c.untracked} untracked). ` +
+        'Run `agent-versions recover save-and-accept` to save them as the current version and continue using Version History.';
+    }
+    case 'blocked':
+      return `Version History is unavailable — ${assessment.message}`;
+  }
+}

@@ -1,0 +1,142 @@
+// End-to-end helpers: a real code-server workbench in headless Chromium with the extension installed from
+// its packaged .vsix (what users get), driven through the UI the way a user would. No smoke-test driver
+// here: it hides notification toasts. Screenshots land in test-artifacts/ (git-ignored).
+import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Browser, Locator, Page } from 'playwright-core';
+
+interface CodeServer {
+  url: string;
+  port: number;
+  pid: number;
+  workbenchUrl(folder: string, payload?: [string, string][]): string;
+  logTail(): string;
+  stop(): Promise<void>;
+}
+
+interface CodeServerModule {
+  repoRoot: string;
+  artifactsDir: string;
+  startCodeServer(options: {
+    extensionsDir?: string;
+    userDataDir?: string;
+    smokeDriver?: boolean;
+    extraArgs?: string[];
+    settings?: Record<string, unknown>;
+    env?: Record<string, string>;
+  }): Promise<CodeServer>;
+  installVsix(vsixPath: string, dirs: { extensionsDir: string; userDataDir: string }): Promise<string>;
+  launchChromium(): Promise<Browser>;
+}
+
+// scripts/vscode/codeServer.mjs is shared with the .mjs runners. tsc compiles import() to require() under
+// "module": "commonjs" anyway; Node >= 20.19 requires ES modules without top-level await synchronously.
+const codeServer = createRequire(__filename)(path.resolve(__dirname, '../../../scripts/vscode/codeServer.mjs')) as CodeServerModule;
+
+export const VSIX_ENV = 'AVH_E2E_VSIX';
+
+export interface Workbench {
+  readonly page: Page;
+  readonly server: CodeServer;
+  readonly folder: string;
+  /** Saves a full-page PNG into test-artifacts/ and returns its path. */
+  screenshot(name: string): Promise<string>;
+  /** Closes the browser, kills code-server's process group, deletes the temp folders. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** Installs the .vsix into a fresh profile, starts code-server and opens `folder` in Chromium. */
+export async function startWorkbench(options: { folder: string; vsix?: string; settings?: Record<string, unknown> }): Promise<Workbench> {
+  const vsix = options.vsix ?? process.env[VSIX_ENV];
+  if (!vsix || !fs.existsSync(vsix)) throw new Error(`no .vsix: pass { vsix } or set ${VSIX_ENV} (scripts/vscode/runE2E.mjs does)`);
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'avh-e2e-'));
+  const extensionsDir = path.join(profile, 'exts');
+  const userDataDir = path.join(profile, 'user');
+  let server: CodeServer | undefined;
+  let browser: Browser | undefined;
+  const removeProfile = () => fs.rmSync(profile, { recursive: true, force: true });
+  process.once('exit', removeProfile); // even when the run is interrupted before after() hooks
+  const stop = async () => {
+    await browser?.close().catch(() => undefined);
+    browser = undefined;
+    await server?.stop();
+    process.removeListener('exit', removeProfile);
+    removeProfile();
+  };
+  try {
+    await codeServer.installVsix(vsix, { extensionsDir, userDataDir });
+    server = await codeServer.startCodeServer({ extensionsDir, userDataDir, smokeDriver: false, settings: options.settings });
+    browser = await codeServer.launchChromium();
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(server.workbenchUrl(options.folder), { waitUntil: 'domcontentloaded', timeout: 60_000 });
+    await page.locator('.monaco-workbench .part.statusbar').waitFor({ state: 'visible', timeout: 60_000 });
+    await page.locator('.monaco-workbench .explorer-folders-view, .monaco-workbench .part.sidebar').first().waitFor({ timeout: 30_000 });
+    return { page, server, folder: options.folder, screenshot: (name) => screenshot(page, name), stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  fs.mkdirSync(codeServer.artifactsDir, { recursive: true });
+  const file = path.join(codeServer.artifactsDir, `${name.replace(/[^\w.-]+/g, '-')}.png`);
+  await page.screenshot({ path: file, timeout: 10_000 });
+  return file;
+}
+
+/**
+ * Runs a command by its palette title: F1, type, wait for the row whose aria-label starts with the
+ * title, select it. Right after load the palette often lists no extension commands yet: Escape and retry.
+ */
+export async function runCommand(page: Page, title: string, options: { attempts?: number } = {}): Promise<void> {
+  const attempts = options.attempts ?? 2;
+  const widget = page.locator('.quick-input-widget');
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    await page.keyboard.press('F1');
+    await widget.waitFor({ state: 'visible', timeout: 10_000 });
+    const input = widget.locator('input');
+    await input.fill(`>${title}`);
+    const row = widget.locator(`.monaco-list-row[aria-label^=${cssString(title)}]`).first();
+    try {
+      await row.waitFor({ state: 'visible', timeout: attempt === attempts ? 15_000 : 5_000 });
+    } catch (err) {
+      await page.keyboard.press('Escape');
+      if (attempt === attempts) throw new Error(`command palette has no "${title}" after ${attempts} tries: ${(err as Error).message}`);
+      await page.waitForTimeout(1_500);
+      continue;
+    }
+    // Enter runs the focused row; a better fuzzy match may sit above ours, so click ours when it is not focused.
+    if ((await row.getAttribute('class'))?.split(/\s+/).includes('focused')) await page.keyboard.press('Enter');
+    else await row.click();
+    await widget.waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => undefined);
+    return;
+  }
+}
+
+/** A notification (toast, or an item in the notification center) containing `text`. Opens the center when no toast shows. */
+export async function waitForNotification(page: Page, text: string | RegExp, options: { timeout?: number } = {}): Promise<Locator> {
+  const timeout = options.timeout ?? 30_000;
+  const notification = page.locator('.notification-toast, .notifications-center.visible .notification-list-item', { hasText: text }).first();
+  try {
+    await notification.waitFor({ state: 'visible', timeout: timeout / 2 });
+    return notification;
+  } catch {
+    // Toasts hide after a while (and never show while a modal is up): the center keeps them all.
+    await page.locator('#status\\.notifications, .statusbar-item[id$="status.notifications"]').first().click();
+    await notification.waitFor({ state: 'visible', timeout: timeout / 2 });
+    return notification;
+  }
+}
+
+/** Clicks `buttonName` on the notification that contains `text`. */
+export async function clickNotificationButton(page: Page, text: string | RegExp, buttonName: string, options: { timeout?: number } = {}): Promise<void> {
+  const notification = await waitForNotification(page, text, options);
+  await notification.getByRole('button', { name: buttonName }).click();
+}
+
+function cssString(value: string): string {
+  return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}

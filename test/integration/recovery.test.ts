@@ -1,0 +1,151 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { readRecovery, setRecovery } from '../../src/core/recovery/recoveryLatch';
+import { RECOVERY_SUBJECT } from '../../src/core/turns/promptSummary';
+import { VersionHistory } from '../../src/core/versionHistory';
+import { git } from '../support/gitFixtures';
+
+const EXTENSION_ID = 'agent-version-history.agent-version-history';
+
+interface RecoveryUiState {
+  statusText: string;
+  statusTooltip: string;
+  statusCommand: string | undefined;
+  statusWarning: boolean;
+  contextKeys: Record<string, boolean>;
+  sessions: { state: string; notices: string[] }[];
+}
+
+const uiState = () => vscode.commands.executeCommand<RecoveryUiState>('agentVersions._test.recoveryState');
+
+async function until(what: string, predicate: (s: RecoveryUiState) => boolean, timeoutMs = 15_000): Promise<RecoveryUiState> {
+  const deadline = Date.now() + timeoutMs;
+  let last = await uiState();
+  while (!predicate(last)) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}; last UI state: ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 100));
+    last = await uiState();
+  }
+  return last;
+}
+
+/** Evaluates a contributed `enablement` clause (`a && !b` form, all our commands use) against the context keys. */
+function enabled(commandId: string, keys: Record<string, boolean>): boolean {
+  const ext = vscode.extensions.getExtension(EXTENSION_ID)!;
+  const contributed = (ext.packageJSON as { contributes: { commands: { command: string; enablement?: string }[] } }).contributes.commands;
+  const clause = contributed.find((c) => c.command === commandId)?.enablement;
+  assert.ok(clause !== undefined, `${commandId} has an enablement clause`);
+  return clause.split('&&').map((t) => t.trim()).every((term) => (term.startsWith('!') ? !keys[term.slice(1)] : !!keys[term]));
+}
+
+function enablement(keys: Record<string, boolean>): Record<string, boolean> {
+  const ids = ['undo', 'redo', 'restore', 'useCurrentVersion', 'saveAndUseCurrentVersion', 'checkRepositoryAgain'];
+  return Object.fromEntries(ids.map((id) => [id, enabled(`agentVersions.${id}`, keys)]));
+}
+
+async function setLatch(folder: string): Promise<void> {
+  const history = await VersionHistory.open(folder);
+  try {
+    await history.ctx.store.transaction((tx) => setRecovery(tx, 'op-ext-host', 'ambiguous', 'update-worktree', Date.now()));
+  } finally {
+    await history.close();
+  }
+}
+
+async function latchPresent(folder: string): Promise<boolean> {
+  const history = await VersionHistory.open(folder);
+  try {
+    return (await history.ctx.store.read((r) => readRecovery(r))) !== null;
+  } finally {
+    await history.close();
+  }
+}
+
+describe('guided recovery in the extension host (status bar, context keys, commands)', function () {
+  this.timeout(60_000);
+  let folder: string;
+
+  before(async () => {
+    const ws = vscode.workspace.workspaceFolders?.[0];
+    assert.ok(ws);
+    folder = ws.uri.fsPath;
+    await vscode.extensions.getExtension(EXTENSION_ID)!.activate();
+  });
+
+  after(async () => {
+    // Leave the shared workspace as other suites expect it: on main, clean, no latch.
+    git(folder, 'checkout', '-q', 'main');
+    if (await latchPresent(folder)) await vscode.commands.executeCommand('agentVersions.useCurrentVersion');
+  });
+
+  it('shows undo:N redo:M history counts for the repository when no recovery is needed', async () => {
+    const s = await until('the history status', (x) => x.statusText.startsWith('$(history)'));
+    assert.equal(s.statusText, '$(history) undo:0 redo:0');
+    assert.match(s.statusTooltip, new RegExp(`^Agent Version History — ${path.basename(folder)}: 0 agent turns can be undone, 0 undos can be redone\\.`));
+    assert.equal(s.statusCommand, 'agentVersions.restore');
+    assert.equal(s.statusWarning, false);
+    assert.deepEqual(s.contextKeys, { 'agentVersions.recoveryRequired': false, 'agentVersions.recoveryDirty': false, 'agentVersions.canRedo': false });
+    assert.deepEqual(enablement(s.contextKeys), {
+      undo: true, redo: false, restore: true, useCurrentVersion: false, saveAndUseCurrentVersion: false, checkRepositoryAgain: false,
+    });
+  });
+
+  it('turns into the recovery indicator when a latch appears (written by another process), with the notice shown', async () => {
+    await setLatch(folder);
+    const s = await until('the recovery indicator', (x) => x.statusText === '$(warning) Version recovery needed');
+    assert.equal(s.statusWarning, true);
+    assert.match(s.statusTooltip, /could not be verified, so undo, redo and restore are paused\. Click to show the notice, then choose "Use current version"\.$/);
+    assert.equal(s.statusCommand, 'agentVersions._resurfaceRecoveryNotice');
+    assert.deepEqual(s.contextKeys, { 'agentVersions.recoveryRequired': true, 'agentVersions.recoveryDirty': false, 'agentVersions.canRedo': false });
+    assert.deepEqual(enablement(s.contextKeys), {
+      undo: false, redo: false, restore: false, useCurrentVersion: true, saveAndUseCurrentVersion: false, checkRepositoryAgain: true,
+    });
+    assert.deepEqual(s.sessions.map((x) => x.state), ['required']);
+    assert.deepEqual(s.sessions[0].notices, ['required']);
+    await vscode.commands.executeCommand('agentVersions._resurfaceRecoveryNotice');
+  });
+
+  it('a dirty tree: Use Current Version finds it, enables Save Changes & Use Current Version, which commits [Recovery] and unlocks', async () => {
+    fs.writeFileSync(path.join(folder, 'unsaved.txt'), 'unsaved work\n');
+    const result = await vscode.commands.executeCommand<string>('agentVersions.useCurrentVersion');
+    assert.equal(result, 'dirty');
+    let s = await until('the dirty state', (x) => x.contextKeys['agentVersions.recoveryDirty']);
+    assert.equal(s.statusText, '$(warning) Version recovery needed');
+    assert.match(s.statusTooltip, /your current changes need to be saved .*"Save changes & use current version"\.$/);
+    assert.deepEqual(enablement(s.contextKeys), {
+      undo: false, redo: false, restore: false, useCurrentVersion: true, saveAndUseCurrentVersion: true, checkRepositoryAgain: true,
+    });
+    assert.ok(await latchPresent(folder), 'finding a dirty tree keeps recovery');
+
+    assert.equal(await vscode.commands.executeCommand<string>('agentVersions.saveAndUseCurrentVersion'), 'accepted');
+    assert.equal(git(folder, 'log', '-1', '--format=%s').trim(), RECOVERY_SUBJECT);
+    assert.equal(git(folder, 'status', '--porcelain').trim(), '');
+    assert.equal(await latchPresent(folder), false);
+    s = await until('the history status again', (x) => x.statusText.startsWith('$(history)'));
+    assert.equal(s.statusWarning, false);
+    assert.deepEqual(s.contextKeys, { 'agentVersions.recoveryRequired': false, 'agentVersions.recoveryDirty': false, 'agentVersions.canRedo': false });
+    assert.deepEqual(s.sessions[0].notices, ['required', 'dirty', 'saved']);
+  });
+
+  it('a blocker (detached HEAD): Check Repository Again keeps recovery and never enables save; accepted once resolved', async () => {
+    await setLatch(folder);
+    await until('the recovery indicator', (x) => x.contextKeys['agentVersions.recoveryRequired']);
+    git(folder, 'checkout', '-q', '--detach');
+    assert.equal(await vscode.commands.executeCommand<string>('agentVersions.checkRepositoryAgain'), 'blocked');
+    let s = await until('the blocked tooltip', (x) => /not on a branch/.test(x.statusTooltip));
+    assert.match(s.statusTooltip, /This project is not on a branch \(Git calls this a detached HEAD\)\. Switch to a branch outside VS Code, then check again\. Click to show the notice\.$/);
+    assert.deepEqual(enablement(s.contextKeys), {
+      undo: false, redo: false, restore: false, useCurrentVersion: true, saveAndUseCurrentVersion: false, checkRepositoryAgain: true,
+    });
+    assert.equal(await vscode.commands.executeCommand<string>('agentVersions.saveAndUseCurrentVersion'), undefined, 'save does not apply');
+    assert.ok(await latchPresent(folder));
+
+    git(folder, 'checkout', '-q', 'main');
+    assert.equal(await vscode.commands.executeCommand<string>('agentVersions.checkRepositoryAgain'), 'accepted');
+    s = await until('the history status again', (x) => x.statusText.startsWith('$(history)'));
+    assert.equal(await latchPresent(folder), false);
+    assert.deepEqual(s.sessions[0].notices.slice(-3), ['required', 'blocked', 'ready']);
+  });
+});
