@@ -89,6 +89,7 @@ export const restoreMachine = setup({
     },
     preflight: {
       invoke: {
+        id: 'preflight',
         src: 'preflight',
         input: ({ context }) => ({ preserved: context.preserved, restoreCommit: context.restoreCommit }),
         onDone: [{ guard: 'needsPreserve', target: 'preserving' }, { target: 'writingRestoreCommit' }],
@@ -97,6 +98,7 @@ export const restoreMachine = setup({
     },
     preserving: {
       invoke: {
+        id: 'preserveDirtyTree',
         src: 'preserveDirtyTree',
         input: ({ context }) => ({ preserved: context.preserved, restoreCommit: context.restoreCommit }),
         onDone: { target: 'writingRestoreCommit', actions: assign({ preserved: ({ event }) => event.output }) },
@@ -105,6 +107,7 @@ export const restoreMachine = setup({
     },
     writingRestoreCommit: {
       invoke: {
+        id: 'writeRestoreCommit',
         src: 'writeRestoreCommit',
         input: ({ context }) => ({ preserved: context.preserved, restoreCommit: context.restoreCommit }),
         onDone: { target: 'updatingWorktree', actions: assign({ restoreCommit: ({ event }) => event.output }) },
@@ -113,6 +116,7 @@ export const restoreMachine = setup({
     },
     updatingWorktree: {
       invoke: {
+        id: 'updateWorktree',
         src: 'updateWorktree',
         input: ({ context }) => ({ preserved: context.preserved, restoreCommit: context.restoreCommit }),
         onDone: { target: 'updatingBranch' },
@@ -121,6 +125,7 @@ export const restoreMachine = setup({
     },
     updatingBranch: {
       invoke: {
+        id: 'updateBranch',
         src: 'updateBranch',
         input: ({ context }) => ({ preserved: context.preserved, restoreCommit: context.restoreCommit }),
         onDone: { target: 'mutatingStore' },
@@ -129,6 +134,7 @@ export const restoreMachine = setup({
     },
     mutatingStore: {
       invoke: {
+        id: 'mutateTurnStore',
         src: 'mutateTurnStore',
         input: ({ context }) => ({ preserved: context.preserved, restoreCommit: context.restoreCommit }),
         onDone: { target: 'completed' },
@@ -137,6 +143,7 @@ export const restoreMachine = setup({
     },
     classifying: {
       invoke: {
+        id: 'classifyFailure',
         src: 'classifyFailure',
         input: ({ context }) => ({ preserved: context.preserved, restoreCommit: context.restoreCommit, error: context.error }),
         onDone: {
@@ -160,6 +167,7 @@ export const restoreMachine = setup({
     },
     settlingRollback: {
       invoke: {
+        id: 'settleRolledBack',
         src: 'settleRolledBack',
         input: ({ context }) => ({ preserved: context.preserved, restoreCommit: context.restoreCommit, disposition: context.disposition, error: context.error }),
         onDone: { target: 'rolledBack' },
@@ -168,6 +176,7 @@ export const restoreMachine = setup({
     },
     latchingRecovery: {
       invoke: {
+        id: 'latchRecovery',
         src: 'latchRecovery',
         input: ({ context }) => ({ preserved: context.preserved, restoreCommit: context.restoreCommit, disposition: context.disposition, error: context.error }),
         onDone: { target: 'recoveryRequired' },

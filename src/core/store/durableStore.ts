@@ -174,6 +174,7 @@ export class DurableStore {
   private closed = false;
   private compactionQueued = false;
   private queue: Promise<unknown> = Promise.resolve();
+  private lastJobEnd = Number.NEGATIVE_INFINITY;
 
   private constructor(
     private readonly sql: SqlJsStatic,
@@ -277,12 +278,17 @@ export class DurableStore {
   // ---- queue, lock, state ----
 
   /**
-   * Runs jobs one at a time. Each starts from a fresh event-loop turn, so a burst of store calls neither
-   * blocks the host's other work nor keeps a waiter's poll timer (another store on this directory) from
-   * finding the lock free.
+   * Runs jobs one at a time. A job that follows another back to back first yields an event-loop turn, so a
+   * burst of store calls neither blocks the host's other work nor keeps a waiter's poll timer (another store
+   * on this directory) from finding the lock free. An isolated call starts at once.
    */
   private enqueue<T>(job: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(() => new Promise<void>((resolve) => setImmediate(resolve))).then(job);
+    const run = this.queue
+      .then(() => (performance.now() - this.lastJobEnd < 2 ? new Promise<void>((resolve) => setImmediate(resolve)) : undefined))
+      .then(job)
+      .finally(() => {
+        this.lastJobEnd = performance.now();
+      });
     this.queue = run.then(
       () => undefined,
       () => undefined,

@@ -1,0 +1,299 @@
+/**
+ * Shared helpers for the git benchmarks: a raw git spawn (the baseline), statistics, the synthetic repository
+ * builder, a PATH shim that counts git processes, and a spawn wrapper that times every git call.
+ */
+import * as childProcess from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+export interface Spawned {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * The raw baseline: `git <args>` spawned directly (no shell, no wrapper), as a user's terminal would run it.
+ * Rejects when git exits non-zero.
+ */
+export function git(cwd: string, args: readonly string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<Spawned> {
+  return new Promise((resolve, reject) => {
+    const child = childProcess.spawn('git', args as string[], {
+      cwd,
+      env: options.env ? { ...process.env, ...options.env } : process.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d: Buffer) => err.push(d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const result = { code: code ?? -1, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };
+      if (result.code === 0) resolve(result);
+      else reject(new Error(`git ${args.join(' ')} exited ${result.code}: ${result.stderr.trim()}`));
+    });
+    child.stdin.on('error', () => {});
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+export const now = () => performance.now();
+
+export async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const started = now();
+  await fn();
+  return now() - started;
+}
+
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
+  // Nearest-rank percentile.
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))];
+}
+
+export const median = (values: readonly number[]) => percentile(values, 50);
+
+export function ms(value: number): string {
+  if (!Number.isFinite(value)) return 'n/a';
+  return `${value.toFixed(value < 10 ? 1 : 0)} ms`;
+}
+
+export const ratio = (a: number, b: number) => a / b;
+export const fmtRatio = (r: number) => `${r.toFixed(2)}×`;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Synthetic repository
+
+/** A deterministic pool of pseudo-random "words" that file contents are sliced from (text, compresses like prose-ish code). */
+function textPool(bytes: number, seed: number): Buffer {
+  const pool = Buffer.alloc(bytes);
+  let x = seed >>> 0 || 1;
+  const rand = () => {
+    // xorshift32
+    x ^= x << 13; x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5; x >>>= 0;
+    return x;
+  };
+  const letters = 'etaoinshrdlucmfwypvbgkjqxz';
+  let i = 0;
+  let lineLen = 0;
+  while (i < bytes) {
+    const wordLen = 1 + (rand() % 9);
+    for (let k = 0; k < wordLen && i < bytes; k++) pool[i++] = letters.charCodeAt(rand() % (k === 0 ? 26 : 12));
+    lineLen += wordLen + 1;
+    if (i < bytes) {
+      if (lineLen > 60 + (rand() % 30)) {
+        pool[i++] = 0x0a;
+        lineLen = 0;
+      } else {
+        pool[i++] = 0x20;
+      }
+    }
+  }
+  return pool;
+}
+
+export interface BenchRepo {
+  dir: string;
+  /** Relative paths of every tracked file. */
+  files: string[];
+  /** The single commit the repository starts with. */
+  base: string;
+  fileBytes: number;
+  totalBytes: number;
+  buildMs: { write: number; add: number; commit: number; pack: number };
+}
+
+const FILES_PER_DIR = 20;
+const DIRS_PER_TOP = 50;
+
+export function relPath(i: number): string {
+  const leaf = Math.floor(i / FILES_PER_DIR);
+  const top = Math.floor(leaf / DIRS_PER_TOP);
+  return `pkg${String(top).padStart(3, '0')}/mod${String(leaf % DIRS_PER_TOP).padStart(2, '0')}/file${String(i).padStart(6, '0')}.txt`;
+}
+
+/**
+ * Builds a repository of `count` files of ~`fileBytes` pseudo-random text in nested folders (20 per folder, 50
+ * folders per top folder), with one commit on `main`, objects packed (as in a real repository), gc.auto off
+ * so no background gc runs during the measurements.
+ */
+export async function buildRepo(dir: string, count: number, fileBytes: number): Promise<BenchRepo> {
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  const pool = textPool(8 * 1024 * 1024, 0x9e3779b9 ^ count);
+  const files: string[] = [];
+  let totalBytes = 0;
+  const t0 = now();
+  let lastDir = '';
+  for (let i = 0; i < count; i++) {
+    const rel = relPath(i);
+    const parent = path.dirname(rel);
+    if (parent !== lastDir) {
+      fs.mkdirSync(path.join(dir, parent), { recursive: true });
+      lastDir = parent;
+    }
+    const offset = (i * 104_729) % (pool.length - fileBytes);
+    const header = Buffer.from(`// ${rel}\n`);
+    const content = Buffer.concat([header, pool.subarray(offset, offset + fileBytes - header.length)]);
+    fs.writeFileSync(path.join(dir, rel), content);
+    files.push(rel);
+    totalBytes += content.length;
+  }
+  fs.writeFileSync(path.join(dir, '.gitignore'), 'build/\n*.log\n');
+  files.push('.gitignore');
+  const tWrite = now();
+  await git(dir, ['init', '-q', '-b', 'main']);
+  for (const [key, value] of [
+    ['user.name', 'Bench User'],
+    ['user.email', 'bench@example.invalid'],
+    ['commit.gpgsign', 'false'],
+    ['gc.auto', '0'],
+  ]) {
+    await git(dir, ['config', key, value]);
+  }
+  // Fastest zlib level for the initial bulk add only (building speed; reading back costs the same or less).
+  await git(dir, ['-c', 'core.looseCompression=1', 'add', '-A']);
+  const tAdd = now();
+  await git(dir, ['commit', '-q', '--no-verify', '-m', 'Initial import']);
+  const tCommit = now();
+  // Pack the objects as a real repository would have them (no delta search: the content does not delta).
+  await git(dir, ['-c', 'pack.compression=1', 'repack', '-adq', '--window=0']);
+  await git(dir, ['prune-packed']);
+  const tPack = now();
+  const base = (await git(dir, ['rev-parse', 'HEAD'])).stdout.trim();
+  return {
+    dir,
+    files,
+    base,
+    fileBytes,
+    totalBytes,
+    buildMs: { write: tWrite - t0, add: tAdd - tWrite, commit: tCommit - tAdd, pack: tPack - tCommit },
+  };
+}
+
+/** The 100 (or `n`) files a turn edits: spread evenly across the tree. */
+export function pickFiles(repo: BenchRepo, n = 100): string[] {
+  const tracked = repo.files.length - 1; // not .gitignore
+  const step = Math.floor(tracked / n);
+  return Array.from({ length: n }, (_, k) => repo.files[k * step + 3]);
+}
+
+/** Modifies `files` the same way for every variant: appends one line (sizes change, so git never misses the edit). */
+export function modifyFiles(repo: BenchRepo, files: readonly string[], tag: string): void {
+  for (const rel of files) fs.appendFileSync(path.join(repo.dir, rel), `edited by ${tag}\n`);
+}
+
+/** Untimed: the branch at `commit`, index and working tree matching it, no untracked files. */
+export async function resetTo(repo: BenchRepo, commit: string): Promise<void> {
+  await git(repo.dir, ['reset', '-q', '--hard', commit]);
+  await git(repo.dir, ['clean', '-fdq']);
+}
+
+export async function headOf(dir: string): Promise<string> {
+  return (await git(dir, ['rev-parse', 'HEAD'])).stdout.trim();
+}
+
+export async function assertClean(dir: string): Promise<void> {
+  const { stdout } = await git(dir, ['status', '--porcelain']);
+  if (stdout.length > 0) throw new Error(`bench: expected a clean tree in ${dir}, got:\n${stdout.slice(0, 500)}`);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Counting git processes: a `git` shim first on PATH appends one line per process, then execs the real git.
+
+export class GitProcessCounter {
+  private readonly shimDir: string;
+  private readonly logFile: string;
+  private savedPath: string | undefined;
+
+  constructor(workDir: string) {
+    this.shimDir = path.join(workDir, 'git-shim');
+    this.logFile = path.join(workDir, 'git-shim.log');
+    fs.mkdirSync(this.shimDir, { recursive: true });
+    const realGit = childProcess.execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    fs.writeFileSync(
+      path.join(this.shimDir, 'git'),
+      `#!/bin/sh\nprintf '%s\\n' "$*" >> "${this.logFile}"\nexec "${realGit}" "$@"\n`,
+      { mode: 0o755 },
+    );
+  }
+
+  /** Runs `fn` with the shim first on PATH; returns the git command lines started meanwhile (one per process). */
+  async count(fn: () => Promise<unknown>): Promise<string[]> {
+    fs.writeFileSync(this.logFile, '');
+    this.savedPath = process.env.PATH;
+    process.env.PATH = `${this.shimDir}${path.delimiter}${this.savedPath ?? ''}`;
+    try {
+      await fn();
+    } finally {
+      process.env.PATH = this.savedPath;
+    }
+    return fs.readFileSync(this.logFile, 'utf8').split('\n').filter((l) => l.length > 0);
+  }
+}
+
+/** The git subcommand of a command line (skips `-c k=v` and other leading options). */
+export function verb(args: readonly string[]): string {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '-c' || args[i] === '-C') { i++; continue; }
+    if (!args[i].startsWith('-')) return args[i];
+  }
+  return 'git';
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Timing every git call made through child_process.spawn (the product's runGit uses it): spawn → 'close'.
+
+export interface GitCall {
+  verb: string;
+  args: string[];
+  startMs: number;
+  endMs: number;
+}
+
+export async function traceGitCalls(fn: () => Promise<unknown>): Promise<{ totalMs: number; calls: GitCall[] }> {
+  // The real module object (a namespace import is a read-only copy); runGit reads `.spawn` from it at call time.
+  const cp = process.getBuiltinModule('node:child_process') as { spawn: typeof childProcess.spawn };
+  const original = cp.spawn;
+  const calls: GitCall[] = [];
+  const t0 = now();
+  cp.spawn = ((command: string, args: readonly string[], options: childProcess.SpawnOptions) => {
+    const child = original(command, args as string[], options);
+    if (command === 'git') {
+      const call: GitCall = { verb: verb(args), args: [...args], startMs: now() - t0, endMs: NaN };
+      calls.push(call);
+      child.on('close', () => { call.endMs = now() - t0; });
+    }
+    return child;
+  }) as typeof childProcess.spawn;
+  try {
+    await fn();
+  } finally {
+    cp.spawn = original;
+  }
+  return { totalMs: now() - t0, calls };
+}
+
+/** Wall time covered by at least one git process (calls may overlap). */
+export function gitWallMs(calls: readonly GitCall[]): number {
+  const spans = calls.map((c) => [c.startMs, c.endMs] as const).sort((a, b) => a[0] - b[0]);
+  let total = 0;
+  let curStart = -1;
+  let curEnd = -1;
+  for (const [s, e] of spans) {
+    if (s > curEnd) {
+      if (curEnd > curStart) total += curEnd - curStart;
+      curStart = s;
+      curEnd = e;
+    } else if (e > curEnd) {
+      curEnd = e;
+    }
+  }
+  if (curEnd > curStart) total += curEnd - curStart;
+  return total;
+}
