@@ -256,11 +256,49 @@ export interface GitCall {
   endMs: number;
 }
 
-export async function traceGitCalls(fn: () => Promise<unknown>): Promise<{ totalMs: number; calls: GitCall[] }> {
+/** The two DurableStore methods the trace times (wrapped on the instance for the duration of one call). */
+export interface TraceableStore {
+  transaction: (...args: never[]) => Promise<unknown>;
+  read: (...args: never[]) => Promise<unknown>;
+}
+
+export interface CoreTrace {
+  totalMs: number;
+  calls: GitCall[];
+  /** Durations of each durable store transaction (journal append + fsync, under the store's lock). */
+  storeTx: number[];
+  /** Durations of each store read. */
+  storeRead: number[];
+}
+
+/**
+ * Runs `fn`, timing every git process started through child_process.spawn (spawn → 'close') and, when `store`
+ * is given, every store transaction and read. Nothing in src is modified: the spawn export and the store
+ * instance's methods are wrapped for the duration of the call only.
+ */
+export async function traceGitCalls(fn: () => Promise<unknown>, store?: TraceableStore): Promise<CoreTrace> {
   // The real module object (a namespace import is a read-only copy); runGit reads `.spawn` from it at call time.
   const cp = process.getBuiltinModule('node:child_process') as { spawn: typeof childProcess.spawn };
   const original = cp.spawn;
   const calls: GitCall[] = [];
+  const storeTx: number[] = [];
+  const storeRead: number[] = [];
+  const originalTx = store?.transaction;
+  const originalRead = store?.read;
+  const timedMethod = (method: (...args: never[]) => Promise<unknown>, sink: number[]) =>
+    function (this: unknown, ...args: never[]) {
+      const started = now();
+      const result = method.apply(this, args);
+      const done = () => { sink.push(now() - started); };
+      result.then(done, done);
+      return result;
+    };
+  const ownTx = store !== undefined && Object.prototype.hasOwnProperty.call(store, 'transaction');
+  const ownRead = store !== undefined && Object.prototype.hasOwnProperty.call(store, 'read');
+  if (store && originalTx && originalRead) {
+    store.transaction = timedMethod(originalTx, storeTx);
+    store.read = timedMethod(originalRead, storeRead);
+  }
   const t0 = now();
   cp.spawn = ((command: string, args: readonly string[], options: childProcess.SpawnOptions) => {
     const child = original(command, args as string[], options);
@@ -275,8 +313,13 @@ export async function traceGitCalls(fn: () => Promise<unknown>): Promise<{ total
     await fn();
   } finally {
     cp.spawn = original;
+    if (store && originalTx && originalRead) {
+      const bag = store as unknown as Record<string, unknown>;
+      if (ownTx) store.transaction = originalTx; else delete bag.transaction;
+      if (ownRead) store.read = originalRead; else delete bag.read;
+    }
   }
-  return { totalMs: now() - t0, calls };
+  return { totalMs: now() - t0, calls, storeTx, storeRead };
 }
 
 /** Wall time covered by at least one git process (calls may overlap). */

@@ -83,7 +83,7 @@ function packageExtension(extDir) {
   const vsce = path.join(repoRoot, 'node_modules/@vscode/vsce/vsce');
   console.log(`[e2e] vsce package --no-dependencies (${extDir})`);
   // stdin closed: vsce never waits for an answer (without a TTY it warns and goes on).
-  const r = spawnSync(process.execPath, [vsce, 'package', '--no-dependencies', '-o', out], {
+  const r = spawnSync(process.execPath, [vsce, 'package', '--no-dependencies', '--no-rewrite-relative-links', '-o', out], {
     cwd: stage,
     stdio: ['ignore', 'pipe', 'pipe'],
     encoding: 'utf8',

@@ -3,32 +3,15 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readRecovery, setRecovery } from '../../src/core/recovery/recoveryLatch';
 import { RECOVERY_SUBJECT } from '../../src/core/turns/promptSummary';
-import { VersionHistory } from '../../src/core/versionHistory';
 import { createGitWorkspace, type TestWorkspace } from '../integration/workspace';
+import { recoveryLatchPresent, seedRecoveryLatch } from '../support/assertions';
 import { git, gitStatus } from '../support/gitFixtures';
 import { clickNotificationButton, runCommand, startWorkbench, waitForNotification, type Workbench } from './harness';
 
+const seedLatch = (folder: string) => seedRecoveryLatch(folder, 'op-e2e');
+
 const REQUIRED = 'Version restore needs attention';
-
-async function setLatch(folder: string): Promise<void> {
-  const history = await VersionHistory.open(folder);
-  try {
-    await history.ctx.store.transaction((tx) => setRecovery(tx, 'op-e2e', 'ambiguous', 'update-worktree', Date.now()));
-  } finally {
-    await history.close();
-  }
-}
-
-async function latchPresent(folder: string): Promise<boolean> {
-  const history = await VersionHistory.open(folder);
-  try {
-    return (await history.ctx.store.read((r) => readRecovery(r))) !== null;
-  } finally {
-    await history.close();
-  }
-}
 
 /** The labels of the action buttons (not the close/expand toolbar) on the notification containing `text`. */
 async function buttonsOf(workbench: Workbench, text: string | RegExp): Promise<string[]> {
@@ -55,7 +38,7 @@ describe('guided recovery (code-server + Chromium, extension from the .vsix)', f
 
   before(async () => {
     workspace = createGitWorkspace();
-    await setLatch(workspace.folder); // seeded before the window opens: activation must find it
+    await seedLatch(workspace.folder); // seeded before the window opens: activation must find it
     workbench = await startWorkbench({ folder: workspace.folder });
   });
 
@@ -84,7 +67,7 @@ describe('guided recovery (code-server + Chromium, extension from the .vsix)', f
     await capture(wb, 'recovery-2-ready-toast');
     assert.deepEqual(await buttonsOf(wb, 'Version History is ready'), [], 'the success notice is passive');
     await statusBarShows(wb, 'undo:0 redo:0');
-    assert.equal(await latchPresent(folder), false);
+    assert.equal(await recoveryLatchPresent(folder), false);
     assert.equal(git(folder, 'rev-parse', 'HEAD').trim(), headBefore);
     assert.deepEqual(fs.readFileSync(path.join(folder, '.git', 'index')), indexBefore, 'the index file is byte-identical');
   });
@@ -94,12 +77,12 @@ describe('guided recovery (code-server + Chromium, extension from the .vsix)', f
     const folder = workspace!.folder;
     fs.writeFileSync(path.join(folder, 'src', 'unsaved.ts'), 'export const unsaved = true;\n');
     fs.writeFileSync(path.join(folder, 'README.md'), '# demo workspace\nedited\n');
-    await setLatch(folder); // a new recovery appears while the window is open
+    await seedLatch(folder); // a new recovery appears while the window is open
     await clickNotificationButton(wb.page, REQUIRED, 'Use current version');
     const dirty = 'Your current changes need to be saved';
     assert.deepEqual(await buttonsOf(wb, dirty), ['Save changes & use current version']);
     await capture(wb, 'recovery-3-dirty-toast');
-    assert.equal(await latchPresent(folder), true, 'finding changes keeps recovery');
+    assert.equal(await recoveryLatchPresent(folder), true, 'finding changes keeps recovery');
     await clickNotificationButton(wb.page, dirty, 'Save changes & use current version');
     await waitForNotification(wb.page, `Current changes saved — Your changes were saved as ${RECOVERY_SUBJECT}. Version History is ready.`);
     await capture(wb, 'recovery-4-saved-toast');
@@ -107,7 +90,7 @@ describe('guided recovery (code-server + Chromium, extension from the .vsix)', f
     assert.equal(git(folder, 'show', 'HEAD:src/unsaved.ts'), 'export const unsaved = true;\n');
     assert.equal(git(folder, 'symbolic-ref', 'HEAD').trim(), 'refs/heads/main');
     assert.equal(git(folder, 'status', '--porcelain', '--untracked-files=all').trim(), '');
-    assert.equal(await latchPresent(folder), false);
+    assert.equal(await recoveryLatchPresent(folder), false);
   });
 
   it('a rebase in progress: only "Check again"; still there after a reload; accepted once the rebase is aborted outside', async () => {
@@ -120,7 +103,7 @@ describe('guided recovery (code-server + Chromium, extension from the .vsix)', f
     fs.writeFileSync(path.join(folder, 'src', 'app.ts'), 'export const answer = 2;\n');
     git(folder, 'commit', '-q', '-am', 'ours');
     assert.notEqual(gitStatus(folder, 'rebase', 'other').code, 0, 'the rebase stops on a conflict');
-    await setLatch(folder);
+    await seedLatch(folder);
     await clickNotificationButton(wb.page, REQUIRED, 'Use current version');
     const rebase = 'A Git rebase is still in progress. Finish or cancel it outside VS Code, then check again.';
     assert.deepEqual(await buttonsOf(wb, rebase), ['Check again'], 'no save, no repair: only Check again');
@@ -128,7 +111,7 @@ describe('guided recovery (code-server + Chromium, extension from the .vsix)', f
     await clickNotificationButton(wb.page, rebase, 'Check again');
     await waitForNotification(wb.page, rebase); // still blocked: the same copy again
     assert.ok(fs.existsSync(path.join(folder, '.git', 'rebase-merge')), 'the rebase was neither continued nor aborted');
-    assert.equal(await latchPresent(folder), true);
+    assert.equal(await recoveryLatchPresent(folder), true);
 
     await wb.page.reload({ waitUntil: 'domcontentloaded' });
     await wb.page.locator('.monaco-workbench .part.statusbar').waitFor({ state: 'visible', timeout: 60_000 });
@@ -138,6 +121,6 @@ describe('guided recovery (code-server + Chromium, extension from the .vsix)', f
     git(folder, 'rebase', '--abort');
     await clickNotificationButton(wb.page, REQUIRED, 'Use current version');
     await waitForNotification(wb.page, 'Version History is ready');
-    assert.equal(await latchPresent(folder), false);
+    assert.equal(await recoveryLatchPresent(folder), false);
   });
 });

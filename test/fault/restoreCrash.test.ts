@@ -19,6 +19,21 @@ interface Scenario {
   setup: () => Promise<{ repo: string; args: string[]; targetTree: string }>;
 }
 
+/** Ref lock files (git's own `<ref>.lock`) left under .git by a killed git process. */
+function staleRefLocks(repo: string): string[] {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.name.endsWith('.lock')) found.push(full);
+    }
+  };
+  walk(path.join(repo, '.git', 'refs'));
+  if (fs.existsSync(path.join(repo, '.git', 'HEAD.lock'))) found.push(path.join(repo, '.git', 'HEAD.lock'));
+  return found;
+}
+
 const tree = (repo: string, rev = 'HEAD') => git(repo, 'rev-parse', `${rev}^{tree}`).trim();
 
 async function completedTurnRepo(): Promise<{ repo: string; base: string; turnId: string }> {
@@ -155,7 +170,7 @@ describe('restore saga fault injection (SIGKILL at every phase boundary and insi
               // git itself was killed inside update-ref and left its ref lock: a specific message, nothing changed;
               // the user removes the stale lock (as git's own message says), and the retry then works.
               assertNothingLost(repo, before);
-              fs.rmSync(path.join(repo, '.git', 'refs', 'heads', 'main.lock'), { force: true });
+              for (const lock of staleRefLocks(repo)) fs.rmSync(lock, { force: true });
               again = spawnSync(process.execPath, [CLI, ...args], { cwd: repo, env: testGitEnv(), encoding: 'utf8' });
             }
             assert.equal(again.status, 0, `retry after rollback at ${point}: ${again.stderr}`);

@@ -2,10 +2,11 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { readRecovery, setRecovery } from '../../src/core/recovery/recoveryLatch';
 import { RECOVERY_SUBJECT } from '../../src/core/turns/promptSummary';
-import { VersionHistory } from '../../src/core/versionHistory';
+import { recoveryLatchPresent, seedRecoveryLatch } from '../support/assertions';
 import { git } from '../support/gitFixtures';
+
+const seedLatch = (folder: string) => seedRecoveryLatch(folder, 'op-ext-host');
 
 const EXTENSION_ID = 'agent-version-history.agent-version-history';
 
@@ -45,24 +46,6 @@ function enablement(keys: Record<string, boolean>): Record<string, boolean> {
   return Object.fromEntries(ids.map((id) => [id, enabled(`agentVersions.${id}`, keys)]));
 }
 
-async function setLatch(folder: string): Promise<void> {
-  const history = await VersionHistory.open(folder);
-  try {
-    await history.ctx.store.transaction((tx) => setRecovery(tx, 'op-ext-host', 'ambiguous', 'update-worktree', Date.now()));
-  } finally {
-    await history.close();
-  }
-}
-
-async function latchPresent(folder: string): Promise<boolean> {
-  const history = await VersionHistory.open(folder);
-  try {
-    return (await history.ctx.store.read((r) => readRecovery(r))) !== null;
-  } finally {
-    await history.close();
-  }
-}
-
 describe('guided recovery in the extension host (status bar, context keys, commands)', function () {
   this.timeout(60_000);
   let folder: string;
@@ -77,7 +60,7 @@ describe('guided recovery in the extension host (status bar, context keys, comma
   after(async () => {
     // Leave the shared workspace as other suites expect it: on main, clean, no latch.
     git(folder, 'checkout', '-q', 'main');
-    if (await latchPresent(folder)) await vscode.commands.executeCommand('agentVersions.useCurrentVersion');
+    if (await recoveryLatchPresent(folder)) await vscode.commands.executeCommand('agentVersions.useCurrentVersion');
   });
 
   it('shows undo:N redo:M history counts for the repository when no recovery is needed', async () => {
@@ -93,7 +76,7 @@ describe('guided recovery in the extension host (status bar, context keys, comma
   });
 
   it('turns into the recovery indicator when a latch appears (written by another process), with the notice shown', async () => {
-    await setLatch(folder);
+    await seedLatch(folder);
     const s = await until('the recovery indicator', (x) => x.statusText === '$(warning) Version recovery needed');
     assert.equal(s.statusWarning, true);
     assert.match(s.statusTooltip, /could not be verified, so undo, redo and restore are paused\. Click to show the notice, then choose "Use current version"\.$/);
@@ -117,12 +100,12 @@ describe('guided recovery in the extension host (status bar, context keys, comma
     assert.deepEqual(enablement(s.contextKeys), {
       undo: false, redo: false, restore: false, useCurrentVersion: true, saveAndUseCurrentVersion: true, checkRepositoryAgain: true,
     });
-    assert.ok(await latchPresent(folder), 'finding a dirty tree keeps recovery');
+    assert.ok(await recoveryLatchPresent(folder), 'finding a dirty tree keeps recovery');
 
     assert.equal(await vscode.commands.executeCommand<string>('agentVersions.saveAndUseCurrentVersion'), 'accepted');
     assert.equal(git(folder, 'log', '-1', '--format=%s').trim(), RECOVERY_SUBJECT);
     assert.equal(git(folder, 'status', '--porcelain').trim(), '');
-    assert.equal(await latchPresent(folder), false);
+    assert.equal(await recoveryLatchPresent(folder), false);
     s = await until('the history status again', (x) => x.statusText.startsWith('$(history)'));
     assert.equal(s.statusWarning, false);
     assert.deepEqual(s.contextKeys, { 'agentVersions.recoveryRequired': false, 'agentVersions.recoveryDirty': false, 'agentVersions.canRedo': false });
@@ -130,7 +113,7 @@ describe('guided recovery in the extension host (status bar, context keys, comma
   });
 
   it('a blocker (detached HEAD): Check Repository Again keeps recovery and never enables save; accepted once resolved', async () => {
-    await setLatch(folder);
+    await seedLatch(folder);
     await until('the recovery indicator', (x) => x.contextKeys['agentVersions.recoveryRequired']);
     git(folder, 'checkout', '-q', '--detach');
     assert.equal(await vscode.commands.executeCommand<string>('agentVersions.checkRepositoryAgain'), 'blocked');
@@ -140,12 +123,12 @@ describe('guided recovery in the extension host (status bar, context keys, comma
       undo: false, redo: false, restore: false, useCurrentVersion: true, saveAndUseCurrentVersion: false, checkRepositoryAgain: true,
     });
     assert.equal(await vscode.commands.executeCommand<string>('agentVersions.saveAndUseCurrentVersion'), undefined, 'save does not apply');
-    assert.ok(await latchPresent(folder));
+    assert.ok(await recoveryLatchPresent(folder));
 
     git(folder, 'checkout', '-q', 'main');
     assert.equal(await vscode.commands.executeCommand<string>('agentVersions.checkRepositoryAgain'), 'accepted');
     s = await until('the history status again', (x) => x.statusText.startsWith('$(history)'));
-    assert.equal(await latchPresent(folder), false);
+    assert.equal(await recoveryLatchPresent(folder), false);
     assert.deepEqual(s.sessions[0].notices.slice(-3), ['required', 'blocked', 'ready']);
   });
 });

@@ -1,49 +1,19 @@
 import * as assert from 'node:assert/strict';
-import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runRecoverCommand } from '../../src/cli/recoverCommand';
 import { AvhError } from '../../src/core/errors';
-import { EventLog, formatEvent } from '../../src/core/log';
 import {
   acceptCurrentVersion, checkRepository, RecoveryBlockedError, RecoveryBlocker, saveAndAcceptCurrentVersion,
 } from '../../src/core/recovery/recoveryActions';
 import { readRecovery, setRecovery } from '../../src/core/recovery/recoveryLatch';
 import { RECOVERY_SUBJECT } from '../../src/core/turns/promptSummary';
 import { VersionHistory } from '../../src/core/versionHistory';
+import { recordingLog, repoPicture } from '../support/assertions';
 import { runCliProcess } from '../support/cliProcess';
 import {
   assertNothingLost, cleanupTempDirs, contentInventory, git, gitStatus, head, makeRepo, read, subjectOf, tempDir, write,
 } from '../support/gitFixtures';
-
-function recordingLog(lines: string[]): EventLog {
-  return {
-    info: (e, f) => lines.push(formatEvent(e, f)),
-    warn: (e, f) => lines.push(formatEvent(e, f)),
-    error: (e, f) => lines.push(formatEvent(e, f)),
-  };
-}
-
-/**
- * Byte-level picture of everything recovery could change: every file in the git dir except objects (a
- * refused save may leave an unreferenced object, which changes nothing the user sees) and our own state
- * directory — so refs, reflogs, HEAD, the index file and operation markers — plus every worktree file.
- */
-function repoPicture(repo: string): Record<string, string> {
-  const picture: Record<string, string> = {};
-  const walk = (dir: string) => {
-    for (const name of fs.readdirSync(dir).sort()) {
-      const full = path.join(dir, name);
-      const rel = path.relative(repo, full);
-      if (rel === path.join('.git', 'objects') || rel === path.join('.git', 'agent-versions')) continue;
-      const st = fs.lstatSync(full);
-      if (st.isDirectory()) walk(full);
-      else picture[rel] = crypto.createHash('sha1').update(st.isSymbolicLink() ? fs.readlinkSync(full) : fs.readFileSync(full)).digest('hex');
-    }
-  };
-  walk(repo);
-  return picture;
-}
 
 async function openWithLatch(repo: string, lines: string[] = []): Promise<{ history: VersionHistory; generation: number }> {
   const history = await VersionHistory.open(repo, { log: recordingLog(lines), leaseWaitMs: 2000 });

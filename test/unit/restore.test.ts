@@ -3,22 +3,12 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AvhError } from '../../src/core/errors';
+import { expectReason } from '../support/assertions';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { CLI, cliJson, runCliProcess } from '../support/cliProcess';
 import {
   assertNothingLost, cleanupTempDirs, contentInventory, git, gitStatus, head, makeRepo, read, subjectOf, testGitEnv, write,
 } from '../support/gitFixtures';
-
-async function expectReason(promise: Promise<unknown>, reason: string): Promise<AvhError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof AvhError, `expected AvhError, got ${String(error)}`);
-    assert.equal(error.reason, reason, error.message);
-    return error;
-  }
-  assert.fail(`expected a ${reason} failure`);
-}
 
 function treeOf(repo: string, rev = 'HEAD'): string {
   return git(repo, 'rev-parse', `${rev}^{tree}`).trim();
@@ -316,10 +306,20 @@ describe('undo, redo and restore (real git, real store)', function () {
     const [undo, begin] = await Promise.all([spawnCli(['undo', '--json']), spawnCli(['turn', 'begin', '--chat', 'race', '--prompt', 'p', '--json'])]);
     assert.equal(undo.code, 0, undo.stderr);
     assert.equal(begin.code, 0, begin.stderr);
+    const undone = JSON.parse(undo.stdout) as { result: string; turnId?: string };
+    const begun = JSON.parse(begin.stdout) as { turnId: string };
     const status = cliJson<{ runningTurns: { turnId: string }[]; recovery: unknown; operation: unknown }>(['status'], { cwd: repo });
-    assert.equal(status.runningTurns.length, 1);
     assert.equal(status.recovery, null);
     assert.equal(status.operation, null);
+    if (undone.turnId === begun.turnId) {
+      // The begin won: Undo took the newest turn — the one just begun — and cancelled it (nothing to restore).
+      assert.equal(status.runningTurns.length, 0);
+      assert.equal(undone.result, 'no-change');
+    } else {
+      // The undo won: it restored the completed turn; the new turn began afterwards and is still running.
+      assert.equal(undone.result, 'restored');
+      assert.deepEqual(status.runningTurns.map((t) => t.turnId), [begun.turnId]);
+    }
     assertNothingLost(repo, before);
   });
 });

@@ -1,49 +1,12 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { AvhError } from '../../src/core/errors';
-import { EventLog, formatEvent } from '../../src/core/log';
 import { VersionHistory } from '../../src/core/versionHistory';
+import { expectReason, recordingLog, repoPicture } from '../support/assertions';
 import { cliJson, runCliProcess } from '../support/cliProcess';
 import {
   assertNothingLost, cleanupTempDirs, contentInventory, git, gitStatus, head, makeRepo, read, subjectOf, tempDir, write,
 } from '../support/gitFixtures';
-
-function recordingLog(lines: string[]): EventLog {
-  return {
-    info: (e, f) => lines.push(formatEvent(e, f)),
-    warn: (e, f) => lines.push(formatEvent(e, f)),
-    error: (e, f) => lines.push(formatEvent(e, f)),
-  };
-}
-
-/** Byte-level picture of HEAD, the index file and every worktree file (ignored ones too). */
-function repoPicture(repo: string): string {
-  const files: string[] = [];
-  const walk = (dir: string) => {
-    for (const name of fs.readdirSync(dir).sort()) {
-      if (dir === repo && name === '.git') continue;
-      const full = path.join(dir, name);
-      const st = fs.lstatSync(full);
-      if (st.isDirectory()) walk(full);
-      else files.push(`${path.relative(repo, full)}:${st.isSymbolicLink() ? fs.readlinkSync(full) : fs.readFileSync(full).toString('base64')}`);
-    }
-  };
-  walk(repo);
-  const index = fs.readFileSync(path.join(repo, '.git', 'index')).toString('base64');
-  return JSON.stringify({ head: fs.readFileSync(path.join(repo, '.git', 'HEAD'), 'utf8'), headOid: head(repo), index, files });
-}
-
-async function expectReason(promise: Promise<unknown>, reason: string): Promise<AvhError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof AvhError, `expected AvhError, got ${String(error)}`);
-    assert.equal(error.reason, reason, error.message);
-    return error;
-  }
-  assert.fail(`expected a ${reason} failure`);
-}
 
 describe('turn ledger (real git, real sql.js files)', function () {
   this.timeout(60_000);
@@ -87,6 +50,7 @@ describe('turn ledger (real git, real sql.js files)', function () {
   it('odd file names (spaces, newline, unicode) and a symlink are recorded', async () => {
     const repo = makeRepo();
     const history = await VersionHistory.open(repo);
+    const before = contentInventory(repo);
     try {
       const { turnId } = await history.beginTurn({ chatId: 'c', prompt: 'odd names' });
       write(repo, 'with space.txt', 'a\n');
@@ -98,6 +62,7 @@ describe('turn ledger (real git, real sql.js files)', function () {
       const names = git(repo, 'ls-tree', '-r', '-z', '--name-only', 'HEAD').split('\0').filter(Boolean).sort();
       for (const expected of ['with space.txt', 'new\nline.txt', 'ünïcødé/日本.txt', 'link-to-space']) assert.ok(names.includes(expected), `missing ${JSON.stringify(expected)}`);
       assert.match(git(repo, 'ls-tree', 'HEAD', 'link-to-space'), /^120000 /);
+      assertNothingLost(repo, before);
     } finally {
       await history.close();
     }
@@ -106,6 +71,7 @@ describe('turn ledger (real git, real sql.js files)', function () {
   it('a turn that changes nothing makes no commit; cancelled and errored turns make none and keep their changes', async () => {
     const repo = makeRepo();
     const history = await VersionHistory.open(repo);
+    const before = contentInventory(repo);
     try {
       const start = head(repo);
       const t1 = await history.beginTurn({ chatId: 'c', prompt: 'nothing' });
@@ -121,6 +87,7 @@ describe('turn ledger (real git, real sql.js files)', function () {
       const r3 = await history.endTurn(t3.turnId, 'errored');
       assert.equal(r3.version, null);
       assert.equal(head(repo), start, 'no commit was made');
+      assertNothingLost(repo, before);
       assert.equal(read(repo, 'partial.txt'), 'half done\n');
       assert.equal(read(repo, 'partial2.txt'), 'broken\n');
       const outcomes = await history.ctx.store.read((r) => r.all<{ terminal_outcome: string; recovery: string }>('SELECT terminal_outcome, recovery FROM turns ORDER BY seq'));
@@ -142,7 +109,7 @@ describe('turn ledger (real git, real sql.js files)', function () {
     const history = await VersionHistory.open(repo);
     try {
       const { turnId, baseCommit } = await history.beginTurn({ chatId: 'c', prompt: 'p' });
-      assert.equal(repoPicture(repo), before, 'HEAD, index and worktree unchanged');
+      assert.deepEqual(repoPicture(repo), before, 'HEAD, refs, index and worktree unchanged');
       assert.notEqual(baseCommit, head(repo));
       assert.equal(git(repo, 'show', `${baseCommit}:README.md`), '# changed by the user\n');
       assert.equal(git(repo, 'show', `${baseCommit}:staged.txt`), 'staged then edited\n');
@@ -222,6 +189,7 @@ describe('turn ledger (real git, real sql.js files)', function () {
 
   it('index.lock held or a merge in progress at turn end: outcome recorded, no commit, clear reason', async () => {
     const repo = makeRepo();
+    const before = contentInventory(repo);
     const history = await VersionHistory.open(repo);
     try {
       const t1 = await history.beginTurn({ chatId: 'c', prompt: 'p' });
@@ -246,6 +214,7 @@ describe('turn ledger (real git, real sql.js files)', function () {
       const outcomes = await history.ctx.store.read((r) => r.all<{ terminal_outcome: string }>('SELECT terminal_outcome FROM turns'));
       assert.deepEqual(outcomes.map((o) => o.terminal_outcome), ['completed', 'completed']);
       assert.equal(read(repo, 'a.txt'), 'agent work\n');
+      assertNothingLost(repo, before);
     } finally {
       await history.close();
     }
@@ -273,6 +242,7 @@ describe('turn ledger (real git, real sql.js files)', function () {
 
   it('outcomes survive a new process (CLI begin, CLI end, CLI status in separate processes)', () => {
     const repo = makeRepo();
+    const before = contentInventory(repo);
     const { turnId } = cliJson<{ turnId: string }>(['turn', 'begin', '--chat', 'cli-chat', '--prompt', 'cli prompt'], { cwd: repo });
     write(repo, 'cli.txt', 'from the cli turn\n');
     const status1 = cliJson<{ runningTurns: { turnId: string }[] }>(['status'], { cwd: repo });
@@ -288,6 +258,7 @@ describe('turn ledger (real git, real sql.js files)', function () {
     const status2 = cliJson<{ runningTurns: unknown[]; counts: { turns: number } }>(['status'], { cwd: repo });
     assert.equal(status2.runningTurns.length, 0);
     assert.equal(status2.counts.turns, 1);
+    assertNothingLost(repo, before);
   });
 
   it('CLI exit codes: 2 for bad usage and input, 1 for a failure that changed nothing', () => {
@@ -306,6 +277,7 @@ describe('turn ledger (real git, real sql.js files)', function () {
 
   it('the Claude Code hook sequence gives the right outcomes', () => {
     const repo = makeRepo();
+    const before = contentInventory(repo);
     const hook = (event: Record<string, unknown>) => {
       const r = runCliProcess(['hook', 'claude-code', '--json'], { cwd: repo, input: JSON.stringify({ session_id: 'sess-1', cwd: repo, transcript_path: '/dev/null', ...event }) });
       assert.equal(r.code, 0, r.stderr);
@@ -339,6 +311,45 @@ describe('turn ledger (real git, real sql.js files)', function () {
     // Malformed hook input is a plain failure (exit 1), never Claude Code's blocking exit 2.
     assert.equal(runCliProcess(['hook', 'claude-code'], { cwd: repo, input: '{not json' }).code, 1);
     assert.equal(runCliProcess(['hook', 'claude-code'], { cwd: repo, input: '{"hook_event_name":"Stop"}' }).code, 1);
+    assertNothingLost(repo, before);
+  });
+
+  it('a corrupt state file is moved aside, the store rebuilt from commit trailers, and the user told', async () => {
+    const repo = makeRepo();
+    const h1 = await VersionHistory.open(repo);
+    const ids: string[] = [];
+    try {
+      for (const n of [1, 2]) {
+        const { turnId } = await h1.beginTurn({ chatId: 'chat-r', prompt: `turn ${n}` });
+        write(repo, `f${n}.txt`, `${n}\n`);
+        await h1.endTurn(turnId, 'completed');
+        ids.push(turnId);
+      }
+    } finally {
+      await h1.close();
+    }
+    const stateFile = path.join(repo, '.git', 'agent-versions', 'state.sqlite');
+    fs.writeFileSync(stateFile, 'this is not a database at all');
+    const h2 = await VersionHistory.open(repo);
+    try {
+      assert.equal(h2.notices.length, 1);
+      assert.equal(h2.notices[0].kind, 'state-rebuilt');
+      assert.equal(h2.notices[0].turnsRecovered, 2);
+      assert.match(h2.notices[0].message, /moved it aside/);
+      assert.ok(fs.existsSync(h2.notices[0].movedTo), 'the damaged file is kept');
+      assert.equal(fs.readFileSync(h2.notices[0].movedTo, 'utf8'), 'this is not a database at all');
+      const versions = await h2.getVersions(3);
+      assert.deepEqual(versions.slice(0, 2).map((v) => [v.turnId, v.outcome]), [[ids[1], 'completed'], [ids[0], 'completed']]);
+      // The rebuilt turns are undoable: Undo restores the latest one's base.
+      const undo = await h2.undo();
+      assert.equal(undo.result, 'restored');
+      assert.equal(fs.existsSync(path.join(repo, 'f2.txt')), false);
+      assert.equal(read(repo, 'f1.txt'), '1\n');
+    } finally {
+      await h2.close();
+    }
+    const cli = runCliProcess(['status'], { cwd: repo });
+    assert.equal(cli.code, 0);
   });
 
   it('a canary prompt never appears in logs, stderr or error messages', async () => {
