@@ -109,7 +109,8 @@ describe('turn ledger (real git, real sql.js files)', function () {
     const history = await VersionHistory.open(repo);
     try {
       const { turnId, baseCommit } = await history.beginTurn({ chatId: 'c', prompt: 'p' });
-      assert.deepEqual(repoPicture(repo), before, 'HEAD, refs, index and worktree unchanged');
+      const after = Object.fromEntries(Object.entries(repoPicture(repo)).filter(([file]) => !file.startsWith('.git/refs/agent-versions/')));
+      assert.deepEqual(after, before, 'HEAD, branches, index and worktree unchanged (only the private base ref is new)');
       assert.notEqual(baseCommit, head(repo));
       assert.equal(git(repo, 'show', `${baseCommit}:README.md`), '# changed by the user\n');
       assert.equal(git(repo, 'show', `${baseCommit}:staged.txt`), 'staged then edited\n');
