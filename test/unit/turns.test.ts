@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { setRecovery } from '../../src/core/recovery/recoveryLatch';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { expectReason, recordingLog, repoPicture } from '../support/assertions';
 import { cliJson, runCliProcess } from '../support/cliProcess';
@@ -219,6 +220,30 @@ describe('turn ledger (real git, real sql.js files)', function () {
     } finally {
       await history.close();
     }
+  });
+
+  it('while recovery is required: new turns are refused (exit 3 from the CLI); a running turn ends with its outcome but no commit', async () => {
+    const repo = makeRepo();
+    const before = contentInventory(repo);
+    const history = await VersionHistory.open(repo);
+    try {
+      const { turnId } = await history.beginTurn({ chatId: 'c', prompt: 'p' });
+      write(repo, 'work.txt', 'agent work\n');
+      await history.ctx.store.transaction((tx) => setRecovery(tx, 'op-x', 'ambiguous', 'update-worktree', Date.now()));
+      const start = head(repo);
+      const r = await history.endTurn(turnId, 'completed');
+      assert.equal(r.version, null);
+      assert.equal(r.reason, 'recovery-required');
+      assert.equal(head(repo), start);
+      assert.equal(read(repo, 'work.txt'), 'agent work\n');
+      await expectReason(history.beginTurn({ chatId: 'c', prompt: 'p2' }), 'recovery-required');
+    } finally {
+      await history.close();
+    }
+    const cli = runCliProcess(['turn', 'begin', '--chat', 'c', '--prompt', 'x'], { cwd: repo });
+    assert.equal(cli.code, 3);
+    assert.match(cli.stderr, /needs attention/);
+    assertNothingLost(repo, before);
   });
 
   it('commits without running hooks or signing, and without a configured identity', async () => {

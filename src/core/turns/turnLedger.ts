@@ -8,7 +8,7 @@ import { inspectRepositoryHealth, operationsInProgress } from '../git/healthProb
 import { acquireRepositoryLease } from '../git/repositoryLease';
 import { compareAndSetRef, createCommit, installIndex, TemporaryIndex, writeWorkingTree } from '../git/workingTree';
 import type { TerminalOutcome } from '../outcomes';
-import { assertNoRecovery } from '../recovery/recoveryLatch';
+import { assertNoRecovery, readRecovery } from '../recovery/recoveryLatch';
 import { agentSubject } from './promptSummary';
 import { getChat, getTurn, markTurnTerminal, NoVersionReason, openTurnsOfChat, setTurnVersion } from './turnRecords';
 import { BeginTurnInput } from './validation';
@@ -114,17 +114,20 @@ export async function endTurn(ctx: RepoContext, turnId: string, outcome: Termina
 /** endTurn for a caller that already holds the repository lease (Undo ends a running turn this way). */
 export async function endTurnUnderLease(ctx: RepoContext, turnId: string, outcome: TerminalOutcome): Promise<EndTurnResult> {
   const ended = Date.now();
-  const turn = await ctx.store.transaction((tx) => {
+  const { turn, recovery } = await ctx.store.transaction((tx) => {
     const row = getTurn(tx, turnId);
     if (!row) throw new AvhError('turn-unknown', 'No turn with this id exists in this repository.');
     if (row.recovery === 'terminal') {
       throw new AvhError('turn-already-ended', `This turn already ended (${row.terminal_outcome ?? 'outcome unknown'}); nothing was changed.`);
     }
-    markTurnTerminal(tx, turnId, outcome, outcome === 'completed' ? 'pending' : 'not-completed', ended);
-    return row;
+    // While recovery is required the repository's state is unverified: record the outcome, commit nothing.
+    const latched = readRecovery(tx) !== null;
+    markTurnTerminal(tx, turnId, outcome, outcome !== 'completed' ? 'not-completed' : latched ? 'recovery-required' : 'pending', ended);
+    return { turn: row, recovery: latched };
   });
   ctx.log.info('turn.end', { turn: turnId, outcome });
   if (outcome !== 'completed') return { turnId, outcome, version: null };
+  if (recovery) return { turnId, outcome, version: null, reason: 'recovery-required', message: REASON_COPY['recovery-required'] };
   const result = await commitTurnVersion(ctx, turnId, turn.chat_id, turn.prompt, turn.base_tree, turn.base_commit);
   await ctx.store.transaction((tx) => setTurnVersion(tx, turnId, result.version, result.reason ?? null));
   ctx.log.info('turn.version', { turn: turnId, made: result.version !== null, reason: result.reason });
@@ -132,6 +135,7 @@ export async function endTurnUnderLease(ctx: RepoContext, turnId: string, outcom
 }
 
 const REASON_COPY: Partial<Record<NoVersionReason, string>> = {
+  'recovery-required': 'No version was made: Version History needs attention (an earlier restore could not be verified). The changes stay in the working tree; resolve the recovery notice to continue.',
   'detached-head': 'No version was made: HEAD is detached. The changes stay in the working tree.',
   'operation-in-progress': 'No version was made: a git operation is in progress. The changes stay in the working tree.',
   'unmerged-entries': 'No version was made: the repository has unresolved merge conflicts. The changes stay in the working tree.',

@@ -32,7 +32,7 @@ export interface TurnRow {
 }
 
 /** Why a turn has no version commit; 'pending' only between the outcome write and the commit. */
-export type NoVersionReason = 'no-changes' | 'not-completed' | 'pending' | 'interrupted' | 'detached-head' | 'operation-in-progress' | 'unmerged-entries' | 'index-locked' | 'unborn-branch' | 'ref-moved' | 'git-failed';
+export type NoVersionReason = 'no-changes' | 'not-completed' | 'pending' | 'recovery-required' | 'interrupted' | 'detached-head' | 'operation-in-progress' | 'unmerged-entries' | 'index-locked' | 'unborn-branch' | 'ref-moved' | 'git-failed';
 
 export function getTurn(r: StoreReader | StoreTx, id: string): TurnRow | undefined {
   return r.get<TurnRow>('SELECT * FROM turns WHERE id = ?', [id]);
