@@ -268,6 +268,57 @@ describe('undo, redo and restore (real git, real store)', function () {
     assert.equal(runCliProcess(['restore'], { cwd: repo }).code, 2);
   });
 
+  it('a submodule with uncommitted changes inside: turns and Undo work, the submodule\'s own files are never touched', async () => {
+    const lib = makeRepo();
+    write(lib, 'lib.txt', 'library v1\n');
+    git(lib, 'add', '-A');
+    git(lib, 'commit', '-q', '-m', 'lib');
+    const repo = makeRepo();
+    git(repo, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib, 'vendor/lib');
+    git(repo, 'commit', '-q', '-m', 'add submodule');
+    write(repo, 'vendor/lib/lib.txt', 'edited inside the submodule\n');
+    const history = await VersionHistory.open(repo);
+    try {
+      const before = contentInventory(repo);
+      const { turnId } = await history.beginTurn({ chatId: 'c', prompt: 'top-level change' });
+      write(repo, 'top.txt', 'top\n');
+      const end = await history.endTurn(turnId, 'completed');
+      assert.ok(end.version);
+      const undo = await history.undo();
+      assert.equal(undo.result, 'restored');
+      assert.equal(fs.existsSync(path.join(repo, 'top.txt')), false);
+      assert.equal(read(repo, 'vendor/lib/lib.txt'), 'edited inside the submodule\n', 'submodule content untouched');
+      assert.equal((await history.status()).recovery, null);
+      assertNothingLost(repo, before);
+    } finally {
+      await history.close();
+    }
+  });
+
+  it('a linked worktree keeps its own state in its own git dir; Undo there leaves the main worktree alone', async () => {
+    const repo = makeRepo();
+    const wt = path.join(path.dirname(repo), `${path.basename(repo)}-wt`);
+    git(repo, 'worktree', 'add', '-q', '-b', 'feature', wt);
+    try {
+      const history = await VersionHistory.open(wt);
+      try {
+        assert.match(history.repository.stateDir, /\.git\/worktrees\/.+\/agent-versions$/);
+        const { turnId } = await history.beginTurn({ chatId: 'c', prompt: 'in the worktree' });
+        write(wt, 'wt.txt', 'worktree change\n');
+        const { version } = await history.endTurn(turnId, 'completed');
+        assert.equal(git(wt, 'rev-parse', 'feature').trim(), version);
+        const mainHead = head(repo);
+        assert.equal((await history.undo()).result, 'restored');
+        assert.equal(fs.existsSync(path.join(wt, 'wt.txt')), false);
+        assert.equal(head(repo), mainHead, 'the main worktree did not move');
+      } finally {
+        await history.close();
+      }
+    } finally {
+      fs.rmSync(wt, { recursive: true, force: true });
+    }
+  });
+
   it('two processes Undo at once: one restores, the other gets a clear message', async () => {
     const { repo, history } = await repoWithCompletedTurn();
     await history.close();

@@ -69,6 +69,25 @@ describe('turn ledger (real git, real sql.js files)', function () {
     }
   });
 
+  it('a huge file (64 MiB) is recorded like any other, and Undo of its turn removes it', async () => {
+    const repo = makeRepo();
+    const history = await VersionHistory.open(repo);
+    try {
+      const { turnId } = await history.beginTurn({ chatId: 'c', prompt: 'big' });
+      const big = Buffer.alloc(64 * 1024 * 1024, 7);
+      big.write('unique header', 0);
+      write(repo, 'data/big.bin', big);
+      const end = await history.endTurn(turnId, 'completed');
+      assert.ok(end.version);
+      assert.equal(git(repo, 'cat-file', '-s', 'HEAD:data/big.bin').trim(), String(big.length));
+      assert.equal((await history.undo()).result, 'restored');
+      assert.equal(fs.existsSync(path.join(repo, 'data/big.bin')), false);
+      assert.equal(git(repo, 'cat-file', '-s', `${end.version}:data/big.bin`).trim(), String(big.length), 'still reachable in history');
+    } finally {
+      await history.close();
+    }
+  });
+
   it('a turn that changes nothing makes no commit; cancelled and errored turns make none and keep their changes', async () => {
     const repo = makeRepo();
     const history = await VersionHistory.open(repo);

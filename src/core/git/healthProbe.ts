@@ -58,13 +58,15 @@ function readSequencerKind(gitDir: string): GitOperation {
 /**
  * The single source of truth for repository health (SPEC §5.5): restore preflight, failure disposition,
  * reconciliation and recovery acceptance all call this. Read-only: GIT_OPTIONAL_LOCKS=0 keeps status from
- * rewriting the index, so the probe never changes a byte of the repository.
+ * rewriting the index, so the probe never changes a byte of the repository. Uncommitted changes inside a
+ * submodule's own working tree are not ours to capture or restore (we record submodules by commit), so they
+ * do not count as dirt; a submodule checked out at another commit does.
  */
 export async function inspectRepositoryHealth(repo: GitRepository): Promise<RepositoryHealth> {
   if (!fs.existsSync(repo.root) || !fs.existsSync(repo.gitDir)) {
     return { exists: false, head: null, branch: null, detached: false, unborn: false, operations: [], indexLocked: false, counts: NO_COUNTS, clean: false };
   }
-  const { stdout } = await runGit(repo.root, ['status', '--porcelain=v2', '--branch', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=none'], {
+  const { stdout } = await runGit(repo.root, ['status', '--porcelain=v2', '--branch', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=dirty'], {
     env: { GIT_OPTIONAL_LOCKS: '0' },
   });
   const parsed = parseStatus(stdout);

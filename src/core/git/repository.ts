@@ -7,7 +7,6 @@ import { GitCommandError, runGit } from './gitRunner';
 export interface GitRepository {
   readonly root: string;
   readonly gitDir: string;
-  readonly commonDir: string;
   /** Where Agent Version History keeps its state for this worktree. */
   readonly stateDir: string;
 }
@@ -19,12 +18,12 @@ export async function resolveRepository(folder: string): Promise<GitRepository> 
   try {
     stat = fs.statSync(abs);
   } catch {
-    throw new AvhError('invalid-input', 'The folder does not exist.', { });
+    throw new AvhError('invalid-input', 'The folder does not exist.');
   }
   if (!stat.isDirectory()) throw new AvhError('invalid-input', 'The path is not a folder.');
   let stdout: string;
   try {
-    ({ stdout } = await runGit(abs, ['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-common-dir']));
+    ({ stdout } = await runGit(abs, ['rev-parse', '--show-toplevel', '--absolute-git-dir']));
   } catch (error) {
     if (error instanceof GitCommandError && error.reason !== 'git-failed') throw error;
     if (error instanceof GitCommandError && /must be run in a work tree/.test(error.stderr)) {
@@ -35,8 +34,7 @@ export async function resolveRepository(folder: string): Promise<GitRepository> 
     }
     throw new AvhError('not-a-repository', 'This folder is not a git repository.', {}, { cause: error });
   }
-  const [root, gitDir, common] = stdout.split('\n');
-  if (!root || !gitDir || !common) throw new AvhError('not-a-repository', 'This folder is not a git repository.');
-  const commonDir = path.resolve(root, common);
-  return { root, gitDir, commonDir: path.isAbsolute(common) ? common : commonDir, stateDir: path.join(gitDir, 'agent-versions') };
+  const [root, gitDir] = stdout.split('\n');
+  if (!root || !gitDir) throw new AvhError('not-a-repository', 'This folder is not a git repository.');
+  return { root, gitDir, stateDir: path.join(gitDir, 'agent-versions') };
 }

@@ -66,7 +66,7 @@ export async function worktreeMatches(ctx: RepoContext, commit: string): Promise
   const env = { GIT_OPTIONAL_LOCKS: '0' };
   const cached = await runGit(ctx.repo.root, ['diff-index', '--cached', '--quiet', '--no-renames', commit, '--'], { env, okCodes: [1] });
   if (cached.code !== 0) return false;
-  const files = await runGit(ctx.repo.root, ['diff-files', '--quiet', '--no-renames'], { env, okCodes: [1] });
+  const files = await runGit(ctx.repo.root, ['diff-files', '--quiet', '--no-renames', '--ignore-submodules=dirty'], { env, okCodes: [1] });
   if (files.code !== 0) return false;
   const others = await runGit(ctx.repo.root, ['ls-files', '--others', '--exclude-standard', '-z', '--directory', '--no-empty-directory'], { env });
   return others.stdout.length === 0;
