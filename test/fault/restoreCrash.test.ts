@@ -123,8 +123,9 @@ describe('restore saga fault injection (SIGKILL at every phase boundary and insi
   this.timeout(600_000);
   let ran = 0;
   let skipped = 0;
+  const outcomes = { 'new state': 0, 'old state': 0, 'recovery required': 0 };
   after(() => {
-    console.log(`      crash points run: ${ran} (not reached in that scenario: ${skipped})`);
+    console.log(`      crash points run: ${ran} (not reached in that scenario: ${skipped}); ended at ${JSON.stringify(outcomes)}`);
     cleanupTempDirs();
   });
 
@@ -155,6 +156,7 @@ describe('restore saga fault injection (SIGKILL at every phase boundary and insi
           const atNew = nowTree === targetTree && status.health.clean;
           const atOld = status.health.head === oldHead || git(repo, 'log', '-1', '--format=%s', 'HEAD').startsWith('[Interrupted]');
           const ops = cliJson<unknown>(['versions', '--limit', '1'], { cwd: repo }) as { kind: string }[];
+          outcomes[status.recovery ? 'recovery required' : atNew ? 'new state' : 'old state']++;
           if (status.recovery) {
             // Fail-closed: everything preserved (checked above); turns and restores are blocked with exit code 3.
             const blocked = spawnSync(process.execPath, [CLI, 'undo'], { cwd: repo, env: testGitEnv(), encoding: 'utf8' });

@@ -1,4 +1,5 @@
 import type { RepoContext } from '../context';
+import { isAvhError } from '../errors';
 import { runGit } from '../git/gitRunner';
 import { compareAndSetRef, createCommit, installIndex, TemporaryIndex, writeWorkingTree } from '../git/workingTree';
 import { INTERRUPTED_SUBJECT, restoreSubject } from '../turns/promptSummary';
@@ -74,13 +75,15 @@ export async function worktreeMatches(ctx: RepoContext, commit: string): Promise
 
 /** Moves index and working tree from base to the restore commit with a two-tree merge (refuses to overwrite local changes). */
 export async function updateWorktree(ctx: RepoContext, op: OperationRow, restoreCommit: string): Promise<void> {
-  const { stdout } = await runGit(ctx.repo.root, ['rev-parse', `${baseOf(op)}^{tree}`]);
-  if (stdout.trim() === op.target_tree) return; // nothing to move
   await runGit(ctx.repo.root, ['read-tree', '-m', '-u', baseOf(op), restoreCommit]);
 }
 
-/** Compare-and-set the branch from base to the restore commit; a no-op when already there. */
+/** Compare-and-set the branch from base to the restore commit; already there (a re-run) counts as done. */
 export async function updateBranch(ctx: RepoContext, op: OperationRow, restoreCommit: string): Promise<void> {
-  if ((await currentHead(ctx)) === restoreCommit) return;
-  await compareAndSetRef(ctx.repo, branchRef(op), restoreCommit, baseOf(op), `agent-versions: ${op.kind}`);
+  try {
+    await compareAndSetRef(ctx.repo, branchRef(op), restoreCommit, baseOf(op), `agent-versions: ${op.kind}`);
+  } catch (error) {
+    if (isAvhError(error, 'ref-moved') && (await currentHead(ctx)) === restoreCommit) return;
+    throw error;
+  }
 }

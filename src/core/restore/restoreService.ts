@@ -22,7 +22,7 @@ import { admitOperation, finishOperation, getOperation, inFlightOperation, Opera
 import { restoreMachine } from './restoreMachine';
 import { preservationFor } from './targetOutcome';
 import { clearOwnStaleIndexLock } from '../git/workingTree';
-import { currentHead, preserveDirtyTree, updateBranch, updateWorktree, worktreeMatches, writeRestoreCommit } from './restoreEffects';
+import { preserveDirtyTree, updateBranch, updateWorktree, writeRestoreCommit } from './restoreEffects';
 import type { RestorePhase } from '../store/schema';
 
 export type RestoreRequest =
@@ -242,9 +242,11 @@ async function makePlan(ctx: RepoContext, request: RestoreRequest): Promise<Plan
     target = await resolveCommit(ctx, request.target);
   }
 
-  const { stdout } = await runGit(ctx.repo.root, ['rev-parse', 'HEAD^{tree}', `${target}^{tree}`]);
+  const [{ stdout }, userCommits] = await Promise.all([
+    runGit(ctx.repo.root, ['rev-parse', 'HEAD^{tree}', `${target}^{tree}`]),
+    request.kind === 'redo' ? 0 : countUserCommits(ctx, turn?.base_head ?? target),
+  ]);
   const [headTree, targetTree] = stdout.trim().split('\n');
-  const userCommits = request.kind === 'redo' ? 0 : await countUserCommits(ctx, turn?.base_head ?? target);
   return { request, branch, head, headTree, clean: health.clean, target, targetTree, turn, preservation, userCommits };
 }
 
@@ -271,11 +273,27 @@ class PostconditionError extends AvhError {
   }
 }
 
-async function withPhase<T>(ctx: RepoContext, opId: string, phase: RestorePhase, effect: (op: OperationRow) => Promise<T>): Promise<T> {
-  await ctx.store.transaction((tx) => setPhase(tx, opId, phase));
+/**
+ * Persists `phase` (write-ahead) together with the commits the previous effect produced — one durable write
+ * per phase — then runs the effect on the in-memory copy of the operation, which mirrors what was written.
+ */
+async function withPhase<T>(
+  ctx: RepoContext,
+  op: OperationRow,
+  phase: RestorePhase,
+  carried: { preserved: string | null; restoreCommit: string | null },
+  effect: (op: OperationRow) => Promise<T>,
+): Promise<T> {
+  const commits = {
+    ...(carried.preserved && carried.preserved !== op.preserve_commit ? { preserve_commit: carried.preserved } : {}),
+    ...(carried.restoreCommit && carried.restoreCommit !== op.restore_commit ? { restore_commit: carried.restoreCommit } : {}),
+  };
+  await ctx.store.transaction((tx) => {
+    setPhase(tx, op.id, phase);
+    recordCommits(tx, op.id, commits);
+  });
+  Object.assign(op, commits, { phase });
   failpoint(`${phase}:before`);
-  const op = await ctx.store.read((r) => getOperation(r, opId));
-  if (!op) throw new AvhError('store-unavailable', 'The restore record disappeared.');
   const result = await effect(op);
   failpoint(`${phase}:after`);
   return result;
@@ -287,39 +305,46 @@ function runMachine(ctx: RepoContext, opId: string, input: { needsPreserve: bool
     if (!op) throw new AvhError('store-unavailable', 'The restore record disappeared.');
     return op;
   };
+  let current: OperationRow | undefined;
+  const op = async () => (current ??= await freshOp());
   const machine = restoreMachine.provide({
     actors: {
-      preflight: fromPromise(async () => withPhase(ctx, opId, 'preflight', async (op) => {
-        // The plan checked everything under this same lease; make sure nothing moved since.
-        if ((await currentHead(ctx)) !== op.source_head) throw new AvhError('ref-moved', 'The branch moved while the restore was starting; nothing was changed. Try again.');
+      preflight: fromPromise(async ({ input: carried }) => withPhase(ctx, await op(), 'preflight', carried, async () => {
+        // The plan checked everything under this same lease; a git operation started since is refused here.
+        // (A commit made meanwhile is caught by read-tree's own checks and the branch's compare-and-set.)
         if (operationsInProgress(ctx.repo.gitDir).length > 0 || fs.existsSync(path.join(ctx.repo.gitDir, 'index.lock'))) {
           throw new AvhError('operation-in-progress', 'A git operation started while the restore was starting; nothing was changed. Try again.');
         }
       })),
-      preserveDirtyTree: fromPromise(async () => withPhase(ctx, opId, 'preserve-dirty-tree', async (op) => {
-        const commit = await preserveDirtyTree(ctx, op);
-        await ctx.store.transaction((tx) => recordCommits(tx, opId, { preserve_commit: commit }));
-        ctx.log.info('restore.preserved', { operation: opId, reason: op.preservation });
+      preserveDirtyTree: fromPromise(async ({ input: carried }) => withPhase(ctx, await op(), 'preserve-dirty-tree', carried, async (o) => {
+        const commit = await preserveDirtyTree(ctx, o);
+        ctx.log.info('restore.preserved', { operation: opId, reason: o.preservation });
         return commit;
       })),
-      writeRestoreCommit: fromPromise(async () => withPhase(ctx, opId, 'write-restore-commit', async (op) => {
-        const commit = await writeRestoreCommit(ctx, op);
-        await ctx.store.transaction((tx) => recordCommits(tx, opId, { restore_commit: commit }));
-        return commit;
+      writeRestoreCommit: fromPromise(async ({ input: carried }) => withPhase(ctx, await op(), 'write-restore-commit', carried, (o) => writeRestoreCommit(ctx, o))),
+      updateWorktree: fromPromise(async ({ input: carried }) => withPhase(ctx, await op(), 'update-worktree', carried, async (o) => {
+        await updateWorktree(ctx, o, requireRestoreCommit(o));
       })),
-      updateWorktree: fromPromise(async () => withPhase(ctx, opId, 'update-worktree', async (op) => {
-        await updateWorktree(ctx, op, requireRestoreCommit(op));
+      updateBranch: fromPromise(async ({ input: carried }) => withPhase(ctx, await op(), 'update-branch', carried, async (o) => {
+        await updateBranch(ctx, o, requireRestoreCommit(o));
       })),
-      updateBranch: fromPromise(async () => withPhase(ctx, opId, 'update-branch', async (op) => {
-        await updateBranch(ctx, op, requireRestoreCommit(op));
-      })),
-      mutateTurnStore: fromPromise(async () => withPhase(ctx, opId, 'turn-store-mutation', async (op) => {
-        const restoreCommit = requireRestoreCommit(op);
-        if ((await currentHead(ctx)) !== restoreCommit || !(await worktreeMatches(ctx, restoreCommit))) throw new PostconditionError();
-        await ctx.store.transaction((tx) => applyTurnStoreMutation(tx, op, restoreCommit));
-        ctx.log.info('restore.completed', { operation: opId, kind: op.kind, preservation: op.preservation });
-      })),
+      // The last phase's effect is itself one store transaction, so the phase and its effect are written together.
+      mutateTurnStore: fromPromise(async ({ input: carried }) => {
+        const o = await op();
+        const restoreCommit = carried.restoreCommit ?? requireRestoreCommit(o);
+        failpoint('turn-store-mutation:before');
+        // Postcondition (one probe): on the branch, at the restore commit, nothing differs from it, no untracked file.
+        const health = await inspectRepositoryHealth(ctx.repo);
+        if (health.head !== restoreCommit || health.branch !== o.source_branch || !health.clean) throw new PostconditionError();
+        await ctx.store.transaction((tx) => {
+          recordCommits(tx, o.id, { restore_commit: restoreCommit, ...(carried.preserved ? { preserve_commit: carried.preserved } : {}) });
+          applyTurnStoreMutation(tx, { ...o, restore_commit: restoreCommit, preserve_commit: carried.preserved ?? o.preserve_commit }, restoreCommit);
+        });
+        failpoint('turn-store-mutation:after');
+        ctx.log.info('restore.completed', { operation: opId, kind: o.kind, preservation: o.preservation });
+      }),
       classifyFailure: fromPromise(async ({ input }) => {
+        current = undefined; // from here on, always re-read what was persisted
         const op = await freshOp();
         const error = input.error;
         const disposition: Disposition = error instanceof PostconditionError
