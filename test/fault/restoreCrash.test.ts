@@ -187,4 +187,30 @@ describe('restore saga fault injection (SIGKILL at every phase boundary and insi
       assert.deepEqual(failures, []);
     });
   }
+
+  it('a crash that leaves the working tree half-restored is ambiguous: recovery required, nothing lost, then guided recovery settles it', async () => {
+    const { repo, base } = await completedTurnRepo();
+    const before = contentInventory(repo);
+    // The restore dies right after persisting the update-worktree phase...
+    const run = spawnSync(process.execPath, [CLI, 'undo', '--json'], { cwd: repo, env: { ...testGitEnv(), AVH_FAILPOINT: 'update-worktree:before' }, encoding: 'utf8' });
+    assert.equal(run.signal, 'SIGKILL');
+    // ...having written only part of the target: one file is back at the base version, the others are not.
+    fs.writeFileSync(path.join(repo, 'app.ts'), git(repo, 'show', `${base}:app.ts`));
+    const status = cliJson<{ recovery: { lastPhase: string } | null; operation: unknown }>(['status'], { cwd: repo });
+    assert.ok(status.recovery, 'neither the old nor the new state: recovery is required');
+    assert.equal(status.recovery.lastPhase, 'update-worktree');
+    assert.equal(status.operation, null);
+    assertNothingLost(repo, before);
+    const blocked = spawnSync(process.execPath, [CLI, 'turn', 'begin', '--chat', 'c', '--prompt', 'p'], { cwd: repo, env: testGitEnv(), encoding: 'utf8' });
+    assert.equal(blocked.status, 3, 'new turns are blocked');
+    const check = spawnSync(process.execPath, [CLI, 'recover', 'check', '--json'], { cwd: repo, env: testGitEnv(), encoding: 'utf8' });
+    assert.equal(check.status, 3);
+    assert.equal(JSON.parse(check.stdout).assessment.kind, 'dirty');
+    const saved = cliJson<{ result: string; savedCommit: string }>(['recover', 'save-and-accept'], { cwd: repo });
+    assert.equal(saved.result, 'accepted');
+    assert.equal(git(repo, 'log', '-1', '--format=%s').trim(), '[Recovery] Saved current changes before continuing Version History');
+    assertNothingLost(repo, before);
+    assert.equal(cliJson<{ recovery: unknown }>(['status'], { cwd: repo }).recovery, null);
+    cleanupTempDirs();
+  });
 });
