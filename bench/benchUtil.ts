@@ -105,7 +105,7 @@ export interface BenchRepo {
   base: string;
   fileBytes: number;
   totalBytes: number;
-  buildMs: { write: number; add: number; commit: number; pack: number };
+  buildMs: { writeAndImport: number; index: number };
 }
 
 const FILES_PER_DIR = 20;
@@ -119,34 +119,15 @@ export function relPath(i: number): string {
 
 /**
  * Builds a repository of `count` files of ~`fileBytes` pseudo-random text in nested folders (20 per folder, 50
- * folders per top folder), with one commit on `main`, objects packed (as in a real repository), gc.auto off
- * so no background gc runs during the measurements.
+ * folders per top folder) with one commit on `main`, fast: the files are written with fs while the same bytes
+ * stream into one `git fast-import` (objects land in a single pack, as in a real repository, instead of one loose
+ * file per object), then the index is built from HEAD and refreshed (one hash pass, so every entry has stat
+ * data, as after a normal commit). gc.auto is off so no background gc runs during the measurements.
  */
 export async function buildRepo(dir: string, count: number, fileBytes: number): Promise<BenchRepo> {
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
-  const pool = textPool(8 * 1024 * 1024, 0x9e3779b9 ^ count);
-  const files: string[] = [];
-  let totalBytes = 0;
   const t0 = now();
-  let lastDir = '';
-  for (let i = 0; i < count; i++) {
-    const rel = relPath(i);
-    const parent = path.dirname(rel);
-    if (parent !== lastDir) {
-      fs.mkdirSync(path.join(dir, parent), { recursive: true });
-      lastDir = parent;
-    }
-    const offset = (i * 104_729) % (pool.length - fileBytes);
-    const header = Buffer.from(`// ${rel}\n`);
-    const content = Buffer.concat([header, pool.subarray(offset, offset + fileBytes - header.length)]);
-    fs.writeFileSync(path.join(dir, rel), content);
-    files.push(rel);
-    totalBytes += content.length;
-  }
-  fs.writeFileSync(path.join(dir, '.gitignore'), 'build/\n*.log\n');
-  files.push('.gitignore');
-  const tWrite = now();
   await git(dir, ['init', '-q', '-b', 'main']);
   for (const [key, value] of [
     ['user.name', 'Bench User'],
@@ -156,24 +137,59 @@ export async function buildRepo(dir: string, count: number, fileBytes: number): 
   ]) {
     await git(dir, ['config', key, value]);
   }
-  // Fastest zlib level for the initial bulk add only (building speed; reading back costs the same or less).
-  await git(dir, ['-c', 'core.looseCompression=1', 'add', '-A']);
-  const tAdd = now();
-  await git(dir, ['commit', '-q', '--no-verify', '-m', 'Initial import']);
-  const tCommit = now();
-  // Pack the objects as a real repository would have them (no delta search: the content does not delta).
-  await git(dir, ['-c', 'pack.compression=1', 'repack', '-adq', '--window=0']);
-  await git(dir, ['prune-packed']);
-  const tPack = now();
-  const base = (await git(dir, ['rev-parse', 'HEAD'])).stdout.trim();
-  return {
-    dir,
-    files,
-    base,
-    fileBytes,
-    totalBytes,
-    buildMs: { write: tWrite - t0, add: tAdd - tWrite, commit: tCommit - tAdd, pack: tPack - tCommit },
+  const importer = childProcess.spawn('git', ['-c', 'pack.compression=1', 'fast-import', '--quiet', '--done'], {
+    cwd: dir,
+    stdio: ['pipe', 'ignore', 'pipe'],
+  });
+  const importErr: Buffer[] = [];
+  importer.stderr.on('data', (d: Buffer) => importErr.push(d));
+  const importExit = new Promise<number>((resolve, reject) => {
+    importer.on('error', reject);
+    importer.on('close', (code) => resolve(code ?? -1));
+  });
+  const send = async (chunk: Buffer | string) => {
+    if (!importer.stdin.write(chunk)) await new Promise<void>((resolve) => importer.stdin.once('drain', resolve));
   };
+
+  const pool = textPool(8 * 1024 * 1024, 0x9e3779b9 ^ count);
+  const files: string[] = [];
+  let totalBytes = 0;
+  let lastDir = '';
+  const add = async (rel: string, content: Buffer, mark: number) => {
+    fs.writeFileSync(path.join(dir, rel), content);
+    await send(`blob\nmark :${mark}\ndata ${content.length}\n`);
+    await send(content);
+    await send('\n');
+    files.push(rel);
+    totalBytes += content.length;
+  };
+  for (let i = 0; i < count; i++) {
+    const rel = relPath(i);
+    const parent = path.dirname(rel);
+    if (parent !== lastDir) {
+      fs.mkdirSync(path.join(dir, parent), { recursive: true });
+      lastDir = parent;
+    }
+    const offset = (i * 104_729) % (pool.length - fileBytes);
+    const header = Buffer.from(`// ${rel}\n`);
+    await add(rel, Buffer.concat([header, pool.subarray(offset, offset + fileBytes - header.length)]), i + 1);
+  }
+  await add('.gitignore', Buffer.from('build/\n*.log\n'), count + 1);
+  const message = 'Initial import\n';
+  const ident = 'Bench User <bench@example.invalid> 1700000000 +0000';
+  await send(`commit refs/heads/main\nauthor ${ident}\ncommitter ${ident}\ndata ${Buffer.byteLength(message)}\n${message}`);
+  for (let i = 0; i < files.length; i++) await send(`M 100644 :${i + 1} ${files[i]}\n`);
+  await send('\ndone\n');
+  importer.stdin.end();
+  const code = await importExit;
+  if (code !== 0) throw new Error(`git fast-import exited ${code}: ${Buffer.concat(importErr).toString('utf8')}`);
+  const tImport = now();
+  await git(dir, ['read-tree', 'HEAD']);
+  await git(dir, ['update-index', '-q', '--refresh']);
+  const tIndex = now();
+  const base = (await git(dir, ['rev-parse', 'HEAD'])).stdout.trim();
+  await assertClean(dir);
+  return { dir, files, base, fileBytes, totalBytes, buildMs: { writeAndImport: tImport - t0, index: tIndex - tImport } };
 }
 
 /** The 100 (or `n`) files a turn edits: spread evenly across the tree. */
@@ -252,7 +268,13 @@ export function verb(args: readonly string[]): string {
 export interface GitCall {
   verb: string;
   args: string[];
+  /** The git-relevant variables the call set (GIT_OPTIONAL_LOCKS, GIT_INDEX_FILE). */
+  env: Record<string, string>;
+  /** Just before child_process.spawn was called. */
   startMs: number;
+  /** How long the spawn() call itself blocked this process (fork + exec setup; grows with the parent's heap). */
+  spawnMs: number;
+  /** The child's 'close' event (exited, pipes drained). */
   endMs: number;
 }
 
@@ -301,9 +323,13 @@ export async function traceGitCalls(fn: () => Promise<unknown>, store?: Traceabl
   }
   const t0 = now();
   cp.spawn = ((command: string, args: readonly string[], options: childProcess.SpawnOptions) => {
+    const startMs = now() - t0;
     const child = original(command, args as string[], options);
     if (command === 'git') {
-      const call: GitCall = { verb: verb(args), args: [...args], startMs: now() - t0, endMs: NaN };
+      const env = (options?.env ?? {}) as Record<string, string | undefined>;
+      const gitEnv: Record<string, string> = {};
+      for (const name of ['GIT_OPTIONAL_LOCKS', 'GIT_INDEX_FILE']) if (env[name] !== undefined) gitEnv[name] = env[name] as string;
+      const call: GitCall = { verb: verb(args), args: [...args], env: gitEnv, startMs, spawnMs: now() - t0 - startMs, endMs: NaN };
       calls.push(call);
       child.on('close', () => { call.endMs = now() - t0; });
     }
@@ -339,4 +365,35 @@ export function gitWallMs(calls: readonly GitCall[]): number {
   }
   if (curEnd > curStart) total += curEnd - curStart;
   return total;
+}
+
+/**
+ * What one git process costs from this process right now: RSS (fork cost grows with it), the synchronous
+ * spawn() call, and a whole `git --version` spawn → close. Medians of 11.
+ */
+export async function spawnProbe(): Promise<{ rssMb: number; spawnMs: number; processMs: number; text: string }> {
+  const syncTimes: number[] = [];
+  const totalTimes: number[] = [];
+  for (let i = 0; i < 11; i++) {
+    const started = now();
+    const child = childProcess.spawn('git', ['--version'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    syncTimes.push(now() - started);
+    child.stdout.resume();
+    child.stderr.resume();
+    await new Promise<void>((resolve, reject) => {
+      child.on('error', reject);
+      child.on('close', () => resolve());
+    });
+    totalTimes.push(now() - started);
+  }
+  const rssMb = process.memoryUsage().rss / 1048576;
+  const spawnMs = median(syncTimes);
+  const processMs = median(totalTimes);
+  return {
+    rssMb,
+    spawnMs,
+    processMs,
+    text: `bench process RSS ${rssMb.toFixed(0)} MB; one \`git --version\` from it costs ${ms(processMs)} spawn → close, ` +
+      `of which the synchronous \`spawn()\` call ${ms(spawnMs)}`,
+  };
 }

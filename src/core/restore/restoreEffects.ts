@@ -3,6 +3,7 @@ import { isAvhError } from '../errors';
 import { runGit } from '../git/gitRunner';
 import { compareAndSetRef, createCommit, installIndex, TemporaryIndex, writeWorkingTree } from '../git/workingTree';
 import { INTERRUPTED_SUBJECT, restoreSubject } from '../turns/promptSummary';
+import { readSymbolicHead } from '../turns/turnLedger';
 import { failpoint } from './failpoints';
 import type { OperationRow } from './operationRecords';
 
@@ -71,6 +72,30 @@ export async function worktreeMatches(ctx: RepoContext, commit: string): Promise
   if (files.code !== 0) return false;
   const others = await runGit(ctx.repo.root, ['ls-files', '--others', '--exclude-standard', '-z', '--directory', '--no-empty-directory'], { env });
   return others.stdout.length === 0;
+}
+
+/** Paths that differ between the base commit and the target tree (what the worktree update will write or delete). */
+export async function changedPaths(ctx: RepoContext, op: OperationRow): Promise<string[]> {
+  const { stdout } = await runGit(ctx.repo.root, ['diff-tree', '-r', '-z', '--no-renames', '--name-only', baseOf(op), op.target_tree, '--']);
+  return stdout.split('\0').filter((p) => p.length > 0);
+}
+
+/**
+ * The restore's postcondition when the paths the worktree update touched are known: HEAD is still attached to
+ * the branch, the index equals the restore commit's tree, and every touched path in the working tree matches
+ * it. The rest of the tree was clean at preflight (no untracked files either) and was not written, so together
+ * this shows the working tree equals the target exactly — without re-scanning 20k files. Returns null when the
+ * path list is too long for one command line (the caller then probes the whole tree).
+ */
+export async function restoredPathsMatch(ctx: RepoContext, op: OperationRow, restoreCommit: string, paths: readonly string[]): Promise<boolean | null> {
+  if (paths.reduce((n, p) => n + Buffer.byteLength(p) + 1, 0) > 128 * 1024) return null;
+  const env = { GIT_OPTIONAL_LOCKS: '0' };
+  const [index, files] = await Promise.all([
+    runGit(ctx.repo.root, ['diff-index', '--cached', '--quiet', '--no-renames', restoreCommit, '--'], { env, okCodes: [1] }),
+    paths.length === 0 ? { code: 0 }
+      : runGit(ctx.repo.root, ['--literal-pathspecs', 'diff-files', '--quiet', '--no-renames', '--ignore-submodules=dirty', '--', ...paths], { env, okCodes: [1] }),
+  ]);
+  return index.code === 0 && files.code === 0 && readSymbolicHead(ctx.repo.gitDir) === branchRef(op);
 }
 
 /** Moves index and working tree from base to the restore commit with a two-tree merge (refuses to overwrite local changes). */

@@ -1,0 +1,853 @@
+/**
+ * Git-side benchmarks for issues 2 and 3: the `[Agent]` version commit, the base snapshot, simple-git vs our
+ * spawn wrapper, Undo/Redo end to end, and the health probe, each against raw git measured alternately in the
+ * same loop on the same repository. Returns markdown sections plus rows for the goals table.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { simpleGit } from 'simple-git';
+import { inspectRepositoryHealth } from '../src/core/git/healthProbe';
+import { runGit } from '../src/core/git/gitRunner';
+import { TemporaryIndex } from '../src/core/git/workingTree';
+import { VersionHistory } from '../src/core/versionHistory';
+import {
+  assertClean,
+  BenchRepo,
+  buildRepo,
+  fmtRatio,
+  git,
+  CoreTrace,
+  GitCall,
+  gitWallMs,
+  GitProcessCounter,
+  headOf,
+  spawnProbe,
+  median,
+  modifyFiles,
+  ms,
+  now,
+  percentile,
+  pickFiles,
+  resetTo,
+  timed,
+  traceGitCalls,
+  TraceableStore,
+  verb,
+} from './benchUtil';
+
+const storeOf = (history: VersionHistory) => history.ctx.store as unknown as TraceableStore;
+
+export interface GoalRow {
+  id: string;
+  measure: string;
+  goal: string;
+  measured: string;
+  /** null: informational, no goal. */
+  pass: boolean | null;
+}
+
+export interface GitBenchOptions {
+  workDir: string;
+  progress: (line: string) => void;
+  /** Small repositories and few repetitions, for developing the bench itself. */
+  quick: boolean;
+}
+
+export interface GitBenchResult {
+  sections: string[];
+  goals: GoalRow[];
+}
+
+const CHAT = 'bench-chat';
+
+interface Sizes {
+  mediumFiles: number;
+  largeFiles: number;
+  fileBytes: number;
+  reps: { commit: number; begin: number; simpleGit: number; undo: number; health: number; largeUndo: number; largeCommit: number };
+}
+
+function sizesFor(quick: boolean): Sizes {
+  if (quick) {
+    return { mediumFiles: 2_000, largeFiles: 5_000, fileBytes: 10_240, reps: { commit: 3, begin: 3, simpleGit: 3, undo: 3, health: 5, largeUndo: 2, largeCommit: 2 } };
+  }
+  return { mediumFiles: 20_000, largeFiles: 100_000, fileBytes: 10_240, reps: { commit: 15, begin: 15, simpleGit: 11, undo: 11, health: 31, largeUndo: 7, largeCommit: 7 } };
+}
+
+// -------------------------------------------------------------------------------------------------------------
+// Attribution of a traced core operation: per git call (by position in the sequence), median duration.
+
+type Trace = CoreTrace;
+
+interface Attribution {
+  lines: string[];
+  gitMs: number;
+  otherMs: number;
+  processes: number;
+  txCount: number;
+  txMs: number;
+  readCount: number;
+  readMs: number;
+  restMs: number;
+  /** One bullet summarizing the split. */
+  summary: string;
+}
+
+const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
+
+function attribution(traces: readonly Trace[]): Attribution {
+  if (traces.length === 0) {
+    return { lines: [], gitMs: NaN, otherMs: NaN, processes: 0, txCount: 0, txMs: NaN, readCount: 0, readMs: NaN, restMs: NaN, summary: '' };
+  }
+  // Use the most common call sequence; report each position's median.
+  const key = (t: Trace) => t.calls.map((c) => c.verb).join(' ');
+  const counts = new Map<string, number>();
+  for (const t of traces) counts.set(key(t), (counts.get(key(t)) ?? 0) + 1);
+  const common = [...counts.entries()].sort((a, b) => b[1] - a[1])[0][0];
+  const same = traces.filter((t) => key(t) === common);
+  const positions = same[0].calls.length;
+  const lines: string[] = [];
+  for (let i = 0; i < positions; i++) {
+    const durations = same.map((t) => t.calls[i].endMs - t.calls[i].startMs);
+    const call = same[0].calls[i];
+    lines.push(`${i + 1}. \`git ${describe(call.args)}\` — ${ms(median(durations))}`);
+  }
+  const gitMs = median(same.map((t) => gitWallMs(t.calls)));
+  const otherMs = median(same.map((t) => t.totalMs - gitWallMs(t.calls)));
+  const txCount = median(same.map((t) => t.storeTx.length));
+  const txMs = median(same.map((t) => sum(t.storeTx)));
+  const readCount = median(same.map((t) => t.storeRead.length));
+  const readMs = median(same.map((t) => sum(t.storeRead)));
+  const restMs = median(same.map((t) => t.totalMs - gitWallMs(t.calls) - sum(t.storeTx) - sum(t.storeRead)));
+  const spawnMs = median(same.map((t) => sum(t.calls.map((c) => c.spawnMs))));
+  const summary = `- total ${ms(median(same.map((t) => t.totalMs)))} = git processes ${ms(gitMs)} (${positions} calls, spawn → close; ` +
+    `of which the synchronous \`spawn()\` calls blocked this process ${ms(spawnMs)}) + ` +
+    `${txCount} durable store transactions ${ms(txMs)} (each: store lock, journal append, fsync) + ${readCount} store reads ` +
+    `${ms(readMs)} + the rest ${ms(restMs)} (repository lease, temporary-index copy, xstate, JS, event-loop turns between calls). ` +
+    'Medians of each part, so they need not add up exactly.';
+  return { lines, gitMs, otherMs, processes: positions, txCount, txMs, readCount, readMs, restMs, summary };
+}
+
+/** A short, content-free rendering of a git command line (oids abbreviated, long values elided). */
+function describe(args: readonly string[]): string {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '-c') { i++; continue; } // -c config pairs: noise here
+    if (a === '-m' && verb(args) === 'update-ref') { out.push('-m …'); i++; continue; }
+    out.push(/^[0-9a-f]{40}/.test(a) ? `${a.slice(0, 7)}${a.slice(40)}` : a.length > 60 ? `${a.slice(0, 57)}…` : a);
+  }
+  return out.join(' ');
+}
+
+/** What each git call of a restore is for, to compare with raw git's two commands. */
+function purposeOf(call: GitCall, index: number): string {
+  switch (call.verb) {
+    case 'status': return index === 0 ? 'health probe before planning' : 'postcondition check after the restore';
+    case 'read-tree': case 'commit-tree': case 'update-ref': return 'the restore itself';
+    case 'diff-index': case 'diff-files': case 'ls-files': return 'postcondition check after the restore';
+    default: return 'lookups';
+  }
+}
+
+function purposeTable(traces: readonly Trace[]): string[] {
+  if (traces.length === 0) return [];
+  const purposes = [...new Set(traces[0].calls.map(purposeOf))];
+  const rows = purposes.map((purpose) => {
+    const perTrace = traces.map((t) => t.calls.filter((c, i) => purposeOf(c, i) === purpose));
+    const verbs = [...new Set(perTrace[0].map((c) => c.verb))].map((v) => `\`${v}\``).join(', ');
+    return `| ${purpose} (${verbs}) | ${perTrace[0].length} | ${ms(median(perTrace.map((calls) => sum(calls.map((c) => c.endMs - c.startMs)))))} |`;
+  });
+  const other = median(traces.map((t) => t.totalMs - sum(t.calls.map((c) => c.endMs - c.startMs))));
+  return [
+    '| purpose | git processes | time (p50) |',
+    '|---|---:|---:|',
+    ...rows,
+    `| outside git (durable store transactions, lease, xstate, JS) | — | ${ms(other)} |`,
+  ];
+}
+
+function groupCommands(lines: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const line of lines) {
+    const v = verb(line.split(' '));
+    counts.set(v, (counts.get(v) ?? 0) + 1);
+  }
+  return [...counts.entries()].map(([v, n]) => (n > 1 ? `${v} ×${n}` : v)).join(', ');
+}
+
+function statsCell(values: readonly number[]): string {
+  return `${ms(median(values))} / ${ms(percentile(values, 99))}`;
+}
+
+// -------------------------------------------------------------------------------------------------------------
+
+export async function runGitBench(options: GitBenchOptions): Promise<GitBenchResult> {
+  const { workDir, progress } = options;
+  const sizes = sizesFor(options.quick);
+  const sections: string[] = [];
+  const goals: GoalRow[] = [];
+  const counter = new GitProcessCounter(workDir);
+
+  // ---- 20k repository --------------------------------------------------------------------------------------
+  progress(`building the ${sizes.mediumFiles.toLocaleString('en-US')}-file repository…`);
+  const medium = await buildRepo(path.join(workDir, 'repo-medium'), sizes.mediumFiles, sizes.fileBytes);
+  sections.push(repoLine('Medium repository', medium));
+  const history = await VersionHistory.open(medium.dir);
+  try {
+    progress('[Agent] version commit vs git add -A && git commit…');
+    const commit = await commitBench(medium, history, sizes.reps.commit, counter);
+    sections.push(commit.markdown);
+    goals.push(...commit.goals);
+
+    progress('base snapshot (beginTurn)…');
+    const begin = await beginBench(medium, history, sizes.reps.begin, counter);
+    sections.push(begin.markdown);
+    goals.push(...begin.goals);
+
+    progress('simple-git vs runGit…');
+    const sg = await simpleGitBench(medium, history, sizes.reps.simpleGit);
+    sections.push(sg.markdown);
+    goals.push(...sg.goals);
+
+    progress('Undo / Redo vs read-tree -u --reset && commit…');
+    const undo = await undoBench(medium, history, sizes.reps.undo, counter, 'Undo / Redo (issue 3)');
+    sections.push(undo.markdown);
+    goals.push(...undo.goals);
+
+    progress('inspectRepositoryHealth vs git status…');
+    const health = await healthBench(medium, history, sizes.reps.health, counter);
+    sections.push(health.markdown);
+    goals.push(...health.goals);
+
+    // ---- 100k repository -----------------------------------------------------------------------------------
+    await history.close();
+    progress('removing the medium repository…');
+    fs.rmSync(medium.dir, { recursive: true, force: true });
+
+    progress(`building the ${sizes.largeFiles.toLocaleString('en-US')}-file repository…`);
+    const large = await buildRepo(path.join(workDir, 'repo-large'), sizes.largeFiles, sizes.fileBytes);
+    const largeHistory = await VersionHistory.open(large.dir);
+    try {
+      progress('Undo / Redo on the large repository…');
+      const largeUndo = await undoBench(large, largeHistory, sizes.reps.largeUndo, counter, 'Undo / Redo at scale');
+      progress('[Agent] version commit on the large repository…');
+      const largeCommit = await commitBench(large, largeHistory, sizes.reps.largeCommit, null);
+      const statusLarge = await rawStatusMs(large, 11);
+      sections.push([
+        repoLine('Large repository', large),
+        `Raw \`git status --porcelain=v2 -uall\` on it: ${ms(statusLarge)} (median of 11).`,
+        '',
+        largeUndo.markdown,
+        largeCommit.markdown.replace('## [Agent] version commit (issue 2)', '## [Agent] version commit at scale'),
+      ].join('\n'));
+      const atScale = (g: GoalRow): GoalRow => ({
+        ...g,
+        id: g.id === '3.6' ? '3.8' : `${g.id} (scale)`,
+        goal: g.pass === null ? g.goal : `— (info: the goal is set at ${shortSize(medium)})`,
+        pass: null,
+      });
+      goals.push(...largeUndo.goals.map(atScale));
+      goals.push(...largeCommit.goals.map(atScale));
+      sections.push(scalingTable(undo, largeUndo, commit, largeCommit, medium, large));
+    } finally {
+      await largeHistory.close();
+      progress('removing the large repository…');
+      fs.rmSync(large.dir, { recursive: true, force: true });
+    }
+  } finally {
+    await history.close().catch(() => {});
+  }
+  return { sections, goals };
+}
+
+function shortSize(repo: BenchRepo): string {
+  const n = repo.files.length - 1;
+  return n >= 1000 ? `${Math.round(n / 1000)}k files` : `${n} files`;
+}
+
+function repoLine(title: string, repo: BenchRepo): string {
+  const b = repo.buildMs;
+  return [
+    `## ${title}`,
+    '',
+    `${(repo.files.length - 1).toLocaleString('en-US')} files of ~${(repo.fileBytes / 1024).toFixed(0)} KB pseudo-random text in ` +
+      `${Math.ceil((repo.files.length - 1) / 20).toLocaleString('en-US')} folders (20 files each, two levels), ` +
+      `${(repo.totalBytes / 1048576).toFixed(0)} MB, one commit on \`main\` (objects in one pack, written by \`git fast-import\` ` +
+      `while the files were written; index built from HEAD and refreshed, so every entry has stat data), \`gc.auto=0\`. ` +
+      `Built in ${((b.writeAndImport + b.index) / 1000).toFixed(1)} s (files + fast-import ${(b.writeAndImport / 1000).toFixed(1)} s, ` +
+      `index ${(b.index / 1000).toFixed(1)} s).`,
+    '',
+  ].join('\n');
+}
+
+async function rawStatusMs(repo: BenchRepo, reps: number): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i <= reps; i++) {
+    const t = await timed(() => git(repo.dir, ['status', '--porcelain=v2', '-uall']));
+    if (i > 0) times.push(t);
+  }
+  return median(times);
+}
+
+// -------------------------------------------------------------------------------------------------------------
+// Issue 2: [Agent] version commit (endTurn) vs raw `git add -A && git commit -q --no-verify`
+
+interface SectionResult {
+  markdown: string;
+  goals: GoalRow[];
+}
+
+interface CommitResult extends SectionResult {
+  coreMs: number;
+  rawMs: number;
+}
+
+async function commitBench(repo: BenchRepo, history: VersionHistory, reps: number, counter: GitProcessCounter | null): Promise<CommitResult> {
+  const files = pickFiles(repo);
+  const core: number[] = [];
+  const raw: number[] = [];
+  const rawAdd: number[] = [];
+  const rawCommit: number[] = [];
+  const traces: Trace[] = [];
+  for (let rep = -1; rep < reps; rep++) {
+    const order = rep % 2 === 0 ? (['core', 'raw'] as const) : (['raw', 'core'] as const);
+    for (const variant of order) {
+      await resetTo(repo, repo.base);
+      if (variant === 'core') {
+        const { turnId } = await history.beginTurn({ chatId: CHAT, prompt: `Bench turn ${rep}: edit a hundred files` });
+        modifyFiles(repo, files, `core ${rep}`);
+        let version: string | null = null;
+        const trace = await traceGitCalls(async () => {
+          version = (await history.endTurn(turnId, 'completed')).version;
+        }, storeOf(history));
+        if (!version) throw new Error('bench: endTurn made no version commit');
+        if (rep >= 0) {
+          core.push(trace.totalMs);
+          traces.push(trace);
+        }
+      } else {
+        modifyFiles(repo, files, `raw ${rep}`);
+        const t0 = now();
+        await git(repo.dir, ['add', '-A']);
+        const t1 = now();
+        await git(repo.dir, ['commit', '-q', '--no-verify', '-m', `Bench turn ${rep}: edit a hundred files`]);
+        const t2 = now();
+        if (rep >= 0) {
+          raw.push(t2 - t0);
+          rawAdd.push(t1 - t0);
+          rawCommit.push(t2 - t1);
+        }
+      }
+      await assertClean(repo.dir);
+    }
+  }
+
+  let processLine = '';
+  let processes = NaN;
+  if (counter) {
+    await resetTo(repo, repo.base);
+    const { turnId } = await history.beginTurn({ chatId: CHAT, prompt: 'Bench turn: count processes' });
+    modifyFiles(repo, files, 'count');
+    const lines = await counter.count(() => history.endTurn(turnId, 'completed'));
+    processes = lines.length;
+    processLine = `- git processes per endTurn (PATH shim count): **${processes}** — ${groupCommands(lines)}. ` +
+      'Raw `git add -A && git commit` starts 2 (plus git\'s own `maintenance run --auto` child of `commit`, not counted by the shim).';
+    await resetTo(repo, repo.base);
+  }
+
+  const probe = await spawnProbe();
+  const coreMs = median(core);
+  const rawMs = median(raw);
+  const r = coreMs / rawMs;
+  const attr = attribution(traces);
+  const markdown = [
+    '## [Agent] version commit (issue 2)',
+    '',
+    `Each repetition: reset to the base commit (untimed), begin a turn on the clean tree (untimed), append a line to ` +
+      `the same 100 files spread over the tree, then time \`endTurn(turnId, 'completed')\` alone; the raw variant makes ` +
+      `the same edit and times \`git add -A\` + \`git commit -q --no-verify -m …\` (two spawns from this process). ` +
+      `The two alternate in one loop (order swapped every repetition), ${reps} timed repetitions each after one warm-up.`,
+    '',
+    '| variant | p50 / p99 |',
+    '|---|---:|',
+    `| \`endTurn\` → \`[Agent]\` commit | ${statsCell(core)} |`,
+    `| raw \`git add -A && git commit -q --no-verify\` | ${statsCell(raw)} |`,
+    `| — of which \`git add -A\` | ${statsCell(rawAdd)} |`,
+    `| — of which \`git commit\` | ${statsCell(rawCommit)} |`,
+    `| **ratio (p50)** | **${fmtRatio(r)}** |`,
+    '',
+    `Where \`endTurn\`'s time goes (medians over the same repetitions; git calls timed spawn → close by wrapping ` +
+      '`child_process.spawn` in the bench, product code untouched):',
+    '',
+    ...attr.lines,
+    '',
+    attr.summary,
+    ...(processLine ? [processLine] : []),
+    `- Context: ${probe.text}.`,
+    '',
+  ].join('\n');
+  return {
+    markdown,
+    coreMs,
+    rawMs,
+    goals: [{
+      id: '2.2',
+      measure: `\`[Agent]\` version commit (endTurn) vs \`git add -A && git commit\`, 100 files changed (${shortSize(repo)})`,
+      goal: 'ratio ≤ 1.15',
+      measured: `${fmtRatio(r)} (${ms(coreMs)} vs ${ms(rawMs)})`,
+      pass: r <= 1.15,
+    }],
+  };
+}
+
+// -------------------------------------------------------------------------------------------------------------
+// Issue 2: base snapshot (beginTurn) on a clean tree and on a tree with 100 modified files
+
+async function beginBench(repo: BenchRepo, history: VersionHistory, reps: number, counter: GitProcessCounter): Promise<SectionResult> {
+  const files = pickFiles(repo);
+  const { args: statusArgs, env: statusEnv } = await probeCommand(history);
+  const cleanCore: number[] = [];
+  const cleanRaw: number[] = [];
+  const dirtyCore: number[] = [];
+  const dirtyRaw: number[] = [];
+  const dirtyTraces: Trace[] = [];
+  await resetTo(repo, repo.base);
+
+  // Clean tree: beginTurn vs the one `git status` it needs.
+  for (let rep = -1; rep < reps; rep++) {
+    const order = rep % 2 === 0 ? (['core', 'raw'] as const) : (['raw', 'core'] as const);
+    for (const variant of order) {
+      if (variant === 'core') {
+        let turnId = '';
+        let base = '';
+        const t = await timed(async () => ({ turnId, baseCommit: base } = await history.beginTurn({ chatId: CHAT, prompt: 'Bench: clean begin' })));
+        if (base !== repo.base) throw new Error('bench: a clean beginTurn should use HEAD as its base');
+        await history.endTurn(turnId, 'cancelled');
+        if (rep >= 0) cleanCore.push(t);
+      } else {
+        const t = await timed(() => git(repo.dir, statusArgs, { env: statusEnv }));
+        if (rep >= 0) cleanRaw.push(t);
+      }
+    }
+  }
+  const cleanCount = await countBegin(history, counter, 'Bench: count clean begin');
+
+  // 100 modified files: beginTurn vs raw git doing the same snapshot (status, temp index copied from .git/index,
+  // add -A, write-tree, commit-tree, update-ref).
+  modifyFiles(repo, files, 'dirty begin');
+  const head = await headOf(repo.dir);
+  for (let rep = -1; rep < reps; rep++) {
+    const order = rep % 2 === 0 ? (['core', 'raw'] as const) : (['raw', 'core'] as const);
+    for (const variant of order) {
+      if (variant === 'core') {
+        let turnId = '';
+        const trace = await traceGitCalls(async () => ({ turnId } = await history.beginTurn({ chatId: CHAT, prompt: 'Bench: dirty begin' })), storeOf(history));
+        await history.endTurn(turnId, 'cancelled');
+        if (rep >= 0) {
+          dirtyCore.push(trace.totalMs);
+          dirtyTraces.push(trace);
+        }
+      } else {
+        const t0 = now();
+        await git(repo.dir, statusArgs, { env: statusEnv });
+        const index = TemporaryIndex.create(history.repository);
+        try {
+          await git(repo.dir, ['add', '-A', '--', '.'], { env: index.env });
+          const tree = (await git(repo.dir, ['write-tree'], { env: index.env })).stdout.trim();
+          const commit = (await git(repo.dir, ['commit-tree', tree, '-p', head], { input: 'bench raw snapshot\n' })).stdout.trim();
+          await git(repo.dir, ['update-ref', `refs/bench/raw-${rep}`, commit]);
+        } finally {
+          index.dispose();
+        }
+        if (rep >= 0) dirtyRaw.push(now() - t0);
+      }
+    }
+  }
+  const dirtyCount = await countBegin(history, counter, 'Bench: count dirty begin');
+  await resetTo(repo, repo.base);
+
+  const attr = attribution(dirtyTraces);
+  const markdown = [
+    '## Base snapshot: beginTurn (issue 2)',
+    '',
+    'Git processes counted with a PATH shim: a `git` script first on `PATH` that appends its command line to a log ' +
+      'and `exec`s the real git (one line = one git process). Times: alternating loop, ' +
+      `${reps} repetitions each after one warm-up; each begun turn is ended \`cancelled\` afterwards (untimed).`,
+    '',
+    '| tree | `beginTurn` p50 / p99 | raw git doing the same p50 / p99 | ratio | git processes |',
+    '|---|---:|---:|---:|---|',
+    `| clean (base = HEAD, nothing written) | ${statsCell(cleanCore)} | ${statsCell(cleanRaw)} (the probe's \`git status\`) | ` +
+      `${fmtRatio(median(cleanCore) / median(cleanRaw))} | **${cleanCount.length}** — ${groupCommands(cleanCount)} |`,
+    `| 100 files modified (snapshot commit + private ref) | ${statsCell(dirtyCore)} | ${statsCell(dirtyRaw)} (status, temp index, ` +
+      `add -A, write-tree, commit-tree, update-ref) | ${fmtRatio(median(dirtyCore) / median(dirtyRaw))} | ` +
+      `**${dirtyCount.length}** — ${groupCommands(dirtyCount)} |`,
+    '',
+    'Where the dirty `beginTurn` time goes (medians):',
+    '',
+    ...attr.lines,
+    '',
+    attr.summary,
+    '',
+  ].join('\n');
+  return {
+    markdown,
+    goals: [
+      {
+        id: '2.3',
+        measure: `Base snapshot (beginTurn), clean tree: git processes (${shortSize(repo)})`,
+        goal: '≤ 1',
+        measured: `${cleanCount.length} (${ms(median(cleanCore))})`,
+        pass: cleanCount.length <= 1,
+      },
+      {
+        id: '2.3',
+        measure: `Base snapshot (beginTurn), 100 files modified (${shortSize(repo)})`,
+        goal: '—',
+        measured: `${ms(median(dirtyCore))}, ${dirtyCount.length} git processes (raw same steps ${ms(median(dirtyRaw))})`,
+        pass: null,
+      },
+    ],
+  };
+}
+
+/** The exact git command line and GIT_* environment inspectRepositoryHealth uses (captured, so the raw baseline follows the product). */
+async function probeCommand(history: VersionHistory): Promise<{ args: string[]; env: Record<string, string> }> {
+  const { calls } = await traceGitCalls(() => inspectRepositoryHealth(history.repository));
+  if (calls.length !== 1) throw new Error(`bench: expected the health probe to run one git process, it ran ${calls.length}`);
+  return { args: calls[0].args, env: calls[0].env };
+}
+
+/** Git processes started by one beginTurn (the turn is then ended cancelled, outside the count). */
+async function countBegin(history: VersionHistory, counter: GitProcessCounter, prompt: string): Promise<string[]> {
+  let turnId = '';
+  const lines = await counter.count(async () => ({ turnId } = await history.beginTurn({ chatId: CHAT, prompt })));
+  await history.endTurn(turnId, 'cancelled');
+  return lines;
+}
+
+/**
+ * process.env without the variables simple-git 3.36 refuses in `.env()` unless an `unsafe.allowUnsafe*` option is
+ * set (EDITOR, PAGER, GIT_EDITOR, GIT_ASKPASS, GIT_CONFIG_*, … — `npm run` sets EDITOR, for one).
+ */
+function simpleGitSafeEnv(): Record<string, string> {
+  const refused = new Set(['editor', 'git_askpass', 'git_config_global', 'git_config_system', 'git_config_count', 'git_config',
+    'git_editor', 'git_exec_path', 'git_external_diff', 'git_pager', 'git_proxy_command', 'git_template_dir', 'git_sequence_editor',
+    'git_ssh', 'git_ssh_command', 'pager', 'prefix', 'ssh_askpass']);
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    const key = name.toLowerCase().trim();
+    if (value === undefined || refused.has(key) || key.startsWith('git_config_')) continue;
+    env[name] = value;
+  }
+  return env;
+}
+
+// -------------------------------------------------------------------------------------------------------------
+// simple-git (default configuration) vs runGit for one snapshot: add -A, write-tree, commit-tree
+
+async function simpleGitBench(repo: BenchRepo, history: VersionHistory, reps: number): Promise<SectionResult> {
+  const files = pickFiles(repo);
+  await resetTo(repo, repo.base);
+  modifyFiles(repo, files, 'simple-git');
+  const head = repo.base;
+  type Variant = 'simple-git' | 'runGit' | 'simple-git, add --verbose';
+  const variants: Variant[] = ['simple-git', 'runGit', 'simple-git, add --verbose'];
+  const times = new Map<Variant, number[]>(variants.map((v) => [v, []]));
+  const addTimes = new Map<Variant, number[]>(variants.map((v) => [v, []]));
+  const trees = new Set<string>();
+  for (let rep = -1; rep < reps; rep++) {
+    // Rotate the order each repetition.
+    const order = variants.map((_, i) => variants[(i + rep + 3) % variants.length]);
+    for (const variant of order) {
+      const index = TemporaryIndex.create(history.repository);
+      try {
+        let t0: number;
+        let tAdd: number;
+        let tree: string;
+        if (variant === 'runGit') {
+          t0 = now();
+          await runGit(repo.dir, ['add', '-A'], { env: index.env });
+          tAdd = now();
+          tree = (await runGit(repo.dir, ['write-tree'], { env: index.env })).stdout.trim();
+          await runGit(repo.dir, ['commit-tree', tree, '-p', head, '-m', 'bench snapshot']);
+        } else {
+          const sg = simpleGit(repo.dir).env({ ...simpleGitSafeEnv(), ...index.env });
+          const addArgs = variant === 'simple-git' ? ['add', '-A'] : ['add', '-A', '--verbose'];
+          t0 = now();
+          await sg.raw(addArgs);
+          tAdd = now();
+          tree = (await sg.raw(['write-tree'])).trim();
+          await sg.raw(['commit-tree', tree, '-p', head, '-m', 'bench snapshot']);
+        }
+        const t1 = now();
+        trees.add(tree);
+        if (rep >= 0) {
+          times.get(variant)!.push(t1 - t0);
+          addTimes.get(variant)!.push(tAdd - t0);
+        }
+      } finally {
+        index.dispose();
+      }
+    }
+  }
+  if (trees.size !== 1) throw new Error('bench: simple-git and runGit snapshots differ');
+  await resetTo(repo, repo.base);
+  const sgMs = median(times.get('simple-git')!);
+  const rgMs = median(times.get('runGit')!);
+  const markdown = [
+    '## simple-git vs our spawn wrapper (SPEC §10)',
+    '',
+    `One snapshot of the ${shortSize(repo)} tree with 100 files modified, through a temporary index copied from ` +
+      '`.git/index`: `git add -A`, `git write-tree`, `git commit-tree`. simple-git 3 with its default configuration ' +
+      '(`simpleGit(dir).env({...process.env, GIT_INDEX_FILE}).raw([...])`; the environment minus the variables simple-git ' +
+      'refuses without an `unsafe` opt-in, such as `EDITOR` and `PAGER`) vs the product\'s `runGit`. ' +
+      `${reps} repetitions each after one warm-up, order rotated every repetition.`,
+    '',
+    '| through | snapshot p50 / p99 | of which `add -A` p50 |',
+    '|---|---:|---:|',
+    ...variants.map((v) => `| ${v === 'runGit' ? '`runGit` (thin spawn wrapper)' : v === 'simple-git' ? 'simple-git, default' : 'simple-git, `add -A --verbose` (so add prints)'} | ${statsCell(times.get(v)!)} | ${ms(median(addTimes.get(v)!))} |`),
+    '',
+    `simple-git's completion plugin waits 50 ms after any command that wrote nothing to stdout or stderr (\`git add -A\` ` +
+      'is silent); its `completion` options only choose between the `exit` and `close` events and do not remove that ' +
+      'wait (simple-git 3.x source, `completionDetectionPlugin`). Making the command print (`--verbose`) avoids it, which ' +
+      'confirms where the time goes; a thin spawn wrapper avoids it by construction.',
+    '',
+  ].join('\n');
+  return {
+    markdown,
+    goals: [{
+      id: '2.5',
+      measure: `One snapshot (add -A + write-tree + commit-tree): simple-git default vs \`runGit\` (${shortSize(repo)})`,
+      goal: '— (justifies the wrapper)',
+      measured: `${ms(sgMs)} vs ${ms(rgMs)} (+${ms(sgMs - rgMs)}, ${fmtRatio(sgMs / rgMs)})`,
+      pass: null,
+    }],
+  };
+}
+
+// -------------------------------------------------------------------------------------------------------------
+// Issue 3: Undo / Redo end to end vs raw `git read-tree -u --reset <target> && git commit`
+
+interface UndoResult extends SectionResult {
+  undoMs: number;
+  rawUndoMs: number;
+  redoMs: number;
+  rawRedoMs: number;
+}
+
+async function undoBench(repo: BenchRepo, history: VersionHistory, reps: number, counter: GitProcessCounter, title: string): Promise<UndoResult> {
+  const files = pickFiles(repo);
+  const undo: number[] = [];
+  const rawUndo: number[] = [];
+  const rawUndoReadTree: number[] = [];
+  const redo: number[] = [];
+  const rawRedo: number[] = [];
+  const undoTraces: Trace[] = [];
+  const redoTraces: Trace[] = [];
+
+  /** An [Agent] version V changing 100 files on top of the base; returns its turn and V, with a fresh index at V. */
+  const makeTurn = async (tag: string) => {
+    await resetTo(repo, repo.base);
+    const { turnId } = await history.beginTurn({ chatId: CHAT, prompt: `Bench undo turn ${tag}` });
+    modifyFiles(repo, files, `undo ${tag}`);
+    const { version } = await history.endTurn(turnId, 'completed');
+    if (!version) throw new Error('bench: the turn made no version');
+    await resetTo(repo, version);
+    return { turnId, version };
+  };
+  const rawRestore = async (target: string, sink: number[], readTreeSink?: number[]) => {
+    const t0 = now();
+    await git(repo.dir, ['read-tree', '-u', '--reset', target]);
+    const t1 = now();
+    await git(repo.dir, ['commit', '-q', '--no-verify', '-m', 'raw restore']);
+    const t2 = now();
+    sink.push(t2 - t0);
+    readTreeSink?.push(t1 - t0);
+  };
+
+  for (let rep = -1; rep < reps; rep++) {
+    const keep = rep >= 0;
+    const { turnId, version } = await makeTurn(String(rep));
+    let restoreCommit = '';
+    const coreUndo = async () => {
+      let result: Awaited<ReturnType<VersionHistory['undo']>> | undefined;
+      const trace = await traceGitCalls(async () => { result = await history.undo(turnId); }, storeOf(history));
+      if (result?.result !== 'restored' || !result.restoreCommit) throw new Error(`bench: undo returned ${result?.result}`);
+      restoreCommit = result.restoreCommit;
+      const tree = (await git(repo.dir, ['rev-parse', 'HEAD^{tree}', `${repo.base}^{tree}`])).stdout.trim().split('\n');
+      if (tree[0] !== tree[1]) throw new Error('bench: undo did not restore the base tree');
+      if (keep) { undo.push(trace.totalMs); undoTraces.push(trace); }
+    };
+    const plainUndo = async () => {
+      await rawRestore(repo.base, keep ? rawUndo : [], keep ? rawUndoReadTree : undefined);
+      await assertClean(repo.dir);
+    };
+    if (rep % 2 === 0) {
+      await coreUndo();
+      await resetTo(repo, version);
+      await plainUndo();
+    } else {
+      await plainUndo();
+      await resetTo(repo, version);
+      await coreUndo();
+    }
+    // Redo: from the undo's result R (fresh index), core redo vs raw read-tree back to V + commit.
+    await resetTo(repo, restoreCommit);
+    const coreRedo = async () => {
+      let result: Awaited<ReturnType<VersionHistory['redo']>> | undefined;
+      const trace = await traceGitCalls(async () => { result = await history.redo(); }, storeOf(history));
+      if (result?.result !== 'restored') throw new Error(`bench: redo returned ${result?.result}`);
+      if (keep) { redo.push(trace.totalMs); redoTraces.push(trace); }
+    };
+    const plainRedo = () => rawRestore(version, keep ? rawRedo : []);
+    if (rep % 2 === 0) {
+      await plainRedo();
+      await resetTo(repo, restoreCommit);
+      await coreRedo();
+    } else {
+      await coreRedo();
+      await resetTo(repo, restoreCommit);
+      await plainRedo();
+    }
+  }
+
+  // Process counts (one extra, untimed round through the shim).
+  const { turnId } = await makeTurn('count');
+  const undoLines = await counter.count(() => history.undo(turnId));
+  const redoLines = await counter.count(() => history.redo());
+  await resetTo(repo, repo.base);
+
+  const probe = await spawnProbe();
+  const undoMs = median(undo);
+  const rawUndoMs = median(rawUndo);
+  const redoMs = median(redo);
+  const rawRedoMs = median(rawRedo);
+  const undoAttr = attribution(undoTraces);
+  const redoAttr = attribution(redoTraces);
+  const markdown = [
+    `## ${title} — ${shortSize(repo)}`,
+    '',
+    'Each repetition: a completed turn changing 100 files makes version V (untimed), index refreshed at V; then, in ' +
+      'alternating order from the same state, `history.undo(turnId)` (the VersionHistory was opened before timing; no ' +
+      'process start) and raw `git read-tree -u --reset <base> && git commit -q --no-verify -m …`, with `git reset --hard V` ' +
+      'between them (untimed). Then Redo from the undo\'s result R: `history.redo()` vs raw `git read-tree -u --reset V && ' +
+      `git commit\`. ${reps} timed repetitions after one warm-up.`,
+    '',
+    '| operation | core p50 / p99 | raw p50 / p99 | ratio (p50) | git processes (core) |',
+    '|---|---:|---:|---:|---|',
+    `| Undo | ${statsCell(undo)} | ${statsCell(rawUndo)} | **${fmtRatio(undoMs / rawUndoMs)}** | **${undoLines.length}** |`,
+    `| Redo | ${statsCell(redo)} | ${statsCell(rawRedo)} | **${fmtRatio(redoMs / rawRedoMs)}** | **${redoLines.length}** |`,
+    '',
+    `Raw undo split: \`read-tree -u --reset\` ${ms(median(rawUndoReadTree))}, \`commit\` ${ms(rawUndoMs - median(rawUndoReadTree))}.`,
+    '',
+    'Where Undo\'s time goes, by purpose (each git call timed spawn → close):',
+    '',
+    ...purposeTable(undoTraces),
+    '',
+    'Per git call, in order (medians):',
+    '',
+    ...undoAttr.lines,
+    '',
+    undoAttr.summary,
+    `- Redo: inside git ${ms(redoAttr.gitMs)} (${redoAttr.processes} calls), ${redoAttr.txCount} store transactions ` +
+      `${ms(redoAttr.txMs)}, ${redoAttr.readCount} reads ${ms(redoAttr.readMs)}, the rest ${ms(redoAttr.restMs)}.`,
+    `- git processes per Undo (PATH shim): ${groupCommands(undoLines)}.`,
+    `- Context: ${probe.text}.`,
+    '',
+  ].join('\n');
+  return {
+    markdown,
+    undoMs,
+    rawUndoMs,
+    redoMs,
+    rawRedoMs,
+    goals: [
+      {
+        id: '3.6',
+        measure: `Undo end to end vs \`read-tree -u --reset && commit\`, 100 files differ (${shortSize(repo)})`,
+        goal: 'ratio ≤ 1.3',
+        measured: `${fmtRatio(undoMs / rawUndoMs)} (${ms(undoMs)} vs ${ms(rawUndoMs)}; ${undoLines.length} git processes)`,
+        pass: undoMs / rawUndoMs <= 1.3,
+      },
+      {
+        id: '3.6',
+        measure: `Redo end to end vs \`read-tree -u --reset && commit\` (${shortSize(repo)})`,
+        goal: '— (no goal; same saga)',
+        measured: `${fmtRatio(redoMs / rawRedoMs)} (${ms(redoMs)} vs ${ms(rawRedoMs)}; ${redoLines.length} git processes)`,
+        pass: null,
+      },
+    ],
+  };
+}
+
+// -------------------------------------------------------------------------------------------------------------
+// Issue 3: inspectRepositoryHealth vs one raw `git status` with the probe's flags
+
+async function healthBench(repo: BenchRepo, history: VersionHistory, reps: number, counter: GitProcessCounter): Promise<SectionResult> {
+  const { args, env } = await probeCommand(history);
+  const rows: string[] = [];
+  const goals: GoalRow[] = [];
+  const files = pickFiles(repo);
+  const probeCount = await counter.count(() => inspectRepositoryHealth(history.repository));
+  for (const state of ['clean', '100 files modified'] as const) {
+    await resetTo(repo, repo.base);
+    if (state !== 'clean') modifyFiles(repo, files, 'health');
+    // Refresh the index once so both variants see the same stat data (the probe itself never writes the index).
+    await git(repo.dir, ['update-index', '-q', '--refresh']).catch(() => {});
+    const core: number[] = [];
+    const raw: number[] = [];
+    for (let rep = -1; rep < reps; rep++) {
+      const order = rep % 2 === 0 ? (['core', 'raw'] as const) : (['raw', 'core'] as const);
+      for (const variant of order) {
+        const t = variant === 'core'
+          ? await timed(() => inspectRepositoryHealth(history.repository))
+          : await timed(() => git(repo.dir, args, { env }));
+        if (rep >= 0) (variant === 'core' ? core : raw).push(t);
+      }
+    }
+    const r = median(core) / median(raw);
+    rows.push(`| ${state} | ${statsCell(core)} | ${statsCell(raw)} | **${fmtRatio(r)}** |`);
+    goals.push({
+      id: '3.7',
+      measure: `\`inspectRepositoryHealth\` vs one raw \`git status --porcelain=v2 --branch\` (${shortSize(repo)}, ${state})`,
+      goal: 'ratio ≤ 1.2',
+      measured: `${fmtRatio(r)} (${ms(median(core))} vs ${ms(median(raw))})`,
+      pass: r <= 1.2,
+    });
+  }
+  await resetTo(repo, repo.base);
+  const markdown = [
+    `## Repository health probe (issue 3) — ${shortSize(repo)}`,
+    '',
+    `Raw: \`git ${args.join(' ')}\`${Object.keys(env).length ? ` with \`${Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ')}\`` : ''}, ` +
+      `the probe's exact command line (captured from the probe in this run); ${reps} alternating ` +
+      `repetitions after one warm-up. The probe starts **${probeCount.length}** git process (${groupCommands(probeCount)}) ` +
+      'plus marker-file `stat`s.',
+    '',
+    '| tree | probe p50 / p99 | raw p50 / p99 | ratio (p50) |',
+    '|---|---:|---:|---:|',
+    ...rows,
+    '',
+  ].join('\n');
+  return { markdown, goals };
+}
+
+// -------------------------------------------------------------------------------------------------------------
+
+function scalingTable(undo20: UndoResult, undo100: UndoResult, commit20: CommitResult, commit100: CommitResult, m: BenchRepo, l: BenchRepo): string {
+  const row = (label: string, a: number, b: number) => `| ${label} | ${ms(a)} | ${ms(b)} | ${fmtRatio(a / b)} |`;
+  return [
+    '## How cost grows with size (issue 3)',
+    '',
+    '| operation | core p50 | raw p50 | ratio |',
+    '|---|---:|---:|---:|',
+    row(`Undo, ${shortSize(m)}`, undo20.undoMs, undo20.rawUndoMs),
+    row(`Undo, ${shortSize(l)}`, undo100.undoMs, undo100.rawUndoMs),
+    row(`Redo, ${shortSize(m)}`, undo20.redoMs, undo20.rawRedoMs),
+    row(`Redo, ${shortSize(l)}`, undo100.redoMs, undo100.rawRedoMs),
+    row(`[Agent] commit, ${shortSize(m)}`, commit20.coreMs, commit20.rawMs),
+    row(`[Agent] commit, ${shortSize(l)}`, commit100.coreMs, commit100.rawMs),
+    '',
+  ].join('\n');
+}
