@@ -62,7 +62,6 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       UNIQUE (chat_id, seq)
     )`,
     `CREATE INDEX turns_open ON turns (recovery) WHERE recovery <> 'terminal'`,
-    `CREATE INDEX turns_version ON turns (version_commit)`,
     `CREATE INDEX turns_branch ON turns (branch, created_at)`,
     `CREATE TABLE operations (
       id TEXT PRIMARY KEY,

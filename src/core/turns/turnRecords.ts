@@ -50,10 +50,6 @@ export function openTurnsOfChat(r: StoreReader | StoreTx, chatId: string): TurnR
   return r.all<TurnRow>("SELECT * FROM turns WHERE chat_id = ? AND recovery <> 'terminal' ORDER BY seq", [chatId]);
 }
 
-export function turnOfVersion(r: StoreReader | StoreTx, oid: string): TurnRow | undefined {
-  return r.get<TurnRow>('SELECT * FROM turns WHERE version_commit = ?', [oid]);
-}
-
 export function countTurns(r: StoreReader | StoreTx): { total: number; open: number } {
   const row = r.get<{ total: number; open: number }>(
     "SELECT COUNT(*) AS total, COALESCE(SUM(CASE WHEN recovery <> 'terminal' THEN 1 ELSE 0 END), 0) AS open FROM turns",
