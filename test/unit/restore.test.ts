@@ -319,6 +319,30 @@ describe('undo, redo and restore (real git, real store)', function () {
     }
   });
 
+  it('line-ending conversion (eol=crlf): Undo succeeds, the postcondition proven by the full probe when bytes differ from blobs', async () => {
+    const repo = makeRepo();
+    write(repo, '.gitattributes', '*.txt text eol=crlf\n');
+    write(repo, 'a.txt', 'line one\nline two\n');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'crlf files');
+    git(repo, 'rm', '-q', '--cached', '-r', '.');
+    git(repo, 'reset', '-q', '--hard');
+    const history = await VersionHistory.open(repo);
+    try {
+      const { turnId } = await history.beginTurn({ chatId: 'c', prompt: 'edit' });
+      write(repo, 'a.txt', 'line one\r\nchanged\r\n');
+      write(repo, 'b.txt', 'new\r\n');
+      assert.ok((await history.endTurn(turnId, 'completed')).version);
+      const undo = await history.undo();
+      assert.equal(undo.result, 'restored');
+      assert.equal(read(repo, 'a.txt'), 'line one\r\nline two\r\n');
+      assert.equal(fs.existsSync(path.join(repo, 'b.txt')), false);
+      assert.equal((await history.status()).recovery, null);
+    } finally {
+      await history.close();
+    }
+  });
+
   it('two processes Undo at once: one restores, the other gets a clear message', async () => {
     const { repo, history } = await repoWithCompletedTurn();
     await history.close();

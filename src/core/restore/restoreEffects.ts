@@ -1,3 +1,6 @@
+import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { RepoContext } from '../context';
 import { isAvhError } from '../errors';
 import { runGit } from '../git/gitRunner';
@@ -74,28 +77,67 @@ export async function worktreeMatches(ctx: RepoContext, commit: string): Promise
   return others.stdout.length === 0;
 }
 
-/** Paths that differ between the base commit and the target tree (what the worktree update will write or delete). */
-export async function changedPaths(ctx: RepoContext, op: OperationRow): Promise<string[]> {
-  const { stdout } = await runGit(ctx.repo.root, ['diff-tree', '-r', '-z', '--no-renames', '--name-only', baseOf(op), op.target_tree, '--']);
-  return stdout.split('\0').filter((p) => p.length > 0);
+export interface TreeChange {
+  path: string;
+  /** The mode and blob in the target ('000000' / null when the target deletes the path). */
+  mode: string;
+  oid: string | null;
 }
 
+/** What the worktree update will write or delete: the entries that differ between the base commit and the target tree. */
+export async function treeChanges(ctx: RepoContext, op: OperationRow): Promise<TreeChange[]> {
+  const { stdout } = await runGit(ctx.repo.root, ['diff-tree', '-r', '-z', '--no-renames', baseOf(op), op.target_tree, '--']);
+  const fields = stdout.split('\0');
+  const changes: TreeChange[] = [];
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    // ":<old mode> <new mode> <old oid> <new oid> <status>" then the path.
+    const [, newMode, , newOid, status] = fields[i].slice(1).split(' ');
+    changes.push({ path: fields[i + 1], mode: newMode, oid: status === 'D' ? null : newOid });
+  }
+  return changes;
+}
+
+const MAX_PROVEN_FILES = 2000;
+const MAX_PROVEN_BYTES = 64 * 1024 * 1024;
+
 /**
- * The restore's postcondition when the paths the worktree update touched are known: HEAD is still attached to
- * the branch, the index equals the restore commit's tree, and every touched path in the working tree matches
- * it. The rest of the tree was clean at preflight (no untracked files either) and was not written, so together
- * this shows the working tree equals the target exactly — without re-scanning 20k files. Returns null when the
- * path list is too long for one command line (the caller then probes the whole tree).
+ * Proves the restore's postcondition cheaply, right after this process moved the branch to the restore
+ * commit: HEAD is still attached to the branch, the index equals the restore commit, and every path the update
+ * wrote holds exactly the target blob and mode (deleted paths are gone). The rest of the tree was clean at
+ * preflight and was not written, so the working tree equals the target. Returns false whenever it cannot prove
+ * it (a filter or line-ending conversion, a large update, anything unexpected); the caller then runs the full probe.
  */
-export async function restoredPathsMatch(ctx: RepoContext, op: OperationRow, restoreCommit: string, paths: readonly string[]): Promise<boolean | null> {
-  if (paths.reduce((n, p) => n + Buffer.byteLength(p) + 1, 0) > 128 * 1024) return null;
-  const env = { GIT_OPTIONAL_LOCKS: '0' };
-  const [index, files] = await Promise.all([
-    runGit(ctx.repo.root, ['diff-index', '--cached', '--quiet', '--no-renames', restoreCommit, '--'], { env, okCodes: [1] }),
-    paths.length === 0 ? { code: 0 }
-      : runGit(ctx.repo.root, ['--literal-pathspecs', 'diff-files', '--quiet', '--no-renames', '--ignore-submodules=dirty', '--', ...paths], { env, okCodes: [1] }),
-  ]);
-  return index.code === 0 && files.code === 0 && readSymbolicHead(ctx.repo.gitDir) === branchRef(op);
+export async function restoredPathsMatch(ctx: RepoContext, op: OperationRow, restoreCommit: string, changes: readonly TreeChange[]): Promise<boolean> {
+  if (changes.length > MAX_PROVEN_FILES || readSymbolicHead(ctx.repo.gitDir) !== branchRef(op)) return false;
+  const index = await runGit(ctx.repo.root, ['diff-index', '--cached', '--quiet', '--no-renames', restoreCommit, '--'], { env: { GIT_OPTIONAL_LOCKS: '0' }, okCodes: [1] });
+  if (index.code !== 0) return false;
+  let bytes = 0;
+  for (const change of changes) {
+    const file = path.join(ctx.repo.root, change.path);
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(file);
+    } catch {
+      if (change.oid === null) continue; // deleted, as it should be
+      return false;
+    }
+    if (change.oid === null) return false;
+    let data: Buffer;
+    if (change.mode === '120000') {
+      if (!st.isSymbolicLink()) return false;
+      data = Buffer.from(fs.readlinkSync(file));
+    } else if (change.mode === '100644' || change.mode === '100755') {
+      if (!st.isFile() || ((st.mode & 0o100) !== 0) !== (change.mode === '100755')) return false;
+      bytes += st.size;
+      if (bytes > MAX_PROVEN_BYTES) return false;
+      data = fs.readFileSync(file);
+    } else {
+      return false; // submodules and anything else: let the full probe decide
+    }
+    const oid = crypto.createHash('sha1').update(`blob ${data.length}\0`).update(data).digest('hex');
+    if (oid !== change.oid) return false;
+  }
+  return true;
 }
 
 /** Moves index and working tree from base to the restore commit with a two-tree merge (refuses to overwrite local changes). */

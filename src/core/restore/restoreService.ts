@@ -14,7 +14,7 @@ import type { PreservationReason } from '../store/schema';
 import type { StoreTx } from '../store/durableStore';
 import { kindOfSubject } from '../turns/promptSummary';
 import { getTurn, TurnRow } from '../turns/turnRecords';
-import { endTurnUnderLease, readSymbolicHead } from '../turns/turnLedger';
+import { endTurnUnderLease } from '../turns/turnLedger';
 import { classifyOperation, Disposition } from './disposition';
 import { failpoint } from './failpoints';
 import { redoStack, undoableTurns } from './historyCounts';
@@ -22,7 +22,7 @@ import { admitOperation, finishOperation, getOperation, inFlightOperation, Opera
 import { restoreMachine } from './restoreMachine';
 import { preservationFor } from './targetOutcome';
 import { clearOwnStaleIndexLock } from '../git/workingTree';
-import { changedPaths, preserveDirtyTree, restoredPathsMatch, updateBranch, updateWorktree, writeRestoreCommit } from './restoreEffects';
+import { preserveDirtyTree, restoredPathsMatch, TreeChange, treeChanges, updateBranch, updateWorktree, writeRestoreCommit } from './restoreEffects';
 import type { RestorePhase } from '../store/schema';
 
 export type RestoreRequest =
@@ -200,12 +200,6 @@ async function acquireRestoreLease(ctx: RepoContext): Promise<LockHandle> {
 }
 
 async function makePlan(ctx: RepoContext, request: RestoreRequest): Promise<Plan | { nothing: 'nothing-to-undo' | 'nothing-to-redo' }> {
-  // The branch named by the HEAD file (no git process) lets the target lookups run while the health probe
-  // scans the tree; they are redone after the probe if it names another branch. Redo needs the probe's HEAD.
-  const symbolic = readSymbolicHead(ctx.repo.gitDir);
-  const guessed = symbolic ? symbolic.slice('refs/heads/'.length) : null;
-  const early = request.kind !== 'redo' && guessed !== null ? lookUpTarget(ctx, request, guessed, null) : null;
-  early?.catch(() => undefined); // a probe failure below takes precedence; this one is then never awaited
   const health = await inspectRepositoryHealth(ctx.repo);
   if (!health.exists) throw new AvhError('repository-missing', BLOCKER_COPY.missing);
   if (health.unborn || !health.head) throw new AvhError('unborn-branch', BLOCKER_COPY.unborn);
@@ -216,17 +210,15 @@ async function makePlan(ctx: RepoContext, request: RestoreRequest): Promise<Plan
     throw new AvhError('operation-in-progress', `A git ${operation} is in progress. Finish or cancel it outside VS Code, then try again. Nothing was changed.`, { operation });
   }
   if (health.indexLocked) throw new AvhError('index-locked', BLOCKER_COPY.locked);
-  const branch = health.branch;
-  const head = health.head;
-  const found = early && guessed === branch ? await early : await lookUpTarget(ctx, request, branch, head);
+  const found = await lookUpTarget(ctx, request, health.branch, health.head);
   if ('nothing' in found) return found;
-  return { request, branch, head, clean: health.clean, ...found };
+  return { request, branch: health.branch, head: health.head, clean: health.clean, ...found };
 }
 
 type TargetLookup = Pick<Plan, 'target' | 'targetTree' | 'headTree' | 'turn' | 'preservation' | 'userCommits'>;
 
 /** Resolves the absolute target (store and git lookups only: nothing is changed). */
-async function lookUpTarget(ctx: RepoContext, request: RestoreRequest, branch: string, head: string | null): Promise<TargetLookup | { nothing: 'nothing-to-undo' | 'nothing-to-redo' }> {
+async function lookUpTarget(ctx: RepoContext, request: RestoreRequest, branch: string, head: string): Promise<TargetLookup | { nothing: 'nothing-to-undo' | 'nothing-to-redo' }> {
   let target: string;
   let turn: TurnRow | null = null;
   let preservation: PreservationReason = 'none';
@@ -255,11 +247,9 @@ async function lookUpTarget(ctx: RepoContext, request: RestoreRequest, branch: s
   } else {
     target = await resolveCommit(ctx, request.target);
   }
-  const [{ stdout }, userCommits] = await Promise.all([
-    runGit(ctx.repo.root, ['rev-parse', 'HEAD^{tree}', `${target}^{tree}`]),
-    request.kind === 'redo' ? 0 : countUserCommits(ctx, turn?.base_head ?? target),
-  ]);
+  const { stdout } = await runGit(ctx.repo.root, ['rev-parse', 'HEAD^{tree}', `${target}^{tree}`]);
   const [headTree, targetTree] = stdout.trim().split('\n');
+  const userCommits = request.kind === 'redo' ? 0 : await countUserCommits(ctx, turn?.base_head ?? target);
   return { target, targetTree, headTree, turn, preservation, userCommits };
 }
 
@@ -320,8 +310,8 @@ function runMachine(ctx: RepoContext, opId: string, input: { needsPreserve: bool
   };
   let current: OperationRow | undefined;
   const op = async () => (current ??= await freshOp());
-  // Paths the worktree update touches (known only to the process that runs the effects, not to reconciliation).
-  let touched: string[] | null = null;
+  // What the worktree update writes (known only to the process that runs the effects, not to reconciliation).
+  let touched: TreeChange[] | null = null;
   const machine = restoreMachine.provide({
     actors: {
       preflight: fromPromise(async ({ input: carried }) => withPhase(ctx, await op(), 'preflight', carried, async () => {
@@ -337,8 +327,8 @@ function runMachine(ctx: RepoContext, opId: string, input: { needsPreserve: bool
         return commit;
       })),
       writeRestoreCommit: fromPromise(async ({ input: carried }) => withPhase(ctx, await op(), 'write-restore-commit', carried, async (o) => {
-        const [commit, paths] = await Promise.all([writeRestoreCommit(ctx, o), changedPaths(ctx, o)]);
-        touched = paths;
+        const commit = await writeRestoreCommit(ctx, o);
+        touched = await treeChanges(ctx, o);
         return commit;
       })),
       updateWorktree: fromPromise(async ({ input: carried }) => withPhase(ctx, await op(), 'update-worktree', carried, async (o) => {
@@ -352,11 +342,10 @@ function runMachine(ctx: RepoContext, opId: string, input: { needsPreserve: bool
         const o = await op();
         const restoreCommit = carried.restoreCommit ?? requireRestoreCommit(o);
         failpoint('turn-store-mutation:before');
-        // Postcondition: the working tree equals the target exactly. The branch update just moved HEAD to the
-        // restore commit; checking the touched paths suffices then, else one full probe decides.
-        const matched = touched !== null && o.phase === 'update-branch' ? await restoredPathsMatch(ctx, o, restoreCommit, touched) : null;
-        if (matched === false) throw new PostconditionError();
-        if (matched === null) {
+        // Postcondition: the working tree equals the target exactly. Right after this process moved the branch,
+        // checking what the update wrote can prove it cheaply; anything it cannot prove, one full probe decides.
+        const proven = touched !== null && o.phase === 'update-branch' && (await restoredPathsMatch(ctx, o, restoreCommit, touched));
+        if (!proven) {
           const health = await inspectRepositoryHealth(ctx.repo);
           if (health.head !== restoreCommit || health.branch !== o.source_branch || !health.clean) throw new PostconditionError();
         }
