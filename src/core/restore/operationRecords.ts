@@ -12,7 +12,6 @@ export interface OperationRow {
   source_branch: string;
   source_head: string;
   target_commit: string;
-  target_tree: string;
   preservation: PreservationReason;
   preserve_commit: string | null;
   restore_commit: string | null;
@@ -33,9 +32,9 @@ export function getOperation(r: StoreReader | StoreTx, id: string): OperationRow
 /** Admission: compare-and-set on "no operation in flight" (a unique partial index backs it up). */
 export function admitOperation(tx: StoreTx, op: Omit<OperationRow, 'phase' | 'status' | 'attempts' | 'last_error' | 'updated_at' | 'preserve_commit' | 'restore_commit'>): void {
   if (inFlightOperation(tx)) throw new AvhError('restore-in-progress', 'Another restore is in progress for this repository. Wait for it to finish, then try again.');
-  tx.run(`INSERT INTO operations (id, kind, phase, status, turn_id, source_branch, source_head, target_commit, target_tree, preservation, attempts, started_at, updated_at)
-          VALUES (?, ?, 'preparing', 'in-flight', ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
-  [op.id, op.kind, op.turn_id, op.source_branch, op.source_head, op.target_commit, op.target_tree, op.preservation, op.started_at, op.started_at]);
+  tx.run(`INSERT INTO operations (id, kind, phase, status, turn_id, source_branch, source_head, target_commit, preservation, attempts, started_at, updated_at)
+          VALUES (?, ?, 'preparing', 'in-flight', ?, ?, ?, ?, ?, 1, ?, ?)`,
+  [op.id, op.kind, op.turn_id, op.source_branch, op.source_head, op.target_commit, op.preservation, op.started_at, op.started_at]);
 }
 
 export function setPhase(tx: StoreTx, id: string, phase: RestorePhase): void {

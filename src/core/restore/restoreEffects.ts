@@ -59,7 +59,7 @@ export async function preserveDirtyTree(ctx: RepoContext, op: OperationRow): Pro
 export async function writeRestoreCommit(ctx: RepoContext, op: OperationRow): Promise<string> {
   const trailers = [`Agent-Operation: ${op.id}`, ...(op.turn_id && op.kind === 'undo' ? [`Agent-Undo-Turn: ${op.turn_id}`] : [])].join('\n');
   return createCommit(ctx.repo, {
-    tree: op.target_tree,
+    tree: `${op.target_commit}^{tree}`,
     parents: [baseOf(op)],
     message: `${restoreSubject(op.target_commit)}\n\n${trailers}\n`,
     date: opDate(op),
@@ -84,9 +84,9 @@ export interface TreeChange {
   oid: string | null;
 }
 
-/** What the worktree update will write or delete: the entries that differ between the base commit and the target tree. */
-export async function treeChanges(ctx: RepoContext, op: OperationRow): Promise<TreeChange[]> {
-  const { stdout } = await runGit(ctx.repo.root, ['diff-tree', '-r', '-z', '--no-renames', baseOf(op), op.target_tree, '--']);
+/** The entries that differ between two commits: what a worktree update from `from` to `to` writes or deletes. */
+export async function treeChanges(ctx: RepoContext, from: string, to: string): Promise<TreeChange[]> {
+  const { stdout } = await runGit(ctx.repo.root, ['diff-tree', '-r', '-z', '--no-renames', from, to, '--']);
   const fields = stdout.split('\0');
   const changes: TreeChange[] = [];
   for (let i = 0; i + 1 < fields.length; i += 2) {
@@ -104,13 +104,12 @@ const MAX_PROVEN_BYTES = 64 * 1024 * 1024;
  * Proves the restore's postcondition cheaply, right after this process moved the branch to the restore
  * commit: HEAD is still attached to the branch, the index equals the restore commit, and every path the update
  * wrote holds exactly the target blob and mode (deleted paths are gone). The rest of the tree was clean at
- * preflight and was not written, so the working tree equals the target. Returns false whenever it cannot prove
- * it (a filter or line-ending conversion, a large update, anything unexpected); the caller then runs the full probe.
+ * preflight and was not written (and read-tree wrote the index from the restore commit), so the working tree
+ * equals the target. Returns false whenever it cannot prove it (a filter or line-ending conversion, a large
+ * update, anything unexpected); the caller then runs the full probe.
  */
-export async function restoredPathsMatch(ctx: RepoContext, op: OperationRow, restoreCommit: string, changes: readonly TreeChange[]): Promise<boolean> {
+export function restoredPathsMatch(ctx: RepoContext, op: OperationRow, changes: readonly TreeChange[]): boolean {
   if (changes.length > MAX_PROVEN_FILES || readSymbolicHead(ctx.repo.gitDir) !== branchRef(op)) return false;
-  const index = await runGit(ctx.repo.root, ['diff-index', '--cached', '--quiet', '--no-renames', restoreCommit, '--'], { env: { GIT_OPTIONAL_LOCKS: '0' }, okCodes: [1] });
-  if (index.code !== 0) return false;
   let bytes = 0;
   for (const change of changes) {
     const file = path.join(ctx.repo.root, change.path);

@@ -68,10 +68,11 @@ interface Plan {
   request: RestoreRequest;
   branch: string;
   head: string;
-  headTree: string;
+
   clean: boolean;
   target: string;
-  targetTree: string;
+  /** What moving from HEAD to the target writes (empty: the target's tree is HEAD's). */
+  changes: TreeChange[];
   turn: TurnRow | null;
   preservation: PreservationReason;
   userCommits: number;
@@ -110,7 +111,7 @@ export async function runRestore(ctx: RepoContext, request: RestoreRequest, opti
       if ('nothing' in replanned) return { result: replanned.nothing };
       plan = { ...replanned, preservation: 'active-cancel' };
     }
-    if (plan.clean && plan.headTree === plan.targetTree) {
+    if (plan.clean && plan.changes.length === 0) {
       ctx.log.info('restore.no-change', { kind: request.kind });
       return { result: 'no-change', target: plan.target, ...(plan.turn ? { turnId: plan.turn.id } : {}) };
     }
@@ -127,7 +128,6 @@ export async function runRestore(ctx: RepoContext, request: RestoreRequest, opti
       source_branch: plan.branch,
       source_head: plan.head,
       target_commit: plan.target,
-      target_tree: plan.targetTree,
       preservation: plan.clean ? 'none' : plan.preservation,
       preserve_commit: null,
       restore_commit: null,
@@ -139,7 +139,7 @@ export async function runRestore(ctx: RepoContext, request: RestoreRequest, opti
     await ctx.store.transaction((tx) => admitOperation(tx, op));
     ctx.log.info('restore.admit', { operation: op.id, kind: op.kind, preservation: op.preservation });
     failpoint('preparing:after');
-    const output = await runMachine(ctx, op.id, { needsPreserve: op.preservation !== 'none' });
+    const output = await runMachine(ctx, op.id, { needsPreserve: op.preservation !== 'none' }, plan.changes);
     if (output.status === 'completed') {
       return {
         result: 'restored',
@@ -215,7 +215,7 @@ async function makePlan(ctx: RepoContext, request: RestoreRequest): Promise<Plan
   return { request, branch: health.branch, head: health.head, clean: health.clean, ...found };
 }
 
-type TargetLookup = Pick<Plan, 'target' | 'targetTree' | 'headTree' | 'turn' | 'preservation' | 'userCommits'>;
+type TargetLookup = Pick<Plan, 'target' | 'changes' | 'turn' | 'preservation' | 'userCommits'>;
 
 /** Resolves the absolute target (store and git lookups only: nothing is changed). */
 async function lookUpTarget(ctx: RepoContext, request: RestoreRequest, branch: string, head: string): Promise<TargetLookup | { nothing: 'nothing-to-undo' | 'nothing-to-redo' }> {
@@ -247,10 +247,9 @@ async function lookUpTarget(ctx: RepoContext, request: RestoreRequest, branch: s
   } else {
     target = await resolveCommit(ctx, request.target);
   }
-  const { stdout } = await runGit(ctx.repo.root, ['rev-parse', 'HEAD^{tree}', `${target}^{tree}`]);
-  const [headTree, targetTree] = stdout.trim().split('\n');
+  const changes = await treeChanges(ctx, head, target);
   const userCommits = request.kind === 'redo' ? 0 : await countUserCommits(ctx, turn?.base_head ?? target);
-  return { target, targetTree, headTree, turn, preservation, userCommits };
+  return { target, changes, turn, preservation, userCommits };
 }
 
 async function resolveCommit(ctx: RepoContext, rev: string): Promise<string> {
@@ -302,7 +301,12 @@ async function withPhase<T>(
   return result;
 }
 
-function runMachine(ctx: RepoContext, opId: string, input: { needsPreserve: boolean; reconcile?: boolean; preserved?: string | null; restoreCommit?: string | null }) {
+function runMachine(
+  ctx: RepoContext,
+  opId: string,
+  input: { needsPreserve: boolean; reconcile?: boolean; preserved?: string | null; restoreCommit?: string | null },
+  changesFromHead: TreeChange[] | null = null,
+) {
   const freshOp = async () => {
     const op = await ctx.store.read((r) => getOperation(r, opId));
     if (!op) throw new AvhError('store-unavailable', 'The restore record disappeared.');
@@ -311,7 +315,7 @@ function runMachine(ctx: RepoContext, opId: string, input: { needsPreserve: bool
   let current: OperationRow | undefined;
   const op = async () => (current ??= await freshOp());
   // What the worktree update writes (known only to the process that runs the effects, not to reconciliation).
-  let touched: TreeChange[] | null = null;
+  let touched: TreeChange[] | null = changesFromHead;
   const machine = restoreMachine.provide({
     actors: {
       preflight: fromPromise(async ({ input: carried }) => withPhase(ctx, await op(), 'preflight', carried, async () => {
@@ -328,7 +332,8 @@ function runMachine(ctx: RepoContext, opId: string, input: { needsPreserve: bool
       })),
       writeRestoreCommit: fromPromise(async ({ input: carried }) => withPhase(ctx, await op(), 'write-restore-commit', carried, async (o) => {
         const commit = await writeRestoreCommit(ctx, o);
-        touched = await treeChanges(ctx, o);
+        // After a preservation commit the update starts from it, not from the HEAD the plan compared.
+        if (o.preserve_commit) touched = await treeChanges(ctx, o.preserve_commit, o.target_commit);
         return commit;
       })),
       updateWorktree: fromPromise(async ({ input: carried }) => withPhase(ctx, await op(), 'update-worktree', carried, async (o) => {
@@ -344,7 +349,7 @@ function runMachine(ctx: RepoContext, opId: string, input: { needsPreserve: bool
         failpoint('turn-store-mutation:before');
         // Postcondition: the working tree equals the target exactly. Right after this process moved the branch,
         // checking what the update wrote can prove it cheaply; anything it cannot prove, one full probe decides.
-        const proven = touched !== null && o.phase === 'update-branch' && (await restoredPathsMatch(ctx, o, restoreCommit, touched));
+        const proven = touched !== null && o.phase === 'update-branch' && restoredPathsMatch(ctx, o, touched);
         if (!proven) {
           const health = await inspectRepositoryHealth(ctx.repo);
           if (health.head !== restoreCommit || health.branch !== o.source_branch || !health.clean) throw new PostconditionError();

@@ -72,7 +72,6 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       source_branch TEXT,
       source_head TEXT,
       target_commit TEXT,
-      target_tree TEXT,
       preservation TEXT NOT NULL DEFAULT 'none' CHECK (preservation IN (${sqlList(PRESERVATION_REASONS)})),
       preserve_commit TEXT,
       restore_commit TEXT,
