@@ -343,6 +343,55 @@ describe('undo, redo and restore (real git, real store)', function () {
     }
   });
 
+  it('an ignored file in the way of the restore is never overwritten: the Undo fails ordinarily and changes nothing', async () => {
+    const repo = makeRepo();
+    write(repo, 'keep.log', 'tracked despite *.log\n');
+    git(repo, 'add', '-f', 'keep.log');
+    git(repo, 'commit', '-q', '-m', 'force-added log');
+    const history = await VersionHistory.open(repo);
+    try {
+      const { turnId } = await history.beginTurn({ chatId: 'c', prompt: 'remove the log' });
+      fs.rmSync(path.join(repo, 'keep.log'));
+      assert.ok((await history.endTurn(turnId, 'completed')).version);
+      write(repo, 'keep.log', 'a new ignored file the user cares about\n');
+      const headBefore = head(repo);
+      const e = await expectReason(history.undo(), 'dirty-conflict');
+      assert.match(e.message, /1 ignored file .* would be overwritten/);
+      assert.equal(read(repo, 'keep.log'), 'a new ignored file the user cares about\n');
+      assert.equal(head(repo), headBefore);
+      assert.equal((await history.status()).recovery, null, 'an ordinary failure, not recovery');
+    } finally {
+      await history.close();
+    }
+  });
+
+  it('Stop→Undo with an ignored file where the base needs a folder: partial work saved, the ignored file untouched, clear message', async () => {
+    const repo = makeRepo();
+    write(repo, '.gitignore', 'cfg\n');
+    write(repo, 'cfg/app.json', '{"v":1}\n');
+    git(repo, 'add', '-f', '.gitignore', 'cfg/app.json');
+    git(repo, 'commit', '-q', '-m', 'config');
+    const history = await VersionHistory.open(repo);
+    try {
+      const { turnId } = await history.beginTurn({ chatId: 'c', prompt: 'flatten config' });
+      fs.rmSync(path.join(repo, 'cfg'), { recursive: true });
+      write(repo, 'cfg', 'an ignored file now\n');
+      write(repo, 'partial.txt', 'partial work\n');
+      await history.endTurn(turnId, 'cancelled');
+      const before = contentInventory(repo);
+      const e = await expectReason(history.undo(), 'dirty-conflict');
+      assert.match(e.message, /ignored file .*would be overwritten/);
+      assert.match(e.message, /saved as an Interrupted version/);
+      assert.equal(read(repo, 'cfg'), 'an ignored file now\n');
+      assert.equal(subjectOf(repo), '[Interrupted] Saved partial changes before restoring to an earlier version');
+      assert.equal(git(repo, 'show', 'HEAD:partial.txt'), 'partial work\n');
+      assert.equal((await history.status()).recovery, null);
+      assertNothingLost(repo, before);
+    } finally {
+      await history.close();
+    }
+  });
+
   it('two processes Undo at once: one restores, the other gets a clear message', async () => {
     const { repo, history } = await repoWithCompletedTurn();
     await history.close();

@@ -79,6 +79,8 @@ export async function worktreeMatches(ctx: RepoContext, commit: string): Promise
 
 export interface TreeChange {
   path: string;
+  /** The mode in the commit compared from ('000000' when that commit does not have the path). */
+  oldMode: string;
   /** The mode and blob in the target ('000000' / null when the target deletes the path). */
   mode: string;
   oid: string | null;
@@ -91,10 +93,44 @@ export async function treeChanges(ctx: RepoContext, from: string, to: string): P
   const changes: TreeChange[] = [];
   for (let i = 0; i + 1 < fields.length; i += 2) {
     // ":<old mode> <new mode> <old oid> <new oid> <status>" then the path.
-    const [, newMode, , newOid, status] = fields[i].slice(1).split(' ');
-    changes.push({ path: fields[i + 1], mode: newMode, oid: status === 'D' ? null : newOid });
+    const [oldMode, newMode, , newOid, status] = fields[i].slice(1).split(' ');
+    changes.push({ path: fields[i + 1], oldMode, mode: newMode, oid: status === 'D' ? null : newOid });
   }
   return changes;
+}
+
+/**
+ * How many ignored files (or ignored files standing where a folder must go) sit where the restore would write.
+ * git's worktree update treats ignored files as expendable; we never touch them, so such a restore is refused
+ * before the worktree moves. `changes` compare the target with a commit equal to the working tree minus ignored
+ * files (HEAD of a clean tree, or the [Interrupted] commit just made), so whatever exists at a path that commit
+ * lacks is ignored.
+ */
+export function ignoredFilesInTheWay(ctx: RepoContext, changes: readonly TreeChange[]): number {
+  const inTheWay = changes
+    .filter((c) => c.oid !== null && c.oldMode === '000000')
+    .map((c) => occupiedPrefix(ctx.repo.root, c.path))
+    .filter((p): p is string => p !== null);
+  return new Set(inTheWay).size;
+}
+
+/** The path itself if something exists there, or the first parent folder position that holds a non-folder. */
+function occupiedPrefix(root: string, rel: string): string | null {
+  const parts = rel.split('/');
+  for (let i = 1; i < parts.length; i++) {
+    const prefix = parts.slice(0, i).join('/');
+    try {
+      if (!fs.lstatSync(path.join(root, prefix)).isDirectory()) return prefix;
+    } catch {
+      return null; // the folder does not exist yet: nothing in the way below it
+    }
+  }
+  try {
+    fs.lstatSync(path.join(root, rel));
+    return rel;
+  } catch {
+    return null;
+  }
 }
 
 const MAX_PROVEN_FILES = 2000;

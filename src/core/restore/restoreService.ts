@@ -22,7 +22,7 @@ import { admitOperation, finishOperation, getOperation, inFlightOperation, Opera
 import { restoreMachine } from './restoreMachine';
 import { preservationFor } from './targetOutcome';
 import { clearOwnStaleIndexLock } from '../git/workingTree';
-import { preserveDirtyTree, restoredPathsMatch, TreeChange, treeChanges, updateBranch, updateWorktree, writeRestoreCommit } from './restoreEffects';
+import { ignoredFilesInTheWay, preserveDirtyTree, restoredPathsMatch, TreeChange, treeChanges, updateBranch, updateWorktree, writeRestoreCommit } from './restoreEffects';
 import type { RestorePhase } from '../store/schema';
 
 export type RestoreRequest =
@@ -119,6 +119,7 @@ export async function runRestore(ctx: RepoContext, request: RestoreRequest, opti
       throw new AvhError('dirty-conflict',
         'You have uncommitted changes that are not from a cancelled agent turn. Commit or stash them, then try again. Nothing was changed.');
     }
+    if (plan.clean) refuseIgnoredFilesInTheWay(ctx, plan.changes); // a dirty tree is checked once it is preserved
     const op: OperationRow = {
       id: crypto.randomUUID(),
       kind: request.kind,
@@ -156,6 +157,13 @@ export async function runRestore(ctx: RepoContext, request: RestoreRequest, opti
         { operation: op.id });
     }
     const error = output.error;
+    if (output.preserved) {
+      // Rolled back after the partial work was committed: say where it is, whatever stopped the restore.
+      const why = error instanceof AvhError ? ` (${error.message.replace(/\s*Nothing was changed\.?$|; nothing was changed\.?$/i, '')})` : '';
+      throw new AvhError(error instanceof AvhError ? error.reason : 'git-failed',
+        `The restore did not complete${why}. Your partial changes were saved as an Interrupted version (${output.preserved.slice(0, 7)}) in Version History; nothing else changed.`,
+        { operation: op.id, preserved: output.preserved }, { cause: error });
+    }
     if (error instanceof AvhError) throw error;
     throw new AvhError('git-failed', 'The restore failed and was rolled back; nothing was changed.', { operation: op.id }, { cause: error });
   } finally {
@@ -269,6 +277,15 @@ async function countUserCommits(ctx: RepoContext, since: string): Promise<number
   return stdout.split('\n').filter((s) => s.length > 0 && kindOfSubject(s) === 'user').length;
 }
 
+function refuseIgnoredFilesInTheWay(ctx: RepoContext, changes: readonly TreeChange[]): void {
+  const ignored = ignoredFilesInTheWay(ctx, changes);
+  if (ignored > 0) {
+    throw new AvhError('dirty-conflict',
+      `${ignored} ignored file${ignored === 1 ? '' : 's'} (matched by .gitignore) would be overwritten by this version. Move ${ignored === 1 ? 'it' : 'them'} aside, then try again. Nothing was changed.`,
+      { count: ignored });
+  }
+}
+
 class PostconditionError extends AvhError {
   constructor() {
     super('git-failed', 'The restored files do not match the target version.');
@@ -331,10 +348,12 @@ function runMachine(
         return commit;
       })),
       writeRestoreCommit: fromPromise(async ({ input: carried }) => withPhase(ctx, await op(), 'write-restore-commit', carried, async (o) => {
-        const commit = await writeRestoreCommit(ctx, o);
         // After a preservation commit the update starts from it, not from the HEAD the plan compared.
-        if (o.preserve_commit) touched = await treeChanges(ctx, o.preserve_commit, o.target_commit);
-        return commit;
+        if (o.preserve_commit) {
+          touched = await treeChanges(ctx, o.preserve_commit, o.target_commit);
+          refuseIgnoredFilesInTheWay(ctx, touched);
+        }
+        return writeRestoreCommit(ctx, o);
       })),
       updateWorktree: fromPromise(async ({ input: carried }) => withPhase(ctx, await op(), 'update-worktree', carried, async (o) => {
         await updateWorktree(ctx, o, requireRestoreCommit(o));
