@@ -30,7 +30,3 @@ export async function acquireRepositoryLease(repo: GitRepository, purpose: Lease
 export function leasePath(repo: GitRepository): string {
   return path.join(repo.stateDir, 'repository.lease');
 }
-
-export function leaseHolder(repo: GitRepository): { pid: number; purpose: string; alive: boolean } | null {
-  return readLockHolder(leasePath(repo));
-}

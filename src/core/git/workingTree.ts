@@ -176,4 +176,3 @@ function statOrNull(p: string): fs.BigIntStats | null {
   }
 }
 
-export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
