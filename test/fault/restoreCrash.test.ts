@@ -36,11 +36,17 @@ function staleRefLocks(repo: string): string[] {
 
 const tree = (repo: string, rev = 'HEAD') => git(repo, 'rev-parse', `${rev}^{tree}`).trim();
 
-async function completedTurnRepo(): Promise<{ repo: string; base: string; turnId: string }> {
+/** A repository whose last commit adds app.ts (v1). */
+function appRepo(): string {
   const repo = makeRepo();
   write(repo, 'app.ts', 'v1\n');
   git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'app v1');
+  return repo;
+}
+
+async function completedTurnRepo(): Promise<{ repo: string; base: string; turnId: string }> {
+  const repo = appRepo();
   const h = await VersionHistory.open(repo);
   try {
     const base = head(repo);
@@ -66,10 +72,7 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'undo cancelled turn with dirty tracked + untracked + binary files',
     setup: async () => {
-      const repo = makeRepo();
-      write(repo, 'app.ts', 'v1\n');
-      git(repo, 'add', '-A');
-      git(repo, 'commit', '-q', '-m', 'app v1');
+      const repo = appRepo();
       const h = await VersionHistory.open(repo);
       try {
         const { turnId, baseCommit } = await h.beginTurn({ chatId: 'c', prompt: 'stop me' });

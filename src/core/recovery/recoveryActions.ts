@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import type { RepoContext } from '../context';
+import { failpoint } from '../failpoints';
 import { AvhError, ErrorReason, isAvhError } from '../errors';
 import { runGit } from '../git/gitRunner';
 import { GitOperation, inspectRepositoryHealth, RepositoryHealth, WorkingTreeCounts } from '../git/healthProbe';
@@ -221,9 +222,4 @@ function logged(ctx: RepoContext, action: 'accept' | 'save', settlement: Recover
   const level = settlement.result === 'accepted' || settlement.result === 'not-required' ? 'info' : 'warn';
   ctx.log[level]('recovery.accept', { action, result: settlement.result, reason });
   return settlement;
-}
-
-/** Test-only crash point (fault-injection tests): the named point kills this process as a crash would. */
-function failpoint(name: string): void {
-  if (process.env.AVH_FAILPOINT === name) process.kill(process.pid, 'SIGKILL');
 }

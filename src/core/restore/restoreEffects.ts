@@ -7,7 +7,7 @@ import { runGit } from '../git/gitRunner';
 import { compareAndSetRef, createCommit, installIndex, TemporaryIndex, writeWorkingTree } from '../git/workingTree';
 import { INTERRUPTED_SUBJECT, restoreSubject } from '../turns/promptSummary';
 import { readSymbolicHead } from '../turns/turnLedger';
-import { failpoint } from './failpoints';
+import { failpoint } from '../failpoints';
 import type { OperationRow } from './operationRecords';
 
 /**

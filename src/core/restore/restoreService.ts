@@ -16,7 +16,7 @@ import { kindOfSubject } from '../turns/promptSummary';
 import { getTurn, TurnRow } from '../turns/turnRecords';
 import { endTurnUnderLease } from '../turns/turnLedger';
 import { classifyOperation, Disposition } from './disposition';
-import { failpoint } from './failpoints';
+import { failpoint } from '../failpoints';
 import { redoStack, undoableTurns } from './historyCounts';
 import { admitOperation, finishOperation, getOperation, inFlightOperation, OperationRow, recordCommits, setPhase } from './operationRecords';
 import { restoreMachine } from './restoreMachine';
