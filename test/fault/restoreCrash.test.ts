@@ -19,8 +19,8 @@ interface Scenario {
   setup: () => Promise<{ repo: string; args: string[]; targetTree: string }>;
 }
 
-/** Ref lock files (git's own `<ref>.lock`) left under .git by a killed git process. */
-function staleRefLocks(repo: string): string[] {
+/** git's own lock files (`index.lock`, `<ref>.lock`, `HEAD.lock`) left under .git by a killed git process. */
+function staleGitLocks(repo: string): string[] {
   const found: string[] = [];
   const walk = (dir: string) => {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -30,7 +30,9 @@ function staleRefLocks(repo: string): string[] {
     }
   };
   walk(path.join(repo, '.git', 'refs'));
-  if (fs.existsSync(path.join(repo, '.git', 'HEAD.lock'))) found.push(path.join(repo, '.git', 'HEAD.lock'));
+  for (const name of ['HEAD.lock', 'index.lock']) {
+    if (fs.existsSync(path.join(repo, '.git', name))) found.push(path.join(repo, '.git', name));
+  }
   return found;
 }
 
@@ -168,16 +170,19 @@ describe('restore saga fault injection (SIGKILL at every phase boundary and insi
             assert.equal(ops[0].kind, 'restore', 'new state is recorded as a [Restore] version');
           } else {
             assert.ok(atOld, `neither old nor new state at ${point}`);
+            const gitLocks = staleGitLocks(repo);
+            if (gitLocks.length > 0) {
+              // git itself was killed inside read-tree/update-ref and left its own lock file: the retry is refused
+              // with the specific message and changes nothing; the user removes the stale lock, as git says to.
+              const refused = spawnSync(process.execPath, [CLI, ...args], { cwd: repo, env: testGitEnv(), encoding: 'utf8' });
+              assert.equal(refused.status, 1, `a held git lock refuses the retry at ${point}`);
+              assert.match(refused.stderr, /index\.lock is held|git lock file for a branch is held/);
+              assertNothingLost(repo, before);
+              for (const lock of gitLocks) fs.rmSync(lock, { force: true });
+            }
             if (status.health.head === oldHead) assert.equal(git(repo, 'write-tree').trim(), oldTree, 'old state has the old index');
             // The store agrees: the operation is settled and Undo/Redo stay usable.
-            let again = spawnSync(process.execPath, [CLI, ...args], { cwd: repo, env: testGitEnv(), encoding: 'utf8' });
-            if (again.status !== 0 && /git lock file for a branch is held/.test(again.stderr)) {
-              // git itself was killed inside update-ref and left its ref lock: a specific message, nothing changed;
-              // the user removes the stale lock (as git's own message says), and the retry then works.
-              assertNothingLost(repo, before);
-              for (const lock of staleRefLocks(repo)) fs.rmSync(lock, { force: true });
-              again = spawnSync(process.execPath, [CLI, ...args], { cwd: repo, env: testGitEnv(), encoding: 'utf8' });
-            }
+            const again = spawnSync(process.execPath, [CLI, ...args], { cwd: repo, env: testGitEnv(), encoding: 'utf8' });
             assert.equal(again.status, 0, `retry after rollback at ${point}: ${again.stderr}`);
             assert.equal(tree(repo), targetTree, `retry reaches the target at ${point}`);
             assertNothingLost(repo, before);
