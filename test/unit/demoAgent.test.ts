@@ -26,7 +26,7 @@ async function turnOutcomes(repo: string): Promise<(string | null)[]> {
 }
 
 function porcelain(repo: string): string[] {
-  return git(repo, 'status', '--porcelain', '--untracked-files=all').trim().split('\n').filter(Boolean).sort();
+  return git(repo, 'status', '--porcelain', '--untracked-files=all').split('\n').filter(Boolean).sort();
 }
 
 describe('demo agent (scripts/demoAgent.mjs through the real CLI)', function () {
