@@ -122,6 +122,14 @@ function git(cwd, ...args) {
   return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 }
 
+/** Refuses a --demo-repo folder that holds something npm start did not make (it may be remade from scratch). */
+function checkDemoRepoIsOurs(dir) {
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new StartError(`--demo-repo ${dir} is a file; nothing was started.`, 2);
+  if (demoState(dir) === 'foreign') {
+    throw new StartError(`${dir} already exists and was not made by npm start; nothing was started or changed. Pass --demo-repo <another path>, or open it with --repo ${dir}.`, 2);
+  }
+}
+
 function demoState(dir) {
   const marker = path.join(dir, '.git', DEMO_MARKER);
   if (existsSync(marker)) return readFileSync(marker, 'utf8').trim(); // 'preparing' | 'ready'
@@ -134,10 +142,8 @@ function demoState(dir) {
  * real CLI, the first completed, the second stopped after two of its three edits (partial changes left in the tree).
  */
 async function ensureDemoRepo(dir, { reset, signal }) {
-  let state = demoState(dir);
-  if (state === 'foreign') {
-    throw new StartError(`${dir} already exists and was not made by npm start; nothing was changed. Pass --demo-repo <another path>, or open it with --repo ${dir}.`, 2);
-  }
+  const state = demoState(dir);
+  checkDemoRepoIsOurs(dir);
   if (state === 'ready' && !reset) {
     say(`demo repository: reusing ${shown(dir)} (--reset-demo makes a fresh one)`);
     return;
@@ -280,6 +286,7 @@ async function main() {
   };
 
   if (options.repo) checkUserRepo(options.repo);
+  else checkDemoRepoIsOurs(options.demoRepo);
   if (options.port !== undefined && !(await portIsFree(options.port))) {
     throw new StartError(`port ${options.port} on 127.0.0.1 is in use: pick another with --port, or leave it out to use a free one.`, 2);
   }
