@@ -12,7 +12,7 @@ import { assertNothingLost, cleanupTempDirs, contentInventory, git, head, makeRe
 const SCRIPT = path.resolve(__dirname, '../../../scripts/demoAgent.mjs');
 
 function demoAgent(repo: string, ...args: string[]) {
-  const r = spawnSync(process.execPath, [SCRIPT, '--repo', repo, '--cli', CLI, ...args], { encoding: 'utf8', env: testGitEnv(), timeout: 60_000 });
+  const r = spawnSync(process.execPath, [SCRIPT, '--repo', repo, '--cli', CLI, ...args], { encoding: 'utf8', env: testGitEnv(), timeout: 150_000 });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -30,7 +30,8 @@ function porcelain(repo: string): string[] {
 }
 
 describe('demo agent (scripts/demoAgent.mjs through the real CLI)', function () {
-  this.timeout(60_000);
+  // Each step is a separate CLI process; on a loaded 2-core machine one can take seconds.
+  this.timeout(180_000);
   afterEach(cleanupTempDirs);
 
   it('a turn that runs to the end becomes one [Agent] commit with all its edits', async () => {
@@ -46,7 +47,7 @@ describe('demo agent (scripts/demoAgent.mjs through the real CLI)', function () 
     assertNothingLost(repo, before);
   });
 
-  it('--cancel-after is a Stop: the turn ends cancelled, its partial changes stay, and Undo saves them as [Interrupted]', async () => {
+  it('--cancel-after is a Stop: the turn ends cancelled, its partial changes stay, Undo saves them as [Interrupted], Redo brings them back', async () => {
     const repo = makeRepo();
     assert.equal(demoAgent(repo, '--step-ms', '0').code, 0);
     const completedHead = head(repo);
@@ -72,6 +73,10 @@ describe('demo agent (scripts/demoAgent.mjs through the real CLI)', function () 
     assert.equal(git(repo, 'show', `${undo.preserved}:greeter/languages.js`), partialLanguages);
     assert.deepEqual(porcelain(repo), []);
     assert.equal(git(repo, 'rev-parse', 'HEAD^{tree}').trim(), git(repo, 'rev-parse', `${completedHead}^{tree}`).trim());
+    // Redo brings back the tree the Undo replaced, partial changes included.
+    assert.equal(cliJson<{ result: string }>(['redo'], { cwd: repo }).result, 'restored');
+    assert.equal(git(repo, 'rev-parse', 'HEAD^{tree}').trim(), git(repo, 'rev-parse', `${undo.preserved}^{tree}`).trim());
+    assert.equal(read(repo, 'greeter/languages.js'), partialLanguages);
     assertNothingLost(repo, before);
     assertNothingLost(repo, partial);
   });
