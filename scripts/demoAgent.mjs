@@ -13,9 +13,9 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { repoRoot, vscodeTestDir } from './vscode/codeServer.mjs';
 
-export const DEMO_CHAT = 'demo-agent';
+const DEMO_CHAT = 'demo-agent';
 export const DEMO_FOLDER = 'greeter';
-export const defaultCli = path.join(repoRoot, 'dist/cli.js');
+const defaultCli = path.join(repoRoot, 'dist/cli.js');
 export const defaultDemoRepo = path.join(vscodeTestDir, 'demo-repo');
 
 const GREETING_V1 = `// Greets someone by name.
@@ -93,15 +93,15 @@ function lastLanguage(repo) {
 }
 
 /** The task the demo agent does next in `repo`. */
-export function nextTask(repo) {
+function nextTask(repo) {
   return TASKS.find((task) => task.due(repo));
 }
 
 /**
- * Runs `agent-versions <args> --json` as its own process (its own process group, so a Ctrl+C meant for the
+ * Runs `agent-versions --repo <repo> <args> --json` as its own process (its own process group, so a Ctrl+C meant for the
  * demo agent never kills the CLI halfway) and returns the parsed JSON. Its stderr is content-free by design.
  */
-export function runCliJson(cli, repo, args) {
+function runCliJson(cli, repo, args) {
   const what = `agent-versions ${args.slice(0, 2).join(' ')}`;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cli, '--repo', repo, ...args, '--json'], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });

@@ -40,7 +40,7 @@ class StartError extends Error {
 const running = new Set();
 
 /** Runs a command with its output passed through; rejects with a message naming it when it fails. */
-export function run(command, args, options = {}) {
+function run(command, args, options = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: repoRoot, stdio: ['ignore', 'inherit', 'inherit'], ...options });
     running.add(child);
