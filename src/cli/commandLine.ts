@@ -174,9 +174,10 @@ function looseParse(argv: readonly string[]): { positionals: string[]; values: O
   return { positionals, values: values as OptionValues };
 }
 
-/** True when the command line runs an agent hook, even a malformed one (a hook must never exit 2). */
-export function isHookInvocation(argv: readonly string[]): boolean {
-  return looseParse(argv).positionals[0] === 'hook';
+/** What a command line asks for even when it does not parse: a hook (which must never exit 2), JSON output. */
+export function intentOf(argv: readonly string[]): { hook: boolean; json: boolean } {
+  const { positionals, values } = looseParse(argv);
+  return { hook: positionals[0] === 'hook', json: values.json === true };
 }
 
 /** Parses and validates a command line; every problem is a UsageError naming what is wrong. */

@@ -3,7 +3,7 @@ import { AvhError, safeMessage } from '../core/errors';
 import { EventLog, formatEvent, silentLog } from '../core/log';
 import { VersionHistory } from '../core/versionHistory';
 import { ClaudeHookEvent, parseHookEvent } from './claudeCodeHook';
-import { commandHelp, generalUsage, Invocation, isHookInvocation, parseCommandLine, usageFor } from './commandLine';
+import { commandHelp, generalUsage, Invocation, intentOf, parseCommandLine, usageFor } from './commandLine';
 import { runConnect } from './connectCommand';
 import { doctorText, runDoctor } from './doctor';
 import { CliError, EXIT, exitCodeFor, UsageError } from './exitCodes';
@@ -20,8 +20,9 @@ export interface CliIo {
 /** Runs one CLI invocation and returns its exit code. Never prints prompts or file contents. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   // Exit code 2 would make Claude Code block the user's prompt: a hook reports bad input as a plain failure.
-  const isHook = isHookInvocation(argv);
-  let json = argv.includes('--json');
+  const intent = intentOf(argv);
+  const isHook = intent.hook;
+  let json = intent.json;
   try {
     const invocation = parseCommandLine(argv);
     json = invocation.values.json === true;
