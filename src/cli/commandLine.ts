@@ -244,8 +244,7 @@ function matchCommand(positionals: readonly string[]): { spec: CommandSpec; rest
 function helpTopic(words: readonly string[]): CommandSpec[] | null {
   if (words.length === 0) return null;
   const match = matchCommand(words);
-  if (match && match.rest.length === 0) return [match.spec];
-  if (match && match.spec.args.length >= match.rest.length) return [match.spec];
+  if (match) return [match.spec];
   const group = COMMANDS.filter((c) => c.name.startsWith(`${words[0]} `));
   if (words.length === 1 && group.length > 0) return group;
   throw new UsageError(unknownCommandMessage(words));
