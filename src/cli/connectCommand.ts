@@ -66,7 +66,7 @@ function describe(request: ConnectRequest, adapter: AgentAdapter, file: string, 
     lines.push(request.action === 'connect' ? `${adapter.displayName} is already connected in ${where}; nothing changed.` : `${adapter.displayName} is not connected in ${where}; nothing changed.`);
   } else {
     const verb = request.action === 'connect' ? 'Connected' : 'Disconnected';
-    lines.push(`${request.dryRun ? `Would have ${verb.toLowerCase()}` : verb} ${adapter.displayName} in ${where}:`);
+    lines.push(`${request.dryRun ? `Would ${request.action}` : verb} ${adapter.displayName} in ${where}:`);
     const width = Math.max(...changes.map((c) => c.action.length));
     lines.push(...changes.map((c) => `  ${c.action.padEnd(width)}  ${c.event} hook`));
     if (request.action === 'connect') lines.push(`Hook command: ${command}`);

@@ -80,9 +80,7 @@ async function run(invocation: Invocation, io: CliIo): Promise<CommandOutput> {
   const history = await VersionHistory.open(repoPath, { log, leaseWaitMs: command === 'hook' ? 3000 : 10_000 });
   try {
     for (const notice of history.notices) io.stderr(`agent-versions: ${notice.message}\n`);
-    const output = await runRepositoryCommand(command, { history, args, values, hookEvent, readStdin: io.readStdin, cwd: io.cwd, stderr: io.stderr });
-    // A hook prints nothing on stdout unless asked for JSON (its stdout reaches the agent's context).
-    return command === 'hook' ? { ...output, text: undefined } : output;
+    return await runRepositoryCommand(command, { history, args, values, hookEvent, readStdin: io.readStdin, cwd: io.cwd, stderr: io.stderr });
   } finally {
     await history.close();
   }

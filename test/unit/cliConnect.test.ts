@@ -95,7 +95,7 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
     const home = tempDir('avh-home-');
     const dry = cliIn(repo, home, 'connect', 'claude-code', '--local', '--dry-run');
     assert.equal(dry.code, 0, dry.stderr);
-    assert.match(dry.stdout, /^Would have connected Claude Code in .*settings\.local\.json \(local project settings\):\n {2}added {2}UserPromptSubmit hook\n/);
+    assert.match(dry.stdout, /^Would connect Claude Code in .*settings\.local\.json \(local project settings\):\n {2}added {2}UserPromptSubmit hook\n/);
     assert.match(dry.stdout, /\nDry run: nothing was written\.\n$/);
     assert.equal(fs.existsSync(path.join(repo, '.claude')), false);
 
