@@ -12,6 +12,7 @@ mkdirSync(dist, { recursive: true });
 
 const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', sourcemap: 'linked', logLevel: 'warning' };
 await build({ ...common, entryPoints: [path.join(root, 'src/extension.ts')], outfile: path.join(dist, 'extension.js'), external: ['vscode'] });
-await build({ ...common, entryPoints: [path.join(root, 'src/cli/main.ts')], outfile: path.join(dist, 'cli.js'), banner: { js: '#!/usr/bin/env node' } });
+// jsonc-parser's UMD build hides its requires from the bundler: take its ES module build.
+await build({ ...common, entryPoints: [path.join(root, 'src/cli/main.ts')], outfile: path.join(dist, 'cli.js'), banner: { js: '#!/usr/bin/env node' }, mainFields: ['module', 'main'] });
 chmodSync(path.join(dist, 'cli.js'), 0o755);
 copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), path.join(dist, 'sql-wasm.wasm'));

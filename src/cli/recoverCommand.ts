@@ -4,9 +4,8 @@ import {
 import { readRecovery } from '../core/recovery/recoveryLatch';
 import { RECOVERY_SUBJECT } from '../core/turns/promptSummary';
 import type { VersionHistory } from '../core/versionHistory';
+import { RECOVER_ACTIONS } from './commandLine';
 import { EXIT, UsageError } from './exitCodes';
-
-export const RECOVER_SUBCOMMANDS = ['check', 'accept', 'save-and-accept'] as const;
 
 export interface RecoverOutput {
   json: unknown;
@@ -42,8 +41,8 @@ export async function runRecoverCommand(history: VersionHistory, sub: string, _j
         if (!(error instanceof RecoveryBlockedError)) throw error;
         return settlementOutput({ result: 'rejected', assessment: error.assessment });
       }
-    default:
-      throw new UsageError(`recover needs one of: ${RECOVER_SUBCOMMANDS.join(', ')}`);
+    default: // the command line admits only RECOVER_ACTIONS; this guards direct callers
+      throw new UsageError(`recover needs one of: ${RECOVER_ACTIONS.join(', ')}`);
   }
 }
 

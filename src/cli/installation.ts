@@ -1,0 +1,96 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+// Resolved at build time: esbuild inlines the one field, tsc emits package.json beside the compiled tree.
+import { name as PACKAGE_NAME, version } from '../../package.json';
+import type { AgentName } from './commandLine';
+
+/** This installation's version, from package.json. */
+export const CLI_VERSION: string = version;
+
+/**
+ * The script a shell runs to reach this installation: the esbuild bundle `dist/cli.js` (everything is one file
+ * there, so this module's own file is it) or, in the tsc output, `main.js` beside this module. Symlinks are
+ * resolved, so an `npm install -g` bin link or `npm link` of a clone names the real file.
+ */
+export function cliEntryFile(): string {
+  const here = fs.realpathSync(__filename);
+  return path.basename(here) === 'installation.js' ? path.join(path.dirname(here), 'main.js') : here;
+}
+
+/** Quotes one word for a POSIX shell (hooks run through one); plain paths stay unquoted for readability. */
+export function shellWord(word: string): string {
+  return /^[A-Za-z0-9_/.,:@%+=-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The hook command written into an agent's settings: this Node binary and this CLI by absolute paths, so it
+ * works whatever PATH the agent's shell has, for a global install and for a clone alike.
+ */
+export function hookCommand(agent: AgentName): string {
+  return [process.execPath, cliEntryFile(), 'hook', agent].map(shellWord).join(' ');
+}
+
+/** Splits a hook command into words (single and double quotes, backslash escapes): enough to recognise ours. */
+export function shellWords(command: string): string[] {
+  const words: string[] = [];
+  let current = '';
+  let inWord = false;
+  for (let i = 0; i < command.length; i++) {
+    const c = command[i];
+    if (c === "'") {
+      const end = command.indexOf("'", i + 1);
+      current += command.slice(i + 1, end === -1 ? undefined : end);
+      i = end === -1 ? command.length : end;
+      inWord = true;
+    } else if (c === '"') {
+      let j = i + 1;
+      for (; j < command.length && command[j] !== '"'; j++) current += command[j] === '\\' && j + 1 < command.length ? command[++j] : command[j];
+      i = j;
+      inWord = true;
+    } else if (c === '\\' && i + 1 < command.length) {
+      current += command[++i];
+      inWord = true;
+    } else if (/\s/.test(c)) {
+      if (inWord) words.push(current);
+      current = '';
+      inWord = false;
+    } else {
+      current += c;
+      inWord = true;
+    }
+  }
+  if (inWord) words.push(current);
+  return words;
+}
+
+/**
+ * Whether a hook command runs agent-versions' hook for `agent`, from this or any other installation:
+ * `… <agent-versions | …/dist/cli.js | …/src/cli/main.js> hook <agent>` (so a stale path or the README's
+ * `agent-versions hook claude-code` is recognised, and another tool's "hook claude-code" is not).
+ */
+export function isOurHookCommand(command: string, agent: AgentName): boolean {
+  const words = shellWords(command);
+  const n = words.length;
+  if (n < 3 || words[n - 2] !== 'hook' || words[n - 1] !== agent) return false;
+  const script = words[n - 3];
+  if (path.basename(script) === 'agent-versions') return true;
+  const root = /(^|\/)dist\/cli\.js$/.test(script) ? path.dirname(path.dirname(script))
+    : /(^|\/)src\/cli\/main\.js$/.test(script) ? path.dirname(path.dirname(path.dirname(script))) : null;
+  if (root === null) return false;
+  // When the script still exists, its package must be ours; a vanished one (a moved clone) is judged by its shape.
+  return !fs.existsSync(script) || packageNameAt(root) === PACKAGE_NAME || packageNameAt(path.dirname(root)) === PACKAGE_NAME;
+}
+
+function packageNameAt(dir: string): string | null {
+  try {
+    const parsed: unknown = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+    return typeof parsed === 'object' && parsed !== null && 'name' in parsed && typeof parsed.name === 'string' ? parsed.name : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The files a hook command names by absolute path that no longer exist (an old Node, a moved clone). */
+export function missingFilesOf(command: string): string[] {
+  return shellWords(command).filter((w) => path.isAbsolute(w) && !fs.existsSync(w));
+}

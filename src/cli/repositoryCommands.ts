@@ -1,0 +1,90 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { AvhError } from '../core/errors';
+import type { VersionHistory } from '../core/versionHistory';
+import { ClaudeHookEvent, handleClaudeHook } from './claudeCodeHook';
+import type { CommandName, OptionValues } from './commandLine';
+import { restoreJson, restoreText, statusText, versionsTable } from './output';
+import { runRecoverCommand } from './recoverCommand';
+
+/** The commands that act on one repository's history. Arguments arrive validated by commandLine.ts. */
+
+export interface CommandOutput {
+  json: unknown;
+  /** What a person sees; undefined prints nothing (a hook's stdout reaches the agent). */
+  text?: string;
+  exitCode?: number;
+}
+
+export interface CommandContext {
+  history: VersionHistory;
+  args: readonly string[];
+  values: OptionValues;
+  readStdin: () => Promise<string>;
+  cwd: string;
+  stderr: (text: string) => void;
+  hookEvent?: ClaudeHookEvent;
+}
+
+export async function runRepositoryCommand(command: CommandName, c: CommandContext): Promise<CommandOutput> {
+  const { history, values } = c;
+  switch (command) {
+    case 'turn begin': {
+      const prompt = values['prompt-file'] !== undefined ? await readPromptFile(values['prompt-file'], c) : values.prompt ?? '';
+      const { turnId } = await history.beginTurn({ chatId: values.chat, prompt, ...(values.agent ? { agent: values.agent } : {}), ...(values.title ? { chatTitle: values.title } : {}) });
+      return { json: { turnId }, text: turnId };
+    }
+    case 'turn end': {
+      const r = await history.endTurn(c.args[0], values.outcome);
+      if (r.message) c.stderr(`agent-versions: ${r.message}\n`);
+      return {
+        json: { turnId: r.turnId, outcome: r.outcome, version: r.version },
+        text: r.version ? `${r.outcome}: version ${r.version.slice(0, 12)}` : `${r.outcome}: no version${r.reason ? ` (${r.reason})` : ''}`,
+      };
+    }
+    case 'hook': {
+      const r = await handleClaudeHook(history, c.hookEvent!);
+      // stdout of UserPromptSubmit hooks is added to the agent's context: print nothing unless asked for JSON.
+      return { json: r };
+    }
+    case 'versions': {
+      const versions = await history.getVersions(values.limit === undefined ? 50 : Number(values.limit));
+      return { json: versions, text: versionsTable(versions) };
+    }
+    case 'status': {
+      const s = await history.status();
+      return { json: s, text: statusText(s) };
+    }
+    case 'undo':
+    case 'redo':
+    case 'restore': {
+      const options = { confirmUserCommits: values.yes === true };
+      try {
+        const r = command === 'undo' ? await history.undo(values.turn, options)
+          : command === 'redo' ? await history.redo(options)
+            : await history.restore(c.args[0], options);
+        return { json: restoreJson(r), text: restoreText(r) };
+      } catch (error) {
+        if (error instanceof AvhError && error.reason === 'confirmation-required') {
+          throw new AvhError('confirmation-required', error.message.replace(/ Confirm to continue;/, ' Run again with --yes to continue;'), error.details);
+        }
+        throw error;
+      }
+    }
+    case 'recover': {
+      const r = await runRecoverCommand(history, c.args[0], values.json === true);
+      return { json: r.json, text: r.text, exitCode: r.exitCode };
+    }
+    default:
+      throw new Error(`not a repository command: ${command}`);
+  }
+}
+
+async function readPromptFile(file: string, c: CommandContext): Promise<string> {
+  if (file === '-') return c.readStdin();
+  try {
+    return fs.readFileSync(path.resolve(c.cwd, file), 'utf8');
+  } catch {
+    throw new AvhError('invalid-input', 'The --prompt-file could not be read.');
+  }
+}

@@ -1,0 +1,96 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { GitCommandError, runGit } from './git/gitRunner';
+import type { GitRepository } from './git/repository';
+import { JOURNAL_FILE, SNAPSHOT_FILE } from './store/durableStore';
+
+/**
+ * Read-only facts for `agent-versions doctor` that the rest of the core has no reason to expose: where git is,
+ * which version, whether commits have an identity, how big the state files are. Never changes a repository.
+ */
+
+/** The oldest git with `core.fsync` (2.36), which our durable commits rely on; older git silently ignores it. */
+export const MIN_GIT_VERSION: readonly [number, number] = [2, 36];
+/** The oldest git the test suite runs against. */
+export const TESTED_GIT_VERSION: readonly [number, number] = [2, 39];
+
+/** The git executable a spawn of `git` would start: the first match on PATH (no process started). */
+export function findGitExecutable(env: NodeJS.ProcessEnv = process.env): string | null {
+  const names = process.platform === 'win32' ? ['git.exe', 'git.cmd'] : ['git'];
+  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    for (const name of names) {
+      const candidate = path.resolve(dir, name);
+      try {
+        fs.accessSync(candidate, fs.constants.X_OK);
+        if (fs.statSync(candidate).isFile()) return candidate;
+      } catch {
+        // not here
+      }
+    }
+  }
+  return null;
+}
+
+export interface GitVersion {
+  text: string;
+  major: number;
+  minor: number;
+  patch: number;
+}
+
+/** `git --version`, parsed ("git version 2.39.5" → 2.39.5); null when it cannot be read. */
+export async function gitVersion(cwd: string): Promise<GitVersion | null> {
+  try {
+    const { stdout } = await runGit(cwd, ['--version'], { timeoutMs: 10_000 });
+    const m = /git version (\d+)\.(\d+)(?:\.(\d+))?/.exec(stdout);
+    return m ? { text: `${m[1]}.${m[2]}${m[3] ? `.${m[3]}` : ''}`, major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3] ?? 0) } : null;
+  } catch {
+    return null;
+  }
+}
+
+export function versionAtLeast(v: GitVersion, [major, minor]: readonly [number, number]): boolean {
+  return v.major > major || (v.major === major && v.minor >= minor);
+}
+
+/**
+ * Whether git would record commits in this repository under the user's own identity; `fallback` means it has
+ * none, and our commits use the product's fallback identity instead (see createCommit). Names are not returned.
+ */
+export async function commitIdentity(repo: GitRepository): Promise<'configured' | 'fallback'> {
+  try {
+    await runGit(repo.root, ['var', 'GIT_COMMITTER_IDENT'], { timeoutMs: 10_000 });
+    return 'configured';
+  } catch (error) {
+    if (error instanceof GitCommandError && /tell me who you are|empty ident|auto-detect/i.test(error.stderr)) return 'fallback';
+    throw error;
+  }
+}
+
+export interface StateFileFacts {
+  dir: string;
+  /** Bytes of the snapshot database and of its journal; null when the file does not exist. */
+  snapshotBytes: number | null;
+  journalBytes: number | null;
+  /** Earlier state files moved aside as unreadable (`state.sqlite.corrupt-…`). */
+  quarantined: string[];
+}
+
+/** Sizes of the repository's state files, from stat alone (the store is not opened or locked). */
+export function stateFileFacts(repo: GitRepository): StateFileFacts {
+  const size = (name: string) => {
+    try {
+      return fs.statSync(path.join(repo.stateDir, name)).size;
+    } catch {
+      return null;
+    }
+  };
+  let quarantined: string[] = [];
+  try {
+    quarantined = fs.readdirSync(repo.stateDir).filter((n) => n.startsWith(`${SNAPSHOT_FILE}.corrupt-`)).sort();
+  } catch {
+    // no state directory yet
+  }
+  return { dir: repo.stateDir, snapshotBytes: size(SNAPSHOT_FILE), journalBytes: size(JOURNAL_FILE), quarantined };
+}

@@ -1,0 +1,203 @@
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { CLI, runCliProcess } from '../support/cliProcess';
+import { assertNothingLost, cleanupTempDirs, contentInventory, makeRepo, read, tempDir, testGitEnv, write } from '../support/gitFixtures';
+
+const EVENTS = ['UserPromptSubmit', 'Stop', 'StopFailure', 'SessionEnd'];
+/** What connect must write: this Node and this CLI's compiled entry, by absolute path. */
+const OUR_COMMAND = `${process.execPath} ${CLI} hook claude-code`;
+
+// Another tool's hooks and unrelated settings, in a style our writer would not produce (4-space indent, inline objects).
+const ORIGINAL = `{
+    "model": "opus",
+    "env": { "API_TOKEN": "secret-token-123" },
+    "permissions": {
+        "allow": ["Bash(npm test)"]
+    },
+    "hooks": {
+        "Stop": [{ "hooks": [{ "type": "command", "command": "other-tool on-stop" }] }],
+        "PreToolUse": [
+            {
+                "matcher": "Bash",
+                "hooks": [{ "type": "command", "command": "other-tool check" }]
+            }
+        ]
+    }
+}
+`;
+
+interface HookGroup {
+  matcher?: string;
+  hooks: { type: string; command: string }[];
+}
+type Settings = { hooks: Record<string, HookGroup[]> } & Record<string, unknown>;
+
+function commandsOf(settings: Settings, event: string): string[] {
+  return (settings.hooks[event] ?? []).flatMap((g) => g.hooks.map((h) => h.command));
+}
+
+function cliIn(repo: string, home: string, ...args: string[]) {
+  return runCliProcess(args, { cwd: repo, env: { HOME: home } });
+}
+
+describe('CLI connect / disconnect (real settings files, real processes)', function () {
+  this.timeout(60_000);
+  afterEach(cleanupTempDirs);
+
+  it('adds ours once beside another tool\'s hooks, keeps everything else; again → untouched; disconnect → the original bytes', () => {
+    const repo = makeRepo();
+    const home = tempDir('avh-home-');
+    write(repo, '.claude/settings.json', ORIGINAL);
+    const file = path.join(repo, '.claude/settings.json');
+    const before = contentInventory(repo);
+
+    const first = cliIn(repo, home, 'connect', 'claude-code');
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, new RegExp(`^Connected Claude Code in ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(project settings\\):\n`));
+    for (const event of EVENTS) assert.match(first.stdout, new RegExp(`\\n  added  ${event} hook\\n`));
+    assert.ok(first.stdout.includes(`Hook command: ${OUR_COMMAND}\n`));
+    const connected = JSON.parse(read(repo, '.claude/settings.json')) as Settings;
+    const original = JSON.parse(ORIGINAL) as Settings;
+    for (const event of EVENTS) assert.deepEqual(commandsOf(connected, event).filter((c) => c === OUR_COMMAND), [OUR_COMMAND], event);
+    assert.deepEqual(commandsOf(connected, 'Stop'), ['other-tool on-stop', OUR_COMMAND]);
+    assert.deepEqual(connected.hooks.PreToolUse, original.hooks.PreToolUse);
+    assert.deepEqual(Object.keys(connected), Object.keys(original));
+    for (const key of ['model', 'env', 'permissions']) assert.deepEqual(connected[key], original[key]);
+    const text = read(repo, '.claude/settings.json');
+    // Other content keeps its bytes: the original's lines all survive, in order, with their 4-space indentation.
+    assert.ok(text.startsWith(ORIGINAL.slice(0, ORIGINAL.indexOf('"Stop"'))), 'everything before the first edit is byte-identical');
+    assert.match(text, /\n {8}"UserPromptSubmit": \[\n {12}\{\n {16}"hooks": \[/, 'new entries use the file\'s indentation');
+
+    const stat = fs.statSync(file);
+    const second = cliIn(repo, home, 'connect', 'claude-code');
+    assert.equal(second.code, 0, second.stderr);
+    assert.match(second.stdout, /^Claude Code is already connected in .*; nothing changed\.\n$/);
+    assert.equal(read(repo, '.claude/settings.json'), text);
+    const again = fs.statSync(file);
+    assert.equal(again.ino, stat.ino, 'not rewritten');
+    assert.equal(again.mtimeMs, stat.mtimeMs, 'not rewritten');
+
+    const off = cliIn(repo, home, 'disconnect', 'claude-code', '--json');
+    assert.equal(off.code, 0, off.stderr);
+    const result = JSON.parse(off.stdout) as { changed: boolean; changes: { event: string; action: string }[] };
+    assert.equal(result.changed, true);
+    assert.deepEqual(result.changes, EVENTS.map((event) => ({ event, action: 'removed' })));
+    assert.equal(read(repo, '.claude/settings.json'), ORIGINAL);
+    const noop = cliIn(repo, home, 'disconnect', 'claude-code');
+    assert.match(noop.stdout, /^Claude Code is not connected in .*; nothing changed\.\n$/);
+    assertNothingLost(repo, before);
+  });
+
+  it('--dry-run shows the change and writes nothing; --local writes settings.local.json; a second scope is pointed out', () => {
+    const repo = makeRepo();
+    const home = tempDir('avh-home-');
+    const dry = cliIn(repo, home, 'connect', 'claude-code', '--local', '--dry-run');
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.match(dry.stdout, /^Would connect Claude Code in .*settings\.local\.json \(local project settings\):\n {2}added {2}UserPromptSubmit hook\n/);
+    assert.match(dry.stdout, /\nDry run: nothing was written\.\n$/);
+    assert.equal(fs.existsSync(path.join(repo, '.claude')), false);
+
+    assert.equal(cliIn(repo, home, 'connect', 'claude-code', '--local').code, 0);
+    const local = JSON.parse(read(repo, '.claude/settings.local.json')) as Settings;
+    assert.deepEqual(EVENTS.map((e) => commandsOf(local, e)), EVENTS.map(() => [OUR_COMMAND]));
+    assert.ok(read(repo, '.claude/settings.local.json').endsWith('}\n'), 'a new file ends with a newline');
+
+    const user = cliIn(repo, home, 'connect', 'claude-code', '--user', '--json');
+    assert.equal(user.code, 0, user.stderr);
+    const json = JSON.parse(user.stdout) as { file: string; scope: string; alsoConnectedIn: string[] };
+    assert.equal(json.file, path.join(home, '.claude/settings.json'));
+    assert.deepEqual(json.alsoConnectedIn, [path.join(repo, '.claude/settings.local.json')]);
+    const text = cliIn(repo, home, 'connect', 'claude-code', '--user');
+    assert.match(text.stdout, /Note: .*settings\.local\.json also runs agent-versions for Claude Code, so every hook would run twice\. Remove it with: agent-versions disconnect claude-code --local/);
+  });
+
+  it('the hook command written runs this installation: a prompt through it begins a real turn', () => {
+    const repo = makeRepo();
+    const home = tempDir('avh-home-');
+    assert.equal(cliIn(repo, home, 'connect', 'claude-code', '--user').code, 0);
+    const settings = JSON.parse(fs.readFileSync(path.join(home, '.claude/settings.json'), 'utf8')) as Settings;
+    const command = commandsOf(settings, 'UserPromptSubmit')[0];
+    assert.equal(command, OUR_COMMAND, 'node and the CLI by absolute path: no PATH lookup of agent-versions');
+    // Claude Code runs hook commands through a shell, from any directory.
+    const event = JSON.stringify({ hook_event_name: 'UserPromptSubmit', session_id: 's-connect', cwd: repo, prompt: 'hello' });
+    const r = spawnSync('/bin/sh', ['-c', command], { cwd: home, input: event, encoding: 'utf8', env: testGitEnv() });
+    assert.equal(r.status, 0, r.stderr);
+    const status = JSON.parse(runCliProcess(['status', '--json'], { cwd: repo }).stdout) as { runningTurns: { chatId: string }[] };
+    assert.deepEqual(status.runningTurns.map((t) => t.chatId), ['s-connect']);
+  });
+
+  it('an older installation\'s entry (the README recipe) is updated in place, not duplicated', () => {
+    const repo = makeRepo();
+    const home = tempDir('avh-home-');
+    const old = '{\n  "hooks": {\n    "Stop": [{ "hooks": [{ "type": "command", "command": "agent-versions hook claude-code" }] }]\n  }\n}\n';
+    write(repo, '.claude/settings.json', old);
+    const r = cliIn(repo, home, 'connect', 'claude-code', '--json');
+    assert.equal(r.code, 0, r.stderr);
+    const changes = (JSON.parse(r.stdout) as { changes: { event: string; action: string }[] }).changes;
+    assert.deepEqual(changes, [
+      { event: 'UserPromptSubmit', action: 'added' }, { event: 'Stop', action: 'updated' },
+      { event: 'StopFailure', action: 'added' }, { event: 'SessionEnd', action: 'added' },
+    ]);
+    const settings = JSON.parse(read(repo, '.claude/settings.json')) as Settings;
+    assert.deepEqual(commandsOf(settings, 'Stop'), [OUR_COMMAND]);
+    assert.ok(read(repo, '.claude/settings.json').startsWith('{\n  "hooks": {\n    "Stop": [{ "hooks": [{ "type": "command", "command": "'));
+    // disconnect also recognises it by shape, from any installation
+    assert.equal(cliIn(repo, home, 'disconnect', 'claude-code').code, 0);
+    assert.equal(read(repo, '.claude/settings.json'), '{}\n');
+  });
+
+  it('a malformed settings file: a clear error naming line and column (never its content), exit 2, file untouched', () => {
+    const repo = makeRepo();
+    const home = tempDir('avh-home-');
+    const broken = '{\n  "env": { "API_TOKEN": "secret-token-123" },\n  "model": "opus",\n}\n';
+    write(repo, '.claude/settings.json', broken);
+    const r = cliIn(repo, home, 'connect', 'claude-code');
+    assert.equal(r.code, 2);
+    assert.equal(r.stderr, `agent-versions: ${path.join(repo, '.claude/settings.json')} is not valid JSON (line 4, column 1: PropertyNameExpected). Fix it by hand, then run the command again; nothing was changed.\n`);
+    assert.ok(!r.stderr.includes('secret-token-123') && !r.stdout.includes('secret-token-123'));
+    assert.equal(read(repo, '.claude/settings.json'), broken);
+    write(repo, '.claude/settings.json', '{ "hooks": [] }\n');
+    const shape = cliIn(repo, home, 'connect', 'claude-code');
+    assert.equal(shape.code, 2);
+    assert.match(shape.stderr, /"hooks" is not a JSON object\. Fix it by hand/);
+    assert.equal(read(repo, '.claude/settings.json'), '{ "hooks": [] }\n');
+  });
+
+  it('a read-only settings file: a clear error, exit 1, file untouched (even for root, who could write it)', () => {
+    const repo = makeRepo();
+    const home = tempDir('avh-home-');
+    write(repo, '.claude/settings.json', ORIGINAL);
+    const file = path.join(repo, '.claude/settings.json');
+    fs.chmodSync(file, 0o444);
+    const r = cliIn(repo, home, 'connect', 'claude-code');
+    assert.equal(r.code, 1);
+    assert.equal(r.stderr, `agent-versions: ${file} is read-only; make it writable (chmod u+w) and run the command again; nothing was changed.\n`);
+    assert.equal(read(repo, '.claude/settings.json'), ORIGINAL);
+    assert.equal(fs.statSync(file).mode & 0o777, 0o444);
+    assert.deepEqual(fs.readdirSync(path.dirname(file)), ['settings.json'], 'no temp file left behind');
+  });
+
+  it('keeps the file\'s permissions and writes through a symlink (dotfile managers) instead of replacing it', () => {
+    const repo = makeRepo();
+    const home = tempDir('avh-home-');
+    const dotfiles = tempDir('avh-dotfiles-');
+    fs.writeFileSync(path.join(dotfiles, 'claude-settings.json'), '{\n\t"model": "opus"\n}\n', { mode: 0o600 });
+    fs.mkdirSync(path.join(home, '.claude'));
+    fs.symlinkSync(path.join(dotfiles, 'claude-settings.json'), path.join(home, '.claude/settings.json'));
+    assert.equal(cliIn(repo, home, 'connect', 'claude-code', '--user').code, 0);
+    assert.ok(fs.lstatSync(path.join(home, '.claude/settings.json')).isSymbolicLink());
+    const text = fs.readFileSync(path.join(dotfiles, 'claude-settings.json'), 'utf8');
+    assert.match(text, /^\{\n\t"model": "opus",\n\t"hooks": \{\n\t\t"UserPromptSubmit": \[/, 'tab indentation kept');
+    assert.equal(fs.statSync(path.join(dotfiles, 'claude-settings.json')).mode & 0o777, 0o600);
+  });
+
+  it('project settings outside a git repository: a clear error naming --user, nothing written', () => {
+    const folder = tempDir();
+    const r = runCliProcess(['connect', 'claude-code'], { cwd: folder, env: { HOME: tempDir('avh-home-') } });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /^agent-versions: Project settings belong to a git repository, and .* is not in one\. .*or use --user\.\n$/);
+    assert.deepEqual(fs.readdirSync(folder), []);
+  });
+});

@@ -1,0 +1,153 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { repoPicture, seedRecoveryLatch } from '../support/assertions';
+import { runCliProcess } from '../support/cliProcess';
+import { assertNothingLost, cleanupTempDirs, contentInventory, git, makeRepo, tempDir, write } from '../support/gitFixtures';
+
+interface Check {
+  id: string;
+  status: 'ok' | 'warning' | 'problem';
+  summary: string;
+  fix?: string;
+  facts: Record<string, unknown>;
+}
+
+interface Report {
+  ok: boolean;
+  checks: Check[];
+}
+
+function doctor(cwd: string, home: string, options: { text?: boolean } = {}): { code: number; report: Report; text: string } {
+  const json = runCliProcess(['doctor', '--json'], { cwd, env: { HOME: home } });
+  if (!options.text) return { code: json.code, report: JSON.parse(json.stdout) as Report, text: '' };
+  const text = runCliProcess(['doctor'], { cwd, env: { HOME: home } });
+  assert.equal(json.code, text.code, 'the same verdict with and without --json');
+  return { code: json.code, report: JSON.parse(json.stdout) as Report, text: text.stdout };
+}
+
+const check = (report: Report, id: string): Check => {
+  const found = report.checks.find((c) => c.id === id);
+  assert.ok(found, `check ${id} is reported`);
+  return found;
+};
+
+describe('CLI doctor (real git, real state files, a real hook process)', function () {
+  this.timeout(120_000);
+  afterEach(cleanupTempDirs);
+
+  it('a healthy repository: every line ok or warning, exit 0; git, state and hook latency are measured; nothing changes', () => {
+    const repo = makeRepo();
+    const home = tempDir('avh-home-');
+    assert.equal(runCliProcess(['turn', 'begin', '--chat', 'c', '--prompt', 'p'], { cwd: repo }).code, 0);
+    const before = contentInventory(repo);
+    const picture = repoPicture(repo);
+    const { code, report, text } = doctor(repo, home, { text: true });
+    assert.equal(code, 0, text);
+    assert.equal(report.ok, true);
+    assert.deepEqual(report.checks.map((c) => c.id), ['git', 'repository', 'identity', 'state', 'recovery', 'hooks:claude-code', 'hook-latency']);
+    const gitCheck = check(report, 'git');
+    assert.equal(gitCheck.status, 'ok');
+    assert.ok(path.isAbsolute(gitCheck.facts.path as string));
+    assert.match(gitCheck.facts.version as string, /^\d+\.\d+/);
+    assert.equal(gitCheck.facts.tested, '2.39');
+    assert.equal(check(report, 'repository').status, 'ok');
+    assert.match(check(report, 'repository').summary, /: clean, on main at [0-9a-f]{10}$/);
+    assert.equal(check(report, 'identity').status, 'ok');
+    const state = check(report, 'state');
+    assert.equal(state.status, 'ok');
+    assert.equal(state.facts.turns, 1);
+    assert.equal(state.facts.runningTurns, 1);
+    assert.ok((state.facts.snapshotBytes as number) > 0);
+    assert.equal(check(report, 'recovery').summary, 'not required');
+    const hooks = check(report, 'hooks:claude-code');
+    assert.equal(hooks.status, 'warning');
+    assert.equal(hooks.summary, 'Claude Code: not connected.');
+    assert.match(hooks.fix!, /^agent-versions connect claude-code/);
+    const latency = check(report, 'hook-latency');
+    assert.equal(latency.facts.exitCode, 0);
+    assert.equal(typeof latency.facts.ms, 'number');
+    assert.notEqual(latency.status, 'problem');
+    // One line per check, with its status word; the fix indented under it.
+    assert.match(text, /^ok {7}git {16}git \d+\.\d+/m);
+    assert.match(text, /^warning {2}hooks:claude-code {2}Claude Code: not connected\.\n {28}fix: agent-versions connect claude-code/m);
+    assert.deepEqual(repoPicture(repo), picture, 'doctor changes nothing in the repository');
+    assertNothingLost(repo, before);
+  });
+
+  it('a stale index.lock: the repository line is a problem with the fix, exit 1', () => {
+    const repo = makeRepo();
+    fs.writeFileSync(path.join(repo, '.git', 'index.lock'), '');
+    const picture = repoPicture(repo);
+    const { code, report } = doctor(repo, tempDir('avh-home-'));
+    assert.equal(code, 1);
+    assert.equal(report.ok, false);
+    const r = check(report, 'repository');
+    assert.equal(r.status, 'problem');
+    assert.equal(r.facts.blocker, 'index-locked');
+    assert.match(r.fix!, /index\.lock is held.*remove \.git\/index\.lock if no Git process is running/);
+    assert.ok(fs.existsSync(path.join(repo, '.git', 'index.lock')), 'a lock that is not ours is never removed');
+    assert.deepEqual(repoPicture(repo), picture);
+  });
+
+  it('recovery required: the recovery line is a problem naming the recover commands, exit 1; the latch stays', async () => {
+    const repo = makeRepo();
+    await seedRecoveryLatch(repo, 'op-doctor');
+    const { code, report } = doctor(repo, tempDir('avh-home-'));
+    assert.equal(code, 1);
+    const r = check(report, 'recovery');
+    assert.equal(r.status, 'problem');
+    assert.match(r.summary, /^Recovery is required: an earlier restore could not be verified \(last phase update-worktree\)/);
+    assert.match(r.fix!, /agent-versions recover check/);
+    assert.equal(check(report, 'repository').status, 'ok');
+    const status = JSON.parse(runCliProcess(['status', '--json'], { cwd: repo }).stdout) as { recovery: { operationId: string } | null };
+    assert.equal(status.recovery?.operationId, 'op-doctor');
+  });
+
+  it('a folder without git: the repository line is a problem (git init), no state checks, hooks still checked; exit 1; nothing created', () => {
+    const folder = tempDir();
+    const { code, report, text } = doctor(folder, tempDir('avh-home-'), { text: true });
+    assert.equal(code, 1);
+    assert.deepEqual(report.checks.map((c) => [c.id, c.status]), [['git', 'ok'], ['repository', 'problem'], ['hooks:claude-code', 'warning']]);
+    assert.equal(check(report, 'repository').summary, `${folder} is not in a git repository.`);
+    assert.match(check(report, 'repository').fix!, /^Run `git init`/);
+    assert.match(text, /\n1 problem\(s\), 1 warning\(s\)\.\n$/);
+    assert.deepEqual(fs.readdirSync(folder), []);
+  });
+
+  it('identity: a repository where git has no identity is a warning naming the fallback identity', () => {
+    const repo = makeRepo();
+    git(repo, 'config', '--unset', 'user.name');
+    git(repo, 'config', '--unset', 'user.email');
+    git(repo, 'config', 'user.useConfigOnly', 'true');
+    const { report } = doctor(repo, tempDir('avh-home-'));
+    const r = check(report, 'identity');
+    assert.equal(r.status, 'warning');
+    assert.match(r.summary, /Agent Version History <agent-versions@localhost>/);
+    assert.match(r.fix!, /git config --global user\.name/);
+  });
+
+  it('hooks: connected → ok; connected in two files → warning; a hook naming a vanished installation → problem', () => {
+    const repo = makeRepo();
+    const home = tempDir('avh-home-');
+    assert.equal(runCliProcess(['connect', 'claude-code', '--local'], { cwd: repo, env: { HOME: home } }).code, 0);
+    let hooks = check(doctor(repo, home).report, 'hooks:claude-code');
+    assert.equal(hooks.status, 'ok');
+    assert.equal(hooks.summary, `Claude Code: connected in ${path.join(repo, '.claude/settings.local.json')}`);
+
+    assert.equal(runCliProcess(['connect', 'claude-code', '--user'], { cwd: repo, env: { HOME: home } }).code, 0);
+    hooks = check(doctor(repo, home).report, 'hooks:claude-code');
+    assert.equal(hooks.status, 'warning');
+    assert.match(hooks.summary, /connected in 2 settings files .*every hook runs more than once/);
+
+    assert.equal(runCliProcess(['disconnect', 'claude-code', '--user'], { cwd: repo, env: { HOME: home } }).code, 0);
+    const gone = '/nonexistent/agent-version-history/dist/cli.js';
+    write(repo, '.claude/settings.local.json', JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: `${process.execPath} ${gone} hook claude-code` }] }] } }));
+    const { code, report } = doctor(repo, home);
+    hooks = check(report, 'hooks:claude-code');
+    assert.equal(code, 1);
+    assert.equal(hooks.status, 'problem');
+    assert.equal(hooks.summary, `Claude Code: the hook command names a file that no longer exists (${gone}).`);
+    assert.equal(hooks.fix, 'agent-versions connect claude-code --local');
+  });
+});
