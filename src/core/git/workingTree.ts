@@ -206,10 +206,17 @@ export async function commitWorkingTree(repo: GitRepository, request: WorkingTre
     const message = staged ? withTrailer(request.message, `Agent-Staged: ${staged}`) : request.message;
     const commit = await createCommit(repo, { tree, parents: [request.parent], message, durable: request.durable, date: request.date });
     request.step?.('after-commit');
-    await compareAndSetRef(repo, request.ref, commit, request.expected, request.reflog, request.durable,
-      staged ? [{ ref: `${STAGED_REF_PREFIX}${commit}`, oid: staged }] : []);
+    // Intent first: a crash between the ref move and the index swap leaves a marker reconciliation acts on.
+    if (request.installIndex) recordIndexRepair(repo, request.ref, commit);
+    try {
+      await compareAndSetRef(repo, request.ref, commit, request.expected, request.reflog, request.durable,
+        staged ? [{ ref: `${STAGED_REF_PREFIX}${commit}`, oid: staged }] : []);
+    } catch (error) {
+      if (request.installIndex) clearIndexRepair(repo);
+      throw error;
+    }
     request.step?.('after-update-ref');
-    const indexInstalled = request.installIndex ? await followIndex(repo, index, request.ref, commit, request.durable ?? false) : false;
+    const indexInstalled = request.installIndex ? await followIndex(repo, index, request.durable ?? false) : false;
     return { commit, tree, staged, nested, indexInstalled };
   } finally {
     index.dispose();
@@ -237,19 +244,26 @@ function withTrailer(message: string, trailer: string): string {
 
 const INDEX_REPAIR_FILE = 'index-repair';
 
+function recordIndexRepair(repo: GitRepository, ref: string, commit: string): void {
+  fs.mkdirSync(repo.stateDir, { recursive: true });
+  fs.writeFileSync(path.join(repo.stateDir, INDEX_REPAIR_FILE), `${ref} ${commit}\n`);
+}
+
+function clearIndexRepair(repo: GitRepository): void {
+  fs.rmSync(path.join(repo.stateDir, INDEX_REPAIR_FILE), { force: true });
+}
+
 /**
  * After the branch moved: the index becomes the new commit's tree. When it cannot be swapped in (index.lock
  * held, or the index changed meanwhile), git rebuilds it from HEAD (`reset -q`: staging only, files kept); when
- * even that fails, a marker tells reconciliation to do it. Never throws: the commit stands either way.
+ * even that fails, the marker stays for reconciliation. Never throws: the commit stands either way.
  */
-async function followIndex(repo: GitRepository, index: TemporaryIndex, ref: string, commit: string, durable: boolean): Promise<boolean> {
+async function followIndex(repo: GitRepository, index: TemporaryIndex, durable: boolean): Promise<boolean> {
   try {
-    if (installIndex(repo, index, durable)) return true;
-    await runGit(repo.root, ['reset', '-q']);
+    if (!installIndex(repo, index, durable)) await runGit(repo.root, ['reset', '-q']);
+    clearIndexRepair(repo);
     return true;
   } catch {
-    fs.mkdirSync(repo.stateDir, { recursive: true });
-    fs.writeFileSync(path.join(repo.stateDir, INDEX_REPAIR_FILE), `${ref} ${commit}\n`);
     return false;
   }
 }
