@@ -59,6 +59,9 @@ function readSequencerKind(gitDir: string): GitOperation {
   }
 }
 
+/** The probe's one git command (run with GIT_OPTIONAL_LOCKS=0); the benchmark compares it with this exact line. */
+export const PROBE_STATUS_ARGS: readonly string[] = ['status', '--porcelain=v2', '--branch', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=dirty'];
+
 /**
  * The single source of truth for repository health (SPEC §5.5): restore preflight, failure disposition,
  * reconciliation and recovery acceptance all call this. Read-only: GIT_OPTIONAL_LOCKS=0 keeps status from
@@ -70,7 +73,7 @@ export async function inspectRepositoryHealth(repo: GitRepository): Promise<Repo
   if (!fs.existsSync(repo.root) || !fs.existsSync(repo.gitDir)) {
     return { exists: false, head: null, branch: null, detached: false, unborn: false, operations: [], indexLocked: false, counts: NO_COUNTS, nestedRepositories: [], clean: false };
   }
-  const args = ['status', '--porcelain=v2', '--branch', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=dirty'];
+  const args = [...PROBE_STATUS_ARGS];
   let stdout: string;
   try {
     stdout = await probeGit(repo.root).raw(args);

@@ -1,7 +1,6 @@
 import * as crypto from 'node:crypto';
 import type { RepoContext } from '../context';
-import { ErrorReason, isAvhError } from '../errors';
-import { AvhError } from '../errors';
+import { AvhError, ErrorReason, isAvhError } from '../errors';
 import { failpoint } from '../failpoints';
 import { findTurnCommit } from '../git/history';
 import { inspectRepositoryHealth, quickGateFacts } from '../git/healthProbe';
