@@ -19,6 +19,7 @@ export type ErrorReason =
   | 'turn-already-ended'
   | 'confirmation-required'
   | 'ref-moved'
+  | 'ref-update-refused'
   | 'git-failed'
   | 'git-timeout'
   | 'store-unavailable'

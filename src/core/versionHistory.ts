@@ -9,8 +9,8 @@ import { inFlightOperation } from './restore/operationRecords';
 import { previewRestore, reconcileOperations, RestoreOptions, RestorePreview, RestoreRequest, RestoreResult, runRestore } from './restore/restoreService';
 import { DurableStore } from './store/durableStore';
 import { rebuildFromTrailers } from './turns/rebuildFromTrailers';
-import { countTurns, openTurns } from './turns/turnRecords';
-import { beginTurn, BeginTurnResult, cancelOpenTurnsOfChat, endTurn, EndTurnResult } from './turns/turnLedger';
+import { countTurns, getTurn, openTurns } from './turns/turnRecords';
+import { beginTurn, BeginTurnResult, cancelOpenTurnsOfChat, endTurn, EndTurnResult, settlePendingTurns } from './turns/turnLedger';
 import { validateBeginTurn, validateOutcome, validateTurnId } from './turns/validation';
 import { listVersions, VersionInfo } from './turns/versions';
 
@@ -74,6 +74,8 @@ export class VersionHistory {
     }
     // Every open (each CLI command, each activation) settles a restore that a crashed process left unfinished.
     await reconcileOperations(ctx);
+    // ...and a turn a crashed process left between "completed" and its commit.
+    await settlePendingTurns(ctx);
     return new VersionHistory(ctx, notices);
   }
 
@@ -149,6 +151,11 @@ export class VersionHistory {
   /** The stored prompt of a turn, for "Copy prompt" after an Undo (never logged). */
   async promptOf(turnId: string): Promise<string | null> {
     return this.ctx.store.read((r) => r.get<{ prompt: string }>('SELECT prompt FROM turns WHERE id = ?', [turnId])?.prompt ?? null);
+  }
+
+  /** Whether this repository recorded the turn (the extension finds a turn's repository after a reload). */
+  async knowsTurn(turnId: string): Promise<boolean> {
+    return this.ctx.store.read((r) => getTurn(r, turnId) !== undefined);
   }
 
   /** `undo:N redo:M` for the status bar. */

@@ -70,8 +70,7 @@ async function findOwner(registry: RepositoryRegistry, turnId: unknown): Promise
   const fallback = await registry.defaultController();
   if (typeof turnId !== 'string') return fallback;
   for (const controller of await registry.all()) {
-    const known = await controller.history.ctx.store.read((r) => r.get('SELECT 1 AS x FROM turns WHERE id = ?', [turnId]));
-    if (known) return controller;
+    if (await controller.history.knowsTurn(turnId)) return controller;
   }
   return fallback;
 }

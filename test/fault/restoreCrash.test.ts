@@ -124,10 +124,45 @@ const CRASH_POINTS = [
   'git:update-ref:during',
 ];
 
+const DURING = /^git:(.+):during$/;
+
+/**
+ * For a "during" point, makes the git command slow in the ways git itself allows (a clean/smudge filter for
+ * `add` and `read-tree -u`, a reference-transaction hook for `update-ref`), so the kill can land while it runs.
+ * Returns a function that removes them again.
+ */
+function slowGit(repo: string): () => void {
+  const attributes = path.join(repo, '.git', 'info', 'attributes');
+  const hook = path.join(repo, '.git', 'hooks', 'reference-transaction');
+  fs.mkdirSync(path.dirname(attributes), { recursive: true });
+  fs.writeFileSync(attributes, '* filter=avhslow\n');
+  git(repo, 'config', 'filter.avhslow.clean', 'sleep 0.2; cat');
+  git(repo, 'config', 'filter.avhslow.smudge', 'sleep 0.2; cat');
+  fs.mkdirSync(path.dirname(hook), { recursive: true });
+  fs.writeFileSync(hook, '#!/bin/sh\nsleep 0.3\nexit 0\n', { mode: 0o755 });
+  return () => {
+    fs.rmSync(attributes, { force: true });
+    fs.rmSync(hook, { force: true });
+    git(repo, 'config', '--remove-section', 'filter.avhslow');
+  };
+}
+
+/**
+ * Proof that the kill landed while git ran: git's own trace2 event stream has the command's start but no exit
+ * event for it (a git that had already finished would have written one).
+ */
+function killedWhileRunning(traceFile: string, verb: string): boolean {
+  const events = fs.readFileSync(traceFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { event: string; sid: string; name?: string });
+  const sids = events.filter((e) => e.event === 'cmd_name' && e.name === verb).map((e) => e.sid);
+  const last = sids[sids.length - 1];
+  return last !== undefined && !events.some((e) => e.sid === last && (e.event === 'exit' || e.event === 'atexit'));
+}
+
 describe('restore saga fault injection (SIGKILL at every phase boundary and inside effects)', function () {
   this.timeout(600_000);
   let ran = 0;
   let skipped = 0;
+  const fired = new Set<string>();
   const outcomes = { 'new state': 0, 'old state': 0, 'recovery required': 0 };
   after(() => {
     console.log(`      crash points run: ${ran} (not reached in that scenario: ${skipped}); ended at ${JSON.stringify(outcomes)}`);
@@ -142,7 +177,18 @@ describe('restore saga fault injection (SIGKILL at every phase boundary and insi
         const before = contentInventory(repo);
         const oldHead = head(repo);
         const oldTree = git(repo, 'write-tree').trim();
-        const run = spawnSync(process.execPath, [CLI, ...args], { cwd: repo, env: { ...testGitEnv(), AVH_FAILPOINT: point }, encoding: 'utf8', timeout: 60_000 });
+        const during = DURING.exec(point);
+        const unslow = during ? slowGit(repo) : null;
+        const trace = path.join(repo, '.git', 'avh-trace2.json');
+        const run = spawnSync(process.execPath, [CLI, ...args], {
+          cwd: repo, env: { ...testGitEnv(), AVH_FAILPOINT: point, ...(during ? { GIT_TRACE2_EVENT: trace } : {}) }, encoding: 'utf8', timeout: 60_000,
+        });
+        unslow?.();
+        if (during && run.signal === 'SIGKILL' && !killedWhileRunning(trace, during[1])) {
+          failures.push(`${point}: the kill landed after git ${during[1]} had exited, not during it`);
+        }
+        fs.rmSync(trace, { force: true });
+        if (run.signal === 'SIGKILL') fired.add(point);
         if (run.signal !== 'SIGKILL') {
           // The point is not on this scenario's path (e.g. no preservation when the tree is clean).
           assert.equal(run.status, 0, `${point}: ${run.stderr}`);
@@ -195,6 +241,11 @@ describe('restore saga fault injection (SIGKILL at every phase boundary and insi
       assert.deepEqual(failures, []);
     });
   }
+
+  it('every named crash point fired in at least one scenario (a point that never fires is a gap, not a skip)', () => {
+    const never = CRASH_POINTS.filter((p) => !fired.has(p));
+    assert.deepEqual(never, [], `crash points that never fired: ${never.join(', ')}`);
+  });
 
   it('a crash that leaves the working tree half-restored is ambiguous: recovery required, nothing lost, then guided recovery settles it', async () => {
     const { repo, base } = await completedTurnRepo();

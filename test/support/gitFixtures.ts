@@ -64,9 +64,12 @@ export function subjectOf(repo: string, rev = 'HEAD'): string {
   return git(repo, 'log', '-1', '--format=%s', rev).trim();
 }
 
-/** Hashes of every file content a user could lose: HEAD's tree, the index, and every non-ignored file in the worktree. */
+/**
+ * Hashes of every file content a user could lose: HEAD's tree, every blob the index stages (what `git add -p`
+ * left there, which may be in neither HEAD nor the worktree), and every non-ignored file in the worktree.
+ */
 export function contentInventory(repo: string): Set<string> {
-  const blobs = new Set<string>();
+  const blobs = new Set<string>(indexBlobs(repo));
   const headTree = gitStatus(repo, 'ls-tree', '-r', '-z', 'HEAD');
   if (headTree.code === 0) {
     for (const entry of headTree.stdout.split('\0')) {
@@ -76,6 +79,14 @@ export function contentInventory(repo: string): Set<string> {
   }
   for (const oid of worktreeBlobs(repo)) blobs.add(oid);
   return blobs;
+}
+
+/** Blob ids the index stages (all stages, so a conflicted index counts too); gitlinks are not blobs. */
+export function indexBlobs(repo: string): string[] {
+  return git(repo, 'ls-files', '-s', '-z').split('\0').flatMap((entry) => {
+    const m = /^(\d+) ([0-9a-f]{40}) \d\t/.exec(entry);
+    return m && m[1] !== '160000' ? [m[2]] : [];
+  });
 }
 
 function worktreeBlobs(repo: string): string[] {
@@ -101,7 +112,7 @@ export function blobOid(data: Buffer): string {
 
 /** Every blob reachable from any ref (including our private refs) or present in the worktree. */
 export function reachableContent(repo: string): Set<string> {
-  const set = new Set<string>(worktreeBlobs(repo));
+  const set = new Set<string>([...worktreeBlobs(repo), ...indexBlobs(repo)]);
   const objects = gitStatus(repo, 'rev-list', '--objects', '--all');
   if (objects.code === 0) {
     const oids = objects.stdout.split('\n').map((l) => l.split(' ')[0]).filter(Boolean);

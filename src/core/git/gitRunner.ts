@@ -27,7 +27,8 @@ const REDIRECTING_VARS = [
   'GIT_COMMON_DIR', 'GIT_NAMESPACE', 'GIT_PREFIX', 'GIT_CEILING_DIRECTORIES', 'GIT_DISCOVERY_ACROSS_FILESYSTEM',
 ];
 
-function baseEnv(extra: Readonly<Record<string, string>> | undefined): NodeJS.ProcessEnv {
+/** The environment every git process of ours runs with (the health probe's simple-git instance uses it too). */
+export function baseEnv(extra: Readonly<Record<string, string>> | undefined): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of REDIRECTING_VARS) delete env[name];
   Object.assign(env, {
@@ -131,7 +132,7 @@ export function reasonFromStderr(stderr: string): ErrorReason {
   return 'git-failed';
 }
 
-function messageFor(reason: ErrorReason, args: readonly string[], exit: number): string {
+export function messageFor(reason: ErrorReason, args: readonly string[], exit: number): string {
   switch (reason) {
     case 'index-locked':
       return 'Another git process is using this repository (index.lock is held). Wait for it to finish, or remove .git/index.lock if no git process is running, then try again.';

@@ -1,7 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { simpleGit, SimpleGit } from 'simple-git';
 import { GitRepository } from './repository';
-import { runGit } from './gitRunner';
+import { baseEnv, GitCommandError, messageFor, reasonFromStderr, runGit } from './gitRunner';
+import type { GateFacts } from './repositoryGate';
 
 export const GIT_OPERATIONS = ['merge', 'rebase', 'am', 'cherry-pick', 'revert', 'bisect'] as const;
 export type GitOperation = (typeof GIT_OPERATIONS)[number];
@@ -25,6 +27,8 @@ export interface RepositoryHealth {
   operations: GitOperation[];
   indexLocked: boolean;
   counts: WorkingTreeCounts;
+  /** Folders with their own `.git` that are not registered submodules: never versioned, never counted as changes. */
+  nestedRepositories: string[];
   clean: boolean;
 }
 
@@ -55,6 +59,9 @@ function readSequencerKind(gitDir: string): GitOperation {
   }
 }
 
+/** The probe's one git command (run with GIT_OPTIONAL_LOCKS=0); the benchmark compares it with this exact line. */
+export const PROBE_STATUS_ARGS: readonly string[] = ['status', '--porcelain=v2', '--branch', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=dirty'];
+
 /**
  * The single source of truth for repository health (SPEC §5.5): restore preflight, failure disposition,
  * reconciliation and recovery acceptance all call this. Read-only: GIT_OPTIONAL_LOCKS=0 keeps status from
@@ -64,12 +71,18 @@ function readSequencerKind(gitDir: string): GitOperation {
  */
 export async function inspectRepositoryHealth(repo: GitRepository): Promise<RepositoryHealth> {
   if (!fs.existsSync(repo.root) || !fs.existsSync(repo.gitDir)) {
-    return { exists: false, head: null, branch: null, detached: false, unborn: false, operations: [], indexLocked: false, counts: NO_COUNTS, clean: false };
+    return { exists: false, head: null, branch: null, detached: false, unborn: false, operations: [], indexLocked: false, counts: NO_COUNTS, nestedRepositories: [], clean: false };
   }
-  const { stdout } = await runGit(repo.root, ['status', '--porcelain=v2', '--branch', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=dirty'], {
-    env: { GIT_OPTIONAL_LOCKS: '0' },
-  });
-  const parsed = parseStatus(stdout);
+  const args = [...PROBE_STATUS_ARGS];
+  let stdout: string;
+  try {
+    stdout = await probeGit(repo.root).raw(args);
+  } catch (error) {
+    const stderr = error instanceof Error ? error.message : '';
+    const reason = reasonFromStderr(stderr);
+    throw new GitCommandError(reason, args, 128, messageFor(reason, args, 128), stderr);
+  }
+  const parsed = parseStatus(stdout, (rel) => fs.existsSync(path.join(repo.root, rel, '.git')));
   return {
     exists: true,
     ...parsed,
@@ -78,8 +91,30 @@ export async function inspectRepositoryHealth(repo: GitRepository): Promise<Repo
   };
 }
 
-/** Parses `git status --porcelain=v2 --branch -z` output into head/branch and change counts. */
-export function parseStatus(stdout: string): Pick<RepositoryHealth, 'head' | 'branch' | 'detached' | 'unborn' | 'counts' | 'clean'> {
+/**
+ * The probe runs through simple-git, as the project's stack asks: `status` always prints (at least the branch
+ * header), so simple-git's wait for silent commands never applies (bench/RESULTS.md). Completion on `close` only,
+ * our stripped environment minus the variables simple-git refuses to pass (editor, pager, askpass: status uses
+ * none of them), and GIT_OPTIONAL_LOCKS=0 so the probe never rewrites the index.
+ */
+function probeGit(root: string): SimpleGit {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(baseEnv({ GIT_OPTIONAL_LOCKS: '0' }))) {
+    if (value === undefined || SIMPLE_GIT_REFUSED.test(name)) continue;
+    env[name] = value;
+  }
+  return simpleGit({ baseDir: root, maxConcurrentProcesses: 1, completion: { onClose: true, onExit: false }, timeout: { block: 120_000 } }).env(env);
+}
+
+const SIMPLE_GIT_REFUSED = /^(editor|pager|prefix|ssh_askpass|git_(askpass|editor|pager|sequence_editor|exec_path|external_diff|proxy_command|template_dir|ssh|ssh_command|config\w*))$/i;
+
+/**
+ * Parses `git status --porcelain=v2 --branch -z` output into head/branch and change counts. With
+ * `--untracked-files=all` git lists a folder (trailing slash) only when it will not descend into it: a nested
+ * repository. `isRepository` confirms it has its own `.git`.
+ */
+export function parseStatus(stdout: string, isRepository: (rel: string) => boolean = () => false): Pick<RepositoryHealth, 'head' | 'branch' | 'detached' | 'unborn' | 'counts' | 'nestedRepositories' | 'clean'> {
+  const nestedRepositories: string[] = [];
   let head: string | null = null;
   let branch: string | null = null;
   let detached = false;
@@ -102,9 +137,52 @@ export function parseStatus(stdout: string): Pick<RepositoryHealth, 'head' | 'br
     } else if (record.startsWith('u ')) {
       counts.unmerged++;
     } else if (record.startsWith('? ')) {
-      counts.untracked++;
+      const rel = record.slice(2);
+      if (rel.endsWith('/') && isRepository(rel)) nestedRepositories.push(rel.slice(0, -1));
+      else counts.untracked++;
     }
   }
   const clean = counts.staged + counts.unstaged + counts.untracked + counts.unmerged === 0;
-  return { head, branch, detached, unborn, counts, clean };
+  return { head, branch, detached, unborn, counts, nestedRepositories, clean };
+}
+
+/** The full ref HEAD points at (`refs/heads/x`), read from the git dir's HEAD file; null when detached. */
+export function readSymbolicHead(gitDir: string): string | null {
+  try {
+    const content = fs.readFileSync(path.join(gitDir, 'HEAD'), 'utf8').trim();
+    const match = /^ref: (refs\/heads\/.+)$/.exec(content);
+    return match ? match[1] : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The gate's facts without a working-tree scan, for the commit path: marker files, HEAD's file and one
+ * rev-parse (which also resolves `revs`, e.g. trees the caller needs). Unmerged entries are looked up only when
+ * a lower-ranked blocker would otherwise be named; otherwise the commit path's own write-tree finds them.
+ * Read-only.
+ */
+export async function quickGateFacts(repo: GitRepository, revs: readonly string[] = []): Promise<{ facts: GateFacts; resolved: string[] }> {
+  if (!fs.existsSync(repo.root) || !fs.existsSync(repo.gitDir)) {
+    return { facts: { exists: false, operations: [], unmerged: false, indexLocked: false, detached: false, unborn: false, head: null, branch: null }, resolved: [] };
+  }
+  const headRef = readSymbolicHead(repo.gitDir);
+  const operations = operationsInProgress(repo.gitDir);
+  const indexLocked = fs.existsSync(path.join(repo.gitDir, 'index.lock'));
+  let head: string | null = null;
+  let resolved: string[] = [];
+  try {
+    [head = null, ...resolved] = (await runGit(repo.root, ['rev-parse', 'HEAD', ...revs])).stdout.trim().split('\n');
+  } catch {
+    head = null; // unborn branch
+  }
+  let unmerged = false;
+  if (operations.length === 0 && (indexLocked || !headRef || !head)) {
+    unmerged = (await runGit(repo.root, ['ls-files', '--unmerged', '-z'], { env: { GIT_OPTIONAL_LOCKS: '0' } })).stdout.length > 0;
+  }
+  return {
+    facts: { exists: true, operations, unmerged, indexLocked, detached: !headRef, unborn: !head, head, branch: headRef ? headRef.slice('refs/heads/'.length) : null },
+    resolved,
+  };
 }

@@ -54,14 +54,28 @@ export class TemporaryIndex {
   }
 }
 
+export interface WorkingTreeSnapshot {
+  tree: string;
+  /** Folders with their own `.git` (not registered submodules) that were left out instead of becoming gitlinks. */
+  nested: string[];
+}
+
+const EMBEDDED_REPO_WARNING = /^warning: adding embedded git repository: (.+)$/gm;
+
 /**
- * Writes a tree object of the whole user-visible working state (HEAD's tree plus every modified, deleted and
- * untracked-not-ignored file) through `index`. Never touches HEAD, the user's index or the working tree.
+ * Stages the whole user-visible working state (HEAD's tree plus every modified, deleted and untracked-not-ignored
+ * file) into `index` and writes its tree. Nested repositories that git would record as gitlinks are left out.
+ * The single step every version, snapshot and preservation commit goes through. Never touches HEAD, the user's
+ * index or the working tree.
  */
-export async function writeWorkingTree(repo: GitRepository, index: TemporaryIndex): Promise<string> {
-  await runGit(repo.root, ['add', '-A', '--', '.'], { env: index.env });
+export async function writeWorkingTree(repo: GitRepository, index: TemporaryIndex): Promise<WorkingTreeSnapshot> {
+  const added = await runGit(repo.root, ['-c', 'advice.addEmbeddedRepo=false', 'add', '-A', '--', '.'], { env: index.env });
+  const nested = [...added.stderr.matchAll(EMBEDDED_REPO_WARNING)].map((m) => m[1]);
+  if (nested.length > 0) {
+    await runGit(repo.root, ['update-index', '--force-remove', '-z', '--stdin'], { env: index.env, input: nested.join('\0') });
+  }
   const { stdout } = await runGit(repo.root, ['write-tree'], { env: index.env });
-  return stdout.trim();
+  return { tree: stdout.trim(), nested };
 }
 
 export interface CommitSpec {
@@ -96,17 +110,187 @@ export async function createCommit(repo: GitRepository, spec: CommitSpec): Promi
   }
 }
 
-/** Moves `ref` from `expected` to `next` atomically; fails with reason 'ref-moved' when someone else moved it. */
-export async function compareAndSetRef(repo: GitRepository, ref: string, next: string, expected: string, reflog: string, durable = false): Promise<void> {
-  const args = [...(durable ? ['-c', 'core.fsync=reference', '-c', 'core.fsyncMethod=fsync'] : []), 'update-ref', '-m', reflog, ref, next, expected];
+export const ZERO_OID = '0'.repeat(40);
+/** Private refs keeping a staged tree reachable, one per commit that preserved it (named after that commit). */
+export const STAGED_REF_PREFIX = 'refs/agent-versions/staged/';
+export const STAGED_SUBJECT = 'Agent Version History: staged changes';
+
+/** The current value of `ref`, or null when it does not exist. Read-only. */
+export async function readRef(repo: GitRepository, ref: string): Promise<string | null> {
+  const { stdout, code } = await runGit(repo.root, ['rev-parse', '--verify', '-q', ref], { okCodes: [1] });
+  return code === 0 ? stdout.trim() || null : null;
+}
+
+/**
+ * Moves `ref` from `expected` to `next` atomically (and, in the same ref transaction, `extra` refs); the one
+ * compare-and-set every ref move of ours goes through. Failure contract: already at `next` (a re-run) is success;
+ * moved by someone else is 'ref-moved'; still at `expected` means git refused (a reference-transaction hook, a
+ * full disk): 'ref-update-refused'. Each failure leaves every ref as it was.
+ */
+export async function compareAndSetRef(
+  repo: GitRepository, ref: string, next: string, expected: string, reflog: string, durable = false,
+  extra: readonly { ref: string; oid: string }[] = [],
+): Promise<void> {
+  const args = [...(durable ? ['-c', 'core.fsync=reference', '-c', 'core.fsyncMethod=fsync'] : []), 'update-ref', '-m', reflog, '--stdin'];
+  const input = ['start', `update ${ref} ${next} ${expected}`, ...extra.map((e) => `update ${e.ref} ${e.oid}`), 'prepare', 'commit', ''].join('\n');
   try {
-    await runGit(repo.root, args);
+    await runGit(repo.root, args, { input });
   } catch (error) {
-    if (error instanceof GitCommandError && error.reason === 'git-failed') {
+    if (!(error instanceof GitCommandError) || error.reason === 'index-locked') throw error;
+    const now = await readRef(repo, ref).catch(() => undefined);
+    if (now === next) return;
+    if (error.reason === 'ref-locked') throw error;
+    if (now !== undefined && now !== (expected === ZERO_OID ? null : expected)) {
       throw new AvhError('ref-moved', 'The branch moved while Agent Version History was updating it; nothing was changed. Try again.', {}, { cause: error });
+    }
+    throw new AvhError('ref-update-refused',
+      'Git refused to move the branch (a reference-transaction hook, a full disk or a permissions problem); nothing was changed. Fix the cause, then try again.',
+      {}, { cause: error });
+  }
+}
+
+export interface WorkingTreeCommitRequest {
+  /** The ref the commit goes on: the attached branch, or a private ref (created when `expected` is ZERO_OID). */
+  ref: string;
+  expected: string;
+  /** The commit's parent: the HEAD the working tree was compared with. */
+  parent: string;
+  parentTree?: string;
+  /** No commit when the working tree's tree equals this (default: the parent's tree). */
+  unchangedTree?: string;
+  /** Make a commit even when nothing differs from `unchangedTree` (base snapshots of an index-only change). */
+  always?: boolean;
+  message: string;
+  reflog: string;
+  durable?: boolean;
+  date?: number;
+  /** Make the new tree the repository's index after the ref moved (versions on the branch). */
+  installIndex: boolean;
+  /** Test crash points between the steps. */
+  step?: (name: 'after-write-tree' | 'after-commit' | 'after-update-ref') => void;
+}
+
+export interface WorkingTreeCommitResult {
+  /** The new commit (now at `ref`), or null when the tree was unchanged and nothing moved. */
+  commit: string | null;
+  tree: string;
+  /** The staged tree kept reachable (commit under STAGED_REF_PREFIX), when the index differed from HEAD and the working tree. */
+  staged: string | null;
+  nested: string[];
+  /** False when the index could not be made the new tree now (recorded for reconciliation to repair). */
+  indexInstalled: boolean;
+}
+
+/**
+ * The one commit path: temporary index → stage everything → write-tree → commit-tree → compare-and-set the ref →
+ * install the index. Failure contract: any failure before the ref moved throws and nothing moved (no version);
+ * once the ref moved the result always names the commit; a HEAD that moved while the index could not follow is
+ * repaired now or recorded for reconciliation, never left for the user to commit a reversal. What the user had
+ * staged (an index differing from HEAD and from the working tree) stays reachable through a private ref and an
+ * `Agent-Staged` trailer. Never touches the working tree.
+ */
+export async function commitWorkingTree(repo: GitRepository, request: WorkingTreeCommitRequest): Promise<WorkingTreeCommitResult> {
+  const index = TemporaryIndex.create(repo);
+  try {
+    const indexTree = await writeIndexTree(repo, index);
+    const { tree, nested } = await writeWorkingTree(repo, index);
+    request.step?.('after-write-tree');
+    const parentTree = request.parentTree ?? (await runGit(repo.root, ['rev-parse', `${request.parent}^{tree}`])).stdout.trim();
+    if (tree === (request.unchangedTree ?? parentTree) && !request.always) {
+      return { commit: null, tree, staged: null, nested, indexInstalled: false };
+    }
+    let staged: string | null = null;
+    if (indexTree !== parentTree && indexTree !== tree) {
+      staged = await createCommit(repo, { tree: indexTree, parents: [request.parent], message: `${STAGED_SUBJECT}\n`, durable: request.durable, date: request.date });
+    }
+    const message = staged ? withTrailer(request.message, `Agent-Staged: ${staged}`) : request.message;
+    const commit = await createCommit(repo, { tree, parents: [request.parent], message, durable: request.durable, date: request.date });
+    request.step?.('after-commit');
+    // Intent first: a crash between the ref move and the index swap leaves a marker reconciliation acts on.
+    if (request.installIndex) recordIndexRepair(repo, request.ref, commit);
+    try {
+      await compareAndSetRef(repo, request.ref, commit, request.expected, request.reflog, request.durable,
+        staged ? [{ ref: `${STAGED_REF_PREFIX}${commit}`, oid: staged }] : []);
+    } catch (error) {
+      if (request.installIndex) clearIndexRepair(repo);
+      throw error;
+    }
+    request.step?.('after-update-ref');
+    const indexInstalled = request.installIndex ? await followIndex(repo, index, request.durable ?? false) : false;
+    return { commit, tree, staged, nested, indexInstalled };
+  } finally {
+    index.dispose();
+  }
+}
+
+/** The tree of the index as the user left it (a copy of it); unmerged entries fail with 'unmerged-entries'. */
+async function writeIndexTree(repo: GitRepository, index: TemporaryIndex): Promise<string> {
+  try {
+    return (await runGit(repo.root, ['write-tree'], { env: index.env })).stdout.trim();
+  } catch (error) {
+    if (error instanceof GitCommandError && /unmerged|not able to write tree/i.test(error.stderr)) {
+      throw new AvhError('unmerged-entries', 'The repository has unresolved merge conflicts.', {}, { cause: error });
     }
     throw error;
   }
+}
+
+function withTrailer(message: string, trailer: string): string {
+  const body = message.replace(/\s+$/, '');
+  const last = body.split('\n\n').pop() ?? '';
+  const hasTrailers = body.includes('\n\n') && last.split('\n').every((line) => /^[A-Za-z][A-Za-z-]*: /.test(line));
+  return `${body}${hasTrailers ? '\n' : '\n\n'}${trailer}\n`;
+}
+
+const INDEX_REPAIR_FILE = 'index-repair';
+
+function recordIndexRepair(repo: GitRepository, ref: string, commit: string): void {
+  fs.mkdirSync(repo.stateDir, { recursive: true });
+  fs.writeFileSync(path.join(repo.stateDir, INDEX_REPAIR_FILE), `${ref} ${commit}\n`);
+}
+
+function clearIndexRepair(repo: GitRepository): void {
+  fs.rmSync(path.join(repo.stateDir, INDEX_REPAIR_FILE), { force: true });
+}
+
+/**
+ * After the branch moved: the index becomes the new commit's tree. When it cannot be swapped in (index.lock
+ * held, or the index changed meanwhile), git rebuilds it from HEAD (`reset -q`: staging only, files kept); when
+ * even that fails, the marker stays for reconciliation. Never throws: the commit stands either way.
+ */
+async function followIndex(repo: GitRepository, index: TemporaryIndex, durable: boolean): Promise<boolean> {
+  try {
+    if (!installIndex(repo, index, durable)) await runGit(repo.root, ['reset', '-q']);
+    clearIndexRepair(repo);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether a commit path left an index repair for reconciliation (a marker file; no git process). */
+export function indexRepairPending(repo: GitRepository): boolean {
+  return fs.existsSync(path.join(repo.stateDir, INDEX_REPAIR_FILE));
+}
+
+/**
+ * Reconciliation: finishes an index repair a failed or crashed commit path left recorded. Only while the ref
+ * still holds that commit and HEAD is on it; otherwise the user moved on and the marker is dropped. Returns
+ * whether it repaired the index.
+ */
+export async function repairRecordedIndex(repo: GitRepository): Promise<boolean> {
+  const marker = path.join(repo.stateDir, INDEX_REPAIR_FILE);
+  let text: string;
+  try {
+    text = fs.readFileSync(marker, 'utf8');
+  } catch {
+    return false;
+  }
+  const [ref, commit] = text.trim().split(' ');
+  const onIt = ref !== undefined && (await readRef(repo, 'HEAD')) === commit && (await readRef(repo, ref)) === commit;
+  if (onIt) await runGit(repo.root, ['reset', '-q']);
+  fs.rmSync(marker, { force: true });
+  return onIt;
 }
 
 /**

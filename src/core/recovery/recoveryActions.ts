@@ -1,16 +1,16 @@
 import * as fs from 'node:fs';
 import type { RepoContext } from '../context';
 import { failpoint } from '../failpoints';
-import { AvhError, ErrorReason, isAvhError } from '../errors';
-import { runGit } from '../git/gitRunner';
-import { GitOperation, inspectRepositoryHealth, RepositoryHealth, WorkingTreeCounts } from '../git/healthProbe';
+import { AvhError, isAvhError } from '../errors';
+import { inspectRepositoryHealth, readSymbolicHead, RepositoryHealth, WorkingTreeCounts } from '../git/healthProbe';
+import { blockerMessage as gateMessage, factsFromHealth, gate, GateBlocker, reasonForBlocker } from '../git/repositoryGate';
 import { acquireRepositoryLease } from '../git/repositoryLease';
-import { compareAndSetRef, createCommit, installIndex, TemporaryIndex, writeWorkingTree } from '../git/workingTree';
+import { commitWorkingTree } from '../git/workingTree';
 import { RECOVERY_SUBJECT } from '../turns/promptSummary';
-import { readSymbolicHead } from '../turns/turnLedger';
 import { clearRecovery, readRecovery, RecoveryLatch } from './recoveryLatch';
 
-export type RecoveryBlocker = 'missing' | 'unborn' | 'detached' | 'unmerged' | GitOperation | 'index-locked';
+/** The gate's blockers that recovery can meet (the latch itself and a restore in flight are what recovery settles). */
+export type RecoveryBlocker = Exclude<GateBlocker, 'recovery-required' | 'restore-in-flight'>;
 
 /** What the read-only repository check found (SPEC §6). Only `healthy` can be accepted; only `dirty` can be saved. */
 export type RecoveryAssessment =
@@ -34,47 +34,17 @@ export interface AcceptOptions {
   generation?: number;
 }
 
-const OPERATION_NAMES: Record<GitOperation, string> = {
-  merge: 'merge',
-  rebase: 'rebase',
-  am: 'patch application (git am)',
-  'cherry-pick': 'cherry-pick',
-  revert: 'revert',
-  bisect: 'bisect',
-};
-
-/** Plain-words copy for each blocker: what is wrong and what the user does about it. */
+/** Plain-words copy for each blocker (the gate's one constant): what is wrong and what the user does about it. */
 export function blockerMessage(blocker: RecoveryBlocker): string {
-  switch (blocker) {
-    case 'missing':
-      return 'The repository folder no longer exists or is no longer a Git repository. Restore it or reopen the project, then check again.';
-    case 'unborn':
-      return 'This repository has no commits yet, so there is no current version to continue from. Make a first commit outside VS Code, then check again.';
-    case 'detached':
-      return 'This project is not on a branch (Git calls this a detached HEAD). Switch to a branch outside VS Code, then check again.';
-    case 'unmerged':
-      return 'This project has unresolved file conflicts. Resolve them outside VS Code, then check again.';
-    case 'index-locked':
-      return 'Another Git process is using this repository (index.lock is held). Wait for it to finish, or remove .git/index.lock if no Git process is running, then check again.';
-    default:
-      return `A Git ${OPERATION_NAMES[blocker]} is still in progress. Finish or cancel it outside VS Code, then check again.`;
-  }
+  return gateMessage(blocker, 'check');
 }
 
-/**
- * Classifies one health probe. An operation in progress wins over the detached HEAD and conflicts it causes
- * (a rebase detaches HEAD), so the user is told about the thing they must finish.
- */
+/** Classifies one health probe through the one gate (SPEC §5.5 order); a passing repository is healthy or dirty. */
 export function assessHealth(health: RepositoryHealth): RecoveryAssessment {
-  const blocked = (blocker: RecoveryBlocker): RecoveryAssessment => ({ kind: 'blocked', blocker, message: blockerMessage(blocker) });
-  if (!health.exists) return blocked('missing');
-  if (health.operations.length > 0) return blocked(health.operations[0]);
-  if (health.unborn || !health.head) return blocked(health.detached ? 'detached' : 'unborn');
-  if (health.detached || !health.branch) return blocked('detached');
-  if (health.counts.unmerged > 0) return blocked('unmerged');
-  if (health.indexLocked) return blocked('index-locked');
-  if (!health.clean) return { kind: 'dirty', branch: health.branch, head: health.head, counts: health.counts };
-  return { kind: 'healthy', branch: health.branch, head: health.head };
+  const result = gate(factsFromHealth(health), 'check');
+  if (!result.ok) return { kind: 'blocked', blocker: result.blocker as RecoveryBlocker, message: result.message };
+  if (!health.clean) return { kind: 'dirty', branch: result.branch, head: result.head, counts: health.counts };
+  return { kind: 'healthy', branch: result.branch, head: result.head };
 }
 
 /** Read-only check of the repository as it is now, from one health probe. Never changes git or the latch. */
@@ -82,24 +52,10 @@ export async function checkRepository(ctx: RepoContext): Promise<RecoveryAssessm
   return assessHealth(await inspectRepositoryHealth(ctx.repo));
 }
 
-const BLOCKER_REASONS: Record<RecoveryBlocker, ErrorReason> = {
-  missing: 'repository-missing',
-  unborn: 'unborn-branch',
-  detached: 'detached-head',
-  unmerged: 'unmerged-entries',
-  'index-locked': 'index-locked',
-  merge: 'operation-in-progress',
-  rebase: 'operation-in-progress',
-  am: 'operation-in-progress',
-  'cherry-pick': 'operation-in-progress',
-  revert: 'operation-in-progress',
-  bisect: 'operation-in-progress',
-};
-
 /** Save & use was refused before anything was touched: the repository has a blocker the user resolves outside. */
 export class RecoveryBlockedError extends AvhError {
   constructor(readonly assessment: BlockedAssessment) {
-    super(BLOCKER_REASONS[assessment.blocker], assessment.message, { blocker: assessment.blocker });
+    super(reasonForBlocker(assessment.blocker), assessment.message, { blocker: assessment.blocker });
     this.name = 'RecoveryBlockedError';
   }
 }
@@ -191,28 +147,26 @@ async function settle(ctx: RepoContext, latch: RecoveryLatch, branch: string, he
   return savedCommit ? { result: 'accepted', branch, head, savedCommit } : { result: 'accepted', branch, head };
 }
 
-/** The commit steps of save & use; returns the `[Recovery]` commit, or null when the files already equal HEAD. */
+/**
+ * The commit of save & use, through the one commit path; returns the `[Recovery]` commit. Only called for a dirty
+ * tree; when only the index differed the commit has HEAD's tree and keeps the staged tree reachable (Agent-Staged).
+ */
 async function commitWholeTree(ctx: RepoContext, branch: string, head: string): Promise<string | null> {
-  const { repo } = ctx;
-  const ref = readSymbolicHead(repo.gitDir);
+  const ref = readSymbolicHead(ctx.repo.gitDir);
   if (ref !== `refs/heads/${branch}`) {
     throw new RecoveryBlockedError({ kind: 'blocked', blocker: 'detached', message: blockerMessage('detached') });
   }
-  const index = TemporaryIndex.create(repo);
-  try {
-    const tree = await writeWorkingTree(repo, index);
-    const headTree = (await runGit(repo.root, ['rev-parse', `${head}^{tree}`])).stdout.trim();
-    // Only the index differed from HEAD (files equal HEAD's): an empty [Recovery] commit would save nothing.
-    const commit = tree === headTree ? null : await createCommit(repo, { tree, parents: [head], message: `${RECOVERY_SUBJECT}\n`, durable: true });
-    if (commit) await compareAndSetRef(repo, ref, commit, head, 'agent-versions: recovery save', true);
-    if (!installIndex(repo, index, true)) {
-      // Someone touched the index meanwhile: let git rebuild it from the new HEAD (staging only; files are kept).
-      await runGit(repo.root, ['reset', '-q']);
-    }
-    return commit;
-  } finally {
-    index.dispose();
-  }
+  const result = await commitWorkingTree(ctx.repo, {
+    ref,
+    expected: head,
+    parent: head,
+    always: true,
+    message: `${RECOVERY_SUBJECT}\n`,
+    reflog: 'agent-versions: recovery save',
+    durable: true,
+    installIndex: true,
+  });
+  return result.commit;
 }
 
 function logged(ctx: RepoContext, action: 'accept' | 'save', settlement: RecoverySettlement): RecoverySettlement {

@@ -1,4 +1,5 @@
 import { AvhError } from '../errors';
+import { RECOVERY_REQUIRED_MESSAGE } from '../git/repositoryGate';
 import type { DurableStore, StoreReader, StoreTx } from '../store/durableStore';
 
 /** The persisted "recovery required" latch (SPEC §6): set when a restore's outcome is ambiguous. */
@@ -43,8 +44,7 @@ export function clearRecovery(tx: StoreTx, generation: number): boolean {
   return true;
 }
 
-export const RECOVERY_REQUIRED_MESSAGE =
-  'Version restore needs attention — Agent Version History could not verify an earlier restore. Resolve the recovery notice (or run `agent-versions recover check`) to continue.';
+export { RECOVERY_REQUIRED_MESSAGE };
 
 /** Throws the recovery-required error when the latch is set. */
 export async function assertNoRecovery(store: DurableStore): Promise<void> {

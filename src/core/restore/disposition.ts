@@ -2,7 +2,8 @@ import type { RepoContext } from '../context';
 import { inspectRepositoryHealth } from '../git/healthProbe';
 import { RESTORE_PHASES, RestorePhase } from '../store/schema';
 import type { OperationRow } from './operationRecords';
-import { isOwnPreserveCommit, worktreeMatches } from './restoreEffects';
+import { worktreeMatches } from '../git/worktreeUpdate';
+import { isOwnPreserveCommit } from './restoreEffects';
 
 /** What a failed or interrupted operation means for the repository (SPEC §5.4). */
 export type Disposition =
@@ -40,7 +41,7 @@ export async function classifyOperation(ctx: RepoContext, op: OperationRow): Pro
     // Only objects (and possibly the preservation commit) were written; the working tree is untouched by us.
     return { kind: 'rolled-back', preserved: head === preserved ? preserved : null };
   }
-  if (op.restore_commit && (await worktreeMatches(ctx, op.restore_commit))) return { kind: 'roll-forward', resume: 'update-branch', preserved };
+  if (op.restore_commit && (await worktreeMatches(ctx.repo, op.restore_commit))) return { kind: 'roll-forward', resume: 'update-branch', preserved };
   if (health.clean) return { kind: 'rolled-back', preserved };
   return { kind: 'recovery-required', reason: 'worktree-partially-restored' };
 }

@@ -1,7 +1,7 @@
 import type { RepoContext } from '../context';
-import { runGit } from '../git/gitRunner';
+import { readSymbolicHead } from '../git/healthProbe';
+import { readHead } from '../git/history';
 import type { StoreReader } from '../store/durableStore';
-import { readSymbolicHead } from '../turns/turnLedger';
 
 export interface HistoryCounts {
   /** Turns on the current branch that Undo can still take back. */
@@ -38,11 +38,6 @@ export async function historyCounts(ctx: RepoContext): Promise<HistoryCounts> {
   const ref = readSymbolicHead(ctx.repo.gitDir);
   if (!ref) return { undo: 0, redo: 0 };
   const branch = ref.slice('refs/heads/'.length);
-  let head: string | null = null;
-  try {
-    head = (await runGit(ctx.repo.root, ['rev-parse', '--verify', '-q', 'HEAD'])).stdout.trim() || null;
-  } catch {
-    head = null;
-  }
+  const head = await readHead(ctx.repo).catch(() => null);
   return ctx.store.read((r) => ({ undo: undoableTurns(r, branch).length, redo: redoStack(r, branch, head).length }));
 }

@@ -4,8 +4,10 @@ import * as path from 'node:path';
 import { createActor, fromPromise, toPromise } from 'xstate';
 import type { RepoContext } from '../context';
 import { AvhError } from '../errors';
-import { runGit } from '../git/gitRunner';
 import { inspectRepositoryHealth, operationsInProgress } from '../git/healthProbe';
+import { resolveCommit, subjectsSince } from '../git/history';
+import { factsFromHealth, passGate } from '../git/repositoryGate';
+import { ignoredPathsInTheWay, TreeChange, treeChanges } from '../git/worktreeUpdate';
 import { acquireRepositoryLease, leasePath } from '../git/repositoryLease';
 import { assertNoRecovery, readRecovery, setRecovery } from '../recovery/recoveryLatch';
 import type { LockHandle } from '../store/pidLock';
@@ -13,7 +15,7 @@ import { readLockHolder, tryAcquireLock } from '../store/pidLock';
 import type { PreservationReason } from '../store/schema';
 import type { StoreTx } from '../store/durableStore';
 import { kindOfSubject } from '../turns/promptSummary';
-import { getTurn, TurnRow } from '../turns/turnRecords';
+import { getTurn, nestedNotice, TurnRow } from '../turns/turnRecords';
 import { endTurnUnderLease } from '../turns/turnLedger';
 import { classifyOperation, Disposition } from './disposition';
 import { failpoint } from '../failpoints';
@@ -21,8 +23,8 @@ import { redoStack, undoableTurns } from './historyCounts';
 import { admitOperation, finishOperation, getOperation, inFlightOperation, OperationRow, recordCommits, setPhase } from './operationRecords';
 import { restoreMachine } from './restoreMachine';
 import { preservationFor } from './targetOutcome';
-import { clearOwnStaleIndexLock } from '../git/workingTree';
-import { ignoredFilesInTheWay, preserveDirtyTree, restoredPathsMatch, TreeChange, treeChanges, updateBranch, updateWorktree, writeRestoreCommit } from './restoreEffects';
+import { clearOwnStaleIndexLock, indexRepairPending, repairRecordedIndex } from '../git/workingTree';
+import { preserveDirtyTree, restoredPathsMatch, updateBranch, updateWorktree, writeRestoreCommit } from './restoreEffects';
 import type { RestorePhase } from '../store/schema';
 
 export type RestoreRequest =
@@ -45,6 +47,8 @@ export interface RestoreResult {
   preserved?: string;
   target?: string;
   turnId?: string;
+  /** Said once per folder: nested repositories the restore left untouched (Version History does not version them). */
+  notice?: string;
 }
 
 export interface RestorePreview {
@@ -55,14 +59,6 @@ export interface RestorePreview {
   /** Commits the user made themselves after the target that this restore undoes (they stay in history). */
   userCommits: number;
 }
-
-const BLOCKER_COPY = {
-  missing: 'The repository no longer exists.',
-  unborn: 'This repository has no commits yet, so there is no version to restore.',
-  detached: 'HEAD is detached. Check out a branch, then try again. Nothing was changed.',
-  unmerged: 'The repository has unresolved merge conflicts. Resolve them outside VS Code, then try again. Nothing was changed.',
-  locked: 'Another git process is using this repository (index.lock is held). Wait for it to finish, then try again. Nothing was changed.',
-} as const;
 
 interface Plan {
   request: RestoreRequest;
@@ -76,6 +72,7 @@ interface Plan {
   turn: TurnRow | null;
   preservation: PreservationReason;
   userCommits: number;
+  nestedRepositories: string[];
 }
 
 /** Read-only: what a restore would do, for the UI's confirmation. Takes no lease and changes nothing. */
@@ -119,7 +116,7 @@ export async function runRestore(ctx: RepoContext, request: RestoreRequest, opti
       throw new AvhError('dirty-conflict',
         'You have uncommitted changes that are not from a cancelled agent turn. Commit or stash them, then try again. Nothing was changed.');
     }
-    if (plan.clean) refuseIgnoredFilesInTheWay(ctx, plan.changes); // a dirty tree is checked once it is preserved
+    if (plan.clean) await refuseIgnoredFilesInTheWay(ctx, plan.changes); // a dirty tree is checked once it is preserved
     const op: OperationRow = {
       id: crypto.randomUUID(),
       kind: request.kind,
@@ -142,7 +139,9 @@ export async function runRestore(ctx: RepoContext, request: RestoreRequest, opti
     failpoint('preparing:after');
     const output = await runMachine(ctx, op.id, { needsPreserve: op.preservation !== 'none' }, plan.changes);
     if (output.status === 'completed') {
+      const notice = await nestedNotice(ctx, plan.nestedRepositories);
       return {
+        ...(notice ? { notice } : {}),
         result: 'restored',
         operationId: op.id,
         restoreCommit: output.restoreCommit ?? undefined,
@@ -175,7 +174,7 @@ export async function runRestore(ctx: RepoContext, request: RestoreRequest, opti
 export async function reconcileOperations(ctx: RepoContext): Promise<boolean> {
   const op = await ctx.store.read((r) => inFlightOperation(r));
   const holder = readLockHolder(leasePath(ctx.repo));
-  if (!op && (!holder || holder.alive)) return false;
+  if (!op && !indexRepairPending(ctx.repo) && (!holder || holder.alive)) return false;
   // An unfinished operation, or a lease left by a process that died: settle it under the lease.
   const lease = tryAcquireLock(leasePath(ctx.repo), 'reconcile');
   if (!lease) return false; // its owner is alive and still working on it, or another process is reconciling
@@ -188,8 +187,11 @@ export async function reconcileOperations(ctx: RepoContext): Promise<boolean> {
 }
 
 async function reconcileUnderLease(ctx: RepoContext): Promise<boolean> {
+  // A branch moved by one of our commits whose index could not follow: make the index HEAD's tree first.
+  const repaired = await repairRecordedIndex(ctx.repo);
+  if (repaired) ctx.log.warn('restore.index-repaired');
   const op = await ctx.store.read((r) => inFlightOperation(r));
-  if (!op) return false;
+  if (!op) return repaired;
   await ctx.store.transaction((tx) => tx.run('UPDATE operations SET attempts = attempts + 1 WHERE id = ?', [op.id]));
   const output = await runMachine(ctx, op.id, { needsPreserve: false, reconcile: true, preserved: op.preserve_commit, restoreCommit: op.restore_commit });
   ctx.log.info('restore.reconcile', { operation: op.id, lastPhase: op.phase, result: output.status, disposition: output.disposition?.kind });
@@ -209,18 +211,11 @@ async function acquireRestoreLease(ctx: RepoContext): Promise<LockHandle> {
 
 async function makePlan(ctx: RepoContext, request: RestoreRequest): Promise<Plan | { nothing: 'nothing-to-undo' | 'nothing-to-redo' }> {
   const health = await inspectRepositoryHealth(ctx.repo);
-  if (!health.exists) throw new AvhError('repository-missing', BLOCKER_COPY.missing);
-  if (health.unborn || !health.head) throw new AvhError('unborn-branch', BLOCKER_COPY.unborn);
-  if (health.detached || !health.branch) throw new AvhError('detached-head', BLOCKER_COPY.detached);
-  if (health.counts.unmerged > 0) throw new AvhError('unmerged-entries', BLOCKER_COPY.unmerged);
-  if (health.operations.length > 0) {
-    const operation = health.operations[0];
-    throw new AvhError('operation-in-progress', `A git ${operation} is in progress. Finish or cancel it outside VS Code, then try again. Nothing was changed.`, { operation });
-  }
-  if (health.indexLocked) throw new AvhError('index-locked', BLOCKER_COPY.locked);
-  const found = await lookUpTarget(ctx, request, health.branch, health.head);
+  // Under the restore lease: a recovery latch and an in-flight restore were already settled or refused.
+  const { branch, head } = passGate(factsFromHealth(health), 'retry');
+  const found = await lookUpTarget(ctx, request, branch, head);
   if ('nothing' in found) return found;
-  return { request, branch: health.branch, head: health.head, clean: health.clean, ...found };
+  return { request, branch, head, clean: health.clean, nestedRepositories: health.nestedRepositories, ...found };
 }
 
 type TargetLookup = Pick<Plan, 'target' | 'changes' | 'turn' | 'preservation' | 'userCommits'>;
@@ -253,32 +248,21 @@ async function lookUpTarget(ctx: RepoContext, request: RestoreRequest, branch: s
     if (stack.length === 0) return { nothing: 'nothing-to-redo' };
     target = stack[0].redo_target;
   } else {
-    target = await resolveCommit(ctx, request.target);
+    target = await resolveCommit(ctx.repo, request.target);
   }
-  const changes = await treeChanges(ctx, head, target);
+  const changes = await treeChanges(ctx.repo, head, target);
   const userCommits = request.kind === 'redo' ? 0 : await countUserCommits(ctx, turn?.base_head ?? target);
   return { target, changes, turn, preservation, userCommits };
 }
 
-async function resolveCommit(ctx: RepoContext, rev: string): Promise<string> {
-  if (typeof rev !== 'string' || !/^[0-9a-fA-F]{4,64}$|^[A-Za-z0-9][A-Za-z0-9._/~^-]{0,199}$/.test(rev)) {
-    throw new AvhError('invalid-input', 'The version must be a commit id or name.');
-  }
-  try {
-    return (await runGit(ctx.repo.root, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`])).stdout.trim();
-  } catch {
-    throw new AvhError('invalid-input', 'That version is not a commit in this repository.');
-  }
-}
-
 /** Commits after `since` on HEAD's history that no agent turn or restore of ours made (SPEC §5.3 confirmation). */
 async function countUserCommits(ctx: RepoContext, since: string): Promise<number> {
-  const { stdout } = await runGit(ctx.repo.root, ['log', '--format=%s', `${since}..HEAD`, '--']);
-  return stdout.split('\n').filter((s) => s.length > 0 && kindOfSubject(s) === 'user').length;
+  return (await subjectsSince(ctx.repo, since)).filter((s) => kindOfSubject(s) === 'user').length;
 }
 
-function refuseIgnoredFilesInTheWay(ctx: RepoContext, changes: readonly TreeChange[]): void {
-  const ignored = ignoredFilesInTheWay(ctx, changes);
+/** Refuses (ordinary failure, nothing changed) when the update would overwrite or remove an ignored path. */
+async function refuseIgnoredFilesInTheWay(ctx: RepoContext, changes: readonly TreeChange[]): Promise<void> {
+  const ignored = (await ignoredPathsInTheWay(ctx.repo, changes)).length;
   if (ignored > 0) {
     throw new AvhError('dirty-conflict',
       `${ignored} ignored file${ignored === 1 ? '' : 's'} (matched by .gitignore) would be overwritten by this version. Move ${ignored === 1 ? 'it' : 'them'} aside, then try again. Nothing was changed.`,
@@ -350,8 +334,8 @@ function runMachine(
       writeRestoreCommit: fromPromise(async ({ input: carried }) => withPhase(ctx, await op(), 'write-restore-commit', carried, async (o) => {
         // After a preservation commit the update starts from it, not from the HEAD the plan compared.
         if (o.preserve_commit) {
-          touched = await treeChanges(ctx, o.preserve_commit, o.target_commit);
-          refuseIgnoredFilesInTheWay(ctx, touched);
+          touched = await treeChanges(ctx.repo, o.preserve_commit, o.target_commit);
+          await refuseIgnoredFilesInTheWay(ctx, touched);
         }
         return writeRestoreCommit(ctx, o);
       })),

@@ -1,5 +1,5 @@
 import type { RepoContext } from '../context';
-import { runGit } from '../git/gitRunner';
+import { AgentCommitRecord, agentCommits, refsUnder } from '../git/history';
 import { BASE_REF_PREFIX } from './turnLedger';
 
 /**
@@ -8,29 +8,13 @@ import { BASE_REF_PREFIX } from './turnLedger';
  * Prompts are gone with the old file; the commit subject's summary stands in for them. Returns the turns recovered.
  */
 export async function rebuildFromTrailers(ctx: RepoContext): Promise<number> {
-  const F = '\x1f';
-  const R = '\x1e';
-  let log = '';
-  let refs = '';
+  let turns: AgentCommitRecord[];
+  let bases: Map<string, string>;
   try {
-    [{ stdout: log }, { stdout: refs }] = await Promise.all([
-      runGit(ctx.repo.root, ['log', '--branches', '--source', '--no-color', '--grep=^\\[Agent\\] ',
-        `--format=%H${F}%P${F}%ct${F}%s${F}%(trailers:key=Agent-Turn,valueonly,separator=%x2c)${F}%(trailers:key=Agent-Chat,valueonly,separator=%x2c)${F}%S${R}`]),
-      runGit(ctx.repo.root, ['for-each-ref', '--format=%(refname) %(objectname)', BASE_REF_PREFIX]),
-    ]);
+    [turns, bases] = await Promise.all([agentCommits(ctx.repo), refsUnder(ctx.repo, BASE_REF_PREFIX)]);
   } catch {
     return 0; // unborn repository: nothing to recover
   }
-  const bases = new Map<string, string>();
-  for (const line of refs.split('\n')) {
-    const [ref, oid] = line.split(' ');
-    if (ref && oid) bases.set(ref.slice(BASE_REF_PREFIX.length), oid);
-  }
-  const turns = log.split(R).map((r) => r.replace(/^\n/, '')).filter(Boolean).map((record) => {
-    const [oid, parents, time, subject, turnId, chatId, source] = record.split(F);
-    const branch = source?.trim().replace(/^refs\/heads\//, '') || null;
-    return { oid, parent: parents.split(' ')[0] || null, time: Number(time) * 1000, subject, turnId: turnId.trim(), chatId: chatId.trim(), branch };
-  }).filter((t) => t.turnId && t.chatId).reverse();
   return ctx.store.transaction((tx) => {
     let recovered = 0;
     for (const t of turns) {

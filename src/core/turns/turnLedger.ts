@@ -1,16 +1,18 @@
 import * as crypto from 'node:crypto';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import type { RepoContext } from '../context';
-import { AvhError, isAvhError } from '../errors';
-import { runGit } from '../git/gitRunner';
-import { inspectRepositoryHealth, operationsInProgress } from '../git/healthProbe';
-import { acquireRepositoryLease } from '../git/repositoryLease';
-import { compareAndSetRef, createCommit, installIndex, TemporaryIndex, writeWorkingTree } from '../git/workingTree';
+import { AvhError, ErrorReason, isAvhError } from '../errors';
+import { failpoint } from '../failpoints';
+import { findTurnCommit } from '../git/history';
+import { inspectRepositoryHealth, quickGateFacts } from '../git/healthProbe';
+import { factsFromHealth, gate, GateFacts, passGate } from '../git/repositoryGate';
+import { acquireRepositoryLease, leasePath } from '../git/repositoryLease';
+import { commitWorkingTree, ZERO_OID } from '../git/workingTree';
 import type { TerminalOutcome } from '../outcomes';
 import { assertNoRecovery, readRecovery } from '../recovery/recoveryLatch';
+import { inFlightOperation } from '../restore/operationRecords';
+import { tryAcquireLock } from '../store/pidLock';
 import { agentSubject } from './promptSummary';
-import { getChat, getTurn, markTurnTerminal, NoVersionReason, openTurnsOfChat, setTurnVersion } from './turnRecords';
+import { getChat, getTurn, markTurnTerminal, nestedNotice, NoVersionReason, openTurnsOfChat, pendingTurns, setTurnVersion, TurnRow } from './turnRecords';
 import { BeginTurnInput } from './validation';
 
 export const BASE_REF_PREFIX = 'refs/agent-versions/base/';
@@ -19,6 +21,8 @@ export interface BeginTurnResult {
   turnId: string;
   /** The exact pre-turn state: HEAD itself when the tree was clean, else a private snapshot commit. */
   baseCommit: string;
+  /** Said once per folder: nested repositories (their own `.git`) Version History does not version. */
+  notice?: string;
 }
 
 /**
@@ -29,24 +33,13 @@ export async function beginTurn(ctx: RepoContext, input: BeginTurnInput): Promis
   await assertNoRecovery(ctx.store);
   const lease = await acquireRepositoryLease(ctx.repo, 'turn', ctx.leaseWaitMs);
   try {
-    await assertNoRecovery(ctx.store);
-    const health = await inspectRepositoryHealth(ctx.repo);
-    if (!health.exists) throw new AvhError('repository-missing', 'The repository no longer exists.');
-    if (health.unborn || !health.head) {
-      throw new AvhError('unborn-branch', 'This repository has no commits yet. Make a first commit, then agent turns can be recorded.');
-    }
-    if (health.detached || !health.branch) {
-      throw new AvhError('detached-head', 'HEAD is detached. Check out a branch so agent turns can be recorded as versions on it.');
-    }
-    if (health.counts.unmerged > 0) {
-      throw new AvhError('unmerged-entries', 'The repository has unresolved merge conflicts. Resolve them, then start the turn again.');
-    }
-    if (health.operations.length > 0) {
-      throw new AvhError('operation-in-progress', `A git ${health.operations[0]} is in progress. Finish or cancel it, then start the turn again.`, { operation: health.operations[0] });
-    }
+    const [health, state] = await Promise.all([
+      inspectRepositoryHealth(ctx.repo),
+      ctx.store.read((r) => ({ recoveryRequired: readRecovery(r) !== null, restoreInFlight: inFlightOperation(r) !== undefined })),
+    ]);
+    const { branch, head } = passGate(factsFromHealth(health, state), 'retry');
     const turnId = crypto.randomUUID();
     const now = Date.now();
-    const branch = health.branch;
     await ctx.store.transaction((tx) => {
       const chat = getChat(tx, input.chatId);
       if (!chat) {
@@ -59,29 +52,30 @@ export async function beginTurn(ctx: RepoContext, input: BeginTurnInput): Promis
       const seq = (tx.get<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM turns WHERE chat_id = ?', [input.chatId])?.seq ?? 0) + 1;
       tx.run(`INSERT INTO turns (id, chat_id, seq, prompt, agent, recovery, branch, base_head, created_at)
               VALUES (?, ?, ?, ?, ?, 'accepted', ?, ?, ?)`,
-      [turnId, input.chatId, seq, input.prompt, input.agent ?? null, branch, health.head, now]);
+      [turnId, input.chatId, seq, input.prompt, input.agent ?? null, branch, head, now]);
     });
-    let baseCommit = health.head;
+    let baseCommit = head;
     let baseTree: string | null = null;
     if (!health.clean) {
-      const index = TemporaryIndex.create(ctx.repo);
-      try {
-        baseTree = await writeWorkingTree(ctx.repo, index);
-      } finally {
-        index.dispose();
-      }
-      baseCommit = await createCommit(ctx.repo, {
-        tree: baseTree,
-        parents: [health.head],
+      // A private ref holds the exact pre-turn state (staged tree included); HEAD, the index and files stay as they are.
+      const snapshot = await commitWorkingTree(ctx.repo, {
+        ref: `${BASE_REF_PREFIX}${turnId}`,
+        expected: ZERO_OID,
+        parent: head,
+        always: true,
         message: `Agent Version History base snapshot\n\nAgent-Turn: ${turnId}\nAgent-Chat: ${input.chatId}\n`,
+        reflog: 'agent-versions: base snapshot',
+        installIndex: false,
       });
-      await runGit(ctx.repo.root, ['update-ref', '-m', 'agent-versions: base snapshot', `${BASE_REF_PREFIX}${turnId}`, baseCommit, '0'.repeat(40)]);
+      baseCommit = snapshot.commit ?? head;
+      baseTree = snapshot.tree;
     }
     await ctx.store.transaction((tx) => {
       tx.run("UPDATE turns SET recovery = 'running', base_commit = ?, base_tree = ? WHERE id = ?", [baseCommit, baseTree, turnId]);
     });
     ctx.log.info('turn.begin', { turn: turnId, snapshot: health.clean ? 'head' : 'commit', dirty: health.counts.staged + health.counts.unstaged + health.counts.untracked });
-    return { turnId, baseCommit };
+    const notice = await nestedNotice(ctx, health.nestedRepositories);
+    return { turnId, baseCommit, ...(notice ? { notice } : {}) };
   } finally {
     lease.release();
   }
@@ -96,6 +90,8 @@ export interface EndTurnResult {
   reason?: NoVersionReason;
   /** A user-facing explanation when the reason is worth telling. */
   message?: string;
+  /** Said once per folder: nested repositories (their own `.git`) left out of the version. */
+  notice?: string;
 }
 
 /**
@@ -127,81 +123,97 @@ export async function endTurnUnderLease(ctx: RepoContext, turnId: string, outcom
   });
   ctx.log.info('turn.end', { turn: turnId, outcome });
   if (outcome !== 'completed') return { turnId, outcome, version: null };
-  if (recovery) return { turnId, outcome, version: null, reason: 'recovery-required', message: REASON_COPY['recovery-required'] };
-  const result = await commitTurnVersion(ctx, turnId, turn.chat_id, turn.prompt, turn.base_tree, turn.base_commit);
+  if (recovery) return { turnId, outcome, version: null, reason: 'recovery-required', message: RECOVERY_COPY };
+  failpoint('turn-end:after-outcome');
+  const result = await commitTurnVersion(ctx, turn);
   await ctx.store.transaction((tx) => setTurnVersion(tx, turnId, result.version, result.reason ?? null));
   ctx.log.info('turn.version', { turn: turnId, made: result.version !== null, reason: result.reason });
   return { turnId, outcome, ...result };
 }
 
-const REASON_COPY: Partial<Record<NoVersionReason, string>> = {
-  'recovery-required': 'No version was made: Version History needs attention (an earlier restore could not be verified). The changes stay in the working tree; resolve the recovery notice to continue.',
-  'detached-head': 'No version was made: HEAD is detached. The changes stay in the working tree.',
-  'operation-in-progress': 'No version was made: a git operation is in progress. The changes stay in the working tree.',
-  'unmerged-entries': 'No version was made: the repository has unresolved merge conflicts. The changes stay in the working tree.',
-  'index-locked': 'No version was made: another git process holds index.lock. The changes stay in the working tree.',
-  'ref-moved': 'No version was made: the branch moved while the version was being recorded. The changes stay in the working tree.',
-  'git-failed': 'No version was made: git failed while recording it. The changes stay in the working tree.',
-  'unborn-branch': 'No version was made: the branch has no commits. The changes stay in the working tree.',
+const RECOVERY_COPY = 'No version was made: Version History needs attention (an earlier restore could not be verified). The changes stay in the working tree; resolve the recovery notice to continue.';
+const KEPT = 'No version was made; the changes stay in the working tree.';
+
+const NO_VERSION_FOR: Partial<Record<ErrorReason, NoVersionReason>> = {
+  'repository-missing': 'repository-missing',
+  'restore-in-progress': 'restore-in-progress',
+  'operation-in-progress': 'operation-in-progress',
+  'unmerged-entries': 'unmerged-entries',
+  'index-locked': 'index-locked',
+  'detached-head': 'detached-head',
+  'unborn-branch': 'unborn-branch',
+  'ref-moved': 'ref-moved',
+  'ref-update-refused': 'ref-update-refused',
 };
 
-async function commitTurnVersion(
-  ctx: RepoContext,
-  turnId: string,
-  chatId: string,
-  prompt: string,
-  baseTree: string | null,
-  baseCommit: string | null,
-): Promise<{ version: string | null; reason?: NoVersionReason; message?: string }> {
-  const skip = (reason: NoVersionReason) => ({ version: null, reason, message: REASON_COPY[reason] });
+const FAILURE_COPY: Partial<Record<NoVersionReason, string>> = {
+  'ref-moved': `${KEPT} The branch moved while the version was being recorded.`,
+  'ref-update-refused': `${KEPT} Git refused to move the branch (a reference-transaction hook, a full disk or a permissions problem).`,
+  'git-failed': `${KEPT} Git failed while recording it.`,
+};
+
+type VersionOutcome = { version: string | null; reason?: NoVersionReason; message?: string; notice?: string };
+
+/** Commits the turn's whole tree as one `[Agent]` version on the attached branch, through the one gate and the one commit path. */
+async function commitTurnVersion(ctx: RepoContext, turn: TurnRow): Promise<VersionOutcome> {
   const { repo } = ctx;
-  const headRef = readSymbolicHead(repo.gitDir);
-  if (!headRef) return skip('detached-head');
-  if (operationsInProgress(repo.gitDir).length > 0) return skip('operation-in-progress');
-  if (fs.existsSync(path.join(repo.gitDir, 'index.lock'))) return skip('index-locked');
+  const { facts, resolved } = await quickGateFacts(repo, ['HEAD^{tree}', ...(turn.base_tree === null && turn.base_commit ? [`${turn.base_commit}^{tree}`] : [])]);
+  const restoreInFlight = await ctx.store.read((r) => inFlightOperation(r) !== undefined);
+  const blocked = (known: GateFacts): VersionOutcome | null => {
+    const result = gate({ ...known, restoreInFlight }, 'turn-end');
+    if (result.ok) return null;
+    return { version: null, reason: NO_VERSION_FOR[result.reason] ?? 'git-failed', message: `${KEPT} ${result.message}` };
+  };
+  const refused = blocked(facts);
+  if (refused) return refused;
+  const [headTree, parsedBaseTree] = resolved;
   try {
-    let head: string | undefined;
-    let parsedBaseTree: string | undefined;
-    try {
-      const revs = [headRef, ...(baseTree === null && baseCommit ? [`${baseCommit}^{tree}`] : [])];
-      [head, parsedBaseTree] = (await runGit(repo.root, ['rev-parse', ...revs])).stdout.trim().split('\n');
-    } catch {
-      return skip('unborn-branch');
-    }
-    if (!head) return skip('unborn-branch');
-    const { stdout: unmerged } = await runGit(repo.root, ['ls-files', '--unmerged', '-z']);
-    if (unmerged.length > 0) return skip('unmerged-entries');
-    const index = TemporaryIndex.create(repo);
-    try {
-      const tree = await writeWorkingTree(repo, index);
-      if (tree === (baseTree ?? parsedBaseTree)) return { version: null, reason: 'no-changes' };
-      const message = `${agentSubject(prompt)}\n\nAgent-Turn: ${turnId}\nAgent-Chat: ${chatId}\n`;
-      const commit = await createCommit(repo, { tree, parents: [head], message });
-      await compareAndSetRef(repo, headRef, commit, head, 'agent-versions: agent turn');
-      if (!installIndex(repo, index)) {
-        await runGit(repo.root, ['reset', '-q']).catch(() => ctx.log.warn('turn.index-refresh-failed', { turn: turnId }));
-      }
-      return { version: commit };
-    } finally {
-      index.dispose();
-    }
+    const result = await commitWorkingTree(repo, {
+      ref: `refs/heads/${facts.branch!}`,
+      expected: facts.head!,
+      parent: facts.head!,
+      parentTree: headTree,
+      unchangedTree: turn.base_tree ?? parsedBaseTree ?? headTree,
+      message: `${agentSubject(turn.prompt)}\n\nAgent-Turn: ${turn.id}\nAgent-Chat: ${turn.chat_id}\n`,
+      reflog: 'agent-versions: agent turn',
+      installIndex: true,
+      step: (name) => failpoint(`turn-commit:${name}`),
+    });
+    const notice = await nestedNotice(ctx, result.nested);
+    const nested = notice ? { notice } : {};
+    if (!result.indexInstalled && result.commit) ctx.log.warn('turn.index-repair-recorded', { turn: turn.id });
+    return result.commit ? { version: result.commit, ...nested } : { version: null, reason: 'no-changes', ...nested };
   } catch (error) {
-    if (isAvhError(error, 'ref-moved')) return skip('ref-moved');
-    if (isAvhError(error, 'index-locked')) return skip('index-locked');
-    if (isAvhError(error, 'unmerged-entries')) return skip('unmerged-entries');
-    ctx.log.error('turn.version-failed', { turn: turnId, reason: isAvhError(error) ? error.reason : 'unexpected' });
-    return skip('git-failed');
+    if (isAvhError(error, 'unmerged-entries')) return blocked({ ...facts, unmerged: true })!;
+    if (isAvhError(error, 'index-locked')) return blocked({ ...facts, indexLocked: true })!;
+    const reason = (isAvhError(error) && NO_VERSION_FOR[error.reason]) || 'git-failed';
+    ctx.log.error('turn.version-failed', { turn: turn.id, reason: isAvhError(error) ? error.reason : 'unexpected' });
+    return { version: null, reason, message: FAILURE_COPY[reason] ?? FAILURE_COPY['git-failed'] };
   }
 }
 
-/** The full ref HEAD points at (`refs/heads/x`), read from the git dir's HEAD file; null when detached. */
-export function readSymbolicHead(gitDir: string): string | null {
+export { readSymbolicHead } from '../git/healthProbe';
+
+/**
+ * Reconciliation for turns a crashed process left between "completed" and its commit ('pending'): the commit
+ * made (found by its `Agent-Turn` trailer on the turn's branch) is recorded, otherwise the turn is marked as having
+ * no version with reason 'interrupted'. Only under the lease, so a live endTurn is never settled under its feet.
+ */
+export async function settlePendingTurns(ctx: RepoContext): Promise<number> {
+  const pending = await ctx.store.read((r) => pendingTurns(r));
+  if (pending.length === 0) return 0;
+  const lease = tryAcquireLock(leasePath(ctx.repo), 'reconcile');
+  if (!lease) return 0;
   try {
-    const content = fs.readFileSync(path.join(gitDir, 'HEAD'), 'utf8').trim();
-    const match = /^ref: (refs\/heads\/.+)$/.exec(content);
-    return match ? match[1] : null;
-  } catch {
-    return null;
+    const settled = await ctx.store.read((r) => pendingTurns(r));
+    for (const turn of settled) {
+      const version = turn.branch ? await findTurnCommit(ctx.repo, `refs/heads/${turn.branch}`, turn.id) : null;
+      await ctx.store.transaction((tx) => setTurnVersion(tx, turn.id, version, version ? null : 'interrupted'));
+      ctx.log.warn('turn.pending-settled', { turn: turn.id, made: version !== null });
+    }
+    return settled.length;
+  } finally {
+    lease.release();
   }
 }
 

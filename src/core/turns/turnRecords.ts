@@ -1,4 +1,5 @@
 import type { TerminalOutcome, TurnRecoveryState } from '../outcomes';
+import type { RepoContext } from '../context';
 import type { StoreReader, StoreTx } from '../store/durableStore';
 
 export interface ChatRow {
@@ -32,7 +33,8 @@ export interface TurnRow {
 }
 
 /** Why a turn has no version commit; 'pending' only between the outcome write and the commit. */
-export type NoVersionReason = 'no-changes' | 'not-completed' | 'pending' | 'recovery-required' | 'interrupted' | 'detached-head' | 'operation-in-progress' | 'unmerged-entries' | 'index-locked' | 'unborn-branch' | 'ref-moved' | 'git-failed';
+export type NoVersionReason = 'no-changes' | 'not-completed' | 'pending' | 'recovery-required' | 'interrupted' | 'repository-missing' | 'restore-in-progress'
+  | 'detached-head' | 'operation-in-progress' | 'unmerged-entries' | 'index-locked' | 'unborn-branch' | 'ref-moved' | 'ref-update-refused' | 'git-failed';
 
 export function getTurn(r: StoreReader | StoreTx, id: string): TurnRow | undefined {
   return r.get<TurnRow>('SELECT * FROM turns WHERE id = ?', [id]);
@@ -44,6 +46,11 @@ export function getChat(r: StoreReader | StoreTx, id: string): ChatRow | undefin
 
 export function openTurns(r: StoreReader | StoreTx): TurnRow[] {
   return r.all<TurnRow>("SELECT * FROM turns WHERE recovery <> 'terminal' ORDER BY created_at, rowid");
+}
+
+/** Completed turns whose version commit was never settled (a process died between the outcome and the commit). */
+export function pendingTurns(r: StoreReader | StoreTx): TurnRow[] {
+  return r.all<TurnRow>("SELECT * FROM turns WHERE recovery = 'terminal' AND no_version_reason = 'pending' ORDER BY created_at, rowid");
 }
 
 export function openTurnsOfChat(r: StoreReader | StoreTx, chatId: string): TurnRow[] {
@@ -64,4 +71,29 @@ export function markTurnTerminal(tx: StoreTx, id: string, outcome: TerminalOutco
 
 export function setTurnVersion(tx: StoreTx, id: string, versionCommit: string | null, noVersionReason: NoVersionReason | null): void {
   tx.run('UPDATE turns SET version_commit = ?, no_version_reason = ? WHERE id = ?', [versionCommit, noVersionReason, id]);
+}
+
+const NESTED_NAMED_KEY = 'nested_repositories_named';
+
+/**
+ * The sentence naming nested repositories (folders with their own `.git`) not named before in this repository,
+ * or null. Each folder is named once: the list of named folders is kept in the store's meta table.
+ */
+export async function nestedNotice(ctx: RepoContext, folders: readonly string[]): Promise<string | null> {
+  if (folders.length === 0) return null;
+  const fresh = await ctx.store.transaction((tx) => {
+    const row = tx.get<{ value: string }>('SELECT value FROM meta WHERE key = ?', [NESTED_NAMED_KEY]);
+    const named = new Set<string>(row ? (JSON.parse(row.value) as string[]) : []);
+    const unseen = folders.filter((f) => !named.has(f));
+    if (unseen.length > 0) {
+      for (const f of unseen) named.add(f);
+      tx.run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', [NESTED_NAMED_KEY, JSON.stringify([...named])]);
+    }
+    return unseen;
+  });
+  if (fresh.length === 0) return null;
+  const list = fresh.join(', ');
+  return fresh.length === 1
+    ? `${list} is its own git repository; Version History does not version it.`
+    : `${list} are their own git repositories; Version History does not version them.`;
 }
