@@ -178,7 +178,7 @@ export class DurableStore {
         }
       }
       const db = this.requireDb();
-      const result = fn(readerOf(db, (sql, params, first) => this.query(db, sql, params, first)));
+      const result = fn(readerOf((sql, params, first) => this.query(db, sql, params, first)));
       if (isThenable(result)) {
         (result as Promise<unknown>).then(undefined, () => undefined);
         throw new AvhError('invalid-input', 'DurableStore.read callback must be synchronous (it returned a Promise)');

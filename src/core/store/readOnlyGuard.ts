@@ -63,7 +63,7 @@ export function guardedQuery<T>(db: Database, sql: string, params: SqlParams | u
   return rows;
 }
 
-export function readerOf(db: Database, query: <T>(sql: string, params: SqlParams | undefined, first: boolean) => T[]): StoreReader {
+export function readerOf(query: <T>(sql: string, params: SqlParams | undefined, first: boolean) => T[]): StoreReader {
   return {
     get: <R>(sql: string, params?: SqlParams) => query<R>(sql, params, true)[0],
     all: <R>(sql: string, params?: SqlParams) => query<R>(sql, params, false),
