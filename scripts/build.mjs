@@ -1,18 +1,36 @@
 // Bundles the extension host and the CLI with esbuild (sql.js inside, vscode external) and copies the
 // sql.js wasm beside them so the packaged .vsix and the CLI both load it from dist/.
+//
+// Two builds:
+// - dist/ is what users get. AVH_PRODUCTION_BUILD is defined true, so every test hook guarded by
+//   `typeof AVH_PRODUCTION_BUILD === 'undefined'` (failpoints, `agentVersions._test.*` commands) is dead code,
+//   and minifySyntax removes it, the calls to the emptied failpoint() and the strings they name.
+// - dist/test-extension/ is the same extension with the hooks kept, laid out like the repository (package.json,
+//   dist/extension.js, dist/sql-wasm.wasm): the extension-host suite loads it as its extensionDevelopmentPath.
+//   Fault tests run the tsc output (out/), where the constant is undeclared and the hooks are live too.
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync, chmodSync } from 'node:fs';
+import { copyFileSync, mkdirSync, chmodSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const dist = path.join(root, 'dist');
-mkdirSync(dist, { recursive: true });
+const TEST_EXTENSION_DIR = path.join(dist, 'test-extension');
+const wasm = require.resolve('sql.js/dist/sql-wasm.wasm');
 
-const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', sourcemap: 'linked', logLevel: 'warning' };
-await build({ ...common, entryPoints: [path.join(root, 'src/extension.ts')], outfile: path.join(dist, 'extension.js'), external: ['vscode'] });
-// jsonc-parser's UMD build hides its requires from the bundler: take its ES module build.
-await build({ ...common, entryPoints: [path.join(root, 'src/cli/main.ts')], outfile: path.join(dist, 'cli.js'), banner: { js: '#!/usr/bin/env node' }, mainFields: ['module', 'main'] });
+const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', sourcemap: 'linked', logLevel: 'warning', minifySyntax: true };
+const production = { ...common, define: { AVH_PRODUCTION_BUILD: 'true' } };
+
+mkdirSync(dist, { recursive: true });
+await build({ ...production, entryPoints: [path.join(root, 'src/extension.ts')], outfile: path.join(dist, 'extension.js'), external: ['vscode'] });
+// jsonc-parser's UMD build hides its requires from the bundler: mainFields takes its ES module build.
+await build({ ...production, entryPoints: [path.join(root, 'src/cli/main.ts')], outfile: path.join(dist, 'cli.js'), banner: { js: '#!/usr/bin/env node' }, mainFields: ['module', 'main'] });
 chmodSync(path.join(dist, 'cli.js'), 0o755);
-copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), path.join(dist, 'sql-wasm.wasm'));
+copyFileSync(wasm, path.join(dist, 'sql-wasm.wasm'));
+
+rmSync(TEST_EXTENSION_DIR, { recursive: true, force: true });
+mkdirSync(path.join(TEST_EXTENSION_DIR, 'dist'), { recursive: true });
+copyFileSync(path.join(root, 'package.json'), path.join(TEST_EXTENSION_DIR, 'package.json'));
+await build({ ...common, entryPoints: [path.join(root, 'src/extension.ts')], outfile: path.join(TEST_EXTENSION_DIR, 'dist/extension.js'), external: ['vscode'] });
+copyFileSync(wasm, path.join(TEST_EXTENSION_DIR, 'dist/sql-wasm.wasm'));

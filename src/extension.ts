@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { configureGitExecutable } from './core/git/gitRunner';
 import { createApi, AgentVersionHistoryApi } from './vscode/extensionApi';
 import { createOutputLog, RECENT_LOG_COMMAND } from './vscode/outputLog';
 import { RepositoryRegistry } from './vscode/repositoryRegistry';
@@ -9,10 +10,14 @@ import { registerRestoreCommands, TurnCancelledEvent } from './vscode/restoreCom
 export function activate(context: vscode.ExtensionContext): AgentVersionHistoryApi {
   const channel = vscode.window.createOutputChannel('Agent Version History', { log: true });
   const { log, recent } = createOutputLog(channel);
+  useConfiguredGit();
+  context.subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('git.path') && useConfiguredGit()));
   const registry = new RepositoryRegistry(log);
   context.subscriptions.push(channel, registry);
   const turnCancelled = new vscode.EventEmitter<TurnCancelledEvent>();
-  context.subscriptions.push(turnCancelled, vscode.commands.registerCommand(RECENT_LOG_COMMAND, recent));
+  context.subscriptions.push(turnCancelled);
+  // Test build only (scripts/build.mjs): the bundles users get never register `agentVersions._test.*`.
+  if (typeof AVH_PRODUCTION_BUILD === 'undefined') context.subscriptions.push(vscode.commands.registerCommand(RECENT_LOG_COMMAND, recent));
   registerRecoveryUi(context, registry, log);
   registerRestoreCommands(context, registry, log, turnCancelled);
   log.info('extension.activate', { folders: vscode.workspace.workspaceFolders?.length ?? 0 });
@@ -20,3 +25,14 @@ export function activate(context: vscode.ExtensionContext): AgentVersionHistoryA
 }
 
 export function deactivate(): void {}
+
+/**
+ * Runs the git VS Code's own git extension runs: `git.path`, else PATH. Only the user's own value counts: the
+ * setting is machine-scoped when the git extension is present, and a workspace's .vscode/settings.json must
+ * never pick the executable even when it is not.
+ */
+function useConfiguredGit(): void {
+  const value = vscode.workspace.getConfiguration('git').inspect<unknown>('path')?.globalValue;
+  const candidates = typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+  configureGitExecutable(candidates);
+}

@@ -4,6 +4,8 @@
 //
 //   node scripts/vscode/runExtensionTests.mjs --ext <abs ext dir> --tests <abs compiled index.js>
 //     [--workspace <abs folder>] [--stats <counts.json>] [--timeout <seconds>] [--grep <mocha grep>]
+// --ext names the extension's folder; what runs is its test build (<ext>/dist/test-extension, made by
+// scripts/build.mjs), the only build that registers the `agentVersions._test.*` commands the suite calls.
 import { writeFileSync, mkdirSync, existsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -43,9 +45,9 @@ function usage(message) {
 }
 
 if (!opts.ext || !opts.tests) usage('--ext and --tests are required');
-const extDir = path.resolve(opts.ext);
+const extDir = path.join(path.resolve(opts.ext), 'dist/test-extension');
 const testsPath = path.resolve(opts.tests);
-if (!existsSync(path.join(extDir, 'package.json'))) usage(`no package.json in --ext ${extDir}`);
+if (!existsSync(path.join(extDir, 'package.json'))) usage(`no test build in ${extDir} (run 'npm run build' first)`);
 if (!existsSync(testsPath)) usage(`--tests ${testsPath} does not exist (run 'npx tsc -p .' first)`);
 const timeoutMs = Number(opts.timeout) * 1000;
 

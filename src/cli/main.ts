@@ -109,5 +109,9 @@ if (require.main === module) {
     stderr: (t) => process.stderr.write(t),
     readStdin: readProcessStdin,
     cwd: process.cwd(),
-  }).then((code) => { process.exitCode = code; });
+  }).then(
+    (code) => { process.exitCode = code; },
+    // Never Node's default report: it would print the error's properties (a git error keeps git's stderr).
+    (error: unknown) => { process.stderr.write(`agent-versions: ${safeMessage(error)}\n`); process.exitCode = EXIT.failed; },
+  );
 }

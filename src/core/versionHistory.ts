@@ -3,7 +3,7 @@ import { AvhError } from './errors';
 import { inspectRepositoryHealth, RepositoryHealth } from './git/healthProbe';
 import { GitRepository, resolveRepository } from './git/repository';
 import { EventLog, silentLog } from './log';
-import { readRecovery, RecoveryLatch } from './recovery/recoveryLatch';
+import { readRecovery, RecoveryLatch, setRecovery } from './recovery/recoveryLatch';
 import { historyCounts, HistoryCounts } from './restore/historyCounts';
 import { inFlightOperation } from './restore/operationRecords';
 import { previewRestore, reconcileOperations, RestoreOptions, RestorePreview, RestoreRequest, RestoreResult, runRestore } from './restore/restoreService';
@@ -45,6 +45,9 @@ export interface StatusReport {
   operation: { id: string; kind: string; phase: string } | null;
 }
 
+/** Recovery latch reason after a damaged state file was rebuilt: what it held (a latch, a restore in flight) is unknown. */
+export const STATE_REBUILT_REASON = 'state-rebuilt';
+
 /**
  * One repository's Agent Version History: the façade the CLI and the extension share. Inputs from outside
  * (API callers, CLI arguments, hook events) are validated here before they reach the core.
@@ -64,12 +67,15 @@ export class VersionHistory {
     const notices: StartupNotice[] = [];
     if (quarantined) {
       const turnsRecovered = await rebuildFromTrailers(ctx);
+      // Fail closed: the damaged file may have held a recovery latch or a restore in flight, and the rebuilt
+      // store cannot know. The repository is checked (recover check / Use current version) before any restore.
+      await store.transaction((tx) => setRecovery(tx, null, STATE_REBUILT_REASON, null, Date.now()));
       log.warn('store.quarantined', { reason: quarantined.reason, turnsRecovered });
       notices.push({
         kind: 'state-rebuilt',
         movedTo: quarantined.movedTo,
         turnsRecovered,
-        message: `Agent Version History found its state file unreadable, moved it aside (${quarantined.movedTo}) and rebuilt ${turnsRecovered} turn(s) from commit trailers.`,
+        message: `Agent Version History found its state file damaged, moved it aside (${quarantined.movedTo}) and rebuilt ${turnsRecovered} turn(s) from commit trailers. Check the repository before restoring (Use current version, or \`agent-versions recover check\`).`,
       });
     }
     // Every open (each CLI command, each activation) settles a restore that a crashed process left unfinished.

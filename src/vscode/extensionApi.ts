@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { AvhError } from '../core/errors';
+import { toPublicError } from '../core/publicError';
 import type { TerminalOutcome } from '../core/outcomes';
 import type { VersionInfo } from '../core/turns/versions';
 import { RepositoryController } from './repositoryController';
@@ -35,7 +36,7 @@ export function createApi(registry: RepositoryRegistry, onDidCancelTurn: vscode.
     return registry.forPath(repository);
   };
 
-  return {
+  const api: AgentVersionHistoryApi = {
     apiVersion: 1,
     async beginTurn(request) {
       if (typeof request !== 'object' || request === null) throw new AvhError('invalid-input', 'beginTurn expects an object { chatId, prompt, agent?, chatTitle?, repository? }.');
@@ -63,6 +64,17 @@ export function createApi(registry: RepositoryRegistry, onDidCancelTurn: vscode.
     onDidChangeVersions: registry.onDidChange,
     onDidCancelTurn,
   };
+  return {
+    ...api,
+    beginTurn: (request) => api.beginTurn(request).catch(rejectPublic),
+    endTurn: (turnId, outcome) => api.endTurn(turnId, outcome).catch(rejectPublic),
+    getVersions: (options) => api.getVersions(options).catch(rejectPublic),
+  };
+}
+
+/** Callers get the reason and our message only; git's raw output stays inside (it can name files and remotes). */
+function rejectPublic(error: unknown): never {
+  throw toPublicError(error);
 }
 
 /** A turn begun before a reload (or by the CLI) is found in whichever open repository knows it. */

@@ -40,8 +40,9 @@ export function registerRecoveryUi(context: vscode.ExtensionContext, registry: R
     vscode.commands.registerCommand('agentVersions.checkRepositoryAgain', () => ui.run('accept')),
     vscode.commands.registerCommand('agentVersions.saveAndUseCurrentVersion', () => ui.run('save')),
     vscode.commands.registerCommand(RESURFACE_RECOVERY_COMMAND, (root?: unknown) => ui.resurface(typeof root === 'string' ? root : undefined)),
-    vscode.commands.registerCommand(RECOVERY_STATE_COMMAND, () => ui.describe()),
   );
+  // Test build only (scripts/build.mjs): the bundles users get never register `agentVersions._test.*`.
+  if (typeof AVH_PRODUCTION_BUILD === 'undefined') context.subscriptions.push(vscode.commands.registerCommand(RECOVERY_STATE_COMMAND, () => ui.describe()));
   void registry.all().then((controllers) => controllers.forEach((c) => ui.track(c)));
   ui.followActiveRepository();
 }

@@ -9,7 +9,8 @@ async function main(): Promise<void> {
   const workspace = createGitWorkspace();
   try {
     const code = await runTests({
-      extensionDevelopmentPath: root,
+      // The test build (scripts/build.mjs): the only one that registers the `agentVersions._test.*` commands.
+      extensionDevelopmentPath: path.join(root, 'dist/test-extension'),
       extensionTestsPath: path.join(__dirname, 'index.js'),
       launchArgs: [workspace.folder, '--disable-workspace-trust', '--disable-extensions', '--skip-welcome', '--skip-release-notes'],
     });

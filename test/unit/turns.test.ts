@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { acceptCurrentVersion } from '../../src/core/recovery/recoveryActions';
 import { setRecovery } from '../../src/core/recovery/recoveryLatch';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { expectReason, recordingLog, repoPicture } from '../support/assertions';
@@ -385,6 +386,11 @@ describe('turn ledger (real git, real sql.js files)', function () {
       assert.equal(fs.readFileSync(h2.notices[0].movedTo, 'utf8'), 'this is not a database at all');
       const versions = await h2.getVersions(3);
       assert.deepEqual(versions.slice(0, 2).map((v) => [v.turnId, v.outcome]), [[ids[1], 'completed'], [ids[0], 'completed']]);
+      // Fail closed: the lost file may have held a latch or a restore in flight, so a check comes first.
+      assert.match(h2.notices[0].message, /recover check/);
+      assert.equal((await h2.status()).recovery?.reason, 'state-rebuilt');
+      await expectReason(h2.undo(), 'recovery-required');
+      assert.equal((await acceptCurrentVersion(h2.ctx)).result, 'accepted');
       // The rebuilt turns are undoable: Undo restores the latest one's base.
       const undo = await h2.undo();
       assert.equal(undo.result, 'restored');

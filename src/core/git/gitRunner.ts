@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { AvhError, ErrorReason } from '../errors';
 
 /**
@@ -45,11 +47,102 @@ export function baseEnv(extra: Readonly<Record<string, string>> | undefined): No
   return { ...env, ...extra };
 }
 
-/** Runs `git <args>` in cwd; rejects with a GitCommandError (reason mapped from stderr) on failure. */
+// ---- which git runs ----
+
+const GIT_NOT_FOUND = 'Git was not found on PATH. Install git, then try again.';
+const GIT_ONLY_INSIDE =
+  'The only git on PATH is inside this repository; Agent Version History will not run it. Put an installed git first on PATH (or set git.path in VS Code), then try again.';
+let configuredGit: readonly string[] = [];
+/** Resolved git per working folder (the folder decides which PATH entries are untrusted). */
+const resolved = new Map<string, string>();
+
+/**
+ * The git the user chose (VS Code's `git.path`, a machine setting a repository cannot set: one path or a list,
+ * tried in order). Only absolute paths to an existing executable count; none usable → PATH is searched.
+ */
+export function configureGitExecutable(candidates: string | readonly string[] | null | undefined): void {
+  configuredGit = (typeof candidates === 'string' ? [candidates] : candidates ?? []).filter((c) => typeof c === 'string' && c.length > 0);
+  resolved.clear();
+}
+
+function isExecutableFile(file: string): boolean {
+  try {
+    if (!fs.statSync(file).isFile()) return false;
+    fs.accessSync(file, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isInside(child: string, parent: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/** The working tree around `dir` (nearest folder holding `.git`), else `dir` itself: its files are the repository's, not the user's. */
+export function untrustedFolderOf(dir: string): string {
+  const start = path.resolve(dir);
+  for (let d = start; ; d = path.dirname(d)) {
+    if (fs.existsSync(path.join(d, '.git'))) return d;
+    if (path.dirname(d) === d) return start;
+  }
+}
+
+/**
+ * Finds git as an absolute path: the first usable configured path, else the first `git` on PATH. Relative PATH
+ * entries ('.', '' and the like name the current folder) and entries inside `untrusted` are skipped, so a `git`
+ * committed to a repository never runs. Returns why not when none is usable.
+ */
+export function findGitExecutable(
+  env: NodeJS.ProcessEnv,
+  configured: readonly string[],
+  untrusted: string,
+  platform: NodeJS.Platform = process.platform,
+): { git: string } | { missing: 'not-found' | 'only-inside' } {
+  for (const file of configured) if (path.isAbsolute(file) && isExecutableFile(file)) return { git: path.resolve(file) };
+  // A filesystem root as the untrusted folder would distrust everything: it is never a repository worth that.
+  const distrust = path.dirname(untrusted) === untrusted ? () => false : (file: string) => isInside(file, untrusted);
+  const pathVar = platform === 'win32' ? env.Path ?? env.PATH ?? '' : env.PATH ?? '';
+  const name = platform === 'win32' ? 'git.exe' : 'git';
+  let skipped = false;
+  for (const dir of pathVar.split(path.delimiter)) {
+    if (!path.isAbsolute(dir)) continue;
+    const file = path.join(path.resolve(dir), name);
+    if (!isExecutableFile(file)) continue;
+    if (!distrust(file)) return { git: file };
+    skipped = true;
+  }
+  return { missing: skipped ? 'only-inside' : 'not-found' };
+}
+
+/** The absolute path of the git to run in `cwd`, resolved once per folder: never one from the repository itself. */
+export function gitExecutable(cwd: string): string {
+  const known = resolved.get(cwd);
+  if (known !== undefined) return known;
+  const found = findGitExecutable(process.env, configuredGit, untrustedFolderOf(cwd));
+  if (!('git' in found)) throw new GitCommandError('git-failed', [], -1, found.missing === 'only-inside' ? GIT_ONLY_INSIDE : GIT_NOT_FOUND, '');
+  resolved.set(cwd, found.git);
+  return found.git;
+}
+
+// ---- running it ----
+
+/**
+ * Runs `git <args>` in cwd with the resolved git (never one found in cwd); rejects with a GitCommandError
+ * (reason mapped from stderr) on failure.
+ */
 export function runGit(cwd: string, args: readonly string[], options: GitOptions = {}): Promise<GitResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', args as string[], { cwd, env: baseEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
-    killDuringFailpoint(child.pid, args);
+    let git: string;
+    try {
+      git = gitExecutable(cwd);
+    } catch (error) {
+      reject(error);
+      return;
+    }
+    const child = spawn(git, args as string[], { cwd, env: baseEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    if (typeof AVH_PRODUCTION_BUILD === 'undefined') killDuringFailpoint(child.pid, args);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let timedOut = false;
@@ -61,9 +154,8 @@ export function runGit(cwd: string, args: readonly string[], options: GitOptions
     child.stderr.on('data', (d: Buffer) => err.push(d));
     child.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      const missing = error.code === 'ENOENT';
-      reject(new GitCommandError(missing ? 'git-failed' : 'git-failed', args, -1,
-        missing ? 'Git was not found on PATH. Install git, then try again.' : `git ${args[0] ?? ''} could not start`, ''));
+      if (error.code === 'ENOENT') resolved.delete(cwd); // uninstalled or moved since: look again next time
+      reject(new GitCommandError('git-failed', args, -1, error.code === 'ENOENT' ? GIT_NOT_FOUND : `git ${verbOf(args)} could not start`, ''));
     });
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -85,8 +177,9 @@ export function runGit(cwd: string, args: readonly string[], options: GitOptions
 }
 
 /**
- * Test-only: AVH_FAILPOINT=git:<subcommand>:during SIGKILLs the git child a moment after it starts and then this
- * process, so fault tests leave the repository exactly as a crash in the middle of that git command would.
+ * Test-only (compiled out of the bundles users get): AVH_FAILPOINT=git:<subcommand>:during SIGKILLs the git child
+ * a moment after it starts and then this process, so fault tests leave the repository exactly as a crash in the
+ * middle of that git command would.
  */
 function killDuringFailpoint(pid: number | undefined, args: readonly string[]): void {
   const wanted = process.env.AVH_FAILPOINT;

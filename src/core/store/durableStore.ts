@@ -3,52 +3,38 @@
  * windows and the CLI) by a snapshot file plus an append-only write-ahead journal.
  *
  * - Every acknowledged transaction is one fsynced journal record holding the statements it ran, appended
- *   under the cross-process lock after catching up with records other processes appended.
- * - Every `compactEvery` records the whole database is exported to the snapshot (temp + fsync + rename) and
- *   the journal is replaced by an empty one. The snapshot's `meta.journal_seq` names the last record it
+ *   under the cross-process lock after catching up with records other processes appended (journalFile.ts).
+ * - Every `compactEvery` records the whole database is exported to the snapshot and the journal is replaced
+ *   by an empty one sealing it (snapshot.ts). The snapshot's `meta.journal_seq` names the last record it
  *   contains, so a crash between the two renames never applies a record twice.
- * - A damaged snapshot or journal is moved aside (never deleted) and a fresh database is created.
+ * - Proven damage is moved aside (never deleted) and a fresh database is created (quarantine.ts); a file that
+ *   cannot be read is retried, then reported with nothing changed (storeFiles.ts).
+ * - Reads cannot write, writes are recorded (readOnlyGuard.ts); schemas are migrated forward only (migrations.ts).
  *
  * The store owns two `meta` keys: `journal_seq` (updated in every journaled transaction, so all processes
  * hold identical databases) and `lineage` (a random id fixed by the first migration).
  */
-import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { BindParams, Database, SqlJsStatic, Statement } from 'sql.js';
+import type { Database, SqlJsStatic } from 'sql.js';
 import { AvhError } from '../errors';
 import { silentLog, type EventLog } from '../log';
-import { fsyncDirectory, writeAll, writeFileAtomic } from './atomicWrite';
-import {
-  JOURNAL_HEADER_SIZE,
-  checksum,
-  decodeJournalHeader,
-  encodeJournalHeader,
-  encodeRecord,
-  hasValidRecordAfter,
-  readRecordAt,
-  type JournalRecord,
-  type JournalStatement,
-  type SqlParams,
-  type SqlValue,
-} from './journal';
+import { writeFileAtomic } from './atomicWrite';
+import { applyPragmas, journalSeq, lineage } from './databaseMeta';
+import { JOURNAL_HEADER_SIZE, decodeJournalHeader, encodeRecord, type JournalStatement, type SqlParams } from './journal';
+import { JournalFile, replay } from './journalFile';
+import { assertKnownSchema, migrate } from './migrations';
+import { moveAside, removeLeftoverTemps } from './quarantine';
+import { ReadModifiedDatabase, guardedQuery, isThenable, readerOf, recordTransaction, type StoreReader, type StoreTx } from './readOnlyGuard';
 import { acquireLock, type LockHandle } from './pidLock';
-import { MIGRATIONS, SCHEMA_VERSION } from './schema';
+import { openSnapshot, isSealed, journalHeaderFor, writeCompaction } from './snapshot';
+import { SCHEMA_VERSION } from './schema';
 import { loadSqlJs } from './sqlJsLoader';
+import { READ_RETRY_DELAYS_MS, StoreDamage, StoreUnreadable, errnoCode, readOrNull, retryUnreadable, type StoreFileSystem } from './storeFiles';
 
 export type { SqlParams, SqlValue } from './journal';
-export type Row = Record<string, SqlValue>;
-
-export interface StoreReader {
-  get<T = Row>(sql: string, params?: SqlParams): T | undefined;
-  all<T = Row>(sql: string, params?: SqlParams): T[];
-}
-
-/** Used synchronously inside `transaction()`. Writes go through `run` only: it is what the journal records. */
-export interface StoreTx extends StoreReader {
-  /** A write. Params must be literal values so replaying the journal reproduces it exactly (no random(), no 'now'). */
-  run(sql: string, params?: SqlParams): void;
-}
+export type { Row, StoreReader, StoreTx } from './readOnlyGuard';
+export type { StoreFileSystem } from './storeFiles';
 
 export interface StoreOptions {
   /** How long to wait for another process's write lock (default 10 s). */
@@ -56,11 +42,18 @@ export interface StoreOptions {
   /** Journal records between compactions (default DEFAULT_COMPACT_EVERY). */
   compactEvery?: number;
   log?: EventLog;
+  /** The file-system seam for reads (default node:fs); tests inject transient errors through it. */
+  files?: StoreFileSystem;
+  /** Waits between retries of a failed read (default READ_RETRY_DELAYS_MS). */
+  readRetryDelaysMs?: readonly number[];
 }
 
 export interface StoreOpenResult {
   store: DurableStore;
-  /** Set when the files on disk were damaged: they were moved aside and an empty store created in their place. */
+  /**
+   * Set when the files on disk were damaged: they were moved aside and an empty store created in their place.
+   * Whatever they held (a recovery latch, an operation in flight) is unknown from here on.
+   */
   quarantined?: { movedTo: string; reason: 'corrupt' | 'unreadable' };
 }
 
@@ -77,97 +70,18 @@ export const DEFAULT_COMPACT_EVERY = 100;
 const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
 /** Compact early when large blobs make the journal big even with few records. */
 const MAX_JOURNAL_BYTES = 8 * 1024 * 1024;
-/** The store owns transaction boundaries; these inside tx.run would break the journal's record = transaction rule. */
-const FORBIDDEN_IN_TX = /^\s*(BEGIN|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE|ATTACH|DETACH|VACUUM)\b/i;
-const RESERVE_PAGES_MIN = 16;
-const RESERVE_PAGES_MAX = 4096;
-const SET_JOURNAL_SEQ = "INSERT OR REPLACE INTO meta (key, value) VALUES ('journal_seq', ?)";
-
-/** Damage found on disk; `open` quarantines on it, a running store refuses further work. */
-class StoreDamage extends Error {
-  constructor(
-    readonly reason: 'corrupt' | 'unreadable',
-    readonly what: string,
-  ) {
-    super(`state database ${reason}: ${what}`);
-  }
-}
-
-const TABLES_BY_VERSION: readonly string[][] = MIGRATIONS.map((statements) =>
-  statements.flatMap((sql) => /^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?["`]?(\w+)/i.exec(sql)?.[1] ?? []),
-);
-
-function isThenable(value: unknown): boolean {
-  return (
-    (typeof value === 'object' || typeof value === 'function') &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
-}
-
-function copyParams(params: SqlParams): SqlParams {
-  const copy = (v: SqlValue): SqlValue => (v instanceof Uint8Array ? v.slice() : v);
-  if (Array.isArray(params)) return (params as readonly SqlValue[]).map(copy);
-  return Object.fromEntries(Object.entries(params).map(([k, v]) => [k, copy(v)]));
-}
-
-function errnoCode(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return typeof code === 'string' ? code : 'unknown';
-}
-
-function statOrNull(file: string): fs.Stats | null {
-  try {
-    return fs.statSync(file);
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return null;
-    throw error;
-  }
-}
-
-function readAt(fd: number, start: number, end: number): Buffer {
-  const buf = Buffer.alloc(end - start);
-  let done = 0;
-  while (done < buf.length) {
-    const n = fs.readSync(fd, buf, done, buf.length - done, start + done);
-    if (n === 0) return buf.subarray(0, done);
-    done += n;
-  }
-  return buf;
-}
-
-/** Rejects files that cannot be a complete SQLite database before handing them to sql.js. */
-function checkSqliteHeader(bytes: Uint8Array): string | null {
-  if (bytes.length < 100) return 'too short';
-  if (Buffer.from(bytes.buffer, bytes.byteOffset, 16).toString('latin1') !== 'SQLite format 3\0') return 'bad header';
-  const view = Buffer.from(bytes.buffer, bytes.byteOffset, 100);
-  const rawPageSize = view.readUInt16BE(16);
-  const pageSize = rawPageSize === 1 ? 65536 : rawPageSize;
-  if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0) return 'bad page size';
-  if (bytes.length % pageSize !== 0) return 'truncated';
-  // The in-header page count is authoritative only when the change counter matches version-valid-for.
-  const pageCount = view.readUInt32BE(28);
-  if (pageCount !== 0 && view.readUInt32BE(24) === view.readUInt32BE(92) && bytes.length !== pageCount * pageSize) {
-    return 'truncated';
-  }
-  return null;
-}
 
 export class DurableStore {
   readonly path: string;
-  private readonly journalPath: string;
+  private readonly journal: JournalFile;
   private readonly lockPath: string;
   private readonly lockTimeoutMs: number;
   private readonly compactEvery: number;
   private readonly log: EventLog;
+  private readonly files: StoreFileSystem;
+  private readonly retryDelays: readonly number[];
 
   private db: Database | null = null;
-  private journalFd: number | null = null;
-  private journalDev = -1;
-  private journalIno = -1;
-  /** Byte offset up to which this process has applied the journal (always a record boundary). */
-  private journalOffset = 0;
-  private journalBase = 0;
   private appliedSeq = 0;
   private needsReload = false;
   private failure: AvhError | null = null;
@@ -182,16 +96,19 @@ export class DurableStore {
     options: StoreOptions,
   ) {
     this.path = path.join(dir, SNAPSHOT_FILE);
-    this.journalPath = path.join(dir, JOURNAL_FILE);
+    this.files = options.files ?? fs;
+    this.journal = new JournalFile(path.join(dir, JOURNAL_FILE), this.files);
     this.lockPath = path.join(dir, LOCK_FILE);
     this.lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
     this.compactEvery = Math.max(1, Math.floor(options.compactEvery ?? DEFAULT_COMPACT_EVERY));
     this.log = options.log ?? silentLog;
+    this.retryDelays = options.readRetryDelaysMs ?? READ_RETRY_DELAYS_MS;
   }
 
   /**
    * Opens (creating if needed) the store in `dir`, migrated to SCHEMA_VERSION and caught up with every
-   * acknowledged write. Damaged files are moved aside, never deleted; a newer schema is refused.
+   * acknowledged write. Proven damage is moved aside, never deleted; a file that cannot be read is retried,
+   * then refused with nothing changed; a newer schema is refused.
    */
   static async open(dir: string, options: StoreOptions = {}): Promise<StoreOpenResult> {
     try {
@@ -203,14 +120,20 @@ export class DurableStore {
     const lock = await store.lock('state-store-open');
     let quarantined: StoreOpenResult['quarantined'];
     try {
-      store.removeLeftoverTemps();
-      try {
-        store.loadLocked();
-      } catch (error) {
-        if (!(error instanceof StoreDamage)) throw error;
-        quarantined = { movedTo: store.quarantineLocked(error), reason: error.reason };
-        store.loadLocked();
-      }
+      removeLeftoverTemps(dir);
+      await retryUnreadable(
+        () => {
+          try {
+            store.loadLocked();
+          } catch (error) {
+            if (!(error instanceof StoreDamage)) throw error;
+            quarantined = { movedTo: store.quarantineLocked(error), reason: error.reason };
+            store.loadLocked();
+          }
+        },
+        dir,
+        store.retryDelays,
+      );
       store.migrateLocked();
     } catch (error) {
       store.dispose();
@@ -232,7 +155,7 @@ export class DurableStore {
       this.assertUsable();
       const lock = await this.lock('state-store-write');
       try {
-        this.catchUpLocked();
+        await this.catchUpWithRetries();
         const { result, statements } = this.runTransaction(fn);
         if (statements.length > 0) this.appendLocked(statements);
         return result;
@@ -249,17 +172,13 @@ export class DurableStore {
       if (!this.isCurrent()) {
         const lock = await this.lock('state-store-read');
         try {
-          this.catchUpLocked();
+          await this.catchUpWithRetries();
         } finally {
           lock.release();
         }
       }
       const db = this.requireDb();
-      const reader: StoreReader = {
-        get: <R>(sql: string, params?: SqlParams) => this.query<R>(db, sql, params, true)[0],
-        all: <R>(sql: string, params?: SqlParams) => this.query<R>(db, sql, params, false),
-      };
-      const result = fn(reader);
+      const result = fn(readerOf((sql, params, first) => this.query(db, sql, params, first)));
       if (isThenable(result)) {
         (result as Promise<unknown>).then(undefined, () => undefined);
         throw new AvhError('invalid-input', 'DurableStore.read callback must be synchronous (it returned a Promise)');
@@ -317,263 +236,85 @@ export class DurableStore {
 
   private dispose(): void {
     this.closed = true;
-    this.closeJournal();
+    this.journal.close();
     this.db?.close();
     this.db = null;
-  }
-
-  private closeJournal(): void {
-    if (this.journalFd !== null) fs.closeSync(this.journalFd);
-    this.journalFd = null;
-    this.journalDev = -1;
-    this.journalIno = -1;
   }
 
   /** Lock-free check: the journal is the file we hold open and has not grown since we last read it. */
   private isCurrent(): boolean {
-    if (this.needsReload || !this.db || this.journalFd === null) return false;
-    const st = statOrNull(this.journalPath);
-    return st !== null && st.dev === this.journalDev && st.ino === this.journalIno && st.size === this.journalOffset;
+    return !this.needsReload && this.db !== null && this.journal.isCurrent();
   }
 
-  // ---- loading ----
-
-  private applyPragmas(db: Database): void {
-    // The schema declares foreign keys; replay must run under the same pragmas as the original write.
-    db.run('PRAGMA foreign_keys = ON');
-    // The database lives in sql.js memory and is made durable by our journal, not by SQLite's: an in-memory
-    // rollback journal and no syncs roughly halve the cost of a commit at 100k turns.
-    db.exec('PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF');
-  }
-
-  private scalar(db: Database, sql: string): SqlValue {
-    return db.exec(sql)[0]?.values[0]?.[0] ?? null;
-  }
-
-  private userVersion(db: Database): number {
-    return Number(this.scalar(db, 'PRAGMA user_version'));
-  }
-
-  private tableNames(db: Database): Set<string> {
-    const rows = db.exec("SELECT name FROM sqlite_master WHERE type = 'table'")[0]?.values ?? [];
-    return new Set(rows.map((r) => String(r[0])));
-  }
-
-  private metaValue(db: Database, key: string): string | null {
-    if (!this.tableNames(db).has('meta')) return null;
-    const row = db.exec('SELECT value FROM meta WHERE key = ?', [key])[0]?.values[0];
-    return row ? String(row[0]) : null;
-  }
-
-  /** The database's lineage id ('' before the first migration creates one). */
-  private lineage(db: Database): string {
-    return this.metaValue(db, 'lineage') ?? '';
-  }
-
-  private snapshotSeq(db: Database): number {
-    const value = this.metaValue(db, 'journal_seq');
-    const seq = value === null ? 0 : Number(value);
-    if (!Number.isSafeInteger(seq) || seq < 0) throw new StoreDamage('corrupt', 'bad journal_seq');
-    return seq;
-  }
-
-  /** `deep`: also run quick_check, for a snapshot the journal header does not seal (slow: a full scan). */
-  private openSnapshot(bytes: Uint8Array, deep: boolean): Database {
-    const headerProblem = checkSqliteHeader(bytes);
-    if (headerProblem) throw new StoreDamage('corrupt', `snapshot ${headerProblem}`);
-    let db: Database | null = null;
-    try {
-      db = new this.sql.Database(bytes);
-      this.applyPragmas(db);
-      if (deep && this.scalar(db, 'PRAGMA quick_check') !== 'ok') throw new StoreDamage('corrupt', 'snapshot failed quick_check');
-      const version = this.userVersion(db);
-      // A newer version's database is healthy, just not ours to read: refuse, never move it aside.
-      if (version > SCHEMA_VERSION) throw this.newerSchemaError(version);
-      const tables = this.tableNames(db);
-      for (const table of TABLES_BY_VERSION.slice(0, version).flat()) {
-        if (!tables.has(table)) throw new StoreDamage('corrupt', 'snapshot lacks a required table');
-      }
-      return db;
-    } catch (error) {
-      db?.close();
-      if (error instanceof StoreDamage || error instanceof AvhError) throw error;
-      throw new StoreDamage('corrupt', 'snapshot is not a readable SQLite database');
-    }
-  }
-
-  private newerSchemaError(version: number): AvhError {
-    return new AvhError(
-      'store-unavailable',
-      `The state database was written by a newer version of Agent Version History (schema ${version}; this version supports ${SCHEMA_VERSION}). Update the extension and CLI.`,
-      { schemaVersion: version, supportedVersion: SCHEMA_VERSION },
-    );
-  }
+  // ---- loading and catching up ----
 
   /**
    * Reads the snapshot and replays the journal after it; truncates a torn tail. Throws StoreDamage for
-   * damaged files. Caller holds the lock.
+   * damaged bytes, StoreUnreadable for files that could not be read. Caller holds the lock.
    */
   private loadLocked(): void {
-    this.closeJournal();
+    this.journal.close();
     this.db?.close();
     this.db = null;
     this.needsReload = false;
 
-    const snapshot = this.readOrNull(this.path, 'snapshot');
-    const journal = this.readJournal();
-    const header = journal.length > 0 ? decodeJournalHeader(journal) : null;
-    if (journal.length > 0 && header === null) throw new StoreDamage('corrupt', 'journal header');
+    const snapshot = readOrNull(this.files, this.path, 'snapshot');
+    const bytes = this.journal.attachAndReadAll();
+    const header = bytes.length > 0 ? decodeJournalHeader(bytes) : null;
+    if (bytes.length > 0 && header === null) throw new StoreDamage('corrupt', 'journal header');
     if (!snapshot && header && header.snapshotLength > 0) throw new StoreDamage('corrupt', 'snapshot missing');
-    const sealed =
-      snapshot !== null &&
-      header !== null &&
-      header.snapshotLength === snapshot.length &&
-      header.snapshotCrc === checksum(snapshot);
+    const sealed = snapshot !== null && header !== null && isSealed(snapshot, header);
     // An unsealed snapshot (crash between the two renames of a compaction, or changed from outside) gets the
     // full check once, then a compaction seals it again.
     const reseal = (snapshot !== null && !sealed) || header === null;
 
-    const db = snapshot ? this.openSnapshot(snapshot, !sealed) : new this.sql.Database();
-    if (!snapshot) this.applyPragmas(db);
+    const db = snapshot ? openSnapshot(this.sql, snapshot, !sealed) : new this.sql.Database();
+    if (!snapshot) applyPragmas(db);
     this.db = db;
-    const version = this.userVersion(db);
-    if (version > SCHEMA_VERSION) throw this.newerSchemaError(version);
-    const snapshotSeq = this.snapshotSeq(db);
+    assertKnownSchema(db);
+    const snapshotSeq = journalSeq(db);
     this.appliedSeq = snapshotSeq;
 
     if (header === null) {
       // No journal yet (new store) or an empty file: start one continuing from the snapshot.
-      writeFileAtomic(this.journalPath, encodeJournalHeader({ baseSeq: snapshotSeq, lineage: this.lineage(db), snapshotLength: 0, snapshotCrc: 0 }));
-      this.attachJournal();
-      this.journalBase = snapshotSeq;
+      writeFileAtomic(this.journal.path, journalHeaderFor(db, snapshotSeq));
+      this.journal.attach();
+      this.journal.base = snapshotSeq;
       if (reseal && snapshot) this.compactLocked();
       return;
     }
-    if (header.lineage !== this.lineage(db)) throw new StoreDamage('corrupt', 'journal belongs to another database');
+    if (header.lineage !== lineage(db)) throw new StoreDamage('corrupt', 'journal belongs to another database');
     // A journal that starts after the snapshot means records the snapshot lacks were lost.
     if (header.baseSeq > snapshotSeq) throw new StoreDamage('corrupt', 'journal newer than snapshot');
-    this.journalBase = header.baseSeq;
+    this.journal.base = header.baseSeq;
     let expected = header.baseSeq + 1;
-    this.applyWindow(journal, JOURNAL_HEADER_SIZE, (record) => {
+    this.replayWindow(bytes, JOURNAL_HEADER_SIZE, 0, (record) => {
       if (record.seq !== expected) throw new StoreDamage('corrupt', 'journal sequence gap');
       expected++;
       return record.seq > snapshotSeq; // records up to the snapshot's seq are already in it
     });
-    const after = this.userVersion(db);
-    if (after > SCHEMA_VERSION) throw this.newerSchemaError(after);
+    assertKnownSchema(db);
     if (reseal) {
       this.log.warn('store.snapshot.resealed', { snapshotSeq, journalBase: header.baseSeq });
       this.compactLocked();
     }
   }
 
-  /** Attaches the journal (if there is one) and reads it through that descriptor: the bytes and the identity we keep are one file. */
-  private readJournal(): Buffer {
-    try {
-      this.attachJournal();
-    } catch (error) {
-      if (errnoCode(error) === 'ENOENT') return Buffer.alloc(0);
-      throw new StoreDamage('unreadable', `journal (${errnoCode(error)})`);
+  /** Applies records of `buf` (which begins at file offset `fileStart`) and advances the applied offset; cuts a torn tail. */
+  private replayWindow(buf: Buffer, start: number, fileStart: number, accept: Parameters<typeof replay>[3]): number {
+    const result = replay(this.requireDb(), buf, start, accept);
+    if (result.lastSeq !== null) this.appliedSeq = result.lastSeq;
+    this.journal.offset = fileStart + result.end;
+    if (result.torn) {
+      this.journal.truncate(fileStart + result.end);
+      this.log.warn('store.journal.torn-tail-truncated', { bytes: buf.length - result.end });
     }
-    const fd = this.journalFd as number;
-    try {
-      return readAt(fd, 0, fs.fstatSync(fd).size);
-    } catch (error) {
-      throw new StoreDamage('unreadable', `journal (${errnoCode(error)})`);
-    }
+    return result.applied;
   }
 
-  private readOrNull(file: string, what: string): Buffer | null {
-    try {
-      return fs.readFileSync(file);
-    } catch (error) {
-      if (errnoCode(error) === 'ENOENT') return null;
-      throw new StoreDamage('unreadable', `${what} (${errnoCode(error)})`);
-    }
-  }
-
-  /** Opens the journal for append and remembers its identity, so a replacement by another process's compaction is noticed. */
-  private attachJournal(): void {
-    this.closeJournal();
-    const fd = fs.openSync(this.journalPath, fs.constants.O_RDWR | fs.constants.O_APPEND);
-    const st = fs.fstatSync(fd);
-    this.journalFd = fd;
-    this.journalDev = st.dev;
-    this.journalIno = st.ino;
-    this.journalOffset = JOURNAL_HEADER_SIZE;
-  }
-
-  /**
-   * Applies the records in `buf` from `start` (buf begins at file offset `fileStart`), advancing journalOffset.
-   * Invalid bytes at the end are a torn, never-acknowledged append: truncated away once the records before
-   * them applied (we hold the lock).
-   */
-  private applyWindow(buf: Buffer, start: number, accept: (record: JournalRecord) => boolean, fileStart = 0): number {
-    const records: JournalRecord[] = [];
-    let end = start;
-    let torn = false;
-    for (;;) {
-      const scan = readRecordAt(buf, end);
-      if (scan.kind === 'end') break;
-      if (scan.kind === 'invalid') {
-        if (hasValidRecordAfter(buf, end)) throw new StoreDamage('corrupt', 'journal record damaged before its end');
-        torn = true;
-        break;
-      }
-      if (accept(scan.record)) records.push(scan.record);
-      end = scan.next;
-    }
-    if (records.length > 0) this.applyRecords(records);
-    this.journalOffset = fileStart + end;
-    if (torn) {
-      fs.ftruncateSync(this.journalFd as number, fileStart + end);
-      this.log.warn('store.journal.torn-tail-truncated', { bytes: buf.length - end });
-    }
-    return records.length;
-  }
-
-  /**
-   * Replays records in one SQLite transaction: the same statements in the same order as their original
-   * transactions, but dirty pages are written once (measured ~0.5 ms per record at 100k turns when each
-   * record commits on its own).
-   */
-  private applyRecords(records: JournalRecord[]): void {
-    const db = this.requireDb();
-    // Records repeat a few statement texts: prepare each once (Database.run would re-parse every time).
-    const prepared = new Map<string, Statement>();
-    const run = (sql: string, params: SqlParams | undefined) => {
-      if (params === undefined) {
-        db.run(sql); // may hold several statements, as Database.run ran it originally
-        return;
-      }
-      let stmt = prepared.get(sql);
-      if (!stmt) prepared.set(sql, (stmt = db.prepare(sql)));
-      stmt.run(params as BindParams);
-    };
-    db.exec('BEGIN');
-    let current = records[0].seq;
-    try {
-      for (const record of records) {
-        current = record.seq;
-        for (const statement of record.statements) run(statement.sql, statement.params);
-        run(SET_JOURNAL_SEQ, [String(record.seq)]);
-      }
-      db.exec('COMMIT');
-    } catch {
-      try {
-        db.exec('ROLLBACK');
-      } catch {
-        // already rolled back by SQLite
-      }
-      throw new StoreDamage('corrupt', `journal record ${current} does not replay`);
-    } finally {
-      for (const stmt of prepared.values()) stmt.free();
-    }
-    this.appliedSeq = records[records.length - 1].seq;
-  }
-
-  private setJournalSeq(db: Database, seq: number): void {
-    db.run(SET_JOURNAL_SEQ, [String(seq)]);
+  /** Catches up under the caller's lock, retrying reads that failed; "cannot read …, nothing changed" after the last. */
+  private catchUpWithRetries(): Promise<void> {
+    return retryUnreadable(() => this.catchUpLocked(), this.dir, this.retryDelays);
   }
 
   /** Brings the in-memory database up to date with the journal on disk. Caller holds the lock. */
@@ -591,6 +332,12 @@ export class DurableStore {
         this.log.error('store.damaged', { reason: error.reason, what: error.what });
         throw this.failure;
       }
+      if (error instanceof StoreUnreadable) {
+        // Not damage: memory may be half caught up, so reload from disk on the next try.
+        this.needsReload = true;
+        this.log.warn('store.read-failed', { what: error.what, code: error.code });
+        throw error;
+      }
       if (error instanceof AvhError) {
         this.failure = error;
         throw error;
@@ -601,58 +348,48 @@ export class DurableStore {
   }
 
   private catchUpInner(): void {
-    if (this.needsReload || !this.db || this.journalFd === null) {
+    if (this.needsReload || !this.db || !this.journal.attached) {
       this.reloadLocked('needed');
       return;
     }
-    const st = statOrNull(this.journalPath);
+    const onDisk = this.journal.onDisk();
     // Records appended to the journal we hold open come first, even if it was replaced since: a compactor
     // appends its last record to the old journal before replacing it.
     if (!this.drainAttached()) {
       this.reloadLocked('journal-shrank');
       return;
     }
-    if (st === null) {
+    if (onDisk === 'missing') {
       // Deleted from outside: our memory is the best copy left, so persist it as a fresh snapshot.
       this.log.warn('store.journal.missing');
       this.compactLocked();
       return;
     }
-    if (st.dev === this.journalDev && st.ino === this.journalIno) return;
+    if (onDisk === 'same') return;
     // Another process compacted. Its snapshot equals our state if it is of our database and starts where we are.
-    this.attachJournal();
-    const header = decodeJournalHeader(readAt(this.journalFd as number, 0, JOURNAL_HEADER_SIZE));
-    if (header === null || header.baseSeq !== this.appliedSeq || header.lineage !== this.lineage(this.requireDb())) {
+    this.journal.attach();
+    const header = this.journal.readHeader();
+    if (header === null || header.baseSeq !== this.appliedSeq || header.lineage !== lineage(this.requireDb())) {
       this.reloadLocked('compacted-elsewhere');
       return;
     }
-    this.journalBase = this.appliedSeq;
+    this.journal.base = this.appliedSeq;
     this.log.info('store.journal.adopted', { seq: this.appliedSeq });
     if (!this.drainAttached()) this.reloadLocked('journal-shrank');
   }
 
   /** Applies records appended to the attached journal since we last read it; false if it shrank (reload needed). */
   private drainAttached(): boolean {
-    const fd = this.journalFd as number;
-    const size = fs.fstatSync(fd).size;
-    if (size === this.journalOffset) return true;
-    if (size < this.journalOffset) return false;
-    const window = readAt(fd, this.journalOffset, size);
+    const size = this.journal.size();
+    if (size === this.journal.offset) return true;
+    if (size < this.journal.offset) return false;
     let expected = this.appliedSeq + 1;
-    const applied = this.applyWindow(
-      window,
-      0,
-      (record) => {
-        if (record.seq !== expected) throw new StoreDamage('corrupt', 'journal sequence gap');
-        expected++;
-        return true;
-      },
-      this.journalOffset,
-    );
-    if (applied > 0) {
-      const version = this.userVersion(this.requireDb());
-      if (version > SCHEMA_VERSION) throw this.newerSchemaError(version);
-    }
+    const applied = this.replayWindow(this.journal.readNew(size), 0, this.journal.offset, (record) => {
+      if (record.seq !== expected) throw new StoreDamage('corrupt', 'journal sequence gap');
+      expected++;
+      return true;
+    });
+    if (applied > 0) assertKnownSchema(this.requireDb());
     return true;
   }
 
@@ -664,90 +401,28 @@ export class DurableStore {
   // ---- writing ----
 
   private query<T>(db: Database, sql: string, params: SqlParams | undefined, first: boolean): T[] {
-    const before = this.scalar(db, 'SELECT total_changes()');
-    const stmt = db.prepare(sql);
-    const rows: T[] = [];
     try {
-      if (params !== undefined) stmt.bind(params as BindParams);
-      while (stmt.step()) {
-        rows.push(stmt.getAsObject() as T);
-        if (first) break;
-      }
-    } finally {
-      stmt.free();
+      return guardedQuery<T>(db, sql, params, first);
+    } catch (error) {
+      if (error instanceof ReadModifiedDatabase) this.needsReload = true;
+      throw error;
     }
-    // A write here would bypass the journal and exist only in this process's memory.
-    if (this.scalar(db, 'SELECT total_changes()') !== before) {
-      this.needsReload = true;
-      throw new AvhError('invalid-input', 'Store reads must not modify the database; use tx.run for writes');
-    }
-    return rows;
   }
 
   private runTransaction<T>(fn: (tx: StoreTx) => T): { result: T; statements: JournalStatement[] } {
     const db = this.requireDb();
-    const statements: JournalStatement[] = [];
-    let active = true;
-    const guard = () => {
-      if (!active) throw new AvhError('invalid-input', 'A store transaction was used after it finished');
-    };
-    const tx: StoreTx = {
-      run: (sql, params) => {
-        guard();
-        if (FORBIDDEN_IN_TX.test(sql)) throw new AvhError('invalid-input', 'tx.run cannot control transactions or attach databases');
-        db.run(sql, (params ?? undefined) as BindParams);
-        // Copied now: a caller reusing one params array across runs must not change what was journaled.
-        statements.push(params === undefined ? { sql } : { sql, params: copyParams(params) });
-      },
-      get: <R>(sql: string, params?: SqlParams) => {
-        guard();
-        return this.query<R>(db, sql, params, true)[0];
-      },
-      all: <R>(sql: string, params?: SqlParams) => {
-        guard();
-        return this.query<R>(db, sql, params, false);
-      },
-    };
-    db.exec('BEGIN');
-    try {
-      const result = fn(tx);
-      if (isThenable(result)) {
-        (result as Promise<unknown>).then(undefined, () => undefined);
-        throw new AvhError('invalid-input', 'DurableStore.transaction callback must be synchronous (it returned a Promise)');
-      }
-      if (statements.length > 0) this.setJournalSeq(db, this.appliedSeq + 1);
-      db.exec('COMMIT');
-      return { result, statements };
-    } catch (error) {
-      try {
-        db.exec('ROLLBACK');
-      } catch {
-        // SQLite had already ended the transaction (e.g. ON CONFLICT ROLLBACK): later statements may have
-        // autocommitted outside the journal, so memory is no longer trusted.
-        this.needsReload = true;
-      }
-      throw error;
-    } finally {
-      active = false;
-    }
+    return recordTransaction(db, fn, this.appliedSeq + 1, (sql, params, first) => this.query(db, sql, params, first), () => {
+      this.needsReload = true;
+    });
   }
 
   /** Makes a committed in-memory transaction durable. On failure the memory is discarded and reloaded. */
   private appendLocked(statements: JournalStatement[]): void {
-    const fd = this.journalFd as number;
     const seq = this.appliedSeq + 1;
-    const record = encodeRecord({ seq, statements });
     try {
-      writeAll(fd, record);
-      fs.fdatasyncSync(fd);
+      this.journal.append(encodeRecord({ seq, statements }));
     } catch (error) {
       this.needsReload = true;
-      try {
-        // Do not leave a whole-but-unacknowledged record for others to apply.
-        fs.ftruncateSync(fd, this.journalOffset);
-      } catch {
-        // A torn record is cut by the next writer; a whole one would be applied, though we reported failure.
-      }
       throw new AvhError(
         'store-unavailable',
         `Could not write the state journal (${errnoCode(error)}); the change was not saved`,
@@ -756,10 +431,11 @@ export class DurableStore {
       );
     }
     this.appliedSeq = seq;
-    this.journalOffset += record.length;
-    if (this.appliedSeq - this.journalBase >= this.compactEvery || this.journalOffset >= MAX_JOURNAL_BYTES) {
-      this.scheduleCompaction();
-    }
+    if (this.compactionDue()) this.scheduleCompaction();
+  }
+
+  private compactionDue(): boolean {
+    return this.appliedSeq - this.journal.base >= this.compactEvery || this.journal.offset >= MAX_JOURNAL_BYTES;
   }
 
   /** Compaction runs as its own queued job so the transaction that triggered it is acknowledged first. */
@@ -777,9 +453,7 @@ export class DurableStore {
       }
       try {
         this.catchUpLocked();
-        if (this.appliedSeq - this.journalBase >= this.compactEvery || this.journalOffset >= MAX_JOURNAL_BYTES) {
-          this.compactLocked();
-        }
+        if (this.compactionDue()) this.compactLocked();
       } catch (error) {
         this.log.warn('store.compaction.failed', { code: errnoCode(error) });
       } finally {
@@ -788,63 +462,22 @@ export class DurableStore {
     });
   }
 
-  /** Writes the whole database as the new snapshot, then starts an empty journal. Caller holds the lock. */
+  /** Writes the whole database as the new snapshot, then starts an empty journal sealing it. Caller holds the lock. */
   private compactLocked(): void {
-    const db = this.requireDb();
     const started = performance.now();
-    // export() must run outside a transaction; older sql.js versions also reset pragmas while exporting.
-    this.reserveFreePages(db);
-    const bytes = db.export();
-    this.applyPragmas(db);
-    writeFileAtomic(this.path, bytes);
-    writeFileAtomic(
-      this.journalPath,
-      encodeJournalHeader({ baseSeq: this.appliedSeq, lineage: this.lineage(db), snapshotLength: bytes.length, snapshotCrc: checksum(bytes) }),
-    );
-    this.attachJournal();
-    this.journalBase = this.appliedSeq;
-    this.log.info('store.compacted', { seq: this.appliedSeq, bytes: bytes.length, ms: Math.round((performance.now() - started) * 10) / 10 });
-  }
-
-  /**
-   * Leaves ~2% spare pages on the snapshot's freelist. A process's first writes then reuse them: growing the
-   * file instead makes sql.js copy the whole in-memory file (~100-150 ms at 64 MB), which would land on the
-   * first write of every CLI invocation. Physical only: the logical content stays identical in every process.
-   */
-  private reserveFreePages(db: Database): void {
-    const pageSize = Number(this.scalar(db, 'PRAGMA page_size'));
-    const pageCount = Number(this.scalar(db, 'PRAGMA page_count'));
-    const free = Number(this.scalar(db, 'PRAGMA freelist_count'));
-    const target = Math.min(RESERVE_PAGES_MAX, Math.max(RESERVE_PAGES_MIN, Math.ceil(pageCount * 0.02)));
-    if (free >= target) return;
-    db.exec('BEGIN');
-    try {
-      db.run('CREATE TABLE avh_free_page_reserve (b BLOB)');
-      db.run('INSERT INTO avh_free_page_reserve VALUES (zeroblob(?))', [(target - free) * (pageSize - 8)]);
-      db.run('DROP TABLE avh_free_page_reserve');
-      db.exec('COMMIT');
-    } catch (error) {
-      db.exec('ROLLBACK');
-      throw error;
-    }
+    const bytes = writeCompaction(this.requireDb(), this.path, this.journal.path, this.appliedSeq);
+    this.journal.attach();
+    this.journal.base = this.appliedSeq;
+    this.log.info('store.compacted', { seq: this.appliedSeq, bytes, ms: Math.round((performance.now() - started) * 10) / 10 });
   }
 
   private migrateLocked(): void {
-    const db = this.requireDb();
-    const from = this.userVersion(db);
-    if (from > SCHEMA_VERSION) throw this.newerSchemaError(from);
-    if (from === SCHEMA_VERSION) return;
-    for (let version = from; version < SCHEMA_VERSION; version++) {
-      const { statements } = this.runTransaction((tx) => {
-        for (const sql of MIGRATIONS[version]) tx.run(sql);
-        tx.run(`PRAGMA user_version = ${version + 1}`);
-        // Fixed once, as a literal, so every process replays the same id.
-        if (this.lineage(db) === '' && this.tableNames(db).has('meta')) {
-          tx.run("INSERT INTO meta (key, value) VALUES ('lineage', ?)", [randomUUID().replace(/-/g, '')]);
-        }
-      });
-      this.appendLocked(statements);
-    }
+    const from = migrate(
+      this.requireDb(),
+      (fn) => this.runTransaction(fn),
+      (statements) => this.appendLocked(statements),
+    );
+    if (from === null) return;
     // The snapshot file should carry the new schema, not only the journal.
     this.compactLocked();
     this.log.info('store.migrated', { from, to: SCHEMA_VERSION });
@@ -852,36 +485,12 @@ export class DurableStore {
 
   // ---- quarantine ----
 
-  private removeLeftoverTemps(): void {
-    // Temps belong to compactions; we hold the lock, so any that exist were left by a crash.
-    for (const name of fs.readdirSync(this.dir)) {
-      if (/^state\.(sqlite|journal)\.tmp-\d+$/.test(name)) fs.rmSync(path.join(this.dir, name), { force: true });
-    }
-  }
-
-  /** Moves the snapshot and journal aside under one timestamp; returns the snapshot's (or journal's) new path. */
+  /** Moves the journal and snapshot aside under one timestamp; returns the snapshot's (or journal's) new path. */
   private quarantineLocked(damage: StoreDamage): string {
-    this.closeJournal();
+    this.journal.close();
     this.db?.close();
     this.db = null;
-    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-    let suffix = `corrupt-${stamp}`;
-    for (let n = 1; fs.existsSync(`${this.path}.${suffix}`) || fs.existsSync(`${this.journalPath}.${suffix}`); n++) {
-      suffix = `corrupt-${stamp}-${n}`;
-    }
-    let movedTo = '';
-    for (const file of [this.journalPath, this.path]) {
-      if (!fs.existsSync(file)) continue;
-      try {
-        fs.renameSync(file, `${file}.${suffix}`);
-      } catch (error) {
-        throw new AvhError('store-unavailable', `The state database is damaged and could not be moved aside (${errnoCode(error)})`, {
-          reason: damage.reason,
-        });
-      }
-      movedTo = `${file}.${suffix}`;
-    }
-    fsyncDirectory(this.dir);
+    const movedTo = moveAside(this.dir, [this.journal.path, this.path], damage);
     this.log.warn('store.quarantined', { reason: damage.reason, what: damage.what });
     return movedTo;
   }

@@ -4,14 +4,15 @@
  * any SIGKILL: "ready", "ack <n> <counter>", "locked", "done".
  *
  *   writer.js store  <dir> <tag> <count|-1> [maxDelayMs]   transactions: insert chat <tag>-<n>, counter += 1
- *   writer.js hold   <lockPath> <purpose>                   take a pidLock and keep it until killed
+ *   writer.js hold   <lockPath> <purpose> [portable]        take a pidLock and keep it until killed
+ *                                                          (portable: with the heartbeat provider, as off Linux)
  *   writer.js mutex  <lockPath> <counterFile> <rounds>      lock, read-increment-write a file, unlock
  *
  * AVH_STORE_COMPACT_EVERY forces frequent compaction.
  */
 import * as fs from 'node:fs';
 import { DurableStore } from '../../../src/core/store/durableStore';
-import { acquireLock } from '../../../src/core/store/pidLock';
+import { acquireLock, portableLiveness, setLockLiveness } from '../../../src/core/store/pidLock';
 
 const say = (line: string) => fs.writeSync(1, `${line}\n`);
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -36,7 +37,8 @@ async function store(dir: string, tag: string, count: number, maxDelayMs: number
   say('done');
 }
 
-async function hold(lockPath: string, purpose: string): Promise<void> {
+async function hold(lockPath: string, purpose: string, provider: string | undefined): Promise<void> {
+  if (provider === 'portable') setLockLiveness(portableLiveness());
   await acquireLock(lockPath, { timeoutMs: 10_000, purpose });
   say('locked');
   setInterval(() => undefined, 1_000);
@@ -55,7 +57,7 @@ async function mutex(lockPath: string, counterFile: string, rounds: number): Pro
 async function main(): Promise<void> {
   const [mode, ...args] = process.argv.slice(2);
   if (mode === 'store') await store(args[0], args[1], Number(args[2]), Number(args[3] ?? '0'));
-  else if (mode === 'hold') await hold(args[0], args[1]);
+  else if (mode === 'hold') await hold(args[0], args[1], args[2]);
   else if (mode === 'mutex') await mutex(args[0], args[1], Number(args[2]));
   else throw new Error(`unknown mode ${mode}`);
 }

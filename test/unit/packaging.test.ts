@@ -1,0 +1,87 @@
+/**
+ * What ships: the packaged .vsix (built by `npm run package`, the production esbuild bundles) holds no
+ * failpoint handling and no `agentVersions._test.*` command, and the production CLI ignores AVH_FAILPOINT.
+ * The tsc-compiled CLI (what the fault suite runs) still honours it: the contrast proves the check can fail.
+ */
+import * as assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { CLI } from '../support/cliProcess';
+import { assertNothingLost, cleanupTempDirs, contentInventory, git, head, makeRepo, tempDir, testGitEnv, write } from '../support/gitFixtures';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const VSIX = path.join(ROOT, 'dist/agent-version-history.vsix');
+const PRODUCTION_CLI = path.join(ROOT, 'dist/cli.js');
+/** Strings only test hooks contain. */
+const TEST_ONLY = ['AVH_FAILPOINT', 'agentVersions._test', 'recentLog', 'recoveryState', 'failpoint', ':during', 'preparing:after', 'turn-store-mutation:before'];
+
+function npm(args: string[]): void {
+  const r = spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, { cwd: ROOT, encoding: 'utf8', timeout: 180_000 });
+  assert.equal(r.status, 0, `npm ${args.join(' ')} failed:\n${r.stdout}\n${r.stderr}`);
+}
+
+/** A repository with one completed agent turn, made by the CLI under test (so Undo has something to undo). */
+function repoWithTurn(cli: string): string {
+  const repo = makeRepo();
+  const env = { ...testGitEnv(), AVH_FAILPOINT: undefined };
+  const begun = JSON.parse(execFileSync(process.execPath, [cli, 'turn', 'begin', '--chat', 'c', '--prompt', 'add app', '--json'], { cwd: repo, env, encoding: 'utf8' })) as { turnId: string };
+  write(repo, 'app.ts', 'by the agent\n');
+  execFileSync(process.execPath, [cli, 'turn', 'end', begun.turnId, '--outcome', 'completed', '--json'], { cwd: repo, env, encoding: 'utf8' });
+  return repo;
+}
+
+describe('what ships (production build)', function () {
+  this.timeout(240_000);
+  after(cleanupTempDirs);
+
+  before(() => npm(['run', 'package']));
+
+  it('the packaged .vsix contains no failpoint or _test strings, and no test build', () => {
+    const listing = execFileSync('unzip', ['-Z1', VSIX], { encoding: 'utf8' }).split('\n').filter(Boolean);
+    assert.ok(listing.includes('extension/dist/extension.js'), listing.join('\n'));
+    assert.ok(listing.includes('extension/dist/cli.js'), listing.join('\n'));
+    assert.deepEqual(listing.filter((f) => /test-extension|\.map$|^extension\/(src|out|test)\//.test(f)), []);
+    const unpacked = tempDir('avh-vsix-');
+    execFileSync('unzip', ['-q', VSIX, '-d', unpacked]);
+    const found: string[] = [];
+    const walk = (dir: string) => {
+      for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) walk(full);
+        else if (/\.(js|json|wasm)$/.test(entry.name)) {
+          // Code and manifests: the README and CHANGELOG may name the test hooks in prose.
+          const text = fs.readFileSync(full).toString('latin1');
+          for (const s of TEST_ONLY) if (text.includes(s)) found.push(`${path.relative(unpacked, full)}: ${s}`);
+        }
+      }
+    };
+    walk(unpacked);
+    assert.deepEqual(found, []);
+    assert.ok(fs.existsSync(path.join(unpacked, 'extension/dist/extension.js')), 'the scan saw the bundles');
+  });
+
+  it('the test build keeps the hooks the extension-host suite needs', () => {
+    const text = fs.readFileSync(path.join(ROOT, 'dist/test-extension/dist/extension.js'), 'utf8');
+    for (const s of ['AVH_FAILPOINT', 'agentVersions._test.recentLog', 'agentVersions._test.recoveryState']) assert.ok(text.includes(s), s);
+  });
+
+  it('the production CLI ignores AVH_FAILPOINT; the compiled one (fault suite) is killed there', () => {
+    for (const [cli, killed] of [[PRODUCTION_CLI, false], [CLI, true]] as const) {
+      const repo = repoWithTurn(cli);
+      const before = contentInventory(repo);
+      const headBefore = head(repo);
+      const r = spawnSync(process.execPath, [cli, 'undo', '--json'], { cwd: repo, env: { ...testGitEnv(), AVH_FAILPOINT: 'preparing:after' }, encoding: 'utf8', timeout: 60_000 });
+      if (killed) {
+        assert.equal(r.signal, 'SIGKILL', `${cli}: ${r.stderr}`);
+        assert.equal(head(repo), headBefore);
+      } else {
+        assert.equal(r.status, 0, `${cli}: ${r.stderr}`);
+        assert.notEqual(head(repo), headBefore);
+        assert.equal(fs.existsSync(path.join(repo, 'app.ts')), false);
+        assert.equal(git(repo, 'status', '--porcelain'), '');
+      }
+      assertNothingLost(repo, before);
+    }
+  });
+});
