@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { parseArgs, ParseArgsConfig } from 'node:util';
 import { AvhError, safeMessage } from '../core/errors';
 import { EventLog, formatEvent, silentLog } from '../core/log';
+import { leftOutMessage } from '../core/secrets/secretChoices';
 import { VersionHistory } from '../core/versionHistory';
 import { handleClaudeHook, parseHookEvent } from './claudeCodeHook';
 import { runRecoverCommand } from './recoverCommand';
@@ -146,7 +147,8 @@ async function dispatch(command: Command, positionals: string[], values: Values,
       if (!values.outcome) throw new UsageError('turn end needs --outcome completed|cancelled|errored');
       const r = await history.endTurn(positionals[2], values.outcome);
       if (r.message) io.stderr(`agent-versions: ${r.message}\n`);
-      return { json: { turnId: r.turnId, outcome: r.outcome, version: r.version }, text: r.version ? `${r.outcome}: version ${r.version.slice(0, 12)}` : `${r.outcome}: no version${r.reason ? ` (${r.reason})` : ''}` };
+      for (const f of r.excluded) io.stderr(`agent-versions: ${leftOutMessage(f.path)} (rule: ${f.rule})\n`); // issue 15
+      return { json: { turnId: r.turnId, outcome: r.outcome, version: r.version, excluded: r.excluded.map((f) => ({ path: f.path, reason: f.rule })) }, text: r.version ? `${r.outcome}: version ${r.version.slice(0, 12)}` : `${r.outcome}: no version${r.reason ? ` (${r.reason})` : ''}` };
     }
     case 'hook claude-code': {
       const r = await handleClaudeHook(history, hookEvent!);

@@ -5,6 +5,7 @@ import { AvhError } from '../errors';
 import { GitCommandError, runGit } from './gitRunner';
 import { processStartTime } from '../store/pidLock';
 import { GitRepository } from './repository';
+import { excludeNewSecrets } from './secretExclusion';
 
 /** Config for every commit we make: no hooks, no signing (so no pinentry), and durable objects when asked. */
 function commitConfig(durable: boolean): string[] {
@@ -60,6 +61,7 @@ export class TemporaryIndex {
  */
 export async function writeWorkingTree(repo: GitRepository, index: TemporaryIndex): Promise<string> {
   await runGit(repo.root, ['add', '-A', '--', '.'], { env: index.env });
+  await excludeNewSecrets(repo, index); // issue 15: new files that look like secrets stay out of every version
   const { stdout } = await runGit(repo.root, ['write-tree'], { env: index.env });
   return stdout.trim();
 }

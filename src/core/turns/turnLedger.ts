@@ -6,8 +6,10 @@ import { AvhError, isAvhError } from '../errors';
 import { runGit } from '../git/gitRunner';
 import { inspectRepositoryHealth, operationsInProgress } from '../git/healthProbe';
 import { acquireRepositoryLease } from '../git/repositoryLease';
+import { secretsLeftOutOf } from '../git/secretExclusion';
 import { compareAndSetRef, createCommit, installIndex, TemporaryIndex, writeWorkingTree } from '../git/workingTree';
 import type { TerminalOutcome } from '../outcomes';
+import type { SecretFinding } from '../secrets/secretScanner';
 import { assertNoRecovery, readRecovery } from '../recovery/recoveryLatch';
 import { agentSubject } from './promptSummary';
 import { getChat, getTurn, markTurnTerminal, NoVersionReason, openTurnsOfChat, setTurnVersion } from './turnRecords';
@@ -19,6 +21,8 @@ export interface BeginTurnResult {
   turnId: string;
   /** The exact pre-turn state: HEAD itself when the tree was clean, else a private snapshot commit. */
   baseCommit: string;
+  /** New files left out of the base snapshot because they look like secrets (issue 15). */
+  excluded: SecretFinding[];
 }
 
 /**
@@ -63,10 +67,12 @@ export async function beginTurn(ctx: RepoContext, input: BeginTurnInput): Promis
     });
     let baseCommit = health.head;
     let baseTree: string | null = null;
+    let excluded: SecretFinding[] = [];
     if (!health.clean) {
       const index = TemporaryIndex.create(ctx.repo);
       try {
         baseTree = await writeWorkingTree(ctx.repo, index);
+        excluded = secretsLeftOutOf(index);
       } finally {
         index.dispose();
       }
@@ -81,7 +87,7 @@ export async function beginTurn(ctx: RepoContext, input: BeginTurnInput): Promis
       tx.run("UPDATE turns SET recovery = 'running', base_commit = ?, base_tree = ? WHERE id = ?", [baseCommit, baseTree, turnId]);
     });
     ctx.log.info('turn.begin', { turn: turnId, snapshot: health.clean ? 'head' : 'commit', dirty: health.counts.staged + health.counts.unstaged + health.counts.untracked });
-    return { turnId, baseCommit };
+    return { turnId, baseCommit, excluded };
   } finally {
     lease.release();
   }
@@ -96,6 +102,8 @@ export interface EndTurnResult {
   reason?: NoVersionReason;
   /** A user-facing explanation when the reason is worth telling. */
   message?: string;
+  /** New files left out of the version because they look like secrets (issue 15); they stay in the working tree. */
+  excluded: SecretFinding[];
 }
 
 /**
@@ -126,12 +134,12 @@ export async function endTurnUnderLease(ctx: RepoContext, turnId: string, outcom
     return { turn: row, recovery: latched };
   });
   ctx.log.info('turn.end', { turn: turnId, outcome });
-  if (outcome !== 'completed') return { turnId, outcome, version: null };
-  if (recovery) return { turnId, outcome, version: null, reason: 'recovery-required', message: REASON_COPY['recovery-required'] };
+  if (outcome !== 'completed') return { turnId, outcome, version: null, excluded: [] };
+  if (recovery) return { turnId, outcome, version: null, reason: 'recovery-required', message: REASON_COPY['recovery-required'], excluded: [] };
   const result = await commitTurnVersion(ctx, turnId, turn.chat_id, turn.prompt, turn.base_tree, turn.base_commit);
   await ctx.store.transaction((tx) => setTurnVersion(tx, turnId, result.version, result.reason ?? null));
-  ctx.log.info('turn.version', { turn: turnId, made: result.version !== null, reason: result.reason });
-  return { turnId, outcome, ...result };
+  ctx.log.info('turn.version', { turn: turnId, made: result.version !== null, reason: result.reason, excluded: result.excluded?.length });
+  return { turnId, outcome, excluded: [], ...result };
 }
 
 const REASON_COPY: Partial<Record<NoVersionReason, string>> = {
@@ -152,7 +160,7 @@ async function commitTurnVersion(
   prompt: string,
   baseTree: string | null,
   baseCommit: string | null,
-): Promise<{ version: string | null; reason?: NoVersionReason; message?: string }> {
+): Promise<{ version: string | null; reason?: NoVersionReason; message?: string; excluded?: SecretFinding[] }> {
   const skip = (reason: NoVersionReason) => ({ version: null, reason, message: REASON_COPY[reason] });
   const { repo } = ctx;
   const headRef = readSymbolicHead(repo.gitDir);
@@ -174,14 +182,15 @@ async function commitTurnVersion(
     const index = TemporaryIndex.create(repo);
     try {
       const tree = await writeWorkingTree(repo, index);
-      if (tree === (baseTree ?? parsedBaseTree)) return { version: null, reason: 'no-changes' };
+      const excluded = secretsLeftOutOf(index);
+      if (tree === (baseTree ?? parsedBaseTree)) return { version: null, reason: 'no-changes', excluded };
       const message = `${agentSubject(prompt)}\n\nAgent-Turn: ${turnId}\nAgent-Chat: ${chatId}\n`;
       const commit = await createCommit(repo, { tree, parents: [head], message });
       await compareAndSetRef(repo, headRef, commit, head, 'agent-versions: agent turn');
       if (!installIndex(repo, index)) {
         await runGit(repo.root, ['reset', '-q']).catch(() => ctx.log.warn('turn.index-refresh-failed', { turn: turnId }));
       }
-      return { version: commit };
+      return { version: commit, excluded };
     } finally {
       index.dispose();
     }

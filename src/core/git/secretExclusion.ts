@@ -1,0 +1,165 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { AvhError } from '../errors';
+import { includedPaths } from '../secrets/secretPolicy';
+import { ScanEntry, scanForSecrets, SecretFinding } from '../secrets/secretScanner';
+import { writeFileAtomic } from '../store/atomicWrite';
+import { runGit } from './gitRunner';
+import { GitRepository } from './repository';
+import type { TemporaryIndex } from './workingTree';
+
+/**
+ * Issue 15: files that would enter a version for the first time and look like secrets stay out of it. They
+ * are written to the repository's `info/exclude` (in the common git dir) under a marked block, so git itself
+ * treats them as ignored from then on: status stays clean, `add -A` skips them, restores never touch them.
+ */
+
+export const EXCLUDE_BLOCK_START = '# agent-versions: secrets (left out of versions; delete a line to version that file)';
+export const EXCLUDE_BLOCK_END = '# agent-versions: end';
+
+const leftOut = new WeakMap<TemporaryIndex, SecretFinding[]>();
+
+/**
+ * Runs after `add -A` into `index`: finds the paths new to versions (not in HEAD's tree, not in the user's
+ * index), scans them, removes the findings from `index` and excludes them in `info/exclude`. Never touches
+ * HEAD, the user's index or the working tree's files; paths the user chose to include are kept.
+ */
+export async function excludeNewSecrets(repo: GitRepository, index: TemporaryIndex): Promise<SecretFinding[]> {
+  const fresh = await pathsNewToHead(repo, index);
+  let findings = fresh.length === 0 ? [] : scanForSecrets(repo.root, fresh);
+  if (findings.length > 0) {
+    const [tracked, included] = await Promise.all([pathsInUserIndex(repo, findings.map((f) => f.path)), includedPaths(repo)]);
+    findings = findings.filter((f) => !tracked.has(f.path) && !included.has(f.path));
+  }
+  if (findings.length > 0) {
+    await runGit(repo.root, ['update-index', '-z', '--force-remove', '--stdin'], { env: index.env, input: findings.map((f) => `${f.path}\0`).join('') });
+    await editExcludeBlock(repo, (lines) => [...lines, ...findings.map((f) => excludePattern(f.path)).filter((p): p is string => p !== null)]);
+  }
+  leftOut.set(index, findings);
+  return findings;
+}
+
+/** What the last write through `index` left out (empty when nothing was, or nothing was written). */
+export function secretsLeftOutOf(index: TemporaryIndex): SecretFinding[] {
+  return leftOut.get(index) ?? [];
+}
+
+/** Rule matches among the files the user already tracks (for `doctor`): reported only, never excluded. */
+export async function secretsInTrackedFiles(repo: GitRepository): Promise<SecretFinding[]> {
+  const { stdout } = await runGit(repo.root, ['ls-files', '-z', '-s']);
+  return scanForSecrets(repo.root, parseStageEntries(stdout));
+}
+
+/** The paths (relative, `/`-separated) currently in our `info/exclude` block. */
+export async function excludedSecretPaths(repo: GitRepository): Promise<string[]> {
+  const { block } = readExcludeFile(await excludeFile(repo));
+  return block.map(pathOfPattern).filter((p): p is string => p !== null);
+}
+
+/**
+ * Removes `relPath` from our exclude block (the user chose to version it, or to ignore it in .gitignore).
+ * Refuses, changing nothing, when the path is not one we left out.
+ */
+export async function removeExclusion(repo: GitRepository, relPath: string): Promise<void> {
+  const pattern = excludePattern(relPath);
+  const file = await excludeFile(repo);
+  if (pattern === null || !readExcludeFile(file).block.includes(pattern)) {
+    throw new AvhError('invalid-input', 'That file is not one Agent Version History left out of versions; nothing was changed.');
+  }
+  await editExcludeBlock(repo, (lines) => lines.filter((line) => line !== pattern));
+}
+
+/** Appends an anchored pattern for `relPath` to the repository's top-level `.gitignore` (created if missing). */
+export function appendToGitignore(repo: GitRepository, relPath: string): void {
+  const pattern = excludePattern(relPath);
+  if (pattern === null) throw new AvhError('invalid-input', 'That file name cannot be written as a .gitignore pattern; nothing was changed.');
+  const file = path.join(repo.root, '.gitignore');
+  let existing = '';
+  try {
+    existing = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  if (existing.split(/\r?\n/).includes(pattern)) return;
+  fs.appendFileSync(file, `${existing.length > 0 && !existing.endsWith('\n') ? '\n' : ''}${pattern}\n`);
+}
+
+/** An anchored gitignore pattern matching exactly `relPath`; null for names a pattern cannot hold (line breaks). */
+export function excludePattern(relPath: string): string | null {
+  if (/[\r\n]/.test(relPath) || relPath.length === 0) return null;
+  return `/${relPath.replace(/[\\*?[]/g, '\\$&').replace(/ +$/, (spaces) => '\\ '.repeat(spaces.length))}`;
+}
+
+function pathOfPattern(pattern: string): string | null {
+  if (!pattern.startsWith('/')) return null;
+  return pattern.slice(1).replace(/\\(.)/g, '$1');
+}
+
+/** Added paths of `index` against HEAD (all of `index` on an unborn branch), with their modes. */
+async function pathsNewToHead(repo: GitRepository, index: TemporaryIndex): Promise<ScanEntry[]> {
+  let stdout: string;
+  try {
+    ({ stdout } = await runGit(repo.root, ['diff-index', '--cached', '-z', '--no-renames', '--diff-filter=A', 'HEAD', '--'], { env: index.env }));
+  } catch {
+    return parseStageEntries((await runGit(repo.root, ['ls-files', '-z', '-s'], { env: index.env })).stdout);
+  }
+  const fields = stdout.split('\0');
+  const entries: ScanEntry[] = [];
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    // `:000000 100644 <oid> <oid> A` then the path
+    const mode = fields[i].split(' ')[1];
+    if (mode) entries.push({ path: fields[i + 1], mode });
+  }
+  return entries;
+}
+
+/** `ls-files -s -z` lines: `<mode> <oid> <stage>\t<path>`. */
+function parseStageEntries(stdout: string): ScanEntry[] {
+  return stdout.split('\0').filter(Boolean).map((line) => {
+    const tab = line.indexOf('\t');
+    return { mode: line.slice(0, line.indexOf(' ')), path: line.slice(tab + 1) };
+  });
+}
+
+async function pathsInUserIndex(repo: GitRepository, paths: readonly string[]): Promise<Set<string>> {
+  const { stdout } = await runGit(repo.root, ['ls-files', '-z', '--', ...paths], { env: { GIT_LITERAL_PATHSPECS: '1' } });
+  return new Set(stdout.split('\0').filter(Boolean));
+}
+
+const excludeFiles = new Map<string, string>();
+
+/** `info/exclude` of the common git dir (shared by all worktrees), as git itself resolves it. */
+async function excludeFile(repo: GitRepository): Promise<string> {
+  let file = excludeFiles.get(repo.gitDir);
+  if (!file) {
+    const { stdout } = await runGit(repo.root, ['rev-parse', '--git-path', 'info/exclude']);
+    file = path.resolve(repo.root, stdout.replace(/\n$/, ''));
+    excludeFiles.set(repo.gitDir, file);
+  }
+  return file;
+}
+
+function readExcludeFile(file: string): { before: string[]; block: string[]; after: string[] } {
+  let text = '';
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  const start = lines.indexOf(EXCLUDE_BLOCK_START);
+  const end = start < 0 ? -1 : lines.indexOf(EXCLUDE_BLOCK_END, start);
+  if (start < 0 || end < 0) return { before: lines, block: [], after: [] };
+  return { before: lines.slice(0, start), block: lines.slice(start + 1, end), after: lines.slice(end + 1) };
+}
+
+/** Rewrites our block (atomically, the user's own lines untouched); the block disappears when it becomes empty. */
+async function editExcludeBlock(repo: GitRepository, edit: (lines: string[]) => string[]): Promise<void> {
+  const file = await excludeFile(repo);
+  const { before, block, after } = readExcludeFile(file);
+  const next = [...new Set(edit(block))];
+  const lines = next.length > 0 ? [...before, EXCLUDE_BLOCK_START, ...next, EXCLUDE_BLOCK_END, ...after] : [...before, ...after];
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  writeFileAtomic(file, lines.length > 0 ? `${lines.join('\n')}\n` : '');
+}
