@@ -47,7 +47,7 @@ function ruleFor(root: string, entry: ScanEntry): string | null {
   const body = content();
   if (body === null) return null;
   for (const rule of CONTENT_RULES) {
-    if (rule.pattern.test(body)) return rule.name;
+    if (rule.hints.some((hint) => body.includes(hint)) && rule.pattern.test(body)) return rule.name;
   }
   return null;
 }
