@@ -4,6 +4,7 @@ import { parseArgs, ParseArgsConfig } from 'node:util';
 import { AvhError, safeMessage } from '../core/errors';
 import { EventLog, formatEvent, silentLog } from '../core/log';
 import { leftOutMessage } from '../core/secrets/secretChoices';
+import type { SecretFinding } from '../core/secrets/secretScanner';
 import { VersionHistory } from '../core/versionHistory';
 import { handleClaudeHook, parseHookEvent } from './claudeCodeHook';
 import { runRecoverCommand } from './recoverCommand';
@@ -139,7 +140,8 @@ async function dispatch(command: Command, positionals: string[], values: Values,
       if (values.prompt !== undefined && values['prompt-file'] !== undefined) throw new UsageError('give --prompt or --prompt-file, not both');
       let prompt = values.prompt ?? '';
       if (values['prompt-file'] !== undefined) prompt = await readPromptFile(values['prompt-file'], io);
-      const { turnId } = await history.beginTurn({ chatId: values.chat, prompt, ...(values.agent ? { agent: values.agent } : {}), ...(values.title ? { chatTitle: values.title } : {}) });
+      const { turnId, excluded } = await history.beginTurn({ chatId: values.chat, prompt, ...(values.agent ? { agent: values.agent } : {}), ...(values.title ? { chatTitle: values.title } : {}) });
+      printLeftOut(io, excluded); // issue 15
       return { json: { turnId }, text: turnId };
     }
     case 'turn end': {
@@ -147,7 +149,7 @@ async function dispatch(command: Command, positionals: string[], values: Values,
       if (!values.outcome) throw new UsageError('turn end needs --outcome completed|cancelled|errored');
       const r = await history.endTurn(positionals[2], values.outcome);
       if (r.message) io.stderr(`agent-versions: ${r.message}\n`);
-      for (const f of r.excluded) io.stderr(`agent-versions: ${leftOutMessage(f.path)} (rule: ${f.rule})\n`); // issue 15
+      printLeftOut(io, r.excluded); // issue 15
       return { json: { turnId: r.turnId, outcome: r.outcome, version: r.version, excluded: r.excluded.map((f) => ({ path: f.path, reason: f.rule })) }, text: r.version ? `${r.outcome}: version ${r.version.slice(0, 12)}` : `${r.outcome}: no version${r.reason ? ` (${r.reason})` : ''}` };
     }
     case 'hook claude-code': {
@@ -202,6 +204,11 @@ async function dispatch(command: Command, positionals: string[], values: Values,
       return { json: s, text: lines.join('\n') };
     }
   }
+}
+
+/** One stderr line per file left out of a version as a likely secret (its name and rule, never its content). */
+function printLeftOut(io: CliIo, excluded: readonly SecretFinding[]): void {
+  for (const f of excluded) io.stderr(`agent-versions: ${leftOutMessage(f.path)} (rule: ${f.rule})\n`);
 }
 
 async function readPromptFile(file: string, io: CliIo): Promise<string> {

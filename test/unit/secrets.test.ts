@@ -217,6 +217,35 @@ describe('secrets never enter versions (issue 15; real git, real processes, real
     }
   });
 
+  it('a restore that would write over an excluded file is refused and the file is untouched (it is treated as ignored)', async () => {
+    const repo = makeRepo();
+    write(repo, 'config.js', 'module.exports = {};\n');
+    git(repo, 'add', 'config.js');
+    git(repo, 'commit', '-q', '-m', 'user config');
+    const keyed = `module.exports = { accessKeyId: '${FAKE.awsKeyId()}' };\n`;
+    const history = await VersionHistory.open(repo);
+    try {
+      const t1 = await history.beginTurn({ chatId: 'c', prompt: 'drop config' });
+      fs.rmSync(path.join(repo, 'config.js'));
+      assert.ok((await history.endTurn(t1.turnId, 'completed')).version);
+      const t2 = await history.beginTurn({ chatId: 'c', prompt: 'config with a key' });
+      write(repo, 'config.js', keyed);
+      write(repo, 'b.txt', 'b\n');
+      const end2 = await history.endTurn(t2.turnId, 'completed');
+      assert.deepEqual(end2.excluded, [{ path: 'config.js', rule: 'aws-access-key-id' }]);
+      assert.equal((await history.undo(t2.turnId)).result, 'restored');
+      assert.equal(read(repo, 'config.js'), keyed, 'undo of the turn that created it leaves it');
+      // Undoing turn 1 would bring back the tracked config.js over the excluded one: refused, nothing changed.
+      const picture = repoPicture(repo);
+      const refused = await expectReason(history.undo(t1.turnId), 'dirty-conflict');
+      assert.match(refused.message, /1 ignored file .* would be overwritten/);
+      assert.deepEqual(repoPicture(repo), picture);
+      assert.equal(read(repo, 'config.js'), keyed);
+    } finally {
+      await history.close();
+    }
+  });
+
   it('a secret file present before the turn is left out of the base snapshot, and beginTurn names it', async () => {
     const repo = makeRepo();
     write(repo, 'notes.txt', 'dirty tree\n');

@@ -14,7 +14,7 @@ import type { TemporaryIndex } from './workingTree';
  * treats them as ignored from then on: status stays clean, `add -A` skips them, restores never touch them.
  */
 
-export const EXCLUDE_BLOCK_START = '# agent-versions: secrets (left out of versions; delete a line to version that file)';
+export const EXCLUDE_BLOCK_START = '# agent-versions: secrets (files left out of versions; use Include in Versions or Add to .gitignore to change)';
 export const EXCLUDE_BLOCK_END = '# agent-versions: end';
 
 const leftOut = new WeakMap<TemporaryIndex, SecretFinding[]>();
