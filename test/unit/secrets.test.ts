@@ -97,7 +97,7 @@ describe('secrets never enter versions (issue 15; real git, real processes, real
     }
   });
 
-  it('a file the user staged (in the index, not yet committed) is their choice and is versioned', async () => {
+  it('a file the user staged, or one in HEAD they unstaged, is theirs and is versioned', async () => {
     const repo = makeRepo();
     const history = await VersionHistory.open(repo);
     try {
@@ -108,6 +108,13 @@ describe('secrets never enter versions (issue 15; real git, real processes, real
       const end = await history.endTurn(turnId, 'completed');
       assert.deepEqual(end.excluded, [{ path: 'certs/other.pem', rule: 'private-key-file' }]);
       assert.deepEqual(headFiles(repo), ['.gitignore', 'README.md', 'certs/dev.pem']);
+      // In HEAD but unstaged with `git rm --cached`: still the user's file (in HEAD's tree), so never excluded.
+      git(repo, 'rm', '-q', '--cached', 'certs/dev.pem');
+      const t2 = await history.beginTurn({ chatId: 'c', prompt: 'p2' });
+      write(repo, 'certs/dev.pem', 'changed\n');
+      const end2 = await history.endTurn(t2.turnId, 'completed');
+      assert.deepEqual(end2.excluded, []);
+      assert.equal(git(repo, 'show', 'HEAD:certs/dev.pem'), 'changed\n');
     } finally {
       await history.close();
     }

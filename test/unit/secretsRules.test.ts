@@ -1,10 +1,12 @@
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CONTENT_RULES, CONTENT_SCAN_LIMIT_BYTES, NAME_RULES } from '../../src/core/secrets/secretRules';
+import { addedPaths } from '../../src/core/git/secretExclusion';
 import { scanForSecrets } from '../../src/core/secrets/secretScanner';
 import { FAKE } from '../support/fakeSecrets';
-import { cleanupTempDirs, tempDir, write } from '../support/gitFixtures';
+import { cleanupTempDirs, tempDir, testGitEnv, write } from '../support/gitFixtures';
 
 /** The rule a real file on disk is judged by (null: none), through the scanner the commit path uses. */
 function ruleOf(name: string, content: string | Buffer, mode = '100644'): string | null {
@@ -116,6 +118,24 @@ describe('secret rules: one true- and false-positive test per rule (real files t
       { path: 'gone.js', mode: '100644' },
     ]);
     assert.deepEqual(found, [{ path: 'id_rsa', rule: 'ssh-private-key-file' }]);
+    // Mode unknown (paths read from `git add --verbose`): taken from disk the same way.
+    fs.mkdirSync(path.join(dir, 'vendor.key'));
+    fs.symlinkSync('outside/key.txt', path.join(dir, 'readme.md'));
+    assert.deepEqual(scanForSecrets(dir, [{ path: 'readme.md' }, { path: 'id_rsa' }, { path: 'vendor.key' }, { path: 'gone.pem' }]), [{ path: 'id_rsa', rule: 'ssh-private-key-file' }]);
+  });
+
+  it('the paths real `git add -A --verbose` printed are read back exactly, odd names included', () => {
+    const dir = tempDir('avh-add-verbose-');
+    execFileSync('git', ['init', '-q'], { cwd: dir, env: testGitEnv() });
+    const names = ["it's.txt", 'new\nline.txt', 'ünïcødé/日本.txt', 'sp ace.txt', 'back\\slash.txt', "add 'x'.txt"];
+    for (const name of names) write(dir, name, 'x\n');
+    write(dir, 'gone.txt', 'y\n');
+    execFileSync('git', ['add', 'gone.txt'], { cwd: dir, env: testGitEnv() });
+    fs.rmSync(path.join(dir, 'gone.txt'));
+    const out = execFileSync('git', ['add', '-A', '--verbose', '--', '.'], { cwd: dir, env: testGitEnv(), encoding: 'utf8' });
+    assert.match(out, /remove 'gone.txt'/);
+    assert.deepEqual(addedPaths(out).sort(), [...names].sort());
+    assert.deepEqual(addedPaths(''), []);
   });
 
   it('a finding carries the path and the rule name only, never the matched text', () => {

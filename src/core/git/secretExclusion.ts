@@ -20,16 +20,17 @@ export const EXCLUDE_BLOCK_END = '# agent-versions: end';
 const leftOut = new WeakMap<TemporaryIndex, SecretFinding[]>();
 
 /**
- * Runs after `add -A` into `index`: finds the paths new to versions (not in HEAD's tree, not in the user's
- * index), scans them, removes the findings from `index` and excludes them in `info/exclude`. Never touches
- * HEAD, the user's index or the working tree's files; paths the user chose to include are kept.
+ * Runs after `add -A --verbose` into `index` (`addOutput` is its stdout): judges the paths it added, removes the
+ * findings that are new to versions (not in HEAD's tree, not in the user's index) and that the user did not
+ * include from `index`, and excludes them in `info/exclude`. No git process when nothing looks like a secret.
+ * Never touches HEAD, the user's index or the working tree's files.
  */
-export async function excludeNewSecrets(repo: GitRepository, index: TemporaryIndex): Promise<SecretFinding[]> {
-  const fresh = await pathsNewToHead(repo, index);
-  let findings = fresh.length === 0 ? [] : scanForSecrets(repo.root, fresh);
+export async function excludeNewSecrets(repo: GitRepository, index: TemporaryIndex, addOutput: string): Promise<SecretFinding[]> {
+  const added = addedPaths(addOutput);
+  let findings = added.length === 0 ? [] : scanForSecrets(repo.root, added.map((p) => ({ path: p })));
   if (findings.length > 0) {
-    const [tracked, included] = await Promise.all([pathsInUserIndex(repo, findings.map((f) => f.path)), includedPaths(repo)]);
-    findings = findings.filter((f) => !tracked.has(f.path) && !included.has(f.path));
+    const [known, included] = await Promise.all([pathsInHeadOrUserIndex(repo, findings.map((f) => f.path)), includedPaths(repo)]);
+    findings = findings.filter((f) => !known.has(f.path) && !included.has(f.path));
   }
   if (findings.length > 0) {
     await runGit(repo.root, ['update-index', '-z', '--force-remove', '--stdin'], { env: index.env, input: findings.map((f) => `${f.path}\0`).join('') });
@@ -37,6 +38,20 @@ export async function excludeNewSecrets(repo: GitRepository, index: TemporaryInd
   }
   leftOut.set(index, findings);
   return findings;
+}
+
+/**
+ * The paths of `git add --verbose` output: records `add '<path>'` and `remove '<path>'`, one a line, the path
+ * printed raw (git does not quote it), so a path holding a line break is read up to the next record.
+ */
+export function addedPaths(addOutput: string): string[] {
+  const paths: string[] = [];
+  const record = /(add|remove) '([\s\S]*?)'\n(?=add '|remove '|$)/gy;
+  let match: RegExpExecArray | null;
+  while ((match = record.exec(addOutput)) !== null) {
+    if (match[1] === 'add') paths.push(match[2]);
+  }
+  return paths;
 }
 
 /** What the last write through `index` left out (empty when nothing was, or nothing was written). */
@@ -95,24 +110,6 @@ function pathOfPattern(pattern: string): string | null {
   return pattern.slice(1).replace(/\\(.)/g, '$1');
 }
 
-/** Added paths of `index` against HEAD (all of `index` on an unborn branch), with their modes. */
-async function pathsNewToHead(repo: GitRepository, index: TemporaryIndex): Promise<ScanEntry[]> {
-  let stdout: string;
-  try {
-    ({ stdout } = await runGit(repo.root, ['diff-index', '--cached', '-z', '--no-renames', '--diff-filter=A', 'HEAD', '--'], { env: index.env }));
-  } catch {
-    return parseStageEntries((await runGit(repo.root, ['ls-files', '-z', '-s'], { env: index.env })).stdout);
-  }
-  const fields = stdout.split('\0');
-  const entries: ScanEntry[] = [];
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    // `:000000 100644 <oid> <oid> A` then the path
-    const mode = fields[i].split(' ')[1];
-    if (mode) entries.push({ path: fields[i + 1], mode });
-  }
-  return entries;
-}
-
 /** `ls-files -s -z` lines: `<mode> <oid> <stage>\t<path>`. */
 function parseStageEntries(stdout: string): ScanEntry[] {
   return stdout.split('\0').filter(Boolean).map((line) => {
@@ -121,8 +118,15 @@ function parseStageEntries(stdout: string): ScanEntry[] {
   });
 }
 
-async function pathsInUserIndex(repo: GitRepository, paths: readonly string[]): Promise<Set<string>> {
-  const { stdout } = await runGit(repo.root, ['ls-files', '-z', '--', ...paths], { env: { GIT_LITERAL_PATHSPECS: '1' } });
+/** Which of `paths` HEAD's tree or the user's index holds (those are the user's files: never excluded). */
+async function pathsInHeadOrUserIndex(repo: GitRepository, paths: readonly string[]): Promise<Set<string>> {
+  const env = { GIT_LITERAL_PATHSPECS: '1' };
+  let stdout: string;
+  try {
+    ({ stdout } = await runGit(repo.root, ['ls-files', '-z', '--with-tree=HEAD', '--', ...paths], { env }));
+  } catch {
+    ({ stdout } = await runGit(repo.root, ['ls-files', '-z', '--', ...paths], { env })); // no HEAD yet: the index alone
+  }
   return new Set(stdout.split('\0').filter(Boolean));
 }
 

