@@ -136,6 +136,7 @@ describe('secret rules: one true- and false-positive test per rule (real files t
     assert.match(out, /remove 'gone.txt'/);
     assert.deepEqual(addedPaths(out).sort(), [...names].sort());
     assert.deepEqual(addedPaths(''), []);
+    assert.throws(() => addedPaths("add 'a.txt'\nwarning: something else\n"), /could not read/);
   });
 
   it('a finding carries the path and the rule name only, never the matched text', () => {

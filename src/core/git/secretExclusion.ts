@@ -42,15 +42,19 @@ export async function excludeNewSecrets(repo: GitRepository, index: TemporaryInd
 
 /**
  * The paths of `git add --verbose` output: records `add '<path>'` and `remove '<path>'`, one a line, the path
- * printed raw (git does not quote it), so a path holding a line break is read up to the next record.
+ * printed raw (git does not quote it), so a path holding a line break is read up to the next record. Output it
+ * cannot read whole fails the write (no file is judged unseen) rather than risk committing a secret.
  */
 export function addedPaths(addOutput: string): string[] {
   const paths: string[] = [];
   const record = /(add|remove) '([\s\S]*?)'\n(?=add '|remove '|$)/gy;
   let match: RegExpExecArray | null;
+  let end = 0;
   while ((match = record.exec(addOutput)) !== null) {
     if (match[1] === 'add') paths.push(match[2]);
+    end = record.lastIndex;
   }
+  if (end !== addOutput.length) throw new AvhError('git-failed', 'git add printed a list Agent Version History could not read; no version was made.');
   return paths;
 }
 
