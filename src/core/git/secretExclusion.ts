@@ -75,16 +75,9 @@ export async function excludedSecretPaths(repo: GitRepository): Promise<string[]
   return block.map(pathOfPattern).filter((p): p is string => p !== null);
 }
 
-/**
- * Removes `relPath` from our exclude block (the user chose to version it, or to ignore it in .gitignore).
- * Refuses, changing nothing, when the path is not one we left out.
- */
+/** Removes `relPath`'s line from our exclude block (the user chose to version it, or to ignore it in .gitignore). */
 export async function removeExclusion(repo: GitRepository, relPath: string): Promise<void> {
   const pattern = excludePattern(relPath);
-  const file = await excludeFile(repo);
-  if (pattern === null || !readExcludeFile(file).block.includes(pattern)) {
-    throw new AvhError('invalid-input', 'That file is not one Agent Version History left out of versions; nothing was changed.');
-  }
   await editExcludeBlock(repo, (lines) => lines.filter((line) => line !== pattern));
 }
 
