@@ -97,7 +97,7 @@ export function appendToGitignore(repo: GitRepository, relPath: string): void {
 }
 
 /** An anchored gitignore pattern matching exactly `relPath`; null for names a pattern cannot hold (line breaks). */
-export function excludePattern(relPath: string): string | null {
+function excludePattern(relPath: string): string | null {
   if (/[\r\n]/.test(relPath) || relPath.length === 0) return null;
   return `/${relPath.replace(/[\\*?[]/g, '\\$&').replace(/ +$/, (spaces) => '\\ '.repeat(spaces.length))}`;
 }

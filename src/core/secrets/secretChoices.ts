@@ -44,11 +44,6 @@ export async function ignoreInGitignore(ctx: RepoContext, relPath: unknown): Pro
   });
 }
 
-/** Whether the user chose to keep `relPath` in versions. */
-export function isIncluded(ctx: RepoContext, relPath: string): Promise<boolean> {
-  return ctx.store.read((r) => r.get('SELECT 1 AS x FROM secret_inclusions WHERE path = ?', [relPath]) !== undefined);
-}
-
 async function underLease(ctx: RepoContext, relPath: string, action: () => Promise<void>): Promise<void> {
   // The exclude block is also written by version commits: one writer at a time.
   const lease = await acquireRepositoryLease(ctx.repo, 'turn', ctx.leaseWaitMs);
