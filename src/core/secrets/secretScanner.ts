@@ -26,9 +26,8 @@ const BINARY_PROBE_BYTES = 8000;
 export function scanForSecrets(root: string, entries: readonly ScanEntry[]): SecretFinding[] {
   const findings: SecretFinding[] = [];
   for (const entry of entries) {
-    const mode = entry.mode ?? modeOnDisk(path.join(root, entry.path));
-    if (mode === GITLINK_MODE || mode === null) continue;
-    const rule = ruleFor(root, entry.path, mode);
+    if (entry.mode === GITLINK_MODE) continue;
+    const rule = ruleFor(path.join(root, entry.path), entry.path, entry.mode);
     if (rule) findings.push({ path: entry.path, rule });
   }
   return findings;
@@ -44,12 +43,15 @@ function modeOnDisk(file: string): string | null {
   }
 }
 
-function ruleFor(root: string, relPath: string, mode: string): string | null {
+/** The rule `relPath` matches; an unknown mode is looked up only for a name match (reading text never follows links). */
+function ruleFor(file: string, relPath: string, knownMode: string | undefined): string | null {
   const baseName = relPath.slice(relPath.lastIndexOf('/') + 1);
-  let text: string | null | undefined; // undefined: not read yet; null: not scannable (binary, too big, gone, a link)
-  const content = () => (text === undefined ? (text = mode === SYMLINK_MODE ? null : readScannableText(path.join(root, relPath))) : text);
+  let text: string | null | undefined; // undefined: not read yet; null: not scannable (binary, too big, gone, a link, a folder)
+  const content = () => (text === undefined ? (text = knownMode === SYMLINK_MODE ? null : readScannableText(file)) : text);
   for (const rule of NAME_RULES) {
     if (!rule.fileName.test(baseName)) continue;
+    const mode = knownMode ?? modeOnDisk(file);
+    if (mode === null || mode === GITLINK_MODE) return null;
     if (!rule.content) return rule.name;
     const body = content();
     // A token file we cannot read as text is judged by its name alone: leaving it out is the safe side.
