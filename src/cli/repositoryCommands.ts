@@ -1,6 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AvhError } from '../core/errors';
+import { leftOutMessage } from '../core/secrets/secretChoices';
+import type { SecretFinding } from '../core/secrets/secretScanner';
 import type { VersionHistory } from '../core/versionHistory';
 import { ClaudeHookEvent, handleClaudeHook } from './claudeCodeHook';
 import type { CommandName, OptionValues } from './commandLine';
@@ -31,14 +33,16 @@ export async function runRepositoryCommand(command: CommandName, c: CommandConte
   switch (command) {
     case 'turn begin': {
       const prompt = values['prompt-file'] !== undefined ? await readPromptFile(values['prompt-file'], c) : values.prompt ?? '';
-      const { turnId } = await history.beginTurn({ chatId: values.chat, prompt, ...(values.agent ? { agent: values.agent } : {}), ...(values.title ? { chatTitle: values.title } : {}) });
+      const { turnId, excluded, notice } = await history.beginTurn({ chatId: values.chat, prompt, ...(values.agent ? { agent: values.agent } : {}), ...(values.title ? { chatTitle: values.title } : {}) });
+      tellLeftOut(c, excluded, notice);
       return { json: { turnId }, text: turnId };
     }
     case 'turn end': {
       const r = await history.endTurn(c.args[0], values.outcome);
       if (r.message) c.stderr(`agent-versions: ${r.message}\n`);
+      tellLeftOut(c, r.excluded, r.notice);
       return {
-        json: { turnId: r.turnId, outcome: r.outcome, version: r.version },
+        json: { turnId: r.turnId, outcome: r.outcome, version: r.version, excluded: r.excluded.map((f) => ({ path: f.path, reason: f.rule })) },
         text: r.version ? `${r.outcome}: version ${r.version.slice(0, 12)}` : `${r.outcome}: no version${r.reason ? ` (${r.reason})` : ''}`,
       };
     }
@@ -78,6 +82,12 @@ export async function runRepositoryCommand(command: CommandName, c: CommandConte
     default:
       throw new Error(`not a repository command: ${command}`);
   }
+}
+
+/** One stderr line per file left out of a version (a likely secret: its name and rule, never its content; nested repositories once). */
+function tellLeftOut(c: CommandContext, excluded: readonly SecretFinding[], notice: string | undefined): void {
+  for (const f of excluded) c.stderr(`agent-versions: ${leftOutMessage(f.path)} (rule: ${f.rule})\n`);
+  if (notice) c.stderr(`agent-versions: ${notice}\n`);
 }
 
 async function readPromptFile(file: string, c: CommandContext): Promise<string> {

@@ -8,6 +8,9 @@ import { historyCounts, HistoryCounts } from './restore/historyCounts';
 import { inFlightOperation } from './restore/operationRecords';
 import { previewRestore, reconcileOperations, RestoreOptions, RestorePreview, RestoreRequest, RestoreResult, runRestore } from './restore/restoreService';
 import { DurableStore } from './store/durableStore';
+import { secretsInTrackedFiles } from './git/secretExclusion';
+import { attachSecretChoices, ignoreInGitignore, includeInVersions } from './secrets/secretChoices';
+import type { SecretFinding } from './secrets/secretScanner';
 import { rebuildFromTrailers } from './turns/rebuildFromTrailers';
 import { countTurns, getTurn, openTurns } from './turns/turnRecords';
 import { beginTurn, BeginTurnResult, cancelOpenTurnsOfChat, endTurn, EndTurnResult, settlePendingTurns } from './turns/turnLedger';
@@ -64,6 +67,7 @@ export class VersionHistory {
     const log = options.log ?? silentLog;
     const { store, quarantined } = await DurableStore.open(repo.stateDir);
     const ctx: RepoContext = { repo, store, log, leaseWaitMs: options.leaseWaitMs ?? 10_000 };
+    attachSecretChoices(ctx);
     const notices: StartupNotice[] = [];
     if (quarantined) {
       const turnsRecovered = await rebuildFromTrailers(ctx);
@@ -167,6 +171,21 @@ export class VersionHistory {
   /** `undo:N redo:M` for the status bar. */
   historyCounts(): Promise<HistoryCounts> {
     return historyCounts(this.ctx);
+  }
+
+  /** "Include in Versions" for a file left out as a likely secret: remembered for the path; the next version takes it. */
+  includeSecretFile(relPath: unknown): Promise<void> {
+    return includeInVersions(this.ctx, relPath);
+  }
+
+  /** "Add to .gitignore" for a file left out as a likely secret. */
+  gitignoreSecretFile(relPath: unknown): Promise<void> {
+    return ignoreInGitignore(this.ctx, relPath);
+  }
+
+  /** Secret rule matches among tracked files (never excluded; for `doctor` to report). */
+  secretsInTrackedFiles(): Promise<SecretFinding[]> {
+    return secretsInTrackedFiles(this.ctx.repo);
   }
 
   close(): Promise<void> {

@@ -5,6 +5,7 @@ import type { TerminalOutcome } from '../core/outcomes';
 import type { VersionInfo } from '../core/turns/versions';
 import { RepositoryController } from './repositoryController';
 import { RepositoryRegistry } from './repositoryRegistry';
+import { showSecretNotices } from './secretNotices';
 import type { TurnCancelledEvent } from './restoreCommands';
 
 export interface BeginTurnRequest {
@@ -42,8 +43,9 @@ export function createApi(registry: RepositoryRegistry, onDidCancelTurn: vscode.
       if (typeof request !== 'object' || request === null) throw new AvhError('invalid-input', 'beginTurn expects an object { chatId, prompt, agent?, chatTitle?, repository? }.');
       const { repository, ...input } = request;
       const controller = await controllerFor(repository);
-      const { turnId } = await controller.history.beginTurn(input);
+      const { turnId, excluded } = await controller.history.beginTurn(input);
       owners.set(turnId, controller);
+      showSecretNotices(controller, excluded);
       return { turnId };
     },
     async endTurn(turnId, outcome) {
@@ -53,6 +55,7 @@ export function createApi(registry: RepositoryRegistry, onDidCancelTurn: vscode.
       owners.delete(turnId);
       controller.notifyChanged();
       if (result.message) void vscode.window.showWarningMessage(`Agent Version History: ${result.message}`);
+      showSecretNotices(controller, result.excluded);
       return { turnId: result.turnId, outcome: result.outcome, version: result.version };
     },
     async getVersions(options = {}) {

@@ -5,6 +5,8 @@ import { AvhError } from '../errors';
 import { GitCommandError, runGit } from './gitRunner';
 import { processStartTime } from '../store/pidLock';
 import { GitRepository } from './repository';
+import type { SecretFinding } from '../secrets/secretScanner';
+import { excludeNewSecrets } from './secretExclusion';
 
 /** Config for every commit we make: no hooks, no signing (so no pinentry), and durable objects when asked. */
 function commitConfig(durable: boolean): string[] {
@@ -58,6 +60,8 @@ export interface WorkingTreeSnapshot {
   tree: string;
   /** Folders with their own `.git` (not registered submodules) that were left out instead of becoming gitlinks. */
   nested: string[];
+  /** New files left out because they look like secrets (they stay in the working tree, excluded in info/exclude). */
+  excluded: SecretFinding[];
 }
 
 const EMBEDDED_REPO_WARNING = /^warning: adding embedded git repository: (.+)$/gm;
@@ -69,13 +73,15 @@ const EMBEDDED_REPO_WARNING = /^warning: adding embedded git repository: (.+)$/g
  * index or the working tree.
  */
 export async function writeWorkingTree(repo: GitRepository, index: TemporaryIndex): Promise<WorkingTreeSnapshot> {
-  const added = await runGit(repo.root, ['-c', 'advice.addEmbeddedRepo=false', 'add', '-A', '--', '.'], { env: index.env });
+  const added = await runGit(repo.root, ['-c', 'advice.addEmbeddedRepo=false', 'add', '-A', '--verbose', '--', '.'], { env: index.env });
   const nested = [...added.stderr.matchAll(EMBEDDED_REPO_WARNING)].map((m) => m[1]);
   if (nested.length > 0) {
     await runGit(repo.root, ['update-index', '--force-remove', '-z', '--stdin'], { env: index.env, input: nested.join('\0') });
   }
+  // New files that look like secrets stay out of every version (issue 15).
+  const excluded = await excludeNewSecrets(repo, index, added.stdout);
   const { stdout } = await runGit(repo.root, ['write-tree'], { env: index.env });
-  return { tree: stdout.trim(), nested };
+  return { tree: stdout.trim(), nested, excluded };
 }
 
 export interface CommitSpec {
@@ -177,6 +183,7 @@ export interface WorkingTreeCommitResult {
   /** The staged tree kept reachable (commit under STAGED_REF_PREFIX), when the index differed from HEAD and the working tree. */
   staged: string | null;
   nested: string[];
+  excluded: SecretFinding[];
   /** False when the index could not be made the new tree now (recorded for reconciliation to repair). */
   indexInstalled: boolean;
 }
@@ -193,11 +200,11 @@ export async function commitWorkingTree(repo: GitRepository, request: WorkingTre
   const index = TemporaryIndex.create(repo);
   try {
     const indexTree = await writeIndexTree(repo, index);
-    const { tree, nested } = await writeWorkingTree(repo, index);
+    const { tree, nested, excluded } = await writeWorkingTree(repo, index);
     request.step?.('after-write-tree');
     const parentTree = request.parentTree ?? (await runGit(repo.root, ['rev-parse', `${request.parent}^{tree}`])).stdout.trim();
     if (tree === (request.unchangedTree ?? parentTree) && !request.always) {
-      return { commit: null, tree, staged: null, nested, indexInstalled: false };
+      return { commit: null, tree, staged: null, nested, excluded, indexInstalled: false };
     }
     let staged: string | null = null;
     if (indexTree !== parentTree && indexTree !== tree) {
@@ -217,7 +224,7 @@ export async function commitWorkingTree(repo: GitRepository, request: WorkingTre
     }
     request.step?.('after-update-ref');
     const indexInstalled = request.installIndex ? await followIndex(repo, index, request.durable ?? false) : false;
-    return { commit, tree, staged, nested, indexInstalled };
+    return { commit, tree, staged, nested, excluded, indexInstalled };
   } finally {
     index.dispose();
   }

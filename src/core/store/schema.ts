@@ -98,6 +98,10 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       turn_id TEXT
     )`,
   ],
+  // Issue 15: paths the user chose to keep in versions although they look like secrets ("Include in Versions").
+  [
+    `CREATE TABLE secret_inclusions (path TEXT PRIMARY KEY, decided_at INTEGER NOT NULL)`,
+  ],
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -8,6 +8,7 @@ import { factsFromHealth, gate, GateFacts, passGate } from '../git/repositoryGat
 import { acquireRepositoryLease, leasePath } from '../git/repositoryLease';
 import { commitWorkingTree, ZERO_OID } from '../git/workingTree';
 import type { TerminalOutcome } from '../outcomes';
+import type { SecretFinding } from '../secrets/secretScanner';
 import { assertNoRecovery, readRecovery } from '../recovery/recoveryLatch';
 import { inFlightOperation } from '../restore/operationRecords';
 import { tryAcquireLock } from '../store/pidLock';
@@ -23,6 +24,8 @@ export interface BeginTurnResult {
   baseCommit: string;
   /** Said once per folder: nested repositories (their own `.git`) Version History does not version. */
   notice?: string;
+  /** New files left out because they look like secrets (issue 15); they stay in the working tree. */
+  excluded: SecretFinding[];
 }
 
 /**
@@ -56,6 +59,7 @@ export async function beginTurn(ctx: RepoContext, input: BeginTurnInput): Promis
     });
     let baseCommit = head;
     let baseTree: string | null = null;
+    let excluded: SecretFinding[] = [];
     if (!health.clean) {
       // A private ref holds the exact pre-turn state (staged tree included); HEAD, the index and files stay as they are.
       const snapshot = await commitWorkingTree(ctx.repo, {
@@ -69,13 +73,14 @@ export async function beginTurn(ctx: RepoContext, input: BeginTurnInput): Promis
       });
       baseCommit = snapshot.commit ?? head;
       baseTree = snapshot.tree;
+      excluded = snapshot.excluded;
     }
     await ctx.store.transaction((tx) => {
       tx.run("UPDATE turns SET recovery = 'running', base_commit = ?, base_tree = ? WHERE id = ?", [baseCommit, baseTree, turnId]);
     });
     ctx.log.info('turn.begin', { turn: turnId, snapshot: health.clean ? 'head' : 'commit', dirty: health.counts.staged + health.counts.unstaged + health.counts.untracked });
     const notice = await nestedNotice(ctx, health.nestedRepositories);
-    return { turnId, baseCommit, ...(notice ? { notice } : {}) };
+    return { turnId, baseCommit, excluded, ...(notice ? { notice } : {}) };
   } finally {
     lease.release();
   }
@@ -92,6 +97,8 @@ export interface EndTurnResult {
   message?: string;
   /** Said once per folder: nested repositories (their own `.git`) left out of the version. */
   notice?: string;
+  /** New files left out because they look like secrets (issue 15); they stay in the working tree. */
+  excluded: SecretFinding[];
 }
 
 /**
@@ -122,13 +129,13 @@ export async function endTurnUnderLease(ctx: RepoContext, turnId: string, outcom
     return { turn: row, recovery: latched };
   });
   ctx.log.info('turn.end', { turn: turnId, outcome });
-  if (outcome !== 'completed') return { turnId, outcome, version: null };
-  if (recovery) return { turnId, outcome, version: null, reason: 'recovery-required', message: RECOVERY_COPY };
+  if (outcome !== 'completed') return { turnId, outcome, version: null, excluded: [] };
+  if (recovery) return { turnId, outcome, version: null, reason: 'recovery-required', message: RECOVERY_COPY, excluded: [] };
   failpoint('turn-end:after-outcome');
   const result = await commitTurnVersion(ctx, turn);
   await ctx.store.transaction((tx) => setTurnVersion(tx, turnId, result.version, result.reason ?? null));
-  ctx.log.info('turn.version', { turn: turnId, made: result.version !== null, reason: result.reason });
-  return { turnId, outcome, ...result };
+  ctx.log.info('turn.version', { turn: turnId, made: result.version !== null, reason: result.reason, excluded: result.excluded?.length });
+  return { turnId, outcome, excluded: [], ...result };
 }
 
 const RECOVERY_COPY = 'No version was made: Version History needs attention (an earlier restore could not be verified). The changes stay in the working tree; resolve the recovery notice to continue.';
@@ -152,7 +159,7 @@ const FAILURE_COPY: Partial<Record<NoVersionReason, string>> = {
   'git-failed': `${KEPT} Git failed while recording it.`,
 };
 
-type VersionOutcome = { version: string | null; reason?: NoVersionReason; message?: string; notice?: string };
+type VersionOutcome = { version: string | null; reason?: NoVersionReason; message?: string; notice?: string; excluded?: SecretFinding[] };
 
 /** Commits the turn's whole tree as one `[Agent]` version on the attached branch, through the one gate and the one commit path. */
 async function commitTurnVersion(ctx: RepoContext, turn: TurnRow): Promise<VersionOutcome> {
@@ -180,7 +187,7 @@ async function commitTurnVersion(ctx: RepoContext, turn: TurnRow): Promise<Versi
       step: (name) => failpoint(`turn-commit:${name}`),
     });
     const notice = await nestedNotice(ctx, result.nested);
-    const nested = notice ? { notice } : {};
+    const nested = { ...(notice ? { notice } : {}), excluded: result.excluded };
     if (!result.indexInstalled && result.commit) ctx.log.warn('turn.index-repair-recorded', { turn: turn.id });
     return result.commit ? { version: result.commit, ...nested } : { version: null, reason: 'no-changes', ...nested };
   } catch (error) {

@@ -1,0 +1,166 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { AvhError } from '../errors';
+import { includedPaths } from '../secrets/secretPolicy';
+import { ScanEntry, scanForSecrets, SecretFinding } from '../secrets/secretScanner';
+import { writeFileAtomic } from '../store/atomicWrite';
+import { runGit } from './gitRunner';
+import { GitRepository } from './repository';
+import type { TemporaryIndex } from './workingTree';
+
+/**
+ * Issue 15: files that would enter a version for the first time and look like secrets stay out of it. They
+ * are written to the repository's `info/exclude` (in the common git dir) under a marked block, so git itself
+ * treats them as ignored from then on: status stays clean, `add -A` skips them, restores never touch them.
+ */
+
+export const EXCLUDE_BLOCK_START = '# agent-versions: secrets (files left out of versions; use Include in Versions or Add to .gitignore to change)';
+export const EXCLUDE_BLOCK_END = '# agent-versions: end';
+
+const leftOut = new WeakMap<TemporaryIndex, SecretFinding[]>();
+
+/**
+ * Runs after `add -A --verbose` into `index` (`addOutput` is its stdout): judges the paths it added, removes the
+ * findings that are new to versions (not in HEAD's tree, not in the user's index) and that the user did not
+ * include from `index`, and excludes them in `info/exclude`. No git process when nothing looks like a secret.
+ * Never touches HEAD, the user's index or the working tree's files.
+ */
+export async function excludeNewSecrets(repo: GitRepository, index: TemporaryIndex, addOutput: string): Promise<SecretFinding[]> {
+  const added = addedPaths(addOutput);
+  let findings = added.length === 0 ? [] : scanForSecrets(repo.root, added.map((p) => ({ path: p })));
+  if (findings.length > 0) {
+    const [known, included] = await Promise.all([pathsInHeadOrUserIndex(repo, findings.map((f) => f.path)), includedPaths(repo)]);
+    findings = findings.filter((f) => !known.has(f.path) && !included.has(f.path));
+  }
+  if (findings.length > 0) {
+    await runGit(repo.root, ['update-index', '-z', '--force-remove', '--stdin'], { env: index.env, input: findings.map((f) => `${f.path}\0`).join('') });
+    await editExcludeBlock(repo, (lines) => [...lines, ...findings.map((f) => excludePattern(f.path)).filter((p): p is string => p !== null)]);
+  }
+  leftOut.set(index, findings);
+  return findings;
+}
+
+/**
+ * The paths of `git add --verbose` output: records `add '<path>'` and `remove '<path>'`, one a line, the path
+ * printed raw (git does not quote it), so a path holding a line break is read up to the next record. Output it
+ * cannot read whole fails the write (no file is judged unseen) rather than risk committing a secret.
+ */
+export function addedPaths(addOutput: string): string[] {
+  const paths: string[] = [];
+  const record = /(add|remove) '([\s\S]*?)'\n(?=add '|remove '|$)/gy;
+  let match: RegExpExecArray | null;
+  let end = 0;
+  while ((match = record.exec(addOutput)) !== null) {
+    if (match[1] === 'add') paths.push(match[2]);
+    end = record.lastIndex;
+  }
+  if (end !== addOutput.length) throw new AvhError('git-failed', 'git add printed a list Agent Version History could not read; no version was made.');
+  return paths;
+}
+
+/** What the last write through `index` left out (empty when nothing was, or nothing was written). */
+export function secretsLeftOutOf(index: TemporaryIndex): SecretFinding[] {
+  return leftOut.get(index) ?? [];
+}
+
+/** Rule matches among the files the user already tracks (for `doctor`): reported only, never excluded. */
+export async function secretsInTrackedFiles(repo: GitRepository): Promise<SecretFinding[]> {
+  const { stdout } = await runGit(repo.root, ['ls-files', '-z', '-s']);
+  return scanForSecrets(repo.root, parseStageEntries(stdout));
+}
+
+/** The paths (relative, `/`-separated) currently in our `info/exclude` block. */
+export async function excludedSecretPaths(repo: GitRepository): Promise<string[]> {
+  const { block } = readExcludeFile(await excludeFile(repo));
+  return block.map(pathOfPattern).filter((p): p is string => p !== null);
+}
+
+/** Removes `relPath`'s line from our exclude block (the user chose to version it, or to ignore it in .gitignore). */
+export async function removeExclusion(repo: GitRepository, relPath: string): Promise<void> {
+  const pattern = excludePattern(relPath);
+  await editExcludeBlock(repo, (lines) => lines.filter((line) => line !== pattern));
+}
+
+/** Appends an anchored pattern for `relPath` to the repository's top-level `.gitignore` (created if missing). */
+export function appendToGitignore(repo: GitRepository, relPath: string): void {
+  const pattern = excludePattern(relPath);
+  if (pattern === null) throw new AvhError('invalid-input', 'That file name cannot be written as a .gitignore pattern; nothing was changed.');
+  const file = path.join(repo.root, '.gitignore');
+  let existing = '';
+  try {
+    existing = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  if (existing.split(/\r?\n/).includes(pattern)) return;
+  fs.appendFileSync(file, `${existing.length > 0 && !existing.endsWith('\n') ? '\n' : ''}${pattern}\n`);
+}
+
+/** An anchored gitignore pattern matching exactly `relPath`; null for names a pattern cannot hold (line breaks). */
+function excludePattern(relPath: string): string | null {
+  if (/[\r\n]/.test(relPath) || relPath.length === 0) return null;
+  return `/${relPath.replace(/[\\*?[]/g, '\\$&').replace(/ +$/, (spaces) => '\\ '.repeat(spaces.length))}`;
+}
+
+function pathOfPattern(pattern: string): string | null {
+  if (!pattern.startsWith('/')) return null;
+  return pattern.slice(1).replace(/\\(.)/g, '$1');
+}
+
+/** `ls-files -s -z` lines: `<mode> <oid> <stage>\t<path>`. */
+function parseStageEntries(stdout: string): ScanEntry[] {
+  return stdout.split('\0').filter(Boolean).map((line) => {
+    const tab = line.indexOf('\t');
+    return { mode: line.slice(0, line.indexOf(' ')), path: line.slice(tab + 1) };
+  });
+}
+
+/** Which of `paths` HEAD's tree or the user's index holds (those are the user's files: never excluded). */
+async function pathsInHeadOrUserIndex(repo: GitRepository, paths: readonly string[]): Promise<Set<string>> {
+  const env = { GIT_LITERAL_PATHSPECS: '1' };
+  let stdout: string;
+  try {
+    ({ stdout } = await runGit(repo.root, ['ls-files', '-z', '--with-tree=HEAD', '--', ...paths], { env }));
+  } catch {
+    ({ stdout } = await runGit(repo.root, ['ls-files', '-z', '--', ...paths], { env })); // no HEAD yet: the index alone
+  }
+  return new Set(stdout.split('\0').filter(Boolean));
+}
+
+const excludeFiles = new Map<string, string>();
+
+/** `info/exclude` of the common git dir (shared by all worktrees), as git itself resolves it. */
+async function excludeFile(repo: GitRepository): Promise<string> {
+  let file = excludeFiles.get(repo.gitDir);
+  if (!file) {
+    const { stdout } = await runGit(repo.root, ['rev-parse', '--git-path', 'info/exclude']);
+    file = path.resolve(repo.root, stdout.replace(/\n$/, ''));
+    excludeFiles.set(repo.gitDir, file);
+  }
+  return file;
+}
+
+function readExcludeFile(file: string): { before: string[]; block: string[]; after: string[] } {
+  let text = '';
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  const start = lines.indexOf(EXCLUDE_BLOCK_START);
+  const end = start < 0 ? -1 : lines.indexOf(EXCLUDE_BLOCK_END, start);
+  if (start < 0 || end < 0) return { before: lines, block: [], after: [] };
+  return { before: lines.slice(0, start), block: lines.slice(start + 1, end), after: lines.slice(end + 1) };
+}
+
+/** Rewrites our block (atomically, the user's own lines untouched); the block disappears when it becomes empty. */
+async function editExcludeBlock(repo: GitRepository, edit: (lines: string[]) => string[]): Promise<void> {
+  const file = await excludeFile(repo);
+  const { before, block, after } = readExcludeFile(file);
+  const next = [...new Set(edit(block))];
+  const lines = next.length > 0 ? [...before, EXCLUDE_BLOCK_START, ...next, EXCLUDE_BLOCK_END, ...after] : [...before, ...after];
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  writeFileAtomic(file, lines.length > 0 ? `${lines.join('\n')}\n` : '');
+}

@@ -1,0 +1,51 @@
+/**
+ * The secret rules, in one data file (issue 15). Names are reported to the user and in results; the matched
+ * text never is. Our own list rather than a rule-set package: secretlint's recommended preset runs through
+ * @secretlint/core's async linter, whose reports quote the matched text, pulls several packages into the
+ * .vsix, and has no file-name rules. Every rule has a true- and a false-positive test (test/unit/secretRules.test.ts).
+ */
+
+/** A rule matched on the file's base name; `content`, when set, must also match the text (`.npmrc` holding a token). */
+export interface NameRule {
+  readonly name: string;
+  readonly fileName: RegExp;
+  readonly content?: RegExp;
+}
+
+/** A rule matched on the text of files under the content-scan size limit that are not binary. */
+export interface ContentRule {
+  readonly name: string;
+  readonly pattern: RegExp;
+  /** Literals of which at least one occurs in every match: a substring search decides most files before the regex runs. */
+  readonly hints: readonly string[];
+}
+
+/** Text files at or above this size (and binary files) are judged by name only. */
+export const CONTENT_SCAN_LIMIT_BYTES = 1024 * 1024;
+
+export const NAME_RULES: readonly NameRule[] = [
+  // .env and .env.* except the templates projects commit on purpose.
+  { name: 'dotenv-file', fileName: /^\.env(?:\.(?!(?:example|sample|template)$).+)?$/ },
+  { name: 'private-key-file', fileName: /\.(?:pem|key|p12|pfx)$/i },
+  { name: 'ssh-private-key-file', fileName: /^id_(?:rsa|ed25519|ecdsa)(?!.*\.pub$)/ },
+  { name: 'credentials-json', fileName: /^credentials\.json$/ },
+  { name: 'service-account-json', fileName: /^service-account.*\.json$/ },
+  { name: 'netrc-file', fileName: /^[._]netrc$/ },
+  // A token written out, not an environment reference such as `_authToken=${NPM_TOKEN}`.
+  { name: 'npmrc-token', fileName: /^\.npmrc$/, content: /(?:^|:)_(?:authToken|auth|password)\s*=\s*(?!["']?\$\{)\S/m },
+  { name: 'pypirc-password', fileName: /^\.pypirc$/, content: /^\s*password\s*[=:]\s*(?!["']?\$\{)\S/m },
+];
+
+export const CONTENT_RULES: readonly ContentRule[] = [
+  { name: 'private-key', hints: ['PRIVATE KEY'], pattern: /-----BEGIN (?:RSA |DSA |EC |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----/ },
+  // AWS documentation's example key ids end in EXAMPLE: those are not secrets.
+  { name: 'aws-access-key-id', hints: ['AKIA', 'ASIA', 'ABIA', 'ACCA'], pattern: /\b(?:AKIA|ASIA|ABIA|ACCA)(?![A-Z2-7]{9}EXAMPLE\b)[A-Z2-7]{16}\b/ },
+  { name: 'github-token', hints: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_'], pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36}\b|github_pat_[A-Za-z0-9_]{82}\b)/ },
+  { name: 'gitlab-token', hints: ['glpat-', 'gldt-', 'glrt-', 'glptt-'], pattern: /\bgl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{20,}/ },
+  { name: 'slack-token', hints: ['xox', 'hooks.slack.com'], pattern: /\bxox[abposr]-\d{6,}-[A-Za-z0-9-]{8,}|https:\/\/hooks\.slack\.com\/services\/T[A-Z0-9]{6,}\/B[A-Z0-9]{6,}\/[A-Za-z0-9]{20,}/ },
+  { name: 'stripe-live-key', hints: ['k_live_'], pattern: /\b[sr]k_live_[A-Za-z0-9]{20,}/ },
+  { name: 'anthropic-api-key', hints: ['sk-ant-'], pattern: /\bsk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{32,}/ },
+  { name: 'openai-api-key', hints: ['sk-'], pattern: /\bsk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{32,}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}\b|[A-Za-z0-9]{48}\b)/ },
+  // A JWT only when it is assigned or sent as a bearer token; JWT-shaped text in prose or fixtures is left alone.
+  { name: 'jwt-bearer-token', hints: ['eyJ'], pattern: /(?:[:=]|\bBearer)\s*["'`]?(?:Bearer\s+)?eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}/ },
+];
