@@ -35,7 +35,7 @@ export async function readVersionLog(root: string, limit: number, skip = 0): Pro
   try {
     ({ stdout } = await runGit(root, versionLogArgs(limit, skip)));
   } catch (error) {
-    if (error instanceof GitCommandError && /does not have any commits yet|unknown revision|bad default revision/.test(error.stderr)) return [];
+    if (error instanceof GitCommandError && /does not have any commits yet|unknown revision|bad (?:default )?revision 'HEAD'/.test(error.stderr)) return [];
     throw error;
   }
   return parseVersionLog(stdout);

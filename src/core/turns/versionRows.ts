@@ -17,6 +17,9 @@ interface TurnJoinRow {
   title: string | null;
 }
 
+/** Kinds whose commit holds a turn's own changes: an agent turn's version, or a cancelled turn's saved partial changes. */
+const TURN_KINDS: ReadonlySet<string> = new Set(['agent', 'interrupted']);
+
 /** Ids per IN (…) query: far below SQLite's variable limit, and few queries even at 10,000 versions. */
 const IDS_PER_QUERY = 500;
 
@@ -60,7 +63,8 @@ export async function buildVersionsView(ctx: RepoContext, limit: number): Promis
   const chatNumbers = new Map<string, number>();
   const rows: VersionRow[] = commits.map((c) => {
     const kind = kindOfSubject(c.subject);
-    const t = c.turnId ? turnsById.get(c.turnId) : undefined;
+    // [Restore] commits name the turn they undid in the same trailer: the turn belongs to its own row only.
+    const t = c.turnId && TURN_KINDS.has(kind) ? turnsById.get(c.turnId) : undefined;
     let chatIndex = 0;
     if (t) {
       chatIndex = chatNumbers.get(t.chat_id) ?? chatNumbers.size + 1;
@@ -83,7 +87,7 @@ export async function buildVersionsView(ctx: RepoContext, limit: number): Promis
           agent: t.agent,
           outcome: t.terminal_outcome,
           undone: t.undone_by !== null,
-          canUndo: undoable.has(t.id),
+          canUndo: kind === 'agent' && undoable.has(t.id),
           chatIndex,
         }
         : null,
