@@ -22,7 +22,7 @@ export interface TurnOfRow {
 
 export interface VersionRow {
   oid: string;
-  /** The prompt's summary for agent turns (no "[Agent]" prefix), else the commit subject. */
+  /** The commit subject without its kind prefix: for agent turns the prompt's summary. */
   label: string;
   kind: VersionKindName;
   /** Commit time, seconds since the epoch. */

@@ -72,7 +72,8 @@ export async function buildVersionsView(ctx: RepoContext, limit: number): Promis
     }
     return {
       oid: c.oid,
-      label: kind === 'agent' ? c.subject.slice('[Agent] '.length) : c.subject,
+      // The badge names the kind, so the label drops the subject's "[Agent] " / "[Restore] " … prefix.
+      label: kind === 'user' ? c.subject : c.subject.replace(/^\[\w+\] /, ''),
       kind,
       time: c.time,
       filesChanged: c.filesChanged,
