@@ -34,8 +34,19 @@ export type WebviewCommand = Exclude<WebviewMessage, { id: number }>;
 /** A request as the webview builds it (the client adds the id). */
 export type WebviewRequestBody = WebviewRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
 
+/**
+ * Messages are plain objects (postMessage's structured clone makes them so); one with another prototype is
+ * refused before validation, since a schema would also read keys it inherits.
+ */
+function isPlainObject(raw: unknown): raw is Record<string, unknown> {
+  if (typeof raw !== 'object' || raw === null) return false;
+  const proto = Object.getPrototypeOf(raw) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
 /** Parses one inbound webview message; undefined for anything malformed or unknown. */
 export function parseWebviewMessage(raw: unknown): WebviewMessage | undefined {
+  if (!isPlainObject(raw)) return undefined;
   const result = v.safeParse(WEBVIEW_MESSAGE, raw);
   return result.success ? result.output : undefined;
 }
@@ -95,6 +106,7 @@ export type HostMessage =
 
 /** Parses one host message in the webview; undefined for anything malformed. */
 export function parseHostMessage(raw: unknown): HostMessage | undefined {
+  if (!isPlainObject(raw)) return undefined;
   const result = v.safeParse(HOST_MESSAGE, raw);
   return result.success ? (result.output as HostMessage) : undefined;
 }

@@ -15,7 +15,13 @@ export const HISTORY_VIEW_TEST_MESSAGE_COMMAND = 'agentVersions._test.historyVie
 /** Test-only: a content-free picture of the view's host state. */
 export const HISTORY_VIEW_TEST_DESCRIBE_COMMAND = 'agentVersions._test.historyView';
 
-/** Versions sent at first; each "load more" adds a page. */
+/** The README headings the empty state links to. */
+const README_ANCHORS: Record<ReadmeSection, string> = {
+  'extension-api': 'recording-turns-from-an-agent-extension',
+  'claude-code-hooks': 'recording-turns-from-claude-code',
+};
+
+/** Versions sent at first; each "load more" adds five pages. */
 const PAGE = 200;
 const MAX_VERSIONS = 10_000;
 
@@ -192,16 +198,18 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
 
   private async openReadme(section: ReadmeSection): Promise<void> {
     const readme = vscode.Uri.joinPath(this.extensionUri, 'README.md');
-    await vscode.commands.executeCommand('markdown.showPreview', readme.with({ fragment: section }));
+    await vscode.commands.executeCommand('markdown.showPreview', readme.with({ fragment: README_ANCHORS[section] }));
   }
 
   /** Content-free picture for the extension-host tests. */
-  describe(): { resolved: boolean; ready: boolean; view: VersionsView['kind']; rows: number; html: string } {
+  describe(): { resolved: boolean; ready: boolean; view: VersionsView['kind']; rows: number; top: string | null; html: string } {
+    const rows = this.lastView.kind === 'versions' ? this.lastView.rows : [];
     return {
       resolved: this.view !== undefined,
       ready: this.ready,
       view: this.lastView.kind,
-      rows: this.lastView.kind === 'versions' ? this.lastView.rows.length : 0,
+      rows: rows.length,
+      top: rows[0]?.oid ?? null,
       html: this.view?.webview.html ?? '',
     };
   }

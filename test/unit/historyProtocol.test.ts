@@ -25,7 +25,7 @@ describe('Version History protocol and page (plain Node)', () => {
       { type: 'restore', id: 1, oid: `${OID}\n--hard` }, { type: 'restore', id: -1, oid: OID },
       { type: 'restore', id: 1.5, oid: OID }, { type: 'undo', id: 1, turnId: '' }, { type: 'undo', id: 1, turnId: 'x'.repeat(201) },
       { type: 'showChanges', oid: OID }, { type: 'openReadme', section: 'https://example.com' }, { type: 'exec', id: 1 },
-      { type: '__proto__', id: 1 }, { type: 'redo', id: '1' },
+      { type: '__proto__', id: 1 }, { type: 'redo', id: '1' }, Object.create({ type: 'redo', id: 1 }) as unknown,
     ]) assert.equal(parseWebviewMessage(raw), undefined, JSON.stringify(raw) ?? String(raw));
   });
 
