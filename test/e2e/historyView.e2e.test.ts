@@ -12,9 +12,13 @@ import { cliJson } from '../support/cliProcess';
 import { assertNothingLost, cleanupTempDirs, contentInventory, git, head, makeRepo, subjectOf, write } from '../support/gitFixtures';
 import { startWorkbench, waitForNotification, type Workbench } from './harness';
 
+/** The pane's DOM: VS Code lays webviews over the workbench (not inside the pane), and ours is the only one open. */
 function pane(page: Page): FrameLocator {
-  return page.frameLocator('.pane:has(.pane-header:has-text("Agent Version History")) iframe.webview.ready').frameLocator('#active-frame');
+  return page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
 }
+
+/** Selects a row by clicking its badge, away from the action buttons hover shows on the right. */
+const SELECT_SPOT = { x: 12, y: 10 };
 
 function recordTurn(folder: string, prompt: string, file: string, content: string): string {
   const { turnId } = cliJson<{ turnId: string }>(['turn', 'begin', '--chat', 'e2e-view', '--prompt', prompt, '--agent', 'e2e-agent'], { cwd: folder });
@@ -72,7 +76,7 @@ describe('Version History pane in Source Control (code-server + Chromium, extens
     const view = pane(page);
     const version = git(folder, 'log', '-1', '--format=%H', '--grep', 'Add the second module').trim();
     const row = view.getByRole('option', { name: /^Agent: Add the second module/ });
-    await row.click();
+    await row.click({ position: SELECT_SPOT });
     await row.locator('button', { hasText: 'Show Changes' }).click();
     await page.locator('.tabs-container .tab', { hasText: `Add the second module (${version.slice(0, 7)})` }).waitFor({ timeout: 20_000 });
     await page.locator('.editor-instance').getByText('second.ts').first().waitFor({ timeout: 20_000 });
@@ -87,7 +91,7 @@ describe('Version History pane in Source Control (code-server + Chromium, extens
     const before = contentInventory(folder);
     // The terminal commit sits above the turn: the same modal as the palette names it.
     const turnRow = view.getByRole('option', { name: /^Agent: Add the second module/ });
-    await turnRow.click();
+    await turnRow.click({ position: SELECT_SPOT });
     await turnRow.locator('button', { hasText: 'Undo' }).click();
     const box = page.locator('.monaco-dialog-box');
     await box.filter({ hasText: 'Undo Agent Turn will undo 1 commit you made yourself after that version.' }).waitFor({ timeout: 20_000 });
@@ -101,7 +105,7 @@ describe('Version History pane in Source Control (code-server + Chromium, extens
     await workbench!.screenshot('view-after-undo');
 
     const initialRow = view.getByRole('option', { name: /^Commit: initial,/ });
-    await initialRow.click();
+    await initialRow.click({ position: SELECT_SPOT });
     await initialRow.locator('button', { hasText: 'Restore to This Version' }).click();
     await box.filter({ hasText: /Restore Version will undo \d+ commits? you made yourself/ }).waitFor({ timeout: 20_000 });
     await box.getByRole('button', { name: 'Continue' }).click();
