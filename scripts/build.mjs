@@ -8,8 +8,10 @@
 // - dist/test-extension/ is the same extension with the hooks kept, laid out like the repository (package.json,
 //   dist/extension.js, dist/sql-wasm.wasm): the extension-host suite loads it as its extensionDevelopmentPath.
 //   Fault tests run the tsc output (out/), where the constant is undeclared and the hooks are live too.
+// The Version History webview (webview/, Svelte) is built first by Vite into dist/webview/; both builds ship it.
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync, chmodSync, rmSync } from 'node:fs';
+import { build as viteBuild } from 'vite';
+import { copyFileSync, cpSync, mkdirSync, chmodSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
@@ -23,6 +25,7 @@ const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20'
 const production = { ...common, define: { AVH_PRODUCTION_BUILD: 'true' } };
 
 mkdirSync(dist, { recursive: true });
+await viteBuild({ configFile: path.join(root, 'vite.config.ts'), logLevel: 'warn' });
 await build({ ...production, entryPoints: [path.join(root, 'src/extension.ts')], outfile: path.join(dist, 'extension.js'), external: ['vscode'] });
 // jsonc-parser's UMD build hides its requires from the bundler: mainFields takes its ES module build.
 await build({ ...production, entryPoints: [path.join(root, 'src/cli/main.ts')], outfile: path.join(dist, 'cli.js'), banner: { js: '#!/usr/bin/env node' }, mainFields: ['module', 'main'] });
@@ -34,3 +37,4 @@ mkdirSync(path.join(TEST_EXTENSION_DIR, 'dist'), { recursive: true });
 copyFileSync(path.join(root, 'package.json'), path.join(TEST_EXTENSION_DIR, 'package.json'));
 await build({ ...common, entryPoints: [path.join(root, 'src/extension.ts')], outfile: path.join(TEST_EXTENSION_DIR, 'dist/extension.js'), external: ['vscode'] });
 copyFileSync(wasm, path.join(TEST_EXTENSION_DIR, 'dist/sql-wasm.wasm'));
+cpSync(path.join(dist, 'webview'), path.join(TEST_EXTENSION_DIR, 'dist/webview'), { recursive: true });

@@ -1,5 +1,5 @@
 // `npm test`: installs the real-VS-Code harness (idempotent), builds, type checks, lints, then runs unit,
-// fault-injection, extension-host (code-server) and end-to-end (Chromium) tests. Its last line is
+// fault-injection, webview (Chromium), extension-host (code-server) and end-to-end (Chromium) tests. Its last line is
 // "N passed, N failed"; a failed build, type check or lint counts as one failure each.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -39,15 +39,18 @@ const mocha = (name, globs, extra = []) => {
   return step(name, process.execPath, [path.join(root, 'node_modules/mocha/bin/mocha.js'), '--reporter', path.join(root, 'out/test/support/countingReporter.js'), ...extra, ...globs], { countsFile, env: { AVH_TEST_STATS: countsFile } });
 };
 
-const wantsVsCode = !only || only === 'vscode' || only === 'e2e';
+const wantsVsCode = !only || only === 'vscode' || only === 'e2e' || only === 'webview';
 if (wantsVsCode) step('install VS Code harness (code-server, Node 24, Chromium)', 'bash', [path.join(root, 'scripts/vscode/setup.sh')]);
-const built = step('build (esbuild)', process.execPath, [path.join(root, 'scripts/build.mjs')]);
+const built = step('build (vite webview + esbuild)', process.execPath, [path.join(root, 'scripts/build.mjs')]);
+const builtWebview = built;
 rmSync(path.join(root, 'out'), { recursive: true, force: true }); // no stale compiled tests from deleted sources
 const compiled = step('type check + compile (tsc)', process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', root]);
+if (!only || only === 'webview') step('type check webview (svelte-check)', process.execPath, [path.join(root, 'node_modules/svelte-check/bin/svelte-check'), '--tsconfig', path.join(root, 'webview/tsconfig.json'), '--fail-on-warnings', '--output', 'human']);
 if (!only) step('lint (eslint)', process.execPath, [path.join(root, 'node_modules/eslint/bin/eslint.js'), '.']);
 if (compiled) {
   if (!only || only === 'unit') mocha('unit tests', ['out/test/unit/**/*.test.js'], ['--timeout', '60000']);
   if (!only || only === 'fault') mocha('fault-injection tests', ['out/test/fault/**/*.test.js'], ['--timeout', '300000']);
+  if (builtWebview && (!only || only === 'webview')) mocha('webview tests (Chromium, fake host)', ['out/test/webview/**/*.test.js'], ['--timeout', '60000']);
   if (built && (!only || only === 'vscode')) {
     const countsFile = path.join(statsDir, 'extension-host.json');
     step('extension-host tests (real VS Code: code-server)', process.execPath, [path.join(root, 'scripts/vscode/runExtensionTests.mjs'), '--ext', root, '--tests', path.join(root, 'out/test/integration/index.js'), '--stats', countsFile], { countsFile });

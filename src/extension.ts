@@ -1,10 +1,12 @@
 import * as vscode from 'vscode';
 import { configureGitExecutable } from './core/git/gitRunner';
 import { createApi, AgentVersionHistoryApi } from './vscode/extensionApi';
+import { registerHistoryView } from './vscode/historyView';
 import { createOutputLog, RECENT_LOG_COMMAND } from './vscode/outputLog';
 import { RepositoryRegistry } from './vscode/repositoryRegistry';
 import { registerRecoveryUi } from './vscode/recoveryUi';
-import { registerRestoreCommands, TurnCancelledEvent } from './vscode/restoreCommands';
+import { registerRestoreCommands, RestoreRunner, TurnCancelledEvent } from './vscode/restoreCommands';
+import { registerShowTurnChanges } from './vscode/versionChanges';
 
 /** Builds the pieces and wires them; opening a repository's state (and loading sql.js) waits until something needs it. */
 export function activate(context: vscode.ExtensionContext): AgentVersionHistoryApi {
@@ -18,8 +20,11 @@ export function activate(context: vscode.ExtensionContext): AgentVersionHistoryA
   context.subscriptions.push(turnCancelled);
   // Test build only (scripts/build.mjs): the bundles users get never register `agentVersions._test.*`.
   if (typeof AVH_PRODUCTION_BUILD === 'undefined') context.subscriptions.push(vscode.commands.registerCommand(RECENT_LOG_COMMAND, recent));
+  const runner = new RestoreRunner(log, turnCancelled);
   registerRecoveryUi(context, registry, log);
-  registerRestoreCommands(context, registry, log, turnCancelled);
+  registerRestoreCommands(context, registry, runner);
+  registerShowTurnChanges(context, registry, log);
+  registerHistoryView(context, registry, runner, log);
   log.info('extension.activate', { folders: vscode.workspace.workspaceFolders?.length ?? 0 });
   return createApi(registry, turnCancelled.event);
 }

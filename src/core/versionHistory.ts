@@ -16,6 +16,10 @@ import { countTurns, getTurn, openTurns } from './turns/turnRecords';
 import { beginTurn, BeginTurnResult, cancelOpenTurnsOfChat, endTurn, EndTurnResult, settlePendingTurns } from './turns/turnLedger';
 import { validateBeginTurn, validateOutcome, validateTurnId } from './turns/validation';
 import { listVersions, VersionInfo } from './turns/versions';
+import { buildVersionsView } from './turns/versionRows';
+import { ChangedFile, changedFilesOf, readBlobAt } from './git/versionLog';
+import type { VersionsView } from '../shared/viewModels';
+import { FULL_OID } from '../shared/protocol';
 
 export interface OpenOptions {
   log?: EventLog;
@@ -117,6 +121,23 @@ export class VersionHistory {
     return listVersions(this.ctx, limit, skip);
   }
 
+  /** The Version History view's model: the first `limit` versions of the branch joined with their turns (one git process). */
+  versionsView(limit: number): Promise<VersionsView> {
+    return buildVersionsView(this.ctx, limit);
+  }
+
+  /** Files a version changed against its first parent. Read-only. */
+  async changedFiles(oid: string): Promise<{ parent: string | null; files: ChangedFile[] }> {
+    assertFullOid(oid);
+    return changedFilesOf(this.ctx.repo.root, oid);
+  }
+
+  /** A file's text as it was in a version (null when the version has no such file). Read-only. */
+  async fileAt(oid: string, path: string): Promise<string | null> {
+    assertFullOid(oid);
+    return readBlobAt(this.ctx.repo.root, oid, path);
+  }
+
   async status(): Promise<StatusReport> {
     const [health, state] = await Promise.all([
       inspectRepositoryHealth(this.ctx.repo),
@@ -191,6 +212,10 @@ export class VersionHistory {
   close(): Promise<void> {
     return this.ctx.store.close();
   }
+}
+
+function assertFullOid(oid: string): void {
+  if (!FULL_OID.test(oid)) throw new AvhError('invalid-input', 'A version is named by its full commit id.');
 }
 
 function toRunningInfo(t: { id: string; chat_id: string; agent: string | null; created_at: number }): RunningTurnInfo {

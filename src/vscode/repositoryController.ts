@@ -4,9 +4,13 @@ import * as vscode from 'vscode';
 import { EventLog } from '../core/log';
 import { VersionHistory } from '../core/versionHistory';
 
+/** Files in the git dir whose change means the versions changed: HEAD moved or a packed ref did. */
+const GIT_DIR_FILES = new Set(['HEAD', 'packed-refs']);
+
 /**
- * One repository's controller in the extension host: owns its VersionHistory and watches the state directory
- * and git dir so changes made by other processes (the CLI, a second window) refresh listeners.
+ * One repository's controller in the extension host: owns its VersionHistory and watches HEAD, the branch
+ * refs and our state files (debounced, no polling of git), so changes made by other processes (the CLI, a
+ * terminal commit, a second window) fire `onDidChange`, which the API exposes as `onDidChangeVersions`.
  */
 export class RepositoryController implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -16,14 +20,23 @@ export class RepositoryController implements vscode.Disposable {
 
   private constructor(readonly history: VersionHistory, private readonly log: EventLog) {
     const repo = history.repository;
-    for (const dir of [repo.stateDir, repo.gitDir, path.join(repo.gitDir, 'logs')]) {
-      try {
-        const watcher = fs.watch(dir, { persistent: false }, () => this.scheduleChange());
-        watcher.on('error', () => watcher.close());
-        this.watchers.push(watcher);
-      } catch {
-        // A missing logs/ folder (reflogs off) only means fewer wake-ups; our own writes still fire.
-      }
+    const commonDir = commonGitDir(repo.gitDir);
+    this.watch(repo.stateDir, {}, () => true);
+    this.watch(repo.gitDir, {}, (file) => file !== null && GIT_DIR_FILES.has(file));
+    if (commonDir !== repo.gitDir) this.watch(commonDir, {}, (file) => file === 'packed-refs');
+    // Branch refs live in the common dir (shared by linked worktrees); branch names may contain slashes.
+    this.watch(path.join(commonDir, 'refs', 'heads'), { recursive: true }, () => true);
+  }
+
+  private watch(dir: string, options: { recursive?: boolean }, relevant: (file: string | null) => boolean): void {
+    try {
+      const watcher = fs.watch(dir, { persistent: false, ...options }, (_event, file) => {
+        if (relevant(typeof file === 'string' ? file.replace(/\.lock$/, '') : null)) this.scheduleChange();
+      });
+      watcher.on('error', () => watcher.close());
+      this.watchers.push(watcher);
+    } catch {
+      // A folder that does not exist yet (no branch yet) only means fewer wake-ups; our own writes still fire.
     }
   }
 
@@ -59,5 +72,14 @@ export class RepositoryController implements vscode.Disposable {
     for (const w of this.watchers) w.close();
     this.changed.dispose();
     void this.history.close().catch(() => this.log.warn('store.close-failed'));
+  }
+}
+
+/** The common git dir of a linked worktree (its `commondir` file), else the git dir itself. */
+function commonGitDir(gitDir: string): string {
+  try {
+    return path.resolve(gitDir, fs.readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim());
+  } catch {
+    return gitDir;
   }
 }

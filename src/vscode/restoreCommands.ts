@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { AvhError, safeMessage } from '../core/errors';
 import type { EventLog } from '../core/log';
 import type { RestoreRequest, RestoreResult } from '../core/restore/restoreService';
-import type { VersionInfo } from '../core/turns/versions';
+import { KIND_LABEL, relativeTime } from '../shared/format';
 import type { RepositoryController } from './repositoryController';
 import type { RepositoryRegistry } from './repositoryRegistry';
 
@@ -12,22 +12,34 @@ export interface TurnCancelledEvent {
   repository: string;
 }
 
-const KIND_LABEL: Record<VersionInfo['kind'], string> = {
-  agent: 'Agent',
-  interrupted: 'Interrupted',
-  recovery: 'Recovery',
-  restore: 'Restore',
-  user: 'Commit',
-};
+export type RestoreTitle = 'Undo Agent Turn' | 'Redo Agent Turn' | 'Restore Version';
 
-/** Undo Agent Turn, Redo Agent Turn and Restore Version… from the palette (and the status bar). */
-export function registerRestoreCommands(
-  context: vscode.ExtensionContext,
-  registry: RepositoryRegistry,
-  log: EventLog,
-  turnCancelled: vscode.EventEmitter<TurnCancelledEvent>,
-): void {
-  const run = async (controller: RepositoryController, request: RestoreRequest, title: string): Promise<RestoreResult | undefined> => {
+/**
+ * The one path every Undo, Redo and Restore takes, from the palette or the Version History view: preview,
+ * the modal when user commits would be undone, a progress notification, then the result message. Errors are
+ * shown (recovery-required stays with the recovery notice) and never thrown.
+ */
+export class RestoreRunner {
+  constructor(private readonly log: EventLog, private readonly turnCancelled: vscode.EventEmitter<TurnCancelledEvent>) {}
+
+  async perform(controller: RepositoryController, request: RestoreRequest, title: RestoreTitle): Promise<void> {
+    try {
+      const result = await this.run(controller, request, title);
+      this.report(controller, result, request.kind);
+    } catch (error) {
+      controller.notifyChanged();
+      this.reportFailure(request.kind, error);
+    }
+  }
+
+  /** Logs (content-free) and shows a failure; recovery-required stays with the recovery notice, which explains it. */
+  reportFailure(kind: RestoreRequest['kind'], error: unknown): void {
+    this.log.warn('restore.command-failed', { kind, reason: error instanceof AvhError ? error.reason : 'unexpected' });
+    if (error instanceof AvhError && error.reason === 'recovery-required') return;
+    void vscode.window.showErrorMessage(`Agent Version History: ${safeMessage(error)}`);
+  }
+
+  private async run(controller: RepositoryController, request: RestoreRequest, title: string): Promise<RestoreResult | undefined> {
     const history = controller.history;
     const preview = await history.preview(request);
     if (preview.nothing) return { result: preview.nothing };
@@ -44,11 +56,11 @@ export function registerRestoreCommands(
     }
     return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `${title}…` }, () =>
       request.kind === 'undo'
-        ? history.undo(request.turnId, { confirmUserCommits, onTurnCancelled: (t) => turnCancelled.fire({ ...t, repository: controller.root }) })
+        ? history.undo(request.turnId, { confirmUserCommits, onTurnCancelled: (t) => this.turnCancelled.fire({ ...t, repository: controller.root }) })
         : request.kind === 'redo' ? history.redo({ confirmUserCommits }) : history.restore(request.target, { confirmUserCommits }));
-  };
+  }
 
-  const report = (controller: RepositoryController, result: RestoreResult | undefined, kind: RestoreRequest['kind']) => {
+  private report(controller: RepositoryController, result: RestoreResult | undefined, kind: RestoreRequest['kind']): void {
     controller.notifyChanged();
     if (!result) return;
     switch (result.result) {
@@ -80,22 +92,22 @@ export function registerRestoreCommands(
         void vscode.window.showInformationMessage(`${verb} — restored version ${target} as a new [Restore] version.`);
       }
     }
-  };
+  }
+}
 
-  const guarded = (kind: RestoreRequest['kind'], pick: (c: RepositoryController) => Promise<RestoreRequest | undefined>, title: string) => async () => {
-    let controller: RepositoryController | undefined;
+/** Undo Agent Turn, Redo Agent Turn and Restore Version… from the palette. */
+export function registerRestoreCommands(context: vscode.ExtensionContext, registry: RepositoryRegistry, runner: RestoreRunner): void {
+  const guarded = (kind: RestoreRequest['kind'], pick: (c: RepositoryController) => Promise<RestoreRequest | undefined>, title: RestoreTitle) => async () => {
+    let controller: RepositoryController;
+    let request: RestoreRequest | undefined;
     try {
       controller = await registry.defaultController();
-      const request = await pick(controller);
-      if (!request) return;
-      const result = await run(controller, request, title);
-      report(controller, result, kind);
+      request = await pick(controller);
     } catch (error) {
-      controller?.notifyChanged();
-      log.warn('restore.command-failed', { kind, reason: error instanceof AvhError ? error.reason : 'unexpected' });
-      if (error instanceof AvhError && error.reason === 'recovery-required') return; // the recovery notice explains it
-      void vscode.window.showErrorMessage(`Agent Version History: ${safeMessage(error)}`);
+      runner.reportFailure(kind, error);
+      return;
     }
+    if (request) await runner.perform(controller, request, title);
   };
 
   context.subscriptions.push(
@@ -117,16 +129,4 @@ async function pickVersion(controller: RepositoryController): Promise<RestoreReq
     { title: 'Version History — restore a version', placeHolder: 'Pick the version to restore (a new [Restore] version is added; nothing is rewritten)', matchOnDescription: true },
   );
   return picked ? { kind: 'restore', target: picked.oid } : undefined;
-}
-
-function relativeTime(seconds: number): string {
-  if (seconds < 60) return 'just now';
-  const units: [number, string][] = [[86400 * 365, 'year'], [86400 * 30, 'month'], [86400, 'day'], [3600, 'hour'], [60, 'minute']];
-  for (const [size, name] of units) {
-    if (seconds >= size) {
-      const n = Math.floor(seconds / size);
-      return `${n} ${name}${n === 1 ? '' : 's'} ago`;
-    }
-  }
-  return 'just now';
 }

@@ -3,6 +3,9 @@ import type { HistoryCounts } from '../core/restore/historyCounts';
 import type { RecoveryStateValue } from '../core/recovery/recoveryMachine';
 
 export const RESURFACE_RECOVERY_COMMAND = 'agentVersions._resurfaceRecoveryNotice';
+export const HISTORY_VIEW_ID = 'agentVersions.versionHistory';
+/** Focuses the Version History pane in Source Control (the status bar item's click). */
+export const SHOW_HISTORY_COMMAND = 'agentVersions.showVersionHistory';
 
 /** What the status bar item shows for the default repository. */
 export type StatusView =
@@ -44,10 +47,10 @@ export class HistoryStatusBar implements vscode.Disposable {
       const { counts } = view;
       this.item.text = counts ? `$(history) undo:${counts.undo} redo:${counts.redo}` : '$(history) Version History';
       this.item.tooltip = counts
-        ? `Agent Version History — ${view.repository}: ${plural(counts.undo, 'agent turn')} can be undone, ${plural(counts.redo, 'undo')} can be redone. Click to restore a version.`
-        : `Agent Version History — ${view.repository}. Click to restore a version.`;
+        ? `Agent Version History — ${view.repository}: ${plural(counts.undo, 'agent turn')} can be undone, ${plural(counts.redo, 'undo')} can be redone. Click to show Version History.`
+        : `Agent Version History — ${view.repository}. Click to show Version History.`;
       this.item.backgroundColor = undefined;
-      this.item.command = 'agentVersions.restore';
+      this.item.command = SHOW_HISTORY_COMMAND;
     } else {
       this.item.text = '$(warning) Version recovery needed';
       this.item.tooltip = `Agent Version History — ${view.repository}: ${recoveryTooltip(view.state, view.detail)}`;

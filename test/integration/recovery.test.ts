@@ -67,7 +67,7 @@ describe('guided recovery in the extension host (status bar, context keys, comma
     const s = await until('the history status', (x) => x.statusText.startsWith('$(history)'));
     assert.equal(s.statusText, '$(history) undo:0 redo:0');
     assert.match(s.statusTooltip, new RegExp(`^Agent Version History — ${path.basename(folder)}: 0 agent turns can be undone, 0 undos can be redone\\.`));
-    assert.equal(s.statusCommand, 'agentVersions.restore');
+    assert.equal(s.statusCommand, 'agentVersions.showVersionHistory');
     assert.equal(s.statusWarning, false);
     assert.deepEqual(s.contextKeys, { 'agentVersions.recoveryRequired': false, 'agentVersions.recoveryDirty': false, 'agentVersions.canRedo': false });
     assert.deepEqual(enablement(s.contextKeys), {

@@ -1,0 +1,99 @@
+import type { VersionRow, VersionsView } from '../../shared/viewModels';
+import { BLOCKED_MESSAGE } from '../../shared/protocol';
+import type { RepoContext } from '../context';
+import { readVersionLog } from '../git/versionLog';
+import type { TerminalOutcome } from '../outcomes';
+import { readRecovery } from '../recovery/recoveryLatch';
+import { redoStack, undoableTurns } from '../restore/historyCounts';
+import { kindOfSubject } from './promptSummary';
+import { readSymbolicHead } from './turnLedger';
+
+interface TurnJoinRow {
+  id: string;
+  chat_id: string;
+  agent: string | null;
+  terminal_outcome: TerminalOutcome | null;
+  undone_by: string | null;
+  title: string | null;
+}
+
+/** Kinds whose commit holds a turn's own changes: an agent turn's version, or a cancelled turn's saved partial changes. */
+const TURN_KINDS: ReadonlySet<string> = new Set(['agent', 'interrupted']);
+
+/** Ids per IN (…) query: far below SQLite's variable limit, and few queries even at 10,000 versions. */
+const IDS_PER_QUERY = 500;
+
+/**
+ * The Version History view's model for the current branch: the first `limit` versions, newest first, from one
+ * `git log` (with files changed and +/−) joined with the turn store in one read. Read-only.
+ */
+export async function buildVersionsView(ctx: RepoContext, limit: number): Promise<VersionsView> {
+  const latchFirst = await ctx.store.read((r) => readRecovery(r));
+  if (latchFirst) return { kind: 'blocked', message: BLOCKED_MESSAGE };
+  const ref = readSymbolicHead(ctx.repo.gitDir);
+  const branch = ref ? ref.slice('refs/heads/'.length) : null;
+  // One extra commit tells whether there is more to load, without a second git process.
+  const commits = await readVersionLog(ctx.repo.root, limit + 1);
+  const hasMore = commits.length > limit;
+  if (hasMore) commits.length = limit;
+  const head = commits[0]?.oid ?? null;
+  const ids = [...new Set(commits.flatMap((c) => (c.turnId ? [c.turnId] : [])))];
+
+  const joined = await ctx.store.read((r) => {
+    const turns: TurnJoinRow[] = [];
+    for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
+      const chunk = ids.slice(i, i + IDS_PER_QUERY);
+      turns.push(...r.all<TurnJoinRow>(
+        `SELECT t.id, t.chat_id, t.agent, t.terminal_outcome, t.undone_by, c.title
+         FROM turns t LEFT JOIN chats c ON c.id = t.chat_id WHERE t.id IN (${chunk.map(() => '?').join(',')})`, chunk));
+    }
+    return {
+      recovery: readRecovery(r),
+      turns,
+      undoable: branch ? undoableTurns(r, branch).map((t) => t.id) : [],
+      canRedo: branch ? redoStack(r, branch, head).length > 0 : false,
+      anyTurn: r.get<{ x: number }>('SELECT 1 AS x FROM turns LIMIT 1') !== undefined,
+    };
+  });
+  // The latch may have been set while git ran: the store read above is the one that counts.
+  if (joined.recovery) return { kind: 'blocked', message: BLOCKED_MESSAGE };
+
+  const turnsById = new Map(joined.turns.map((t) => [t.id, t]));
+  const undoable = new Set(joined.undoable);
+  const chatNumbers = new Map<string, number>();
+  const rows: VersionRow[] = commits.map((c) => {
+    const kind = kindOfSubject(c.subject);
+    // [Restore] commits name the turn they undid in the same trailer: the turn belongs to its own row only.
+    const t = c.turnId && TURN_KINDS.has(kind) ? turnsById.get(c.turnId) : undefined;
+    let chatIndex = 0;
+    if (t) {
+      chatIndex = chatNumbers.get(t.chat_id) ?? chatNumbers.size + 1;
+      chatNumbers.set(t.chat_id, chatIndex);
+    }
+    return {
+      oid: c.oid,
+      // The badge names the kind, so the label drops the subject's "[Agent] " / "[Restore] " … prefix.
+      label: kind === 'user' ? c.subject : c.subject.replace(/^\[\w+\] /, ''),
+      kind,
+      time: c.time,
+      filesChanged: c.filesChanged,
+      insertions: c.insertions,
+      deletions: c.deletions,
+      isHead: c.oid === head,
+      turn: t
+        ? {
+          id: t.id,
+          chatId: t.chat_id,
+          chatTitle: t.title,
+          agent: t.agent,
+          outcome: t.terminal_outcome,
+          undone: t.undone_by !== null,
+          canUndo: kind === 'agent' && undoable.has(t.id),
+          chatIndex,
+        }
+        : null,
+    };
+  });
+  if (rows.length === 0 && !joined.anyTurn) return { kind: 'empty', branch };
+  return { kind: 'versions', branch, rows, hasMore, canRedo: joined.canRedo, hasTurns: joined.anyTurn };
+}

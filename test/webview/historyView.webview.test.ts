@@ -1,0 +1,193 @@
+import * as assert from 'node:assert/strict';
+import type { Browser } from 'playwright-core';
+import { BLOCKED_MESSAGE } from '../../src/shared/protocol';
+import { FakeHostPage, launchChromium, openFakeHostPage, row, screenshot, turn, versions } from './webviewPage';
+
+// The page's globals, as the callbacks passed to page.evaluate see them (this project compiles without the DOM lib).
+declare const window: { __posted: { type: string }[]; __avhClient: { ignored: number } };
+declare const document: { activeElement: unknown };
+
+describe('Version History webview (Vite-built page in real Chromium, fake host in the page)', function () {
+  this.timeout(60_000);
+  let browser: Browser;
+  let host: FakeHostPage;
+
+  before(async () => {
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  beforeEach(async () => {
+    host = await openFakeHostPage(browser);
+  });
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') await screenshot(host.page, `failed-${this.currentTest.title}`).catch(() => undefined);
+    assert.deepEqual(host.errors, [], 'no page errors');
+    await host.page.close();
+  });
+
+  const options = () => host.page.getByRole('option');
+  const list = () => host.page.getByRole('listbox');
+
+  it('says ready first, then renders every badge, outcome, agent, chat mark and files +/-', async () => {
+    assert.deepEqual((await host.posted())[0], { type: 'ready', protocol: 1 });
+    await host.showView(versions([
+      row({ kind: 'restore', label: '[Restore] Restored version abc1234', isHead: true }),
+      row({ kind: 'agent', label: 'Add a greeting', turn: turn({ outcome: 'completed', agent: 'claude-code', chatTitle: 'Greetings', chatIndex: 1 }) }),
+      row({ kind: 'interrupted', label: '[Interrupted] Saved partial changes', turn: turn({ outcome: 'cancelled', agent: 'codex', chatIndex: 2, canUndo: false }) }),
+      row({ kind: 'recovery', label: '[Recovery] Saved current changes' }),
+      row({ kind: 'agent', label: 'Broken turn', turn: turn({ outcome: 'errored', agent: null, chatIndex: 1 }) }),
+      row({ kind: 'user', label: 'my own commit', filesChanged: 1, insertions: 4, deletions: 2 }),
+    ]));
+    await options().first().waitFor();
+    assert.equal(await options().count(), 6);
+    const labels = await options().evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
+    assert.match(labels[0]!, /^Restore: \[Restore\] Restored version abc1234, .*current version$/);
+    assert.match(labels[1]!, /^Agent: Add a greeting, completed, by claude-code, chat 1 Greetings, 5 minutes ago, [0-9a-f]{7}, 2 files changed, \+10 −3$/);
+    assert.match(labels[2]!, /^Interrupted: .*, cancelled, by codex, chat 2,/);
+    assert.match(labels[3]!, /^Recovery: /);
+    assert.match(labels[4]!, /^Agent: Broken turn, errored, chat 1,/);
+    assert.match(labels[5]!, /^Commit: my own commit, 5 minutes ago, [0-9a-f]{7}, 1 file changed, \+4 −2$/);
+    const badges = await host.page.locator('.badge').allTextContents();
+    assert.deepEqual(badges, ['Restore', 'Agent', 'Interrupted', 'Recovery', 'Agent', 'Commit']);
+    const outcomes = await host.page.locator('.outcome').allTextContents();
+    assert.deepEqual(outcomes, ['completed', 'cancelled', 'errored']);
+    // The absolute time is on hover.
+    assert.match((await options().nth(5).locator('[title]').filter({ hasText: 'minutes ago' }).getAttribute('title'))!, /\d/);
+    await screenshot(host.page, 'badges');
+  });
+
+  it('marks undone turns and offers Redo at the top while it is valid', async () => {
+    const undone = row({ kind: 'agent', label: 'Add world', turn: turn({ undone: true, canUndo: false }) });
+    await host.showView(versions([row({ kind: 'restore', label: '[Restore] Restored version 1234567', isHead: true }), undone], { canRedo: true }));
+    await options().first().waitFor();
+    assert.match((await options().nth(1).getAttribute('aria-label'))!, /^Agent: Add world, undone, completed/);
+    assert.equal(await options().nth(1).locator('.undone-badge').textContent(), 'Undone');
+    await host.page.getByRole('button', { name: 'Redo the last undone turn' }).click();
+    await host.page.waitForFunction(() => window.__posted.some((m) => m.type === 'redo'));
+    const redo = (await host.posted()).find((m) => m.type === 'redo');
+    assert.deepEqual(Object.keys(redo!).sort(), ['id', 'type']);
+    await screenshot(host.page, 'undone-redo');
+    await host.showView(versions([undone], { canRedo: false }));
+    await host.page.getByRole('button', { name: 'Redo the last undone turn' }).waitFor({ state: 'detached' });
+  });
+
+  it('while recovery is required shows only the blocked text, with no buttons', async () => {
+    await host.showView(versions([row()]));
+    await options().first().waitFor();
+    await host.showView({ kind: 'blocked', message: BLOCKED_MESSAGE });
+    await host.page.getByRole('status').filter({ hasText: 'temporarily unavailable' }).waitFor();
+    assert.equal((await host.page.locator('#app').innerText()).trim(), BLOCKED_MESSAGE);
+    assert.equal(await host.page.getByRole('button').count(), 0);
+    assert.equal(await options().count(), 0);
+    await screenshot(host.page, 'blocked');
+  });
+
+  it('the empty state says how to connect an agent, with links to the README sections', async () => {
+    await host.showView({ kind: 'empty', branch: 'main' });
+    const section = host.page.getByRole('region', { name: 'How to connect an agent' });
+    await section.waitFor();
+    assert.match(await section.innerText(), /No agent turns are recorded yet.*\n?.*extension API.*Claude Code hooks snippet/s);
+    await section.getByRole('button', { name: 'Claude Code hooks snippet' }).click();
+    await section.getByRole('button', { name: 'extension API' }).click();
+    const commands = (await host.posted()).filter((m) => m.type === 'openReadme');
+    assert.deepEqual(commands, [{ type: 'openReadme', section: 'claude-code-hooks' }, { type: 'openReadme', section: 'extension-api' }]);
+    await screenshot(host.page, 'empty');
+  });
+
+  it('works by keyboard: Tab, arrows, Enter shows changes, the context menu key offers Undo and Restore', async () => {
+    const rows = [
+      row({ kind: 'agent', label: 'Newest', isHead: true, turn: turn({ id: 'turn-newest' }) }),
+      row({ kind: 'agent', label: 'Older', turn: turn({ id: 'turn-older' }) }),
+      row({ kind: 'user', label: 'Oldest' }),
+    ];
+    await host.showView(versions(rows));
+    await options().first().waitFor();
+    await host.page.keyboard.press('Tab');
+    assert.equal(await list().evaluate((el) => el === document.activeElement), true);
+    assert.equal(await list().getAttribute('aria-activedescendant'), 'version-0');
+    await host.page.keyboard.press('ArrowDown');
+    assert.equal(await list().getAttribute('aria-activedescendant'), 'version-1');
+    assert.equal(await options().nth(1).getAttribute('aria-selected'), 'true');
+    await host.page.keyboard.press('Enter');
+    await host.page.keyboard.press('ContextMenu');
+    const menu = host.page.getByRole('menu', { name: 'Actions for Older' });
+    await menu.waitFor();
+    assert.deepEqual(await menu.getByRole('menuitem').allTextContents(), ['Show Changes', 'Undo', 'Restore to This Version']);
+    assert.equal(await menu.getByRole('menuitem', { name: 'Undo agent turn: Older' }).evaluate((el) => el === document.activeElement), false);
+    await host.page.keyboard.press('ArrowDown');
+    assert.equal(await menu.getByRole('menuitem', { name: 'Undo agent turn: Older' }).evaluate((el) => el === document.activeElement), true);
+    await screenshot(host.page, 'keyboard-menu');
+    await host.page.keyboard.press('Enter');
+    await menu.waitFor({ state: 'detached' });
+    assert.equal(await list().evaluate((el) => el === document.activeElement), true, 'focus returns to the list');
+    await host.page.keyboard.press('End');
+    assert.equal(await list().getAttribute('aria-activedescendant'), 'version-2');
+    await host.page.keyboard.press('Shift+F10');
+    await host.page.getByRole('menu', { name: 'Actions for Oldest' }).waitFor();
+    assert.deepEqual(await host.page.getByRole('menuitem').allTextContents(), ['Show Changes', 'Restore to This Version'], 'no Undo on a commit that is not a turn');
+    await host.page.keyboard.press('ArrowUp');
+    await host.page.keyboard.press('Enter');
+    await host.page.keyboard.press('Home');
+    await host.page.keyboard.press('ContextMenu');
+    await host.page.getByRole('menu', { name: 'Actions for Newest' }).waitFor();
+    assert.deepEqual(await host.page.getByRole('menuitem').allTextContents(), ['Show Changes', 'Undo'], 'no Restore on the current version');
+    await host.page.keyboard.press('Escape');
+    await host.page.getByRole('menu').waitFor({ state: 'detached' });
+    const requests = (await host.posted()).filter((m) => typeof m.id === 'number').map(({ id: _id, ...m }) => m);
+    assert.deepEqual(requests, [
+      { type: 'showChanges', oid: rows[1].oid },
+      { type: 'undo', turnId: 'turn-older' },
+      { type: 'restore', oid: rows[2].oid },
+    ]);
+  });
+
+  it('the busy state disables the list and shows progress; an error reply shows as an alert', async () => {
+    await host.showView(versions([row({ kind: 'agent', label: 'A turn', turn: turn() }), row({ label: 'Base' })]));
+    await options().first().waitFor();
+    await host.send({ type: 'didChangeBusy', busy: 'Undo Agent Turn…' });
+    await host.page.getByRole('progressbar', { name: 'Undo Agent Turn…' }).waitFor();
+    assert.equal(await list().getAttribute('aria-busy'), 'true');
+    assert.equal(await list().evaluate((el) => (el as unknown as { inert: boolean }).inert), true);
+    await screenshot(host.page, 'busy');
+    const before = (await host.posted()).length;
+    await options().nth(1).dblclick({ force: true }).catch(() => undefined);
+    await host.page.keyboard.press('Enter');
+    assert.equal((await host.posted()).length, before, 'nothing is sent while busy');
+    await host.send({ type: 'didChangeBusy', busy: null });
+    await host.page.getByRole('progressbar').waitFor({ state: 'detached' });
+    await host.failNext('showChanges', 'The version could not be read.');
+    await options().nth(1).dblclick();
+    await host.page.getByRole('alert').filter({ hasText: 'The version could not be read.' }).waitFor();
+  });
+
+  it('ignores malformed host messages and keeps working', async () => {
+    await host.showView(versions([row({ label: 'Good' })]));
+    await options().first().waitFor();
+    for (const junk of [null, 42, 'didChangeVersions', {}, { type: 'didChangeVersions' }, { type: 'didChangeVersions', view: { kind: 'nope' } },
+      { type: 'didChangeVersions', view: { kind: 'versions', rows: 'x' } }, { type: 'reply', id: 'x' }, { type: 'error', id: 999 }, { type: 'reply', id: 12345 },
+      { type: 'didChangeBusy', busy: 5 }, { type: 'didChangeVersions', view: { kind: 'blocked' } }]) await host.send(junk);
+    assert.equal(await host.page.evaluate(() => window.__avhClient.ignored), 11);
+    assert.equal(await options().count(), 1);
+    assert.match((await options().first().getAttribute('aria-label'))!, /Good/);
+    // A row that does not validate renders as a note; its neighbours still render.
+    await host.showView(versions([row({ label: 'Before' }), { oid: 42 } as never, row({ label: 'After' })]));
+    await host.page.getByText('This entry could not be read.').waitFor();
+    assert.equal(await options().count(), 3);
+    assert.match((await options().nth(2).getAttribute('aria-label'))!, /After/);
+  });
+
+  it('10,000 versions: only the rows in view exist in the DOM, and scrolling to the end asks for more', async () => {
+    const many = Array.from({ length: 10_000 }, (_, i) => row({ label: `Commit ${i}` }));
+    await host.showView(versions(many, { hasMore: true }));
+    await options().first().waitFor();
+    const rendered = await options().count();
+    assert.ok(rendered > 5 && rendered < 60, `rendered ${rendered} rows`);
+    await list().evaluate((el) => { el.scrollTop = el.scrollHeight; });
+    await host.page.getByRole('option', { name: /^Commit: Commit 9999,/ }).waitFor();
+    assert.ok((await options().count()) < 60);
+    await host.page.waitForFunction(() => window.__posted.some((m) => m.type === 'loadMore'));
+    await screenshot(host.page, 'ten-thousand');
+  });
+});
