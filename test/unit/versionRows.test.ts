@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { configureGitExecutable } from '../../src/core/git/gitRunner';
 import { setRecovery } from '../../src/core/recovery/recoveryLatch';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { BLOCKED_MESSAGE } from '../../src/shared/protocol';
@@ -105,12 +106,14 @@ describe('Version History view model (real git, real sql.js files)', function ()
     fs.writeFileSync(path.join(shimDir, 'git'), `#!/bin/sh\necho x >> '${counter}'\nexec '${realGit}' "$@"\n`, { mode: 0o755 });
     const savedPath = process.env.PATH;
     process.env.PATH = `${shimDir}${path.delimiter}${savedPath}`;
+    configureGitExecutable([]); // git is resolved once per folder: forget it, so the shim first on PATH is the git found
     try {
       const view = await history.versionsView(100);
       assert.equal(rowsOf(view).length, 4);
       assert.equal(fs.readFileSync(counter, 'utf8').trim().split('\n').length, 1);
     } finally {
       process.env.PATH = savedPath;
+      configureGitExecutable([]);
       await history.close();
     }
   });

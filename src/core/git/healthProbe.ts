@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { simpleGit, SimpleGit } from 'simple-git';
 import { GitRepository } from './repository';
-import { baseEnv, GitCommandError, messageFor, reasonFromStderr, runGit } from './gitRunner';
+import { baseEnv, GitCommandError, gitExecutable, messageFor, reasonFromStderr, runGit } from './gitRunner';
 import type { GateFacts } from './repositoryGate';
 
 export const GIT_OPERATIONS = ['merge', 'rebase', 'am', 'cherry-pick', 'revert', 'bisect'] as const;
@@ -103,7 +103,11 @@ function probeGit(root: string): SimpleGit {
     if (value === undefined || SIMPLE_GIT_REFUSED.test(name)) continue;
     env[name] = value;
   }
-  return simpleGit({ baseDir: root, maxConcurrentProcesses: 1, completion: { onClose: true, onExit: false }, timeout: { block: 120_000 } }).env(env);
+  // The resolved absolute git (never one from the repository); simple-git vets binary names by character class,
+  // so a path outside it (spaces, say) needs its explicit opt-in — the path is ours, not the repository's.
+  const binary = gitExecutable(root);
+  const unsafe = /^([a-z]:)?([a-z0-9/.\\_~-]+)$/i.test(binary) ? {} : { unsafe: { allowUnsafeCustomBinary: true } };
+  return simpleGit({ baseDir: root, binary, ...unsafe, maxConcurrentProcesses: 1, completion: { onClose: true, onExit: false }, timeout: { block: 120_000 } }).env(env);
 }
 
 const SIMPLE_GIT_REFUSED = /^(editor|pager|prefix|ssh_askpass|git_(askpass|editor|pager|sequence_editor|exec_path|external_diff|proxy_command|template_dir|ssh|ssh_command|config\w*))$/i;
