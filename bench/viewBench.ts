@@ -52,8 +52,8 @@ export async function runViewBench(options: ViewBenchOptions): Promise<{ goals: 
   options.progress(`view: building a ${commits.toLocaleString('en')}-commit history…`);
   await buildHistory(dir, commits);
   const history = await VersionHistory.open(dir);
-  let hostCore: number[] = [];
-  let hostRaw: number[] = [];
+  const hostCore: number[] = [];
+  const hostRaw: number[] = [];
   let processes: string[] = [];
   let rows: VersionRow[] = [];
   try {
