@@ -9,6 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { GoalRow, runGitBench } from './gitBench';
 import { runStoreBench } from './storeBench';
+import { runViewBench } from './viewBench';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const COMMAND = 'npm run bench';
@@ -96,8 +97,10 @@ async function main(): Promise<void> {
   const date = new Date().toISOString();
   let gitResult: Awaited<ReturnType<typeof runGitBench>>;
   let storeMarkdown: string;
+  let viewResult: Awaited<ReturnType<typeof runViewBench>>;
   try {
     gitResult = await runGitBench({ workDir, progress, quick });
+    viewResult = await runViewBench({ workDir, progress, quick });
     progress('durable store (in its own Node process)…');
     storeMarkdown = await storeSection();
   } finally {
@@ -106,7 +109,7 @@ async function main(): Promise<void> {
   }
   const loadAfter = loadAverage();
   const totalSeconds = (performance.now() - started) / 1000;
-  const goals = [...gitResult.goals, ...storeGoals(storeMarkdown)];
+  const goals = [...gitResult.goals, ...viewResult.goals, ...storeGoals(storeMarkdown)];
   goals.sort((a, b) => a.id.localeCompare(b.id, 'en', { numeric: true }));
 
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
@@ -135,7 +138,7 @@ async function main(): Promise<void> {
     goalsTable(goals),
     '',
   ].join('\n');
-  const markdown = [header, ...gitResult.sections, storeMarkdown].join('\n');
+  const markdown = [header, ...gitResult.sections, viewResult.section, storeMarkdown].join('\n');
   const out = quick ? path.join(workRoot, 'RESULTS.quick.md') : path.join(ROOT, 'bench', 'RESULTS.md');
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, markdown.endsWith('\n') ? markdown : `${markdown}\n`);

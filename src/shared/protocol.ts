@@ -85,7 +85,8 @@ const VERSIONS_VIEW = v.variant('kind', [
   v.object({
     kind: v.literal('versions'),
     branch: NULLABLE_STRING,
-    rows: v.array(v.unknown()),
+    // Checked as an array only: each row is validated when it first renders (parseVersionRow), so no pass over all rows.
+    rows: v.custom<unknown[]>((input) => Array.isArray(input), 'rows must be an array'),
     hasMore: v.boolean(),
     canRedo: v.boolean(),
     hasTurns: v.boolean(),

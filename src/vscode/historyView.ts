@@ -48,7 +48,8 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
     this.ready = false;
-    this.queue = [];
+    // A new page starts from what the host knows now; later changes replace these while it loads.
+    this.queue = [{ type: 'didChangeVersions', view: this.lastView }, { type: 'didChangeBusy', busy: this.busy }];
     const assets = vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview');
     view.webview.options = { enableScripts: true, localResourceRoots: [assets] };
     view.webview.html = historyViewHtml({
@@ -82,10 +83,8 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
     switch (message.type) {
       case 'ready':
         this.ready = true;
-        this.post({ type: 'didChangeVersions', view: this.lastView });
-        this.post({ type: 'didChangeBusy', busy: this.busy });
         this.flush();
-        this.refresh();
+        void this.refresh();
         return;
       case 'openReadme':
         void this.openReadme(message.section);
