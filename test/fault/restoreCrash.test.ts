@@ -118,8 +118,9 @@ const CRASH_POINTS = [
   'preserve-dirty-tree:after-write-tree',
   'preserve-dirty-tree:after-commit',
   'preserve-dirty-tree:after-update-ref',
+  // Not `commit-tree`: nothing makes it slow enough to land a kill inside it, and its one object write is atomic
+  // (temp file + rename), so a kill there equals the crash points around it (after-write-tree / after-commit).
   'git:add:during',
-  'git:commit-tree:during',
   'git:read-tree:during',
   'git:update-ref:during',
 ];
@@ -136,10 +137,10 @@ function slowGit(repo: string): () => void {
   const hook = path.join(repo, '.git', 'hooks', 'reference-transaction');
   fs.mkdirSync(path.dirname(attributes), { recursive: true });
   fs.writeFileSync(attributes, '* filter=avhslow\n');
-  git(repo, 'config', 'filter.avhslow.clean', 'sleep 0.2; cat');
-  git(repo, 'config', 'filter.avhslow.smudge', 'sleep 0.2; cat');
+  git(repo, 'config', 'filter.avhslow.clean', 'sleep 1; cat');
+  git(repo, 'config', 'filter.avhslow.smudge', 'sleep 1; cat');
   fs.mkdirSync(path.dirname(hook), { recursive: true });
-  fs.writeFileSync(hook, '#!/bin/sh\nsleep 0.3\nexit 0\n', { mode: 0o755 });
+  fs.writeFileSync(hook, '#!/bin/sh\nsleep 1\nexit 0\n', { mode: 0o755 });
   return () => {
     fs.rmSync(attributes, { force: true });
     fs.rmSync(hook, { force: true });
@@ -148,14 +149,15 @@ function slowGit(repo: string): () => void {
 }
 
 /**
- * Proof that the kill landed while git ran: git's own trace2 event stream has the command's start but no exit
- * event for it (a git that had already finished would have written one).
+ * Proof that the kill landed while git ran: git's own trace2 event stream has the command's `start` event (git was
+ * running it) but no `exit`/`atexit` event for that process (a git that had finished would have written one).
  */
 function killedWhileRunning(traceFile: string, verb: string): boolean {
-  const events = fs.readFileSync(traceFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { event: string; sid: string; name?: string });
-  const sids = events.filter((e) => e.event === 'cmd_name' && e.name === verb).map((e) => e.sid);
-  const last = sids[sids.length - 1];
-  return last !== undefined && !events.some((e) => e.sid === last && (e.event === 'exit' || e.event === 'atexit'));
+  const events = fs.readFileSync(traceFile, 'utf8').split('\n').filter(Boolean)
+    .map((l) => JSON.parse(l) as { event: string; sid: string; argv?: string[] });
+  const started = events.filter((e) => e.event === 'start' && (e.argv ?? []).filter((a) => !a.startsWith('-')).slice(1).find((a) => !a.includes('='))  === verb);
+  const last = started[started.length - 1];
+  return last !== undefined && !events.some((e) => e.sid === last.sid && (e.event === 'exit' || e.event === 'atexit'));
 }
 
 describe('restore saga fault injection (SIGKILL at every phase boundary and inside effects)', function () {
@@ -181,7 +183,11 @@ describe('restore saga fault injection (SIGKILL at every phase boundary and insi
         const unslow = during ? slowGit(repo) : null;
         const trace = path.join(repo, '.git', 'avh-trace2.json');
         const run = spawnSync(process.execPath, [CLI, ...args], {
-          cwd: repo, env: { ...testGitEnv(), AVH_FAILPOINT: point, ...(during ? { GIT_TRACE2_EVENT: trace } : {}) }, encoding: 'utf8', timeout: 60_000,
+          cwd: repo,
+          // The kill comes 300 ms after git starts: inside the second-long filter or hook, after git's start-up.
+          env: { ...testGitEnv(), AVH_FAILPOINT: point, ...(during ? { GIT_TRACE2_EVENT: trace, AVH_FAILPOINT_DELAY_MS: '300' } : {}) },
+          encoding: 'utf8',
+          timeout: 60_000,
         });
         unslow?.();
         if (during && run.signal === 'SIGKILL' && !killedWhileRunning(trace, during[1])) {

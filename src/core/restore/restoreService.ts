@@ -319,12 +319,14 @@ function runMachine(
   let touched: TreeChange[] | null = changesFromHead;
   const machine = restoreMachine.provide({
     actors: {
-      preflight: fromPromise(async ({ input: carried }) => withPhase(ctx, await op(), 'preflight', carried, async () => {
-        // The plan checked everything under this same lease; a git operation started since is refused here.
-        // (A commit made meanwhile is caught by read-tree's own checks and the branch's compare-and-set.)
-        if (operationsInProgress(ctx.repo.gitDir).length > 0 || fs.existsSync(path.join(ctx.repo.gitDir, 'index.lock'))) {
-          throw new AvhError('operation-in-progress', 'A git operation started while the restore was starting; nothing was changed. Try again.');
-        }
+      preflight: fromPromise(async ({ input: carried }) => withPhase(ctx, await op(), 'preflight', carried, async (o) => {
+        // The plan passed the gate under this same lease; a git operation or index.lock that appeared since (marker
+        // files only) is refused here through the same gate. A commit made meanwhile is caught by read-tree's own
+        // checks and the branch's compare-and-set.
+        passGate({
+          exists: true, operations: operationsInProgress(ctx.repo.gitDir), indexLocked: fs.existsSync(path.join(ctx.repo.gitDir, 'index.lock')),
+          unmerged: false, detached: false, unborn: false, head: o.source_head, branch: o.source_branch,
+        }, 'retry');
       })),
       preserveDirtyTree: fromPromise(async ({ input: carried }) => withPhase(ctx, await op(), 'preserve-dirty-tree', carried, async (o) => {
         const commit = await preserveDirtyTree(ctx, o);
