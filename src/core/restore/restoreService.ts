@@ -265,7 +265,7 @@ async function refuseIgnoredFilesInTheWay(ctx: RepoContext, changes: readonly Tr
   const ignored = (await ignoredPathsInTheWay(ctx.repo, changes)).length;
   if (ignored > 0) {
     throw new AvhError('dirty-conflict',
-      `${ignored} ignored file${ignored === 1 ? '' : 's'} (matched by .gitignore) would be overwritten by this version. Move ${ignored === 1 ? 'it' : 'them'} aside, then try again. Nothing was changed.`,
+      `${ignored} ignored file${ignored === 1 ? '' : 's'} (by .gitignore, or left out of versions as a likely secret) would be overwritten by this version. Move ${ignored === 1 ? 'it' : 'them'} aside, then try again. Nothing was changed.`,
       { count: ignored });
   }
 }
