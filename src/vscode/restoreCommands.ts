@@ -12,6 +12,9 @@ export interface TurnCancelledEvent {
   repository: string;
 }
 
+/** How often the modal is shown again when the plan keeps changing before the run (then the refusal is shown). */
+const MAX_CONFIRMATIONS = 3;
+
 export type RestoreTitle = 'Undo Agent Turn' | 'Redo Agent Turn' | 'Restore Version';
 
 /**
@@ -39,25 +42,38 @@ export class RestoreRunner {
     void vscode.window.showErrorMessage(`Agent Version History: ${safeMessage(error)}`);
   }
 
+  /**
+   * Preview → modal (when the restore undoes the user's own commits) → run exactly the confirmed plan. When the
+   * plan changed between the modal and the run (a new turn, a commit), the core refuses it untouched and the
+   * user is asked again with the new preview; nothing runs that was not confirmed.
+   */
   private async run(controller: RepositoryController, request: RestoreRequest, title: string): Promise<RestoreResult | undefined> {
     const history = controller.history;
-    const preview = await history.preview(request);
-    if (preview.nothing) return { result: preview.nothing };
-    let confirmUserCommits = false;
-    if (preview.userCommits > 0) {
-      const n = preview.userCommits;
-      const choice = await vscode.window.showWarningMessage(
-        `${title} will undo ${n} commit${n === 1 ? '' : 's'} you made yourself after that version.`,
-        { modal: true, detail: 'They stay reachable in Version History; a new [Restore] version is added on top.' },
-        'Continue',
-      );
-      if (choice !== 'Continue') return undefined;
-      confirmUserCommits = true;
+    for (let asked = 0; ; asked++) {
+      const preview = await history.preview(request);
+      if (preview.nothing) return { result: preview.nothing };
+      let options: { confirmUserCommits?: boolean; expectedPlan?: string } = {};
+      if (preview.userCommits > 0) {
+        const n = preview.userCommits;
+        const again = asked > 0 ? 'What this restore would do changed since you confirmed it. ' : '';
+        const choice = await vscode.window.showWarningMessage(
+          `${again}${title} will undo ${n} commit${n === 1 ? '' : 's'} you made yourself after that version (${preview.target?.slice(0, 7) ?? ''}).`,
+          { modal: true, detail: 'They stay reachable in Version History; a new [Restore] version is added on top.' },
+          'Continue',
+        );
+        if (choice !== 'Continue') return undefined;
+        options = { confirmUserCommits: true, expectedPlan: preview.fingerprint };
+      }
+      try {
+        return await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `${title}…` }, () =>
+          request.kind === 'undo'
+            ? history.undo(request.turnId, { ...options, onTurnCancelled: (t) => this.turnCancelled.fire({ ...t, repository: controller.root }) })
+            : request.kind === 'redo' ? history.redo(options) : history.restore(request.target, options));
+      } catch (error) {
+        if (!(error instanceof AvhError && error.details.planChanged === true && asked < MAX_CONFIRMATIONS)) throw error;
+        this.log.info('restore.plan-changed', { kind: request.kind });
+      }
     }
-    return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `${title}…` }, () =>
-      request.kind === 'undo'
-        ? history.undo(request.turnId, { confirmUserCommits, onTurnCancelled: (t) => this.turnCancelled.fire({ ...t, repository: controller.root }) })
-        : request.kind === 'redo' ? history.redo({ confirmUserCommits }) : history.restore(request.target, { confirmUserCommits }));
   }
 
   private report(controller: RepositoryController, result: RestoreResult | undefined, kind: RestoreRequest['kind']): void {
