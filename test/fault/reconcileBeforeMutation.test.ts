@@ -46,11 +46,11 @@ function killDuringReadTree(repo: string, args: string[]): void {
   const unslow = slowGit(repo);
   const trace = path.join(repo, '.git', 'avh-trace2.json');
   const run = spawnSync(process.execPath, [CLI, ...args], {
-    cwd: repo, env: { ...testGitEnv(), AVH_FAILPOINT: 'git:read-tree:during', GIT_TRACE2_EVENT: trace }, encoding: 'utf8', timeout: 60_000,
+    cwd: repo, env: { ...testGitEnv(), AVH_FAILPOINT: 'git:read-tree:during', AVH_FAILPOINT_DELAY_MS: '150', GIT_TRACE2_EVENT: trace }, encoding: 'utf8', timeout: 60_000,
   });
   unslow();
   assert.equal(run.signal, 'SIGKILL', `the CLI restore was killed (${run.stderr})`);
-  assert.ok(killedWhileRunning(trace, 'read-tree'), 'the kill landed while git read-tree ran');
+  assert.ok(killedWhileRunning(trace, 'read-tree'), `the kill landed while git read-tree ran: ${fs.readFileSync(trace, 'utf8').split('\n').filter((l) => l.includes('cmd_name')).join(' ')}`);
   fs.rmSync(trace, { force: true });
 }
 

@@ -79,7 +79,7 @@ export async function removeStaleGitLocks(ctx: RepoContext, expected?: readonly 
     const offered = await staleLocksLeftByDeadOperation(ctx);
     const chosen = expected === undefined ? offered : offered.filter((lock) => expected.includes(lock.file));
     if (chosen.length === 0 || (expected !== undefined && chosen.length !== expected.length)) {
-      throw new AvhError('invalid-input', 'No stale Git lock left by an interrupted restore was found (a lock of a Git command that runs is never removed); nothing was removed.');
+      throw new AvhError('index-locked', 'No stale Git lock left by an interrupted restore was found (a lock of a Git command that runs is never removed); nothing was removed.');
     }
     for (const lock of chosen) {
       fs.rmSync(path.join(ctx.repo.gitDir, lock.file));
