@@ -7,7 +7,13 @@ import type { RepositoryRegistry } from './repositoryRegistry';
 import { RecoverySession } from './recoverySession';
 import { HistoryStatusBar, RESURFACE_RECOVERY_COMMAND, StatusView } from './statusBar';
 
-export const RECOVERY_CONTEXT_KEYS = ['agentVersions.recoveryRequired', 'agentVersions.recoveryDirty', 'agentVersions.canRedo'] as const;
+/**
+ * `recoveryRequired` / `recoveryDirty`: some repository of the window needs recovery (enables the recovery
+ * commands, which ask which repository when several do). `activeRecoveryRequired`: the repository the active
+ * editor belongs to needs it (disables Undo, Redo and Restore there only; the other repositories keep working).
+ * `canRedo`: the active repository has something to redo.
+ */
+export const RECOVERY_CONTEXT_KEYS = ['agentVersions.recoveryRequired', 'agentVersions.recoveryDirty', 'agentVersions.activeRecoveryRequired', 'agentVersions.canRedo'] as const;
 type ContextKey = (typeof RECOVERY_CONTEXT_KEYS)[number];
 
 /** Content-free picture of the recovery UI for the extension-host tests (a command not contributed to the palette). */
@@ -136,6 +142,7 @@ class RecoveryUi implements vscode.Disposable {
     this.setContextKey('agentVersions.recoveryRequired', sessions.some((s) => s.pending));
     this.setContextKey('agentVersions.recoveryDirty', sessions.some((s) => s.canSave));
     const session = this.current ? this.sessions.get(this.current.root) : undefined;
+    this.setContextKey('agentVersions.activeRecoveryRequired', session?.pending ?? false);
     let view: StatusView = { kind: 'none' };
     let canRedo = false;
     if (this.current && session?.pending) {

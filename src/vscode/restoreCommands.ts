@@ -1,10 +1,12 @@
 import * as vscode from 'vscode';
-import { AvhError, safeMessage } from '../core/errors';
+import { AvhError, isAvhError, safeMessage } from '../core/errors';
+import { findStaleGitLocks, removeStaleGitLocks } from '../core/recovery/staleLocks';
 import type { EventLog } from '../core/log';
 import type { RestoreRequest, RestoreResult } from '../core/restore/restoreService';
 import { KIND_LABEL, relativeTime } from '../shared/format';
 import type { RepositoryController } from './repositoryController';
 import type { RepositoryRegistry } from './repositoryRegistry';
+import { RECOVERY_COPY } from './recoverySession';
 
 export interface TurnCancelledEvent {
   turnId: string;
@@ -31,8 +33,32 @@ export class RestoreRunner {
       this.report(controller, result, request.kind);
     } catch (error) {
       controller.notifyChanged();
+      if (await this.offerStaleLockRemoval(controller, request.kind, error)) return;
       this.reportFailure(request.kind, error);
     }
+  }
+
+  /**
+   * A restore refused because a git lock is held: when the lock is one a crashed restore of ours left (no
+   * recovery latched, e.g. rolled back), the error says so with its age and offers Remove Stale Lock.
+   */
+  private async offerStaleLockRemoval(controller: RepositoryController, kind: RestoreRequest['kind'], error: unknown): Promise<boolean> {
+    if (!isAvhError(error, 'index-locked') && !isAvhError(error, 'ref-locked')) return false;
+    const ctx = controller.history.ctx;
+    const locks = await findStaleGitLocks(ctx).catch(() => []);
+    if (locks.length === 0) return false;
+    this.log.warn('restore.command-failed', { kind, reason: error.reason, staleLocks: locks.length });
+    void vscode.window.showErrorMessage(`Agent Version History: ${safeMessage(error)} ${RECOVERY_COPY.staleLocks(locks)}`, RECOVERY_COPY.removeStaleLock).then(async (choice) => {
+      if (choice !== RECOVERY_COPY.removeStaleLock) return;
+      try {
+        const removed = await removeStaleGitLocks(ctx, locks.map((l) => l.file));
+        void vscode.window.showInformationMessage(`Agent Version History: removed ${removed.length === 1 ? 'the stale lock' : `${removed.length} stale locks`}. Try again.`);
+      } catch (failure) {
+        void vscode.window.showErrorMessage(`Agent Version History: ${safeMessage(failure)}`);
+      }
+      controller.notifyChanged();
+    });
+    return true;
   }
 
   /** Logs (content-free) and shows a failure; recovery-required stays with the recovery notice, which explains it. */

@@ -69,7 +69,7 @@ describe('guided recovery in the extension host (status bar, context keys, comma
     assert.match(s.statusTooltip, new RegExp(`^Agent Version History — ${path.basename(folder)}: 0 agent turns can be undone, 0 undos can be redone\\.`));
     assert.equal(s.statusCommand, 'agentVersions.showVersionHistory');
     assert.equal(s.statusWarning, false);
-    assert.deepEqual(s.contextKeys, { 'agentVersions.recoveryRequired': false, 'agentVersions.recoveryDirty': false, 'agentVersions.canRedo': false });
+    assert.deepEqual(s.contextKeys, { 'agentVersions.recoveryRequired': false, 'agentVersions.recoveryDirty': false, 'agentVersions.activeRecoveryRequired': false, 'agentVersions.canRedo': false });
     assert.deepEqual(enablement(s.contextKeys), {
       undo: true, redo: false, restore: true, useCurrentVersion: false, saveAndUseCurrentVersion: false, checkRepositoryAgain: false,
     });
@@ -81,7 +81,7 @@ describe('guided recovery in the extension host (status bar, context keys, comma
     assert.equal(s.statusWarning, true);
     assert.match(s.statusTooltip, /could not be verified, so undo, redo and restore are paused\. Click to show the notice, then choose "Use current version"\.$/);
     assert.equal(s.statusCommand, 'agentVersions._resurfaceRecoveryNotice');
-    assert.deepEqual(s.contextKeys, { 'agentVersions.recoveryRequired': true, 'agentVersions.recoveryDirty': false, 'agentVersions.canRedo': false });
+    assert.deepEqual(s.contextKeys, { 'agentVersions.recoveryRequired': true, 'agentVersions.recoveryDirty': false, 'agentVersions.activeRecoveryRequired': true, 'agentVersions.canRedo': false });
     assert.deepEqual(enablement(s.contextKeys), {
       undo: false, redo: false, restore: false, useCurrentVersion: true, saveAndUseCurrentVersion: false, checkRepositoryAgain: true,
     });
@@ -108,7 +108,7 @@ describe('guided recovery in the extension host (status bar, context keys, comma
     assert.equal(await recoveryLatchPresent(folder), false);
     s = await until('the history status again', (x) => x.statusText.startsWith('$(history)'));
     assert.equal(s.statusWarning, false);
-    assert.deepEqual(s.contextKeys, { 'agentVersions.recoveryRequired': false, 'agentVersions.recoveryDirty': false, 'agentVersions.canRedo': false });
+    assert.deepEqual(s.contextKeys, { 'agentVersions.recoveryRequired': false, 'agentVersions.recoveryDirty': false, 'agentVersions.activeRecoveryRequired': false, 'agentVersions.canRedo': false });
     assert.deepEqual(s.sessions[0].notices, ['required', 'dirty', 'saved']);
   });
 
