@@ -3,7 +3,7 @@ import { AvhError, safeMessage } from '../core/errors';
 import type { EventLog } from '../core/log';
 import type { RecoveryStateValue } from '../core/recovery/recoveryMachine';
 import type { RepositoryController } from './repositoryController';
-import type { RepositoryRegistry } from './repositoryRegistry';
+import { activeFileDirectory, RepositoryRegistry } from './repositoryRegistry';
 import { RecoverySession } from './recoverySession';
 import { HistoryStatusBar, RESURFACE_RECOVERY_COMMAND, StatusView } from './statusBar';
 
@@ -75,7 +75,7 @@ class RecoveryUi implements vscode.Disposable {
     void session.refresh();
   }
 
-  /** Re-resolves the default repository when the active editor's workspace folder changed (resolving spawns git). */
+  /** Re-resolves the default repository when the active editor's folder changed (resolving spawns git, so not on every switch). */
   followActiveRepository(): void {
     const folder = activeFolder();
     if (folder === this.currentFolder) return;
@@ -176,10 +176,9 @@ class RecoveryUi implements vscode.Disposable {
   }
 }
 
+/** What the default repository depends on: the active editor's folder (inside a workspace folder), else the first workspace folder. */
 function activeFolder(): string | null {
-  const active = vscode.window.activeTextEditor?.document.uri;
-  const folder = active ? vscode.workspace.getWorkspaceFolder(active) : undefined;
-  return (folder ?? vscode.workspace.workspaceFolders?.[0])?.uri.fsPath ?? null;
+  return activeFileDirectory() ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? null;
 }
 
 async function pickSession(sessions: RecoverySession[]): Promise<RecoverySession | undefined> {

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { RECOVERY_SUBJECT } from '../../src/core/turns/promptSummary';
 import { recoveryLatchPresent, seedRecoveryLatch } from '../support/assertions';
+import { VersionHistory } from '../../src/core/versionHistory';
 import { git } from '../support/gitFixtures';
 
 const seedLatch = (folder: string) => seedRecoveryLatch(folder, 'op-ext-host');
@@ -39,6 +40,17 @@ function enabled(commandId: string, keys: Record<string, boolean>): boolean {
   const clause = contributed.find((c) => c.command === commandId)?.enablement;
   assert.ok(clause !== undefined, `${commandId} has an enablement clause`);
   return clause.split('&&').map((t) => t.trim()).every((term) => (term.startsWith('!') ? !keys[term.slice(1)] : !!keys[term]));
+}
+
+/** Fails with `what` when `promise` has not settled in time (names the step that hangs). */
+async function within<T>(what: string, promise: Thenable<T>, timeoutMs = 15_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), timeoutMs); });
+  try {
+    return await Promise.race([Promise.resolve(promise), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function enablement(keys: Record<string, boolean>): Record<string, boolean> {
@@ -130,5 +142,51 @@ describe('guided recovery in the extension host (status bar, context keys, comma
     s = await until('the history status again', (x) => x.statusText.startsWith('$(history)'));
     assert.equal(await recoveryLatchPresent(folder), false);
     assert.deepEqual(s.sessions[0].notices.slice(-3), ['required', 'blocked', 'ready']);
+  });
+  it('two repositories in one window: recovery in repository A; Undo in repository B still works from the palette, B\'s status bar keeps its counts', async () => {
+    // B: a repository of its own inside A's workspace folder (as in a multi-root window, VS Code's Source Control
+    // shows it as a second repository); A ignores it so that A's own tree stays clean.
+    const repoB = path.join(folder, 'repo-b');
+    fs.mkdirSync(repoB);
+    fs.appendFileSync(path.join(folder, '.git', 'info', 'exclude'), '\n/repo-b/\n');
+    for (const args of [['init', '-q', '-b', 'main'], ['config', 'user.name', 'Test User'], ['config', 'user.email', 'test@example.com'], ['config', 'commit.gpgsign', 'false']]) git(repoB, ...args);
+    fs.writeFileSync(path.join(repoB, 'b.txt'), 'b v1\n');
+    git(repoB, 'add', '-A');
+    git(repoB, 'commit', '-q', '-m', 'initial commit of B');
+    try {
+      // An agent turn recorded in B by another process (the CLI / hook does the same).
+      const b = await VersionHistory.open(repoB);
+      try {
+        const { turnId } = await within('beginTurn in B', b.beginTurn({ chatId: 'multi-root', prompt: 'change b' }));
+        fs.writeFileSync(path.join(repoB, 'b.txt'), 'b v2 by the agent\n');
+        await within('endTurn in B', b.endTurn(turnId, 'completed'));
+      } finally {
+        await b.close();
+      }
+      await within('the latch in A', seedLatch(folder));
+      await within('an editor in B', vscode.window.showTextDocument(vscode.Uri.file(path.join(repoB, 'b.txt'))));
+      let s = await until('B active while A needs recovery', (x) =>
+        x.contextKeys['agentVersions.recoveryRequired'] && !x.contextKeys['agentVersions.activeRecoveryRequired'] && x.statusText === '$(history) undo:1 redo:0');
+      assert.equal(s.statusWarning, false);
+      assert.equal(s.statusCommand, 'agentVersions.showVersionHistory');
+      assert.match(s.statusTooltip, /1 agent turn can be undone, 0 undos can be redone/);
+      assert.deepEqual(enablement(s.contextKeys), {
+        undo: true, redo: false, restore: true, useCurrentVersion: true, saveAndUseCurrentVersion: false, checkRepositoryAgain: true,
+      });
+      await within('Undo from the palette in B', vscode.commands.executeCommand('agentVersions.undo'), 30_000);
+      assert.match(git(repoB, 'log', '-1', '--format=%s'), /^\[Restore\]/);
+      assert.equal(fs.readFileSync(path.join(repoB, 'b.txt'), 'utf8'), 'b v1\n');
+      s = await until('B\'s counts after the undo', (x) => x.statusText === '$(history) undo:0 redo:1');
+      assert.equal(s.contextKeys['agentVersions.canRedo'], true);
+      assert.ok(await recoveryLatchPresent(folder), 'A still needs recovery');
+      // Back in A: its Undo is disabled and the status bar shows A's recovery indicator.
+      await within('an editor in A', vscode.window.showTextDocument(vscode.Uri.file(path.join(folder, 'README.md'))));
+      s = await until('A active again', (x) => x.contextKeys['agentVersions.activeRecoveryRequired'] && x.statusWarning);
+      assert.equal(enablement(s.contextKeys).undo, false);
+      assert.equal(await vscode.commands.executeCommand<string>('agentVersions.useCurrentVersion'), 'accepted');
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      fs.rmSync(repoB, { recursive: true, force: true });
+    }
   });
 });
