@@ -26,7 +26,7 @@ export const RECOVERY_COPY = {
   ready: 'Version History is ready — Continuing from the current code version.',
   removeStaleLock: 'Remove Stale Lock',
   staleLocks: (locks: readonly StaleGitLock[]) => locks.map((l) => `.git/${l.file} was left ${describeAge(l.ageMs)} ago by an interrupted restore of Agent Version History, and none of its Git commands is running now.`).join(' '),
-  staleLocksRemoved: (n: number) => `Removed ${n === 1 ? 'the stale lock' : `${n} stale locks`}. Checking the repository again…`,
+  staleLocksRemoved: (n: number, next: string) => `Removed ${n === 1 ? 'the stale lock' : `${n} stale locks`}. ${next}`,
   saved: `Current changes saved — Your changes were saved as ${RECOVERY_SUBJECT}. Version History is ready.`,
 } as const;
 
@@ -222,12 +222,7 @@ export class RecoverySession implements vscode.Disposable {
 
   /** Remove Stale Lock: removes exactly the locks the notice named (re-checked under the lease), then checks again. */
   async removeStaleLocks(locks: readonly StaleGitLock[]): Promise<RecoveryStateValue> {
-    try {
-      const removed = await removeStaleGitLocks(this.controller.history.ctx, locks.map((l) => l.file));
-      void vscode.window.showInformationMessage(this.prefix() + RECOVERY_COPY.staleLocksRemoved(removed.length));
-    } catch (error) {
-      void vscode.window.showErrorMessage(`${this.prefix()}${safeMessage(error)}`);
-    }
+    await removeShownStaleLocks(this.controller, locks, this.prefix(), 'Checking the repository again…');
     return this.accept();
   }
 
@@ -237,4 +232,15 @@ export class RecoverySession implements vscode.Disposable {
     for (const d of this.disposables) d.dispose();
     this.changed.dispose();
   }
+}
+
+/** Removes exactly the stale git locks a message showed (re-checked under the lease) and says what happened. */
+export async function removeShownStaleLocks(controller: RepositoryController, locks: readonly StaleGitLock[], prefix: string, next: string): Promise<void> {
+  try {
+    const removed = await removeStaleGitLocks(controller.history.ctx, locks.map((l) => l.file));
+    void vscode.window.showInformationMessage(prefix + RECOVERY_COPY.staleLocksRemoved(removed.length, next));
+  } catch (error) {
+    void vscode.window.showErrorMessage(prefix + safeMessage(error));
+  }
+  controller.notifyChanged();
 }

@@ -1,12 +1,12 @@
 import * as vscode from 'vscode';
 import { AvhError, isAvhError, safeMessage } from '../core/errors';
-import { findStaleGitLocks, removeStaleGitLocks } from '../core/recovery/staleLocks';
+import { findStaleGitLocks } from '../core/recovery/staleLocks';
 import type { EventLog } from '../core/log';
 import type { RestoreRequest, RestoreResult } from '../core/restore/restoreService';
 import { KIND_LABEL, relativeTime } from '../shared/format';
 import type { RepositoryController } from './repositoryController';
 import type { RepositoryRegistry } from './repositoryRegistry';
-import { RECOVERY_COPY } from './recoverySession';
+import { RECOVERY_COPY, removeShownStaleLocks } from './recoverySession';
 
 export interface TurnCancelledEvent {
   turnId: string;
@@ -44,19 +44,11 @@ export class RestoreRunner {
    */
   private async offerStaleLockRemoval(controller: RepositoryController, kind: RestoreRequest['kind'], error: unknown): Promise<boolean> {
     if (!isAvhError(error, 'index-locked') && !isAvhError(error, 'ref-locked')) return false;
-    const ctx = controller.history.ctx;
-    const locks = await findStaleGitLocks(ctx).catch(() => []);
+    const locks = await findStaleGitLocks(controller.history.ctx).catch(() => []);
     if (locks.length === 0) return false;
     this.log.warn('restore.command-failed', { kind, reason: error.reason, staleLocks: locks.length });
-    void vscode.window.showErrorMessage(`Agent Version History: ${safeMessage(error)} ${RECOVERY_COPY.staleLocks(locks)}`, RECOVERY_COPY.removeStaleLock).then(async (choice) => {
-      if (choice !== RECOVERY_COPY.removeStaleLock) return;
-      try {
-        const removed = await removeStaleGitLocks(ctx, locks.map((l) => l.file));
-        void vscode.window.showInformationMessage(`Agent Version History: removed ${removed.length === 1 ? 'the stale lock' : `${removed.length} stale locks`}. Try again.`);
-      } catch (failure) {
-        void vscode.window.showErrorMessage(`Agent Version History: ${safeMessage(failure)}`);
-      }
-      controller.notifyChanged();
+    void vscode.window.showErrorMessage(`Agent Version History: ${safeMessage(error)} ${RECOVERY_COPY.staleLocks(locks)}`, RECOVERY_COPY.removeStaleLock).then((choice) => {
+      if (choice === RECOVERY_COPY.removeStaleLock) void removeShownStaleLocks(controller, locks, 'Agent Version History: ', 'Try again.');
     });
     return true;
   }

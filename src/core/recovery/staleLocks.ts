@@ -13,7 +13,7 @@ import { AvhError } from '../errors';
 import { leasePath } from '../git/repositoryLease';
 import { GitRepository } from '../git/repository';
 import { recordedProcessGone, removeOrphanedTemporaryIndexes } from '../git/workingTree';
-import { inFlightOperation, OperationRow } from '../restore/operationRecords';
+import { inFlightOperation, latestSettledOperation, OperationRow } from '../restore/operationRecords';
 import { readLockHolder, tryAcquireLock } from '../store/pidLock';
 
 export interface StaleGitLock {
@@ -44,7 +44,7 @@ export async function findStaleGitLocks(ctx: RepoContext): Promise<StaleGitLock[
 async function staleLocksLeftByDeadOperation(ctx: RepoContext): Promise<StaleGitLock[]> {
   const { inFlight, died } = await ctx.store.read((r) => ({
     inFlight: inFlightOperation(r) !== undefined,
-    died: r.get<OperationRow>("SELECT * FROM operations WHERE status <> 'in-flight' ORDER BY started_at DESC LIMIT 1"),
+    died: latestSettledOperation(r),
   }));
   // attempts > 1: a reconciliation (not the process that started it) settled the operation.
   if (inFlight || !died || died.attempts < 2) return [];
