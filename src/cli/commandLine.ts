@@ -43,7 +43,7 @@ const GLOBAL_OPTIONS: readonly OptionName[] = ['repo', 'json', 'verbose', 'help'
 /** The agents whose hooks this CLI adapts (`hook <agent>`, `connect <agent>`). */
 export const AGENTS = ['claude-code'] as const;
 export type AgentName = (typeof AGENTS)[number];
-export const RECOVER_ACTIONS = ['check', 'accept', 'save-and-accept'] as const;
+export const RECOVER_ACTIONS = ['check', 'accept', 'save-and-accept', 'remove-stale-lock'] as const;
 
 interface ArgDecl {
   name: string;
@@ -132,9 +132,9 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'recover', args: [{ name: 'action', choices: RECOVER_ACTIONS, what: 'recover action' }], options: [],
     summary: 'after an unverified restore: check, use the current version, or save changes and use it',
-    description: 'check: look at the repository (changes nothing). accept: continue from the current version (never changes git). save-and-accept: commit your current changes as [Recovery] and continue. Exit 3 while recovery stays required.',
+    description: 'check: look at the repository (changes nothing). accept: continue from the current version (never changes git). save-and-accept: commit your current changes as [Recovery] and continue. remove-stale-lock: remove a Git lock file (index.lock, a branch lock) that an interrupted restore of ours left, only when no Git command of ours runs; it shows the lock’s age. Exit 3 while recovery stays required.',
     example: 'agent-versions recover check',
-    json: '{"recovery": "required"|"not-required", "result"?: string, "assessment"?: {"kind": "healthy"|"dirty"|"blocked", ...}}',
+    json: '{"recovery": "required"|"not-required", "result"?: string, "assessment"?: {"kind": "healthy"|"dirty"|"blocked", ...}, "removed"?: [{"file": string, "ageMs": number}]}',
   },
   {
     name: 'connect', args: [{ name: 'agent', choices: AGENTS, what: 'agent' }], options: [...SCOPE_OPTIONS, 'dry-run'], exclusive: [SCOPE_OPTIONS],

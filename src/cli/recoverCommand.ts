@@ -2,6 +2,7 @@ import {
   acceptCurrentVersion, checkRepository, RecoveryAssessment, RecoveryBlockedError, RecoverySettlement, saveAndAcceptCurrentVersion,
 } from '../core/recovery/recoveryActions';
 import { readRecovery } from '../core/recovery/recoveryLatch';
+import { describeAge, findStaleGitLocks, removeStaleGitLocks } from '../core/recovery/staleLocks';
 import { RECOVERY_SUBJECT } from '../core/turns/promptSummary';
 import type { VersionHistory } from '../core/versionHistory';
 import { RECOVER_ACTIONS } from './commandLine';
@@ -14,7 +15,7 @@ export interface RecoverOutput {
 }
 
 /**
- * `agent-versions recover check|accept|save-and-accept`. Exit 0 when recovery is not (or no longer) required,
+ * `agent-versions recover check|accept|save-and-accept|remove-stale-lock`. Exit 0 when recovery is not (or no longer) required,
  * or `check` found the repository acceptable; 3 while recovery stays required (a blocker or a dirty tree);
  * other failures are thrown for the caller's error handling (exit 1). Both renderings are always returned
  * (the caller prints one of them, by --json), so the flag changes nothing here.
@@ -23,14 +24,16 @@ export async function runRecoverCommand(history: VersionHistory, sub: string, _j
   const ctx = history.ctx;
   switch (sub) {
     case 'check': {
-      const [latch, assessment] = await Promise.all([ctx.store.read((r) => readRecovery(r)), checkRepository(ctx)]);
+      const [latch, assessment, stale] = await Promise.all([ctx.store.read((r) => readRecovery(r)), checkRepository(ctx), findStaleGitLocks(ctx)]);
       const payload = {
         recovery: latch ? 'required' : 'not-required',
         ...(latch ? { operationId: latch.operationId, lastPhase: latch.lastPhase } : {}),
         assessment,
+        ...(stale.length > 0 ? { staleLocks: stale.map(({ file, ageMs }) => ({ file, ageMs: Math.round(ageMs) })) } : {}),
       };
-      if (!latch) return { json: payload, text: 'Recovery is not required.', exitCode: EXIT.ok };
-      return { json: payload, text: describeAssessment(assessment), exitCode: assessment.kind === 'healthy' ? EXIT.ok : EXIT.recoveryRequired };
+      const hint = stale.map((lock) => `\n.git/${lock.file} was left ${describeAge(lock.ageMs)} ago by an interrupted restore: run \`agent-versions recover remove-stale-lock\` to remove it.`).join('');
+      if (!latch) return { json: payload, text: `Recovery is not required.${hint}`, exitCode: EXIT.ok };
+      return { json: payload, text: describeAssessment(assessment) + hint, exitCode: assessment.kind === 'healthy' ? EXIT.ok : EXIT.recoveryRequired };
     }
     case 'accept':
       return settlementOutput(await acceptCurrentVersion(ctx));
@@ -41,6 +44,16 @@ export async function runRecoverCommand(history: VersionHistory, sub: string, _j
         if (!(error instanceof RecoveryBlockedError)) throw error;
         return settlementOutput({ result: 'rejected', assessment: error.assessment });
       }
+    case 'remove-stale-lock': {
+      const removed = await removeStaleGitLocks(ctx);
+      const latch = await ctx.store.read((r) => readRecovery(r));
+      const next = latch ? ' Recovery is still required: run `agent-versions recover check`.' : '';
+      return {
+        json: { recovery: latch ? 'required' : 'not-required', result: 'removed', removed: removed.map(({ file, ageMs }) => ({ file, ageMs: Math.round(ageMs) })) },
+        text: removed.map((lock) => `Removed the stale lock .git/${lock.file} (left ${describeAge(lock.ageMs)} ago by an interrupted restore).`).join('\n') + next,
+        exitCode: latch ? EXIT.recoveryRequired : EXIT.ok,
+      };
+    }
     default: // the command line admits only RECOVER_ACTIONS; this guards direct callers
       throw new UsageError(`recover needs one of: ${RECOVER_ACTIONS.join(', ')}`);
   }

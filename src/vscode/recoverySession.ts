@@ -1,7 +1,9 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { Actor, createActor, SnapshotFrom, waitFor } from 'xstate';
+import { safeMessage } from '../core/errors';
 import type { EventLog } from '../core/log';
+import { describeAge, findStaleGitLocks, removeStaleGitLocks, StaleGitLock } from '../core/recovery/staleLocks';
 import { readRecovery } from '../core/recovery/recoveryLatch';
 import { isRecoveryPending, recoveryMachine, RecoveryStateValue } from '../core/recovery/recoveryMachine';
 import { RECOVERY_SUBJECT } from '../core/turns/promptSummary';
@@ -22,16 +24,22 @@ export const RECOVERY_COPY = {
   blocked: (message: string) => `Version History is unavailable — ${message}`,
   failed: (message: string) => `Version History could not continue — ${message}`,
   ready: 'Version History is ready — Continuing from the current code version.',
+  removeStaleLock: 'Remove Stale Lock',
+  staleLocks: (locks: readonly StaleGitLock[]) => locks.map((l) => `.git/${l.file} was left ${describeAge(l.ageMs)} ago by an interrupted restore of Agent Version History, and none of its Git commands is running now.`).join(' '),
+  staleLocksRemoved: (n: number, next: string) => `Removed ${n === 1 ? 'the stale lock' : `${n} stale locks`}. ${next}`,
   saved: `Current changes saved — Your changes were saved as ${RECOVERY_SUBJECT}. Version History is ready.`,
 } as const;
 
-export type NoticeKind = 'required' | 'dirty' | 'blocked' | 'failed' | 'ready' | 'saved';
+/** `blocked-stale-lock`: a blocked notice that offered Remove Stale Lock. */
+export type NoticeKind = 'required' | 'dirty' | 'blocked' | 'blocked-stale-lock' | 'failed' | 'ready' | 'saved';
 
 interface Notice {
   kind: NoticeKind;
   severity: 'info' | 'warning' | 'error';
   message: string;
-  button?: string;
+  buttons?: string[];
+  /** Git locks our crashed restore left (offered for removal with the notice). */
+  staleLocks?: StaleGitLock[];
 }
 
 const TRANSIENT: readonly RecoveryStateValue[] = ['validating', 'saving'];
@@ -161,37 +169,61 @@ export class RecoverySession implements vscode.Disposable {
     const { context } = snapshot;
     switch (snapshot.value as RecoveryStateValue) {
       case 'dirty':
-        return { kind: 'dirty', severity: 'warning', message: RECOVERY_COPY.dirty, button: RECOVERY_COPY.saveAndUse };
+        return { kind: 'dirty', severity: 'warning', message: RECOVERY_COPY.dirty, buttons: [RECOVERY_COPY.saveAndUse] };
       case 'blocked': {
         const message = context.assessment?.kind === 'blocked' ? context.assessment.message : 'The repository cannot be used as it is.';
-        return { kind: 'blocked', severity: 'warning', message: RECOVERY_COPY.blocked(message), button: RECOVERY_COPY.checkAgain };
+        return { kind: 'blocked', severity: 'warning', message: RECOVERY_COPY.blocked(message), buttons: [RECOVERY_COPY.checkAgain] };
       }
       case 'failed':
-        return { kind: 'failed', severity: 'error', message: RECOVERY_COPY.failed(context.error?.message ?? 'Unexpected failure'), button: RECOVERY_COPY.tryAgain };
+        return { kind: 'failed', severity: 'error', message: RECOVERY_COPY.failed(context.error?.message ?? 'Unexpected failure'), buttons: [RECOVERY_COPY.tryAgain] };
       case 'accepted':
         return context.settlement?.savedCommit
           ? { kind: 'saved', severity: 'info', message: RECOVERY_COPY.saved }
           : { kind: 'ready', severity: 'info', message: RECOVERY_COPY.ready };
       default:
-        return { kind: 'required', severity: 'warning', message: RECOVERY_COPY.required, button: RECOVERY_COPY.useCurrentVersion };
+        return { kind: 'required', severity: 'warning', message: RECOVERY_COPY.required, buttons: [RECOVERY_COPY.useCurrentVersion] };
     }
   }
 
+  /**
+   * Shows a notice; a blocked one first looks for git locks a crashed restore of ours left (read-only) and, when
+   * there are some, says so with their age and offers Remove Stale Lock beside Check again.
+   */
   private showNotice(notice: Notice): void {
+    if (notice.kind !== 'blocked') return this.present(notice);
+    void findStaleGitLocks(this.controller.history.ctx).then(
+      (locks) => this.present(locks.length === 0 ? notice : {
+        ...notice,
+        message: `${notice.message} ${RECOVERY_COPY.staleLocks(locks)}`,
+        buttons: [RECOVERY_COPY.removeStaleLock, ...(notice.buttons ?? [])],
+        staleLocks: locks,
+      }),
+      () => this.present(notice),
+    );
+  }
+
+  private present(notice: Notice): void {
     if (this.disposed) return;
-    this.shownNotices.push(notice.kind);
+    this.shownNotices.push(notice.staleLocks ? 'blocked-stale-lock' : notice.kind);
     const seq = ++this.noticeSeq;
-    if (notice.button) this.openNotice = notice.kind;
+    const buttons = notice.buttons ?? [];
+    if (buttons.length > 0) this.openNotice = notice.kind;
     const show = notice.severity === 'error' ? vscode.window.showErrorMessage : notice.severity === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
-    const message = this.prefix() + notice.message;
-    const shown = notice.button ? show(message, notice.button) : show(message);
+    const shown = show(this.prefix() + notice.message, ...buttons);
     void Promise.resolve(shown).then((choice) => {
-      if (seq === this.noticeSeq && notice.button) this.openNotice = null;
+      if (seq === this.noticeSeq && buttons.length > 0) this.openNotice = null;
       if (choice === undefined || this.disposed) return; // dismissed: recovery stays as it is
-      if (choice === RECOVERY_COPY.saveAndUse) void this.save();
+      if (choice === RECOVERY_COPY.removeStaleLock) void this.removeStaleLocks(notice.staleLocks ?? []);
+      else if (choice === RECOVERY_COPY.saveAndUse) void this.save();
       else if (choice === RECOVERY_COPY.tryAgain) void this.retry();
       else void this.accept();
     });
+  }
+
+  /** Remove Stale Lock: removes exactly the locks the notice named (re-checked under the lease), then checks again. */
+  async removeStaleLocks(locks: readonly StaleGitLock[]): Promise<RecoveryStateValue> {
+    await removeShownStaleLocks(this.controller, locks, this.prefix(), 'Checking the repository again…');
+    return this.accept();
   }
 
   dispose(): void {
@@ -200,4 +232,15 @@ export class RecoverySession implements vscode.Disposable {
     for (const d of this.disposables) d.dispose();
     this.changed.dispose();
   }
+}
+
+/** Removes exactly the stale git locks a message showed (re-checked under the lease) and says what happened. */
+export async function removeShownStaleLocks(controller: RepositoryController, locks: readonly StaleGitLock[], prefix: string, next: string): Promise<void> {
+  try {
+    const removed = await removeStaleGitLocks(controller.history.ctx, locks.map((l) => l.file));
+    void vscode.window.showInformationMessage(prefix + RECOVERY_COPY.staleLocksRemoved(removed.length, next));
+  } catch (error) {
+    void vscode.window.showErrorMessage(prefix + safeMessage(error));
+  }
+  controller.notifyChanged();
 }

@@ -3,11 +3,17 @@ import { AvhError, safeMessage } from '../core/errors';
 import type { EventLog } from '../core/log';
 import type { RecoveryStateValue } from '../core/recovery/recoveryMachine';
 import type { RepositoryController } from './repositoryController';
-import type { RepositoryRegistry } from './repositoryRegistry';
+import { activeFileDirectory, RepositoryRegistry } from './repositoryRegistry';
 import { RecoverySession } from './recoverySession';
 import { HistoryStatusBar, RESURFACE_RECOVERY_COMMAND, StatusView } from './statusBar';
 
-export const RECOVERY_CONTEXT_KEYS = ['agentVersions.recoveryRequired', 'agentVersions.recoveryDirty', 'agentVersions.canRedo'] as const;
+/**
+ * `recoveryRequired` / `recoveryDirty`: some repository of the window needs recovery (enables the recovery
+ * commands, which ask which repository when several do). `activeRecoveryRequired`: the repository the active
+ * editor belongs to needs it (disables Undo, Redo and Restore there only; the other repositories keep working).
+ * `canRedo`: the active repository has something to redo.
+ */
+export const RECOVERY_CONTEXT_KEYS = ['agentVersions.recoveryRequired', 'agentVersions.recoveryDirty', 'agentVersions.activeRecoveryRequired', 'agentVersions.canRedo'] as const;
 type ContextKey = (typeof RECOVERY_CONTEXT_KEYS)[number];
 
 /** Content-free picture of the recovery UI for the extension-host tests (a command not contributed to the palette). */
@@ -69,7 +75,7 @@ class RecoveryUi implements vscode.Disposable {
     void session.refresh();
   }
 
-  /** Re-resolves the default repository when the active editor's workspace folder changed (resolving spawns git). */
+  /** Re-resolves the default repository when the active editor's folder changed (resolving spawns git, so not on every switch). */
   followActiveRepository(): void {
     const folder = activeFolder();
     if (folder === this.currentFolder) return;
@@ -136,6 +142,7 @@ class RecoveryUi implements vscode.Disposable {
     this.setContextKey('agentVersions.recoveryRequired', sessions.some((s) => s.pending));
     this.setContextKey('agentVersions.recoveryDirty', sessions.some((s) => s.canSave));
     const session = this.current ? this.sessions.get(this.current.root) : undefined;
+    this.setContextKey('agentVersions.activeRecoveryRequired', session?.pending ?? false);
     let view: StatusView = { kind: 'none' };
     let canRedo = false;
     if (this.current && session?.pending) {
@@ -169,10 +176,9 @@ class RecoveryUi implements vscode.Disposable {
   }
 }
 
+/** What the default repository depends on: the active editor's folder (inside a workspace folder), else the first workspace folder. */
 function activeFolder(): string | null {
-  const active = vscode.window.activeTextEditor?.document.uri;
-  const folder = active ? vscode.workspace.getWorkspaceFolder(active) : undefined;
-  return (folder ?? vscode.workspace.workspaceFolders?.[0])?.uri.fsPath ?? null;
+  return activeFileDirectory() ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? null;
 }
 
 async function pickSession(sessions: RecoverySession[]): Promise<RecoverySession | undefined> {

@@ -1,8 +1,16 @@
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { AvhError } from '../core/errors';
 import { resolveRepository } from '../core/git/repository';
 import { EventLog } from '../core/log';
 import { RepositoryController } from './repositoryController';
+
+/** The folder of the active editor's file when it lies inside a workspace folder (else null). */
+export function activeFileDirectory(): string | null {
+  const active = vscode.window.activeTextEditor?.document.uri;
+  if (active?.scheme !== 'file' || !vscode.workspace.getWorkspaceFolder(active)) return null;
+  return path.dirname(active.fsPath);
+}
 
 /** One controller per repository (multi-root workspaces), opened lazily on first need. */
 export class RepositoryRegistry implements vscode.Disposable {
@@ -30,9 +38,19 @@ export class RepositoryRegistry implements vscode.Disposable {
     return controller;
   }
 
-  /** The repository an API call without `repository` means: the active editor's, else the first workspace folder that is one. */
+  /** The repository an API call without `repository` means: the active editor's file's, else its workspace folder's, else the first workspace folder that is one. */
   async defaultController(): Promise<RepositoryController> {
     const candidates: string[] = [];
+    const file = activeFileDirectory();
+    if (file) {
+      // The active editor's own repository first (a repository nested in a workspace folder is its own, as in
+      // VS Code's Source Control); a folder that is gone or unreadable falls back to the workspace folder.
+      try {
+        return await this.forPath(file);
+      } catch {
+        // fall through to the workspace folders
+      }
+    }
     const active = vscode.window.activeTextEditor?.document.uri;
     if (active?.scheme === 'file') {
       const folder = vscode.workspace.getWorkspaceFolder(active);

@@ -1,16 +1,21 @@
 import * as vscode from 'vscode';
-import { AvhError, safeMessage } from '../core/errors';
+import { AvhError, isAvhError, safeMessage } from '../core/errors';
+import { findStaleGitLocks } from '../core/recovery/staleLocks';
 import type { EventLog } from '../core/log';
 import type { RestoreRequest, RestoreResult } from '../core/restore/restoreService';
 import { KIND_LABEL, relativeTime } from '../shared/format';
 import type { RepositoryController } from './repositoryController';
 import type { RepositoryRegistry } from './repositoryRegistry';
+import { RECOVERY_COPY, removeShownStaleLocks } from './recoverySession';
 
 export interface TurnCancelledEvent {
   turnId: string;
   chatId: string;
   repository: string;
 }
+
+/** How often the modal is shown again when the plan keeps changing before the run (then the refusal is shown). */
+const MAX_CONFIRMATIONS = 3;
 
 export type RestoreTitle = 'Undo Agent Turn' | 'Redo Agent Turn' | 'Restore Version';
 
@@ -28,8 +33,24 @@ export class RestoreRunner {
       this.report(controller, result, request.kind);
     } catch (error) {
       controller.notifyChanged();
+      if (await this.offerStaleLockRemoval(controller, request.kind, error)) return;
       this.reportFailure(request.kind, error);
     }
+  }
+
+  /**
+   * A restore refused because a git lock is held: when the lock is one a crashed restore of ours left (no
+   * recovery latched, e.g. rolled back), the error says so with its age and offers Remove Stale Lock.
+   */
+  private async offerStaleLockRemoval(controller: RepositoryController, kind: RestoreRequest['kind'], error: unknown): Promise<boolean> {
+    if (!isAvhError(error, 'index-locked') && !isAvhError(error, 'ref-locked')) return false;
+    const locks = await findStaleGitLocks(controller.history.ctx).catch(() => []);
+    if (locks.length === 0) return false;
+    this.log.warn('restore.command-failed', { kind, reason: error.reason, staleLocks: locks.length });
+    void vscode.window.showErrorMessage(`Agent Version History: ${safeMessage(error)} ${RECOVERY_COPY.staleLocks(locks)}`, RECOVERY_COPY.removeStaleLock).then((choice) => {
+      if (choice === RECOVERY_COPY.removeStaleLock) void removeShownStaleLocks(controller, locks, 'Agent Version History: ', 'Try again.');
+    });
+    return true;
   }
 
   /** Logs (content-free) and shows a failure; recovery-required stays with the recovery notice, which explains it. */
@@ -39,25 +60,38 @@ export class RestoreRunner {
     void vscode.window.showErrorMessage(`Agent Version History: ${safeMessage(error)}`);
   }
 
+  /**
+   * Preview → modal (when the restore undoes the user's own commits) → run exactly the confirmed plan. When the
+   * plan changed between the modal and the run (a new turn, a commit), the core refuses it untouched and the
+   * user is asked again with the new preview; nothing runs that was not confirmed.
+   */
   private async run(controller: RepositoryController, request: RestoreRequest, title: string): Promise<RestoreResult | undefined> {
     const history = controller.history;
-    const preview = await history.preview(request);
-    if (preview.nothing) return { result: preview.nothing };
-    let confirmUserCommits = false;
-    if (preview.userCommits > 0) {
-      const n = preview.userCommits;
-      const choice = await vscode.window.showWarningMessage(
-        `${title} will undo ${n} commit${n === 1 ? '' : 's'} you made yourself after that version.`,
-        { modal: true, detail: 'They stay reachable in Version History; a new [Restore] version is added on top.' },
-        'Continue',
-      );
-      if (choice !== 'Continue') return undefined;
-      confirmUserCommits = true;
+    for (let asked = 0; ; asked++) {
+      const preview = await history.preview(request);
+      if (preview.nothing) return { result: preview.nothing };
+      let options: { confirmUserCommits?: boolean; expectedPlan?: string } = {};
+      if (preview.userCommits > 0) {
+        const n = preview.userCommits;
+        const again = asked > 0 ? 'What this restore would do changed since you confirmed it. ' : '';
+        const choice = await vscode.window.showWarningMessage(
+          `${again}${title} will undo ${n} commit${n === 1 ? '' : 's'} you made yourself after that version (${preview.target?.slice(0, 7) ?? ''}).`,
+          { modal: true, detail: 'They stay reachable in Version History; a new [Restore] version is added on top.' },
+          'Continue',
+        );
+        if (choice !== 'Continue') return undefined;
+        options = { confirmUserCommits: true, expectedPlan: preview.fingerprint };
+      }
+      try {
+        return await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `${title}…` }, () =>
+          request.kind === 'undo'
+            ? history.undo(request.turnId, { ...options, onTurnCancelled: (t) => this.turnCancelled.fire({ ...t, repository: controller.root }) })
+            : request.kind === 'redo' ? history.redo(options) : history.restore(request.target, options));
+      } catch (error) {
+        if (!(error instanceof AvhError && error.details.planChanged === true && asked < MAX_CONFIRMATIONS)) throw error;
+        this.log.info('restore.plan-changed', { kind: request.kind });
+      }
     }
-    return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `${title}…` }, () =>
-      request.kind === 'undo'
-        ? history.undo(request.turnId, { confirmUserCommits, onTurnCancelled: (t) => this.turnCancelled.fire({ ...t, repository: controller.root }) })
-        : request.kind === 'redo' ? history.redo({ confirmUserCommits }) : history.restore(request.target, { confirmUserCommits }));
   }
 
   private report(controller: RepositoryController, result: RestoreResult | undefined, kind: RestoreRequest['kind']): void {

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { RECOVERY_SUBJECT } from '../../src/core/turns/promptSummary';
 import { recoveryLatchPresent, seedRecoveryLatch } from '../support/assertions';
+import { VersionHistory } from '../../src/core/versionHistory';
 import { git } from '../support/gitFixtures';
 
 const seedLatch = (folder: string) => seedRecoveryLatch(folder, 'op-ext-host');
@@ -41,6 +42,17 @@ function enabled(commandId: string, keys: Record<string, boolean>): boolean {
   return clause.split('&&').map((t) => t.trim()).every((term) => (term.startsWith('!') ? !keys[term.slice(1)] : !!keys[term]));
 }
 
+/** Fails with `what` when `promise` has not settled in time (names the step that hangs). */
+async function within<T>(what: string, promise: Thenable<T>, timeoutMs = 15_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), timeoutMs); });
+  try {
+    return await Promise.race([Promise.resolve(promise), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 function enablement(keys: Record<string, boolean>): Record<string, boolean> {
   const ids = ['undo', 'redo', 'restore', 'useCurrentVersion', 'saveAndUseCurrentVersion', 'checkRepositoryAgain'];
   return Object.fromEntries(ids.map((id) => [id, enabled(`agentVersions.${id}`, keys)]));
@@ -69,7 +81,7 @@ describe('guided recovery in the extension host (status bar, context keys, comma
     assert.match(s.statusTooltip, new RegExp(`^Agent Version History — ${path.basename(folder)}: 0 agent turns can be undone, 0 undos can be redone\\.`));
     assert.equal(s.statusCommand, 'agentVersions.showVersionHistory');
     assert.equal(s.statusWarning, false);
-    assert.deepEqual(s.contextKeys, { 'agentVersions.recoveryRequired': false, 'agentVersions.recoveryDirty': false, 'agentVersions.canRedo': false });
+    assert.deepEqual(s.contextKeys, { 'agentVersions.recoveryRequired': false, 'agentVersions.recoveryDirty': false, 'agentVersions.activeRecoveryRequired': false, 'agentVersions.canRedo': false });
     assert.deepEqual(enablement(s.contextKeys), {
       undo: true, redo: false, restore: true, useCurrentVersion: false, saveAndUseCurrentVersion: false, checkRepositoryAgain: false,
     });
@@ -81,7 +93,7 @@ describe('guided recovery in the extension host (status bar, context keys, comma
     assert.equal(s.statusWarning, true);
     assert.match(s.statusTooltip, /could not be verified, so undo, redo and restore are paused\. Click to show the notice, then choose "Use current version"\.$/);
     assert.equal(s.statusCommand, 'agentVersions._resurfaceRecoveryNotice');
-    assert.deepEqual(s.contextKeys, { 'agentVersions.recoveryRequired': true, 'agentVersions.recoveryDirty': false, 'agentVersions.canRedo': false });
+    assert.deepEqual(s.contextKeys, { 'agentVersions.recoveryRequired': true, 'agentVersions.recoveryDirty': false, 'agentVersions.activeRecoveryRequired': true, 'agentVersions.canRedo': false });
     assert.deepEqual(enablement(s.contextKeys), {
       undo: false, redo: false, restore: false, useCurrentVersion: true, saveAndUseCurrentVersion: false, checkRepositoryAgain: true,
     });
@@ -108,7 +120,7 @@ describe('guided recovery in the extension host (status bar, context keys, comma
     assert.equal(await recoveryLatchPresent(folder), false);
     s = await until('the history status again', (x) => x.statusText.startsWith('$(history)'));
     assert.equal(s.statusWarning, false);
-    assert.deepEqual(s.contextKeys, { 'agentVersions.recoveryRequired': false, 'agentVersions.recoveryDirty': false, 'agentVersions.canRedo': false });
+    assert.deepEqual(s.contextKeys, { 'agentVersions.recoveryRequired': false, 'agentVersions.recoveryDirty': false, 'agentVersions.activeRecoveryRequired': false, 'agentVersions.canRedo': false });
     assert.deepEqual(s.sessions[0].notices, ['required', 'dirty', 'saved']);
   });
 
@@ -130,5 +142,51 @@ describe('guided recovery in the extension host (status bar, context keys, comma
     s = await until('the history status again', (x) => x.statusText.startsWith('$(history)'));
     assert.equal(await recoveryLatchPresent(folder), false);
     assert.deepEqual(s.sessions[0].notices.slice(-3), ['required', 'blocked', 'ready']);
+  });
+  it('two repositories in one window: recovery in repository A; Undo in repository B still works from the palette, B\'s status bar keeps its counts', async () => {
+    // B: a repository of its own inside A's workspace folder (as in a multi-root window, VS Code's Source Control
+    // shows it as a second repository); A ignores it so that A's own tree stays clean.
+    const repoB = path.join(folder, 'repo-b');
+    fs.mkdirSync(repoB);
+    fs.appendFileSync(path.join(folder, '.git', 'info', 'exclude'), '\n/repo-b/\n');
+    for (const args of [['init', '-q', '-b', 'main'], ['config', 'user.name', 'Test User'], ['config', 'user.email', 'test@example.com'], ['config', 'commit.gpgsign', 'false']]) git(repoB, ...args);
+    fs.writeFileSync(path.join(repoB, 'b.txt'), 'b v1\n');
+    git(repoB, 'add', '-A');
+    git(repoB, 'commit', '-q', '-m', 'initial commit of B');
+    try {
+      // An agent turn recorded in B by another process (the CLI / hook does the same).
+      const b = await VersionHistory.open(repoB);
+      try {
+        const { turnId } = await within('beginTurn in B', b.beginTurn({ chatId: 'multi-root', prompt: 'change b' }));
+        fs.writeFileSync(path.join(repoB, 'b.txt'), 'b v2 by the agent\n');
+        await within('endTurn in B', b.endTurn(turnId, 'completed'));
+      } finally {
+        await b.close();
+      }
+      await within('the latch in A', seedLatch(folder));
+      await within('an editor in B', vscode.window.showTextDocument(vscode.Uri.file(path.join(repoB, 'b.txt'))));
+      let s = await until('B active while A needs recovery', (x) =>
+        x.contextKeys['agentVersions.recoveryRequired'] && !x.contextKeys['agentVersions.activeRecoveryRequired'] && x.statusText === '$(history) undo:1 redo:0');
+      assert.equal(s.statusWarning, false);
+      assert.equal(s.statusCommand, 'agentVersions.showVersionHistory');
+      assert.match(s.statusTooltip, /1 agent turn can be undone, 0 undos can be redone/);
+      assert.deepEqual(enablement(s.contextKeys), {
+        undo: true, redo: false, restore: true, useCurrentVersion: true, saveAndUseCurrentVersion: false, checkRepositoryAgain: true,
+      });
+      await within('Undo from the palette in B', vscode.commands.executeCommand('agentVersions.undo'), 30_000);
+      assert.match(git(repoB, 'log', '-1', '--format=%s'), /^\[Restore\]/);
+      assert.equal(fs.readFileSync(path.join(repoB, 'b.txt'), 'utf8'), 'b v1\n');
+      s = await until('B\'s counts after the undo', (x) => x.statusText === '$(history) undo:0 redo:1');
+      assert.equal(s.contextKeys['agentVersions.canRedo'], true);
+      assert.ok(await recoveryLatchPresent(folder), 'A still needs recovery');
+      // Back in A: its Undo is disabled and the status bar shows A's recovery indicator.
+      await within('an editor in A', vscode.window.showTextDocument(vscode.Uri.file(path.join(folder, 'README.md'))));
+      s = await until('A active again', (x) => x.contextKeys['agentVersions.activeRecoveryRequired'] && x.statusWarning);
+      assert.equal(enablement(s.contextKeys).undo, false);
+      assert.equal(await vscode.commands.executeCommand<string>('agentVersions.useCurrentVersion'), 'accepted');
+    } finally {
+      // B stays (ignored by A): the window keeps its controller open, as it would for a user's nested repository.
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    }
   });
 });

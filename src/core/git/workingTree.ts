@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AvhError } from '../errors';
 import { GitCommandError, runGit } from './gitRunner';
-import { processStartTime } from '../store/pidLock';
+import { currentLockLiveness } from '../store/pidLock';
 import { GitRepository } from './repository';
 import type { SecretFinding } from '../secrets/secretScanner';
 import { excludeNewSecrets } from './secretExclusion';
@@ -22,6 +22,51 @@ const FALLBACK_IDENTITY = {
   GIT_COMMITTER_EMAIL: 'agent-versions@localhost',
 };
 
+/** Temporary index files are named `index-<pid>-<start time or empty>-<uuid>` so leftovers of a dead process can be told apart. */
+const TEMP_INDEX_PREFIX = 'index-';
+const TEMP_INDEX_NAME = /^index-(\d+)-(\d*)-[0-9a-f-]{36}(\.lock)?$/;
+
+/** `<pid>-<start time>` of this process as the lock liveness provider sees it (start time empty where unknown). */
+function ownIncarnation(): string {
+  return `${process.pid}-${currentLockLiveness().startTime(process.pid) ?? ''}`;
+}
+
+/**
+ * Whether the process recorded as `pid` (with start time `start`, empty when unknown) is certainly gone, judged by
+ * the same liveness provider as our lock files: the pid no longer exists, or it now names a process that started
+ * at another time. A pid that exists with no start time to compare is alive (never guessed dead).
+ */
+export function recordedProcessGone(pid: number, start: string): boolean {
+  const liveness = currentLockLiveness();
+  if (pid === process.pid) return start !== '' && String(liveness.startTime(pid) ?? start) !== start;
+  if (!liveness.pidExists(pid)) return true;
+  if (start === '') return false;
+  const now = liveness.startTime(pid);
+  return now !== null && String(now) !== start;
+}
+
+/**
+ * Housekeeping after a crash: temporary index copies (and their git locks) in `<stateDir>/tmp` whose creating
+ * process is gone. Never touches one of a live process (its commit path may be using it). Returns how many it removed.
+ */
+export function removeOrphanedTemporaryIndexes(repo: GitRepository): number {
+  const dir = path.join(repo.stateDir, 'tmp');
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names) {
+    const match = TEMP_INDEX_NAME.exec(name);
+    if (!match || !recordedProcessGone(Number(match[1]), match[2])) continue;
+    fs.rmSync(path.join(dir, name), { force: true });
+    removed++;
+  }
+  return removed;
+}
+
 /** A temporary index beside the real one, seeded from a copy of it (keeping its mtime, so git's racy-entry checks stay right). */
 export class TemporaryIndex {
   private constructor(readonly file: string, readonly seededFrom: fs.BigIntStats | null) {}
@@ -29,7 +74,7 @@ export class TemporaryIndex {
   static create(repo: GitRepository): TemporaryIndex {
     const dir = path.join(repo.stateDir, 'tmp');
     fs.mkdirSync(dir, { recursive: true });
-    const file = path.join(dir, `index-${process.pid}-${crypto.randomUUID()}`);
+    const file = path.join(dir, `${TEMP_INDEX_PREFIX}${ownIncarnation()}-${crypto.randomUUID()}`);
     const real = path.join(repo.gitDir, 'index');
     let stat: fs.BigIntStats | null = null;
     try {
@@ -316,7 +361,7 @@ export function installIndex(repo: GitRepository, index: TemporaryIndex, durable
   }
   try {
     // Name ourselves in the lock so a crash here leaves a lock that clearOwnStaleIndexLock can prove is ours.
-    fs.writeSync(fd, `${INDEX_LOCK_MARKER}${process.pid}:${processStartTime(process.pid) ?? ''}\n`);
+    fs.writeSync(fd, `${INDEX_LOCK_MARKER}${process.pid}:${currentLockLiveness().startTime(process.pid) ?? ''}\n`);
     const now = statOrNull(real);
     const before = index.seededFrom;
     const unchanged = before === null
@@ -338,8 +383,8 @@ export function installIndex(repo: GitRepository, index: TemporaryIndex, durable
 const INDEX_LOCK_MARKER = 'agent-versions:';
 
 /**
- * Removes `.git/index.lock` only when it is one that installIndex created and its process is gone (a SIGKILL in
- * that instant). Any other index.lock belongs to git or another tool and is left alone. Returns whether it removed one.
+ * Removes `.git/index.lock` only when it is one that installIndex created and its process is certainly gone (a
+ * SIGKILL in that instant). Any other index.lock belongs to git or another tool and is left alone. Returns whether it removed one.
  */
 export function clearOwnStaleIndexLock(repo: GitRepository): boolean {
   const lock = path.join(repo.gitDir, 'index.lock');
@@ -351,10 +396,8 @@ export function clearOwnStaleIndexLock(repo: GitRepository): boolean {
   }
   const match = new RegExp(`^${INDEX_LOCK_MARKER}(\\d+):(\\d*)\n$`).exec(text);
   if (!match) return false;
-  const pid = Number(match[1]);
-  const start = processStartTime(pid);
-  const alive = start !== null && (match[2] === '' || String(start) === match[2]);
-  if (alive) return false;
+  // Judged by the lock liveness provider: a holder whose start time is unknown (off Linux) is alive while its pid exists.
+  if (!recordedProcessGone(Number(match[1]), match[2])) return false;
   fs.rmSync(lock, { force: true });
   return true;
 }

@@ -6,6 +6,7 @@ import { inspectRepositoryHealth, readSymbolicHead, RepositoryHealth, WorkingTre
 import { blockerMessage as gateMessage, factsFromHealth, gate, GateBlocker, reasonForBlocker } from '../git/repositoryGate';
 import { acquireRepositoryLease } from '../git/repositoryLease';
 import { commitWorkingTree } from '../git/workingTree';
+import { settleUnderLease } from '../restore/restoreService';
 import { RECOVERY_SUBJECT } from '../turns/promptSummary';
 import { clearRecovery, readRecovery, RecoveryLatch } from './recoveryLatch';
 
@@ -69,6 +70,7 @@ export async function acceptCurrentVersion(ctx: RepoContext, options: AcceptOpti
   if (missing) return logged(ctx, 'accept', { result: 'rejected', assessment: missing });
   const lease = await acquireRepositoryLease(ctx.repo, 'recovery', ctx.leaseWaitMs);
   try {
+    await settleUnderLease(ctx); // a restore left unfinished may latch a newer recovery first
     const latch = await ctx.store.read((r) => readRecovery(r));
     const stale = staleSettlement(latch, options);
     if (stale) return logged(ctx, 'accept', stale);
@@ -94,6 +96,7 @@ export async function saveAndAcceptCurrentVersion(ctx: RepoContext, options: Acc
   }
   const lease = await acquireRepositoryLease(ctx.repo, 'recovery', ctx.leaseWaitMs);
   try {
+    await settleUnderLease(ctx); // a restore left unfinished may latch a newer recovery first
     const latch = await ctx.store.read((r) => readRecovery(r));
     const stale = staleSettlement(latch, options);
     if (stale) return logged(ctx, 'save', stale);

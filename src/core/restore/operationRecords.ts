@@ -25,6 +25,11 @@ export function inFlightOperation(r: StoreReader | StoreTx): OperationRow | unde
   return r.get<OperationRow>("SELECT * FROM operations WHERE status = 'in-flight'");
 }
 
+/** The most recently started operation that is no longer in flight (completed, failed, rolled back or latched). */
+export function latestSettledOperation(r: StoreReader | StoreTx): OperationRow | undefined {
+  return r.get<OperationRow>("SELECT * FROM operations WHERE status <> 'in-flight' ORDER BY started_at DESC LIMIT 1");
+}
+
 export function getOperation(r: StoreReader | StoreTx, id: string): OperationRow | undefined {
   return r.get<OperationRow>('SELECT * FROM operations WHERE id = ?', [id]);
 }

@@ -23,6 +23,7 @@ import { redoStack, undoableTurns } from './historyCounts';
 import { admitOperation, finishOperation, getOperation, inFlightOperation, OperationRow, recordCommits, setPhase } from './operationRecords';
 import { restoreMachine } from './restoreMachine';
 import { preservationFor } from './targetOutcome';
+import { removeLeftoverTempFiles } from '../recovery/staleLocks';
 import { clearOwnStaleIndexLock, indexRepairPending, repairRecordedIndex } from '../git/workingTree';
 import { preserveDirtyTree, restoredPathsMatch, updateBranch, updateWorktree, writeRestoreCommit } from './restoreEffects';
 import type { RestorePhase } from '../store/schema';
@@ -35,6 +36,12 @@ export type RestoreRequest =
 export interface RestoreOptions {
   /** The user agreed to undo commits they made themselves after the target (palette modal / CLI --yes). */
   confirmUserCommits?: boolean;
+  /**
+   * The fingerprint of the preview the user confirmed. When the plan differs under the lease (a new turn, a
+   * commit since), the restore is refused with 'confirmation-required' (details.planChanged) and nothing changes,
+   * so the caller asks again instead of running something that was never confirmed.
+   */
+  expectedPlan?: string;
   /** Told when Undo ends a still-running turn as cancelled (the API forwards it to the agent). */
   onTurnCancelled?: (turn: { turnId: string; chatId: string }) => void;
 }
@@ -58,6 +65,8 @@ export interface RestorePreview {
   turnId?: string;
   /** Commits the user made themselves after the target that this restore undoes (they stay in history). */
   userCommits: number;
+  /** Names exactly what would run (branch, HEAD, target, turn, user commits): pass it back as `expectedPlan`. */
+  fingerprint: string;
 }
 
 interface Plan {
@@ -78,8 +87,16 @@ interface Plan {
 /** Read-only: what a restore would do, for the UI's confirmation. Takes no lease and changes nothing. */
 export async function previewRestore(ctx: RepoContext, request: RestoreRequest): Promise<RestorePreview> {
   const plan = await makePlan(ctx, request);
-  if ('nothing' in plan) return { kind: request.kind, nothing: plan.nothing, userCommits: 0 };
-  return { kind: request.kind, target: plan.target, ...(plan.turn ? { turnId: plan.turn.id } : {}), userCommits: plan.userCommits };
+  if ('nothing' in plan) return { kind: request.kind, nothing: plan.nothing, userCommits: 0, fingerprint: planFingerprint(plan) };
+  return { kind: request.kind, target: plan.target, ...(plan.turn ? { turnId: plan.turn.id } : {}), userCommits: plan.userCommits, fingerprint: planFingerprint(plan) };
+}
+
+/** What a confirmation confirms: the same request on the same branch and HEAD, to the same target, undoing the same user commits. */
+function planFingerprint(plan: Plan | { nothing: string }): string {
+  const named = 'nothing' in plan
+    ? [plan.nothing]
+    : [plan.request.kind, plan.branch, plan.head, plan.target, plan.turn?.id ?? '', plan.userCommits];
+  return crypto.createHash('sha256').update(JSON.stringify(named)).digest('hex').slice(0, 16);
 }
 
 /**
@@ -91,9 +108,14 @@ export async function runRestore(ctx: RepoContext, request: RestoreRequest, opti
   await assertNoRecovery(ctx.store);
   const lease = await acquireRestoreLease(ctx);
   try {
-    await reconcileUnderLease(ctx);
+    await settleUnderLease(ctx);
     await assertNoRecovery(ctx.store);
     let plan = await makePlan(ctx, request);
+    if (options.expectedPlan !== undefined && planFingerprint(plan) !== options.expectedPlan) {
+      throw new AvhError('confirmation-required',
+        'What this restore would do changed since it was confirmed (a new turn or a commit). Confirm again; nothing was changed.',
+        { planChanged: true, count: 'nothing' in plan ? 0 : plan.userCommits });
+    }
     if ('nothing' in plan) return { result: plan.nothing };
     if (plan.userCommits > 0 && !options.confirmUserCommits) {
       throw new AvhError('confirmation-required',
@@ -172,6 +194,8 @@ export async function runRestore(ctx: RepoContext, request: RestoreRequest, opti
 
 /** Finishes or settles an operation left unfinished by a crashed process (SPEC §5.4). Idempotent; never sleeps. */
 export async function reconcileOperations(ctx: RepoContext): Promise<boolean> {
+  const cleaned = removeLeftoverTempFiles(ctx.repo); // only files whose process is gone: needs no lease
+  if (cleaned > 0) ctx.log.info('reconcile.temp-files-removed', { count: cleaned });
   const op = await ctx.store.read((r) => inFlightOperation(r));
   const holder = readLockHolder(leasePath(ctx.repo));
   if (!op && !indexRepairPending(ctx.repo) && (!holder || holder.alive)) return false;
@@ -179,11 +203,23 @@ export async function reconcileOperations(ctx: RepoContext): Promise<boolean> {
   const lease = tryAcquireLock(leasePath(ctx.repo), 'reconcile');
   if (!lease) return false; // its owner is alive and still working on it, or another process is reconciling
   try {
-    if (clearOwnStaleIndexLock(ctx.repo)) ctx.log.warn('restore.stale-index-lock-removed');
-    return await reconcileUnderLease(ctx);
+    return await settleUnderLease(ctx);
   } finally {
     lease.release();
   }
+}
+
+/**
+ * The first step of every mutation (beginTurn, endTurn, restores, recovery actions), under the repository lease
+ * the caller just took (possibly by breaking a dead holder's): whatever a crashed process left unfinished is
+ * settled before anything is snapshotted or committed, so no turn ever records a half-restored tree. An
+ * operation in flight is finished, rolled back or latched as recovery; our own stale index.lock and temp files
+ * of dead processes go. Cheap when nothing is left over (one store read, a few file checks). Returns whether
+ * it settled anything.
+ */
+export async function settleUnderLease(ctx: RepoContext): Promise<boolean> {
+  if (clearOwnStaleIndexLock(ctx.repo)) ctx.log.warn('restore.stale-index-lock-removed');
+  return reconcileUnderLease(ctx);
 }
 
 async function reconcileUnderLease(ctx: RepoContext): Promise<boolean> {

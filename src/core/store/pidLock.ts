@@ -154,6 +154,11 @@ export function setLockLiveness(next: LockLiveness): LockLiveness {
   return previous;
 }
 
+/** The staleness provider in use (others judge liveness of pids they recorded the same way locks do). */
+export function currentLockLiveness(): LockLiveness {
+  return liveness;
+}
+
 function selfStartTime(): number | null {
   if (ownStartTime === undefined) ownStartTime = liveness.startTime(process.pid);
   return ownStartTime;

@@ -11,6 +11,7 @@ import type { TerminalOutcome } from '../outcomes';
 import type { SecretFinding } from '../secrets/secretScanner';
 import { assertNoRecovery, readRecovery } from '../recovery/recoveryLatch';
 import { inFlightOperation } from '../restore/operationRecords';
+import { settleUnderLease } from '../restore/restoreService';
 import { tryAcquireLock } from '../store/pidLock';
 import { agentSubject } from './promptSummary';
 import { getChat, getTurn, markTurnTerminal, nestedNotice, NoVersionReason, openTurnsOfChat, pendingTurns, setTurnVersion, TurnRow } from './turnRecords';
@@ -36,6 +37,8 @@ export async function beginTurn(ctx: RepoContext, input: BeginTurnInput): Promis
   await assertNoRecovery(ctx.store);
   const lease = await acquireRepositoryLease(ctx.repo, 'turn', ctx.leaseWaitMs);
   try {
+    // A restore another process left unfinished is settled first (it may latch recovery, which the gate then refuses).
+    await settleUnderLease(ctx);
     const [health, state] = await Promise.all([
       inspectRepositoryHealth(ctx.repo),
       ctx.store.read((r) => ({ recoveryRequired: readRecovery(r) !== null, restoreInFlight: inFlightOperation(r) !== undefined })),
@@ -108,6 +111,8 @@ export interface EndTurnResult {
 export async function endTurn(ctx: RepoContext, turnId: string, outcome: TerminalOutcome): Promise<EndTurnResult> {
   const lease = await acquireRepositoryLease(ctx.repo, 'turn', ctx.leaseWaitMs);
   try {
+    // Settled first: a half-restored tree left by a dead restore is never committed as this turn's version.
+    await settleUnderLease(ctx);
     return await endTurnUnderLease(ctx, turnId, outcome);
   } finally {
     lease.release();
