@@ -77,7 +77,7 @@ function slowCheckout(repo: string): () => void {
   const attributes = path.join(repo, '.git', 'info', 'attributes');
   fs.mkdirSync(path.dirname(attributes), { recursive: true });
   fs.writeFileSync(attributes, '* filter=avhslow\n');
-  git(repo, 'config', 'filter.avhslow.smudge', 'sleep 3; cat');
+  git(repo, 'config', 'filter.avhslow.smudge', 'sleep 5; cat');
   return () => {
     fs.rmSync(attributes, { force: true });
     git(repo, 'config', '--remove-section', 'filter.avhslow');
@@ -174,7 +174,7 @@ describe('golden path: demo → Version History → stop → Undo → Redo → c
 
     // 5. Undo again, with the extension host killed by the test build's failpoint while git's checkout writes files.
     const restoreCheckout = slowCheckout(demo);
-    await wb.restartServer({ env: { AVH_FAILPOINT: 'git:read-tree:during', AVH_FAILPOINT_DELAY_MS: '1500' } });
+    await wb.restartServer({ env: { AVH_FAILPOINT: 'git:read-tree:during', AVH_FAILPOINT_DELAY_MS: '2500' } });
     await statusBarCounts(page, { undo: initialCounts.undo + 1, redo: 0 });
     const hosts = extensionHostPids(wb.server.pid);
     assert.ok(hosts.length > 0, 'an extension host runs');
@@ -189,8 +189,10 @@ describe('golden path: demo → Version History → stop → Undo → Redo → c
 
     // 6. Reload the window (code-server restarted without the failpoint): recovery toast, status bar, blocked pane.
     await wb.restartServer();
+    await page.locator('.part.statusbar .statusbar-item', { hasText: 'Version recovery needed' }).first().waitFor({ timeout: 60_000 });
+    // The toast may already have hidden (toasts do after a few seconds): the notification center keeps every notice.
+    await runCommand(page, 'Notifications: Show Notifications');
     const notice = await waitForNotification(page, REQUIRED, { timeout: 60_000 });
-    await page.locator('.part.statusbar .statusbar-item', { hasText: 'Version recovery needed' }).first().waitFor({ timeout: 30_000 });
     await runCommand(page, 'Agent Versions: Show Version History', { attempts: 3 });
     await view.getByText(BLOCKED_MESSAGE).waitFor({ timeout: 30_000 });
     assert.equal(await view.getByRole('option').count(), 0);

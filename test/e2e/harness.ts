@@ -197,10 +197,7 @@ export async function waitForNotification(page: Page, text: string | RegExp, opt
     return notification;
   } catch {
     // Toasts hide after a while (and never show while a modal is up): the center keeps them all.
-    const center = page.locator('.notifications-center.visible');
-    if (!(await center.isVisible())) await page.locator('#status\\.notifications, .statusbar-item[id$="status.notifications"]').first().click();
-    // The bell toggles the center; the palette command only ever shows it.
-    await center.waitFor({ state: 'visible', timeout: 3_000 }).catch(() => runCommand(page, 'Notifications: Show Notifications'));
+    await page.locator('#status\\.notifications, .statusbar-item[id$="status.notifications"]').first().click();
     await notification.waitFor({ state: 'visible', timeout: timeout / 2 });
     return notification;
   }
