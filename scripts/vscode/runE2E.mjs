@@ -7,7 +7,7 @@
 //   node scripts/vscode/runE2E.mjs [--ext <dir to package, default the repo>] [--vsix <prebuilt .vsix>]
 //     [--test-ext <test build to package, default dist/test-extension>]
 //     [--tests <dir with *.e2e.test.js, default out/test/e2e>] [--stats <counts.json>] [--grep <re>]
-//     [--timeout <overall seconds, default 900>]
+//     [--timeout <overall seconds, default 1200>]
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -27,7 +27,7 @@ try {
       tests: { type: 'string', default: path.join(repoRoot, 'out/test/e2e') },
       stats: { type: 'string' },
       grep: { type: 'string' },
-      timeout: { type: 'string', default: '900' },
+      timeout: { type: 'string', default: '1200' },
     },
   }));
 } catch (err) {
