@@ -226,8 +226,13 @@ export function registerHistoryView(context: vscode.ExtensionContext, registry: 
     provider,
     vscode.window.registerWebviewViewProvider(HISTORY_VIEW_ID, provider),
     vscode.commands.registerCommand(SHOW_HISTORY_COMMAND, () => vscode.commands.executeCommand(`${HISTORY_VIEW_ID}.focus`)),
-    vscode.commands.registerCommand(HISTORY_VIEW_TEST_MESSAGE_COMMAND, (raw: unknown) => provider.receive(raw)),
-    vscode.commands.registerCommand(HISTORY_VIEW_TEST_DESCRIBE_COMMAND, () => provider.describe()),
   );
+  // Test build only (scripts/build.mjs): the bundles users get never register `agentVersions._test.*`.
+  if (typeof AVH_PRODUCTION_BUILD === 'undefined') {
+    context.subscriptions.push(
+      vscode.commands.registerCommand(HISTORY_VIEW_TEST_MESSAGE_COMMAND, (raw: unknown) => provider.receive(raw)),
+      vscode.commands.registerCommand(HISTORY_VIEW_TEST_DESCRIBE_COMMAND, () => provider.describe()),
+    );
+  }
   return provider;
 }
