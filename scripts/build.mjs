@@ -6,7 +6,8 @@
 //   `typeof AVH_PRODUCTION_BUILD === 'undefined'` (failpoints, `agentVersions._test.*` commands) is dead code,
 //   and minifySyntax removes it, the calls to the emptied failpoint() and the strings they name.
 // - dist/test-extension/ is the same extension with the hooks kept, laid out like the repository (package.json,
-//   dist/extension.js, dist/sql-wasm.wasm): the extension-host suite loads it as its extensionDevelopmentPath.
+//   dist/extension.js, dist/sql-wasm.wasm, media/): the extension-host suite loads it as its extensionDevelopmentPath,
+//   and the end-to-end runner packages it as a test .vsix for the walk that kills the extension host at a failpoint.
 //   Fault tests run the tsc output (out/), where the constant is undeclared and the hooks are live too.
 // The Version History webview (webview/, Svelte) is built first by Vite into dist/webview/; both builds ship it.
 import { build } from 'esbuild';
@@ -38,3 +39,5 @@ copyFileSync(path.join(root, 'package.json'), path.join(TEST_EXTENSION_DIR, 'pac
 await build({ ...common, entryPoints: [path.join(root, 'src/extension.ts')], outfile: path.join(TEST_EXTENSION_DIR, 'dist/extension.js'), external: ['vscode'] });
 copyFileSync(wasm, path.join(TEST_EXTENSION_DIR, 'dist/sql-wasm.wasm'));
 cpSync(path.join(dist, 'webview'), path.join(TEST_EXTENSION_DIR, 'dist/webview'), { recursive: true });
+// The view's icon: the end-to-end tests package this folder as a test .vsix (scripts/vscode/runE2E.mjs).
+cpSync(path.join(root, 'media'), path.join(TEST_EXTENSION_DIR, 'media'), { recursive: true });

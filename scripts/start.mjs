@@ -141,7 +141,7 @@ function demoState(dir) {
  * Creates the demo repository (or reuses a finished one): a small project, then two demo agent turns through the
  * real CLI, the first completed, the second stopped after two of its three edits (partial changes left in the tree).
  */
-async function ensureDemoRepo(dir, { reset, signal }) {
+export async function ensureDemoRepo(dir, { reset, signal }) {
   const state = demoState(dir);
   checkDemoRepoIsOurs(dir);
   if (state === 'ready' && !reset) {

@@ -142,9 +142,11 @@ function writeSettings(userDataDir, extra) {
 }
 
 /**
- * Starts code-server on 127.0.0.1 and waits for /healthz.
+ * Starts code-server on 127.0.0.1 and waits for /healthz. `keepSettings` leaves the profile's settings.json as it
+ * is (a restart on the same profile: rewriting it under an open window makes VS Code report a settings conflict).
  * @param {{ port?: number, extensionsDir?: string, userDataDir?: string, smokeDriver?: boolean,
- *   extraArgs?: string[], settings?: object, env?: Record<string, string>, startTimeoutMs?: number }} [options]
+ *   extraArgs?: string[], settings?: object, keepSettings?: boolean, env?: Record<string, string>,
+ *   startTimeoutMs?: number }} [options]
  * @returns {Promise<{ url: string, port: number, pid: number, extensionsDir: string, userDataDir: string,
  *   logFile: string, sandbox: string, workbenchUrl: (folder: string, payload?: [string, string][]) => string,
  *   stop: () => Promise<void> }>}
@@ -157,7 +159,7 @@ export async function startCodeServer(options = {}) {
   const extensionsDir = options.extensionsDir ?? path.join(sandbox.dir, 'exts');
   const userDataDir = options.userDataDir ?? path.join(sandbox.dir, 'user');
   mkdirSync(extensionsDir, { recursive: true });
-  writeSettings(userDataDir, options.settings);
+  if (!options.keepSettings) writeSettings(userDataDir, options.settings);
   const logFile = path.join(sandbox.dir, 'code-server.log');
 
   // A picked port can be taken before code-server binds it: retry with a new one unless the caller chose it.

@@ -1,10 +1,13 @@
 // End-to-end tests: packages the extension into a .vsix (this also proves packaging), then runs mocha in
 // plain Node over out/test/e2e/**/*.e2e.test.js; the tests install the .vsix into code-server and drive
 // Chromium (test/e2e/harness.ts). Needs `npm run build` and `tsc` first. Last line: "N passed, N failed".
+// It also packages the test build (dist/test-extension/, failpoints kept) as a second, test-only .vsix for the
+// walk that kills the extension host mid-restore (AVH_E2E_TEST_VSIX); the .vsix users get has no failpoints.
 //
 //   node scripts/vscode/runE2E.mjs [--ext <dir to package, default the repo>] [--vsix <prebuilt .vsix>]
+//     [--test-ext <test build to package, default dist/test-extension>]
 //     [--tests <dir with *.e2e.test.js, default out/test/e2e>] [--stats <counts.json>] [--grep <re>]
-//     [--timeout <overall seconds, default 600>]
+//     [--timeout <overall seconds, default 1200>]
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -20,10 +23,11 @@ try {
     options: {
       ext: { type: 'string', default: repoRoot },
       vsix: { type: 'string' },
+      'test-ext': { type: 'string', default: path.join(repoRoot, 'dist/test-extension') },
       tests: { type: 'string', default: path.join(repoRoot, 'out/test/e2e') },
       stats: { type: 'string' },
       grep: { type: 'string' },
-      timeout: { type: 'string', default: '600' },
+      timeout: { type: 'string', default: '1200' },
     },
   }));
 } catch (err) {
@@ -48,13 +52,17 @@ const watchdog = setTimeout(() => {
 watchdog.unref();
 
 try {
-  const vsix = opts.vsix ? path.resolve(opts.vsix) : packageExtension(path.resolve(opts.ext));
+  const vsix = opts.vsix ? path.resolve(opts.vsix) : packageExtension(path.resolve(opts.ext), 'extension');
+  const testExt = path.resolve(opts['test-ext']);
+  if (!existsSync(path.join(testExt, 'package.json'))) throw new Error(`no test build at ${testExt} (run 'npm run build' first)`);
+  const testVsix = packageExtension(testExt, 'test-extension');
   const files = existsSync(opts.tests)
     ? readdirSync(opts.tests, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.e2e.test.js')).sort().map((f) => path.join(opts.tests, f))
     : [];
   if (files.length === 0) throw new Error(`no *.e2e.test.js under ${opts.tests} (run 'npx tsc -p .' first)`);
 
   process.env.AVH_E2E_VSIX = vsix;
+  process.env.AVH_E2E_TEST_VSIX = testVsix;
   const mocha = new Mocha({ ui: 'bdd', reporter: 'spec', timeout: 180_000, slow: 20_000, grep: opts.grep });
   for (const file of files) mocha.addFile(file);
   await mocha.loadFilesAsync();
@@ -72,14 +80,15 @@ try {
 console.log(`[e2e] done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 finish(counts, exitCode);
 
-function packageExtension(extDir) {
+/** Packages `extDir` into `<tmp>/<name>.vsix` with vsce and returns its path. */
+function packageExtension(extDir, name) {
   // vsce globs every file under the folder before applying .vscodeignore; the 800 MB harness in
   // .vscode-test/ alone makes that take 10+ s. A copy without the folders vsce never ships anyway
   // (.git, node_modules with --no-dependencies, .vscode-test) packages the same files in about a second.
-  const stage = path.join(tmp, 'stage');
+  const stage = path.join(tmp, `${name}-stage`);
   const skip = new Set(['.git', 'node_modules', '.vscode-test'].map((d) => path.join(extDir, d)));
   cpSync(extDir, stage, { recursive: true, verbatimSymlinks: true, filter: (src) => !skip.has(src) && !src.endsWith('.vsix') });
-  const out = path.join(tmp, 'extension.vsix');
+  const out = path.join(tmp, `${name}.vsix`);
   const vsce = path.join(repoRoot, 'node_modules/@vscode/vsce/vsce');
   console.log(`[e2e] vsce package --no-dependencies (${extDir})`);
   // stdin closed: vsce never waits for an answer (without a TTY it warns and goes on).

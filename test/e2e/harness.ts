@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
 
 interface CodeServer {
   url: string;
@@ -20,6 +20,8 @@ interface CodeServerModule {
   repoRoot: string;
   artifactsDir: string;
   startCodeServer(options: {
+    port?: number;
+    keepSettings?: boolean;
     extensionsDir?: string;
     userDataDir?: string;
     smokeDriver?: boolean;
@@ -36,19 +38,29 @@ interface CodeServerModule {
 const codeServer = createRequire(__filename)(path.resolve(__dirname, '../../../scripts/vscode/codeServer.mjs')) as CodeServerModule;
 
 export const VSIX_ENV = 'AVH_E2E_VSIX';
+/** The test build's .vsix (failpoints kept; scripts/vscode/runE2E.mjs packages dist/test-extension/). Never shipped. */
+export const TEST_VSIX_ENV = 'AVH_E2E_TEST_VSIX';
 
 export interface Workbench {
   readonly page: Page;
+  /** The running code-server (a new one after restartServer()). */
   readonly server: CodeServer;
   readonly folder: string;
   /** Saves a full-page PNG into test-artifacts/ and returns its path. */
   screenshot(name: string): Promise<string>;
+  /**
+   * Stops code-server (its whole process group: every extension host) and starts it again on the same port with
+   * the same profile and only `env` added to its environment, then reloads the window.
+   */
+  restartServer(options?: { env?: Record<string, string> }): Promise<void>;
+  /** Reloads the window (what "Developer: Reload Window" does) and waits for the workbench. */
+  reload(): Promise<void>;
   /** Closes the browser, kills code-server's process group, deletes the temp folders. Safe to call twice. */
   stop(): Promise<void>;
 }
 
-/** Installs the .vsix into a fresh profile, starts code-server and opens `folder` in Chromium. */
-export async function startWorkbench(options: { folder: string; vsix?: string; settings?: Record<string, unknown> }): Promise<Workbench> {
+/** Installs the .vsix into a fresh profile, starts code-server (with `env` added) and opens `folder` in Chromium. */
+export async function startWorkbench(options: { folder: string; vsix?: string; settings?: Record<string, unknown>; env?: Record<string, string> }): Promise<Workbench> {
   const vsix = options.vsix ?? process.env[VSIX_ENV];
   if (!vsix || !fs.existsSync(vsix)) throw new Error(`no .vsix: pass { vsix } or set ${VSIX_ENV} (scripts/vscode/runE2E.mjs does)`);
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'avh-e2e-'));
@@ -65,19 +77,66 @@ export async function startWorkbench(options: { folder: string; vsix?: string; s
     process.removeListener('exit', removeProfile);
     removeProfile();
   };
+  const serve = (env: Record<string, string> | undefined, restartOn?: number) =>
+    codeServer.startCodeServer({ extensionsDir, userDataDir, smokeDriver: false, settings: options.settings, env, port: restartOn, keepSettings: restartOn !== undefined });
   try {
     await codeServer.installVsix(vsix, { extensionsDir, userDataDir });
-    server = await codeServer.startCodeServer({ extensionsDir, userDataDir, smokeDriver: false, settings: options.settings });
+    server = await serve(options.env);
     browser = await codeServer.launchChromium();
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await page.goto(server.workbenchUrl(options.folder), { waitUntil: 'domcontentloaded', timeout: 60_000 });
-    await page.locator('.monaco-workbench .part.statusbar').waitFor({ state: 'visible', timeout: 60_000 });
-    await page.locator('.monaco-workbench .explorer-folders-view, .monaco-workbench .part.sidebar').first().waitFor({ timeout: 30_000 });
-    return { page, server, folder: options.folder, screenshot: (name) => screenshot(page, name), stop };
+    await workbenchShown(page);
+    const reload = async () => {
+      await page.reload({ waitUntil: 'domcontentloaded', timeout: 60_000 });
+      await workbenchShown(page);
+    };
+    const restartServer = async (restart: { env?: Record<string, string> } = {}) => {
+      const port = server!.port;
+      await server!.stop();
+      server = await serve(restart.env, port);
+      await reload();
+    };
+    return {
+      page,
+      get server() {
+        return server!;
+      },
+      folder: options.folder,
+      screenshot: (name) => screenshot(page, name),
+      restartServer,
+      reload,
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;
   }
+}
+
+async function workbenchShown(page: Page): Promise<void> {
+  await page.locator('.monaco-workbench .part.statusbar').waitFor({ state: 'visible', timeout: 60_000 });
+  await page.locator('.monaco-workbench .explorer-folders-view, .monaco-workbench .part.sidebar').first().waitFor({ timeout: 30_000 });
+}
+
+/**
+ * The pids of the extension host processes code-server (process group `serverPid`) runs now, read from /proc:
+ * the Node processes forked with `--type=extensionHost`.
+ */
+export function extensionHostPids(serverPid: number): number[] {
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // The fields after the parenthesised command name: state ppid pgrp …
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+      if (pgrp !== serverPid) continue;
+      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes('--type=extensionHost')) pids.push(Number(entry));
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return pids;
 }
 
 export async function screenshot(page: Page, name: string): Promise<string> {
@@ -85,6 +144,19 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const file = path.join(codeServer.artifactsDir, `${name.replace(/[^\w.-]+/g, '-')}.png`);
   await page.screenshot({ path: file, timeout: 10_000 });
   return file;
+}
+
+/** Saves a PNG of one element (a pane, a notification) into test-artifacts/ and returns its path. */
+export async function elementScreenshot(locator: Locator, name: string): Promise<string> {
+  fs.mkdirSync(codeServer.artifactsDir, { recursive: true });
+  const file = path.join(codeServer.artifactsDir, `${name.replace(/[^\w.-]+/g, '-')}.png`);
+  await locator.screenshot({ path: file, timeout: 10_000 });
+  return file;
+}
+
+/** The Version History pane's DOM: VS Code lays webviews over the workbench (not inside the pane); ours is the only one open. */
+export function versionHistoryPane(page: Page): FrameLocator {
+  return page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
 }
 
 /**

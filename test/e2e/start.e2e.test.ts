@@ -1,8 +1,8 @@
 // `npm start` as a newcomer runs it: the real scripts/start.mjs (setup check, packaging, private profile, demo
 // repository made by the demo agent through the real CLI, code-server) with a temp demo folder and profile so
 // it never touches a user's. It must print one URL; loaded in Chromium the extension is live on the demo
-// repository; git shows the completed and the cancelled turn; Ctrl+C leaves no code-server behind; a second
-// start reuses what the first one made.
+// repository and its Version History pane in Source Control lists the demo's turns; git shows the completed
+// and the cancelled turn; Ctrl+C leaves no code-server behind; a second start reuses what the first one made.
 import * as assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { cliJson } from '../support/cliProcess';
 import { assertNothingLost, contentInventory, git, head, testGitEnv } from '../support/gitFixtures';
-import { screenshot } from './harness';
+import { screenshot, versionHistoryPane } from './harness';
 
 const repoRoot = path.resolve(__dirname, '../../..');
 const START = path.join(repoRoot, 'scripts/start.mjs');
@@ -122,6 +122,14 @@ describe('npm start (scripts/start.mjs: demo repository, code-server, Chromium)'
       const [, undo, redo] = /undo:(\d+) redo:(\d+)/.exec(await item.innerText()) ?? [];
       assert.ok(Number(undo) >= 1, `the status bar offers an Undo (shows undo:${undo} redo:${redo})`);
       assert.equal(Number(redo), 0);
+      // The Version History pane in Source Control lists the demo agent's completed turn.
+      await page.keyboard.press('Control+Shift+G');
+      const header = page.locator('.part.sidebar .pane-header', { hasText: 'Agent Version History' }).first();
+      await header.waitFor({ state: 'visible', timeout: 30_000 });
+      if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
+      const view = versionHistoryPane(page);
+      await view.getByRole('option', { name: /^Agent: Add a greeter module with a test, completed, by demo-agent/ }).waitFor({ timeout: 60_000 });
+      await view.getByRole('option', { name: /^Commit: Initial commit,/ }).waitFor();
       await screenshot(page, 'start-demo-workbench');
     } catch (err) {
       console.log(`    screenshot: ${await screenshot(page, 'e2e-start-failed').catch(() => 'none')}\n${first.output()}`);
