@@ -17,7 +17,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DEMO_FOLDER, defaultDemoRepo, runDemoTurn } from './demoAgent.mjs';
-import { installVsix, repoRoot, startCodeServer, vscodeTestDir } from './vscode/codeServer.mjs';
+import { groupAlive, installVsix, repoRoot, startCodeServer, vscodeTestDir } from './vscode/codeServer.mjs';
 
 export const vsixPath = path.join(repoRoot, 'dist/agent-version-history.vsix');
 const defaultProfile = path.join(vscodeTestDir, 'start');
@@ -253,15 +253,6 @@ function parseOptions(argv) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const stopping = new AbortController();
-
-function groupAlive(pid) {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function main() {
   const options = parseOptions(process.argv.slice(2));

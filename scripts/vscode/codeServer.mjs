@@ -111,7 +111,8 @@ function killGroup(pid, signal) {
   }
 }
 
-function groupAlive(pid) {
+/** Whether any process of the group led by `pid` is still alive. */
+export function groupAlive(pid) {
   try {
     process.kill(-pid, 0);
     return true;
