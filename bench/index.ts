@@ -9,6 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { GoalRow, runGitBench } from './gitBench';
 import { runStoreBench } from './storeBench';
+import { runSecretsBench } from './secretsBench';
 import { runViewBench } from './viewBench';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -98,9 +99,11 @@ async function main(): Promise<void> {
   let gitResult: Awaited<ReturnType<typeof runGitBench>>;
   let storeMarkdown: string;
   let viewResult: Awaited<ReturnType<typeof runViewBench>>;
+  let secretsResult: Awaited<ReturnType<typeof runSecretsBench>>;
   try {
     gitResult = await runGitBench({ workDir, progress, quick });
     viewResult = await runViewBench({ workDir, progress, quick });
+    secretsResult = await runSecretsBench(workDir, quick, progress);
     progress('durable store (in its own Node process)…');
     storeMarkdown = await storeSection();
   } finally {
@@ -109,7 +112,7 @@ async function main(): Promise<void> {
   }
   const loadAfter = loadAverage();
   const totalSeconds = (performance.now() - started) / 1000;
-  const goals = [...gitResult.goals, ...viewResult.goals, ...storeGoals(storeMarkdown)];
+  const goals = [...gitResult.goals, ...viewResult.goals, { id: '15.1', ...secretsResult.goal }, ...storeGoals(storeMarkdown)];
   goals.sort((a, b) => a.id.localeCompare(b.id, 'en', { numeric: true }));
 
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
@@ -138,7 +141,7 @@ async function main(): Promise<void> {
     goalsTable(goals),
     '',
   ].join('\n');
-  const markdown = [header, ...gitResult.sections, viewResult.section, storeMarkdown].join('\n');
+  const markdown = [header, ...gitResult.sections, viewResult.section, secretsResult.markdown, storeMarkdown].join('\n');
   const out = quick ? path.join(workRoot, 'RESULTS.quick.md') : path.join(ROOT, 'bench', 'RESULTS.md');
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, markdown.endsWith('\n') ? markdown : `${markdown}\n`);
