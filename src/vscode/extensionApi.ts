@@ -43,9 +43,10 @@ export function createApi(registry: RepositoryRegistry, onDidCancelTurn: vscode.
       if (typeof request !== 'object' || request === null) throw new AvhError('invalid-input', 'beginTurn expects an object { chatId, prompt, agent?, chatTitle?, repository? }.');
       const { repository, ...input } = request;
       const controller = await controllerFor(repository);
-      const { turnId, excluded } = await controller.history.beginTurn(input);
+      const { turnId, excluded, notice } = await controller.history.beginTurn(input);
       owners.set(turnId, controller);
       showSecretNotices(controller, excluded);
+      if (notice) void vscode.window.showInformationMessage(`Agent Version History: ${notice}`); // nested repositories, once each
       return { turnId };
     },
     async endTurn(turnId, outcome) {
@@ -56,6 +57,7 @@ export function createApi(registry: RepositoryRegistry, onDidCancelTurn: vscode.
       controller.notifyChanged();
       if (result.message) void vscode.window.showWarningMessage(`Agent Version History: ${result.message}`);
       showSecretNotices(controller, result.excluded);
+      if (result.notice) void vscode.window.showInformationMessage(`Agent Version History: ${result.notice}`);
       return { turnId: result.turnId, outcome: result.outcome, version: result.version };
     },
     async getVersions(options = {}) {
