@@ -67,6 +67,7 @@ export async function runRepositoryCommand(command: CommandName, c: CommandConte
         const r = command === 'undo' ? await history.undo(values.turn, options)
           : command === 'redo' ? await history.redo(options)
             : await history.restore(c.args[0], options);
+        if (r.notice) c.stderr(`agent-versions: ${r.notice}\n`);
         return { json: restoreJson(r), text: restoreText(r) };
       } catch (error) {
         if (error instanceof AvhError && error.reason === 'confirmation-required') {

@@ -97,6 +97,7 @@ export class RestoreRunner {
   private report(controller: RepositoryController, result: RestoreResult | undefined, kind: RestoreRequest['kind']): void {
     controller.notifyChanged();
     if (!result) return;
+    if (result.notice) void vscode.window.showInformationMessage(`Agent Version History: ${result.notice}`); // nested repositories, once each
     switch (result.result) {
       case 'nothing-to-undo':
         void vscode.window.showInformationMessage('There is no agent turn to undo on this branch.');
