@@ -5,6 +5,7 @@
 import * as childProcess from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { configureGitExecutable } from '../src/core/git/gitRunner';
 
 export interface Spawned {
   code: number;
@@ -244,10 +245,12 @@ export class GitProcessCounter {
     fs.writeFileSync(this.logFile, '');
     this.savedPath = process.env.PATH;
     process.env.PATH = `${this.shimDir}${path.delimiter}${this.savedPath ?? ''}`;
+    configureGitExecutable([]); // git is resolved once per folder: forget it, so the shim first on PATH is the git found
     try {
       await fn();
     } finally {
       process.env.PATH = this.savedPath;
+      configureGitExecutable([]);
     }
     return fs.readFileSync(this.logFile, 'utf8').split('\n').filter((l) => l.length > 0);
   }
