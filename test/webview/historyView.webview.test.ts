@@ -190,4 +190,27 @@ describe('Version History webview (Vite-built page in real Chromium, fake host i
     await host.page.waitForFunction(() => window.__posted.some((m) => m.type === 'loadMore'));
     await screenshot(host.page, 'ten-thousand');
   });
+
+  it('the selection stays on the same version when new versions arrive on top or the list changes', async () => {
+    const many = Array.from({ length: 10_000 }, (_, i) => row({ label: `Commit ${i}` }));
+    await host.showView(versions(many));
+    await options().first().waitFor();
+    await list().focus();
+    await host.page.keyboard.press('End');
+    assert.equal(await list().getAttribute('aria-activedescendant'), 'version-9999');
+    // Three new versions on top: the selected one moves down three places and stays selected.
+    const fresh = [row({ label: 'New 1' }), row({ label: 'New 2' }), row({ label: 'New 3' })];
+    await host.showView(versions([...fresh, ...many]));
+    await host.page.locator('[role="listbox"][aria-activedescendant="version-10002"]').waitFor();
+    assert.equal(await host.page.locator('#version-10002').getAttribute('aria-selected'), 'true');
+    // A list where it sits far above its old place (the rows before it went away): found there, not reset.
+    await host.showView(versions(many.slice(9_990)));
+    await host.page.locator('[role="listbox"][aria-activedescendant="version-9"]').waitFor();
+    await host.page.getByRole('option', { name: /^Commit: Commit 9999,/, selected: true }).waitFor();
+    // Gone altogether: the selection stays within the list.
+    await host.showView(versions(many.slice(0, 4)));
+    await host.page.locator('[role="listbox"][aria-activedescendant="version-3"]').waitFor();
+    await host.page.keyboard.press('ArrowUp');
+    assert.equal(await list().getAttribute('aria-activedescendant'), 'version-2');
+  });
 });
