@@ -75,8 +75,8 @@ export class RestoreRunner {
         const n = preview.userCommits;
         const again = asked > 0 ? 'What this restore would do changed since you confirmed it. ' : '';
         const choice = await vscode.window.showWarningMessage(
-          `${again}${title} will undo ${n} commit${n === 1 ? '' : 's'} you made yourself after that version (${preview.target?.slice(0, 7) ?? ''}).`,
-          { modal: true, detail: 'They stay reachable in Version History; a new [Restore] version is added on top.' },
+          `${again}${title} will undo ${n} commit${n === 1 ? '' : 's'} you made yourself after that version.`,
+          { modal: true, detail: `Target version ${preview.target?.slice(0, 7) ?? ''}. They stay reachable in Version History; a new [Restore] version is added on top.` },
           'Continue',
         );
         if (choice !== 'Continue') return undefined;
