@@ -106,3 +106,12 @@ export async function readBlobAt(root: string, oid: string, path: string): Promi
     throw error;
   }
 }
+
+/** `git log` of HEAD in `format` (newest first, `limit` from `skip`); null when HEAD has no commits yet. */
+export async function versionRecords(root: string, limit: number, skip: number, format: string): Promise<string | null> {
+  try {
+    return (await runGit(root, ['log', `--max-count=${limit}`, `--skip=${skip}`, '--no-color', `--format=${format}`, 'HEAD', '--'])).stdout;
+  } catch {
+    return null;
+  }
+}

@@ -1,5 +1,5 @@
 import type { RepoContext } from '../context';
-import { runGit } from '../git/gitRunner';
+import { versionRecords } from '../git/versionLog';
 import type { TerminalOutcome } from '../outcomes';
 import { kindOfSubject, VersionKind } from './promptSummary';
 
@@ -18,16 +18,8 @@ const RECORD = '\x1e';
 
 /** Versions of the current branch, newest first; kinds from subjects, turn ids from trailers, outcomes from the store. */
 export async function listVersions(ctx: RepoContext, limit = 100, skip = 0): Promise<VersionInfo[]> {
-  let stdout: string;
-  try {
-    ({ stdout } = await runGit(ctx.repo.root, [
-      'log', `--max-count=${limit}`, `--skip=${skip}`, '--no-color',
-      `--format=%H${FIELD}%s${FIELD}%ct${FIELD}%(trailers:key=Agent-Turn,valueonly,separator=%x2c)${RECORD}`,
-      'HEAD', '--',
-    ]));
-  } catch {
-    return []; // unborn branch: no versions yet
-  }
+  const stdout = await versionRecords(ctx.repo.root, limit, skip, `%H${FIELD}%s${FIELD}%ct${FIELD}%(trailers:key=Agent-Turn,valueonly,separator=%x2c)${RECORD}`);
+  if (stdout === null) return []; // unborn branch: no versions yet
   const versions: VersionInfo[] = [];
   for (const record of stdout.split(RECORD)) {
     const trimmed = record.replace(/^\n/, '');
