@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
-  commitIdentity, findGitExecutable, gitVersion, MIN_GIT_VERSION, stateFileFacts, TESTED_GIT_VERSION, versionAtLeast,
+  commitIdentity, gitExecutableFor, gitVersion, MIN_GIT_VERSION, stateFileFacts, TESTED_GIT_VERSION, versionAtLeast,
 } from '../core/diagnostics';
 import { isAvhError, safeMessage } from '../core/errors';
 import { GitRepository, resolveRepository } from '../core/git/repository';
@@ -67,8 +67,9 @@ export async function runDoctor(folder: string): Promise<DoctorReport> {
 }
 
 async function checkGit(folder: string): Promise<Check> {
-  const gitPath = findGitExecutable();
-  if (!gitPath) return problem('git', 'git was not found on PATH.', `Install git ${version(TESTED_GIT_VERSION)} or newer and make sure it is on PATH.`, { path: null });
+  const found = gitExecutableFor(folder);
+  if (!('path' in found)) return problem('git', found.problem, `Install git ${version(TESTED_GIT_VERSION)} or newer and make sure it is on PATH (outside this repository).`, { path: null });
+  const gitPath = found.path;
   const v = await gitVersion(path.resolve(folder));
   const facts = { path: gitPath, version: v?.text ?? null, minimum: version(MIN_GIT_VERSION), tested: version(TESTED_GIT_VERSION) };
   if (!v) return problem('git', `${gitPath} did not report a version.`, 'Reinstall git, then run doctor again.', facts);

@@ -1,5 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { safeMessage } from './errors';
+import { gitExecutable } from './git/gitRunner';
 import type { GitRepository } from './git/repository';
 import { JOURNAL_FILE, SNAPSHOT_FILE } from './store/durableStore';
 
@@ -13,22 +15,16 @@ export const MIN_GIT_VERSION: readonly [number, number] = [2, 36];
 /** The oldest git the test suite runs against. */
 export const TESTED_GIT_VERSION: readonly [number, number] = [2, 39];
 
-/** The git executable a spawn of `git` would start: the first match on PATH (no process started). */
-export function findGitExecutable(env: NodeJS.ProcessEnv = process.env): string | null {
-  const names = process.platform === 'win32' ? ['git.exe', 'git.cmd'] : ['git'];
-  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
-    if (!dir) continue;
-    for (const name of names) {
-      const candidate = path.resolve(dir, name);
-      try {
-        fs.accessSync(candidate, fs.constants.X_OK);
-        if (fs.statSync(candidate).isFile()) return candidate;
-      } catch {
-        // not here
-      }
-    }
+/**
+ * The git Agent Version History runs for `folder` (the same resolution every git call uses: the configured path,
+ * else PATH without relative entries or the repository's own folders), or why there is none. Starts no process.
+ */
+export function gitExecutableFor(folder: string): { path: string } | { problem: string } {
+  try {
+    return { path: gitExecutable(path.resolve(folder)) };
+  } catch (error) {
+    return { problem: safeMessage(error) };
   }
-  return null;
 }
 
 export { commitIdentity, gitVersion, versionAtLeast } from './git/gitFacts';
