@@ -328,7 +328,7 @@ export async function traceGitCalls(fn: () => Promise<unknown>, store?: Traceabl
   cp.spawn = ((command: string, args: readonly string[], options: childProcess.SpawnOptions) => {
     const startMs = now() - t0;
     const child = original(command, args as string[], options);
-    if (command === 'git') {
+    if (path.basename(command) === 'git') {
       const env = (options?.env ?? {}) as Record<string, string | undefined>;
       const gitEnv: Record<string, string> = {};
       for (const name of ['GIT_OPTIONAL_LOCKS', 'GIT_INDEX_FILE']) if (env[name] !== undefined) gitEnv[name] = env[name] as string;

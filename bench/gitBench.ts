@@ -52,6 +52,8 @@ export interface GitBenchOptions {
   progress: (line: string) => void;
   /** Small repositories and few repetitions, for developing the bench itself. */
   quick: boolean;
+  /** Only these sections ('undo', 'health') on the medium repository. */
+  only?: readonly string[];
 }
 
 export interface GitBenchResult {
@@ -196,6 +198,20 @@ export async function runGitBench(options: GitBenchOptions): Promise<GitBenchRes
   sections.push(repoLine('Medium repository', medium));
   const history = await VersionHistory.open(medium.dir);
   try {
+    if (options.only) {
+      // Working on one part (AVH_BENCH_ONLY): just the named sections on the medium repository.
+      if (options.only.includes('undo')) {
+        const undo = await undoBench(medium, history, sizes.reps.undo, counter, 'Undo / Redo (issue 3)');
+        sections.push(undo.markdown);
+        goals.push(...undo.goals);
+      }
+      if (options.only.includes('health')) {
+        const health = await healthBench(medium, history, sizes.reps.health, counter);
+        sections.push(health.markdown);
+        goals.push(...health.goals);
+      }
+      return { sections, goals };
+    }
     progress('[Agent] version commit vs git add -A && git commit…');
     const commit = await commitBench(medium, history, sizes.reps.commit, counter);
     sections.push(commit.markdown);

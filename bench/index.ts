@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: every benchmark section in one run. Prints markdown and writes bench/RESULTS.md.
  * AVH_BENCH_QUICK=1 runs tiny repositories with few repetitions (for working on the bench itself) and writes
- * bench/.work/RESULTS.quick.md instead.
+ * bench/.work/RESULTS.quick.md instead. AVH_BENCH_ONLY=undo,health runs only those git sections on the medium
+ * repository (for working on one part) and writes bench/.work/RESULTS.only.md.
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -91,6 +92,7 @@ function goalsTable(goals: readonly GoalRow[]): string {
 
 async function main(): Promise<void> {
   const quick = process.env.AVH_BENCH_QUICK === '1';
+  const only = process.env.AVH_BENCH_ONLY ? process.env.AVH_BENCH_ONLY.split(',') : undefined;
   const workRoot = path.join(ROOT, 'bench', '.work');
   const workDir = path.join(workRoot, `run-${process.pid}`);
   fs.mkdirSync(workDir, { recursive: true });
@@ -101,7 +103,14 @@ async function main(): Promise<void> {
   let viewResult: Awaited<ReturnType<typeof runViewBench>>;
   let secretsResult: Awaited<ReturnType<typeof runSecretsBench>>;
   try {
-    gitResult = await runGitBench({ workDir, progress, quick });
+    gitResult = await runGitBench({ workDir, progress, quick, only });
+    if (only) {
+      const markdown = [goalsTable(gitResult.goals), ...gitResult.sections].join('\n');
+      const out = path.join(workRoot, 'RESULTS.only.md');
+      fs.writeFileSync(out, markdown);
+      process.stdout.write(markdown);
+      return;
+    }
     viewResult = await runViewBench({ workDir, progress, quick });
     secretsResult = await runSecretsBench(workDir, quick, progress);
     progress('durable store (in its own Node process)…');

@@ -162,6 +162,35 @@ export function readSymbolicHead(gitDir: string): string | null {
 }
 
 /**
+ * HEAD's branch and commit read from the ref files alone (loose ref in the common git dir, else packed-refs), no
+ * git process. A guess for starting lookups early: callers compare it with what git itself reports (the health
+ * probe) and discard it when they differ. Null whenever the files do not say it plainly (detached, unborn, a
+ * symbolic or unusual ref, another ref storage).
+ */
+export function guessBranchTip(gitDir: string): { branch: string; head: string } | null {
+  const ref = readSymbolicHead(gitDir);
+  if (!ref) return null;
+  const oid = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+  try {
+    let common = gitDir;
+    try {
+      common = path.resolve(gitDir, fs.readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim());
+    } catch { /* not a linked worktree */ }
+    let value: string | null = null;
+    try {
+      value = fs.readFileSync(path.join(common, ref), 'utf8').trim();
+    } catch {
+      const packed = fs.readFileSync(path.join(common, 'packed-refs'), 'utf8');
+      const line = packed.split('\n').find((l) => l.endsWith(` ${ref}`));
+      value = line ? line.slice(0, line.indexOf(' ')) : null;
+    }
+    return value && oid.test(value) ? { branch: ref.slice('refs/heads/'.length), head: value } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * The gate's facts without a working-tree scan, for the commit path: marker files, HEAD's file and one
  * rev-parse (which also resolves `revs`, e.g. trees the caller needs). Unmerged entries are looked up only when
  * a lower-ranked blocker would otherwise be named; otherwise the commit path's own write-tree finds them.

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { createActor, fromPromise, toPromise } from 'xstate';
 import type { RepoContext } from '../context';
 import { AvhError } from '../errors';
-import { inspectRepositoryHealth, operationsInProgress } from '../git/healthProbe';
+import { guessBranchTip, inspectRepositoryHealth, operationsInProgress, RepositoryHealth } from '../git/healthProbe';
 import { resolveCommit, subjectsSince } from '../git/history';
 import { factsFromHealth, passGate } from '../git/repositoryGate';
 import { ignoredPathsInTheWay, TreeChange, treeChanges } from '../git/worktreeUpdate';
@@ -246,10 +246,29 @@ async function acquireRestoreLease(ctx: RepoContext): Promise<LockHandle> {
 }
 
 async function makePlan(ctx: RepoContext, request: RestoreRequest): Promise<Plan | { nothing: 'nothing-to-undo' | 'nothing-to-redo' }> {
-  const health = await inspectRepositoryHealth(ctx.repo);
-  // Under the restore lease: a recovery latch and an in-flight restore were already settled or refused.
-  const { branch, head } = passGate(factsFromHealth(health), 'retry');
-  const found = await lookUpTarget(ctx, request, branch, head);
+  // The lookups (store, diff-tree, log) read only commits, so they start on the branch tip the ref files name
+  // while the probe scans the working tree; their result counts only when the probe reports the same branch and
+  // HEAD, and only after the gate passed (a blocker always wins over a lookup's error).
+  const guess = guessBranchTip(ctx.repo.gitDir);
+  const early = guess ? settled(lookUpTarget(ctx, request, guess.branch, guess.head)) : null;
+  let health: RepositoryHealth;
+  let gate: { branch: string; head: string };
+  try {
+    health = await inspectRepositoryHealth(ctx.repo);
+    // Under the restore lease: a recovery latch and an in-flight restore were already settled or refused.
+    gate = passGate(factsFromHealth(health), 'retry');
+  } catch (error) {
+    await early;
+    throw error;
+  }
+  const { branch, head } = gate;
+  let found: Awaited<ReturnType<typeof lookUpTarget>>;
+  if (early && guess?.branch === branch && guess.head === head) {
+    found = unwrap(await early);
+  } else {
+    await early; // read-only; let it finish before looking again on what git reported
+    found = await lookUpTarget(ctx, request, branch, head);
+  }
   if ('nothing' in found) return found;
   return { request, branch, head, clean: health.clean, nestedRepositories: health.nestedRepositories, ...found };
 }
@@ -286,9 +305,23 @@ async function lookUpTarget(ctx: RepoContext, request: RestoreRequest, branch: s
   } else {
     target = await resolveCommit(ctx.repo, request.target);
   }
-  const changes = await treeChanges(ctx.repo, head, target);
-  const userCommits = request.kind === 'redo' ? 0 : await countUserCommits(ctx, turn?.base_head ?? target);
+  const [changes, userCommits] = await Promise.all([
+    treeChanges(ctx.repo, head, target),
+    request.kind === 'redo' ? 0 : countUserCommits(ctx, turn?.base_head ?? target),
+  ]);
   return { target, changes, turn, preservation, userCommits };
+}
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/** A promise that never rejects (its outcome is read later, or dropped without an unhandled rejection). */
+function settled<T>(promise: Promise<T>): Promise<Settled<T>> {
+  return promise.then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error }));
+}
+
+function unwrap<T>(result: Settled<T>): T {
+  if (!result.ok) throw result.error;
+  return result.value;
 }
 
 /** Commits after `since` on HEAD's history that no agent turn or restore of ours made (SPEC §5.3 confirmation). */
