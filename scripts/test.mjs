@@ -48,8 +48,10 @@ const compiled = step('type check + compile (tsc)', process.execPath, [path.join
 if (!only || only === 'webview') step('type check webview (svelte-check)', process.execPath, [path.join(root, 'node_modules/svelte-check/bin/svelte-check'), '--tsconfig', path.join(root, 'webview/tsconfig.json'), '--fail-on-warnings', '--output', 'human']);
 if (!only) step('lint (eslint)', process.execPath, [path.join(root, 'node_modules/eslint/bin/eslint.js'), '.']);
 if (compiled) {
-  if (!only || only === 'unit') mocha('unit tests', ['out/test/unit/**/*.test.js'], ['--timeout', '60000']);
-  if (!only || only === 'fault') mocha('fault-injection tests', ['out/test/fault/**/*.test.js'], ['--timeout', '300000']);
+  // Files are independent (own temp repositories and processes): two mocha workers, one per core.
+  const parallel = ['--parallel', '--jobs', '2'];
+  if (!only || only === 'unit') mocha('unit tests', ['out/test/unit/**/*.test.js'], ['--timeout', '60000', ...parallel]);
+  if (!only || only === 'fault') mocha('fault-injection tests', ['out/test/fault/**/*.test.js'], ['--timeout', '300000', ...parallel]);
   if (builtWebview && (!only || only === 'webview')) mocha('webview tests (Chromium, fake host)', ['out/test/webview/**/*.test.js'], ['--timeout', '60000']);
   if (built && (!only || only === 'vscode')) {
     const countsFile = path.join(statsDir, 'extension-host.json');
