@@ -180,20 +180,10 @@ describe('turn ledger (real git, real sql.js files)', function () {
     }
   });
 
-  it('bad repositories: not a repository, unborn branch, detached HEAD, each with a specific reason and no change', async () => {
+  it('bad repositories: not a repository, detached HEAD, each with a specific reason and no change (an unborn branch records: newProjects.test.ts)', async () => {
     const plain = tempDir();
     await expectReason(VersionHistory.open(plain), 'not-a-repository');
     assert.equal(fs.existsSync(path.join(plain, '.git')), false);
-
-    const unborn = makeRepo({ commit: false });
-    write(unborn, 'file.txt', 'x\n');
-    const h1 = await VersionHistory.open(unborn);
-    try {
-      await expectReason(h1.beginTurn({ chatId: 'c', prompt: 'p' }), 'unborn-branch');
-      assert.equal(gitStatus(unborn, 'rev-parse', '--verify', 'HEAD').code !== 0, true);
-    } finally {
-      await h1.close();
-    }
 
     const detached = makeRepo();
     git(detached, 'checkout', '-q', '--detach');

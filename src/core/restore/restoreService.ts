@@ -6,7 +6,7 @@ import type { RepoContext } from '../context';
 import { AvhError } from '../errors';
 import { inspectRepositoryHealth, operationsInProgress } from '../git/healthProbe';
 import { resolveCommit, subjectsSince } from '../git/history';
-import { factsFromHealth, passGate } from '../git/repositoryGate';
+import { factsFromHealth, passGate, passTurnGate } from '../git/repositoryGate';
 import { ignoredPathsInTheWay, TreeChange, treeChanges } from '../git/worktreeUpdate';
 import { acquireRepositoryLease, leasePath } from '../git/repositoryLease';
 import { assertNoRecovery, readRecovery, setRecovery } from '../recovery/recoveryLatch';
@@ -24,7 +24,7 @@ import { admitOperation, finishOperation, getOperation, inFlightOperation, Opera
 import { restoreMachine } from './restoreMachine';
 import { preservationFor } from './targetOutcome';
 import { removeLeftoverTempFiles } from '../recovery/staleLocks';
-import { clearOwnStaleIndexLock, indexRepairPending, repairRecordedIndex } from '../git/workingTree';
+import { clearOwnStaleIndexLock, emptyTree, indexRepairPending, repairRecordedIndex, ZERO_OID } from '../git/workingTree';
 import { preserveDirtyTree, restoredPathsMatch, updateBranch, updateWorktree, writeRestoreCommit } from './restoreEffects';
 import type { RestorePhase } from '../store/schema';
 
@@ -247,11 +247,17 @@ async function acquireRestoreLease(ctx: RepoContext): Promise<LockHandle> {
 
 async function makePlan(ctx: RepoContext, request: RestoreRequest): Promise<Plan | { nothing: 'nothing-to-undo' | 'nothing-to-redo' }> {
   const health = await inspectRepositoryHealth(ctx.repo);
-  // Under the restore lease: a recovery latch and an in-flight restore were already settled or refused.
-  const { branch, head } = passGate(factsFromHealth(health), 'retry');
+  // Under the restore lease: a recovery latch and an in-flight restore were already settled or refused. Undo
+  // passes on an unborn branch too (a cancelled first turn in an empty folder): HEAD is then ZERO_OID.
+  const facts = factsFromHealth(health);
+  const { branch, head } = request.kind === 'undo' ? unbornAsZero(passTurnGate(facts, 'retry')) : passGate(facts, 'retry');
   const found = await lookUpTarget(ctx, request, branch, head);
   if ('nothing' in found) return found;
   return { request, branch, head, clean: health.clean, nestedRepositories: health.nestedRepositories, ...found };
+}
+
+function unbornAsZero(passed: { branch: string; head: string | null }): { branch: string; head: string } {
+  return { branch: passed.branch, head: passed.head ?? ZERO_OID };
 }
 
 type TargetLookup = Pick<Plan, 'target' | 'changes' | 'turn' | 'preservation' | 'userCommits'>;
@@ -286,8 +292,9 @@ async function lookUpTarget(ctx: RepoContext, request: RestoreRequest, branch: s
   } else {
     target = await resolveCommit(ctx.repo, request.target);
   }
-  const changes = await treeChanges(ctx.repo, head, target);
-  const userCommits = request.kind === 'redo' ? 0 : await countUserCommits(ctx, turn?.base_head ?? target);
+  const unborn = head === ZERO_OID;
+  const changes = await treeChanges(ctx.repo, unborn ? await emptyTree(ctx.repo) : head, target);
+  const userCommits = request.kind === 'redo' || unborn ? 0 : await countUserCommits(ctx, turn?.base_head ?? target);
   return { target, changes, turn, preservation, userCommits };
 }
 
