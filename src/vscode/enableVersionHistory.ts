@@ -57,16 +57,21 @@ export class EnableVersionHistory {
 
 /** Test build only: what an agent extension does for one turn (begin, write a file, end completed), through the API. */
 export const TEST_AGENT_TURN_COMMAND = 'agentVersions._test.agentTurn';
+export const TEST_AGENT_RESULT = 'Test agent turn:';
 
+/** Runs the turn in `repository` (a folder) and shows its result as a notification the end-to-end test waits for. */
 export async function runTestAgentTurn(api: AgentVersionHistoryApi, args: unknown): Promise<string> {
-  const { prompt = 'Scaffold an app', file = 'app.js' } = (args ?? {}) as { prompt?: string; file?: string };
+  const { prompt = 'Scaffold an app', file = 'app.js', repository } = (args ?? {}) as { prompt?: string; file?: string; repository?: string };
+  let result: string;
   try {
-    const { turnId } = await api.beginTurn({ chatId: 'test-agent', prompt });
-    const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
+    const { turnId } = await api.beginTurn({ chatId: 'test-agent', prompt, ...(repository ? { repository } : {}) });
+    const folder = repository ?? vscode.workspace.workspaceFolders![0].uri.fsPath;
     fs.writeFileSync(path.join(folder, file), `// ${prompt}\n`);
     const { version } = await api.endTurn(turnId, 'completed');
-    return version ?? 'no-version';
+    result = version ? `version ${version}` : 'no version';
   } catch (error) {
-    return `failed: ${safeMessage(error)}`;
+    result = `failed: ${safeMessage(error)}`;
   }
+  void vscode.window.showInformationMessage(`${TEST_AGENT_RESULT} ${result}`);
+  return result;
 }
