@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { HEAVY_BLOCK_START, HEAVY_PATTERNS } from '../../src/core/git/heavyFolders';
 import { FIRST_BASE_SUBJECT } from '../../src/core/git/workingTree';
 import { VersionHistory } from '../../src/core/versionHistory';
-import { repoPicture } from '../support/assertions';
+import { expectReason, repoPicture } from '../support/assertions';
 import { runCliProcess } from '../support/cliProcess';
 import {
   assertNothingLost, cleanupTempDirs, contentInventory, git, gitStatus, makeRepo, subjectOf, tempDir, write,
@@ -138,6 +138,21 @@ describe('new projects: versions from the very first prompt (real git, real sql.
       assert.equal(git(repo, 'status', '--porcelain').trim(), '');
       assertNothingLost(repo, before);
       assertFsckClean(repo);
+    } finally {
+      await history.close();
+    }
+  });
+
+  it('before any version: Redo names the unborn branch (nothing to return to), Undo has nothing to undo; nothing changes', async () => {
+    const repo = makeRepo({ commit: false });
+    write(repo, 'a.txt', 'a\n');
+    const picture = repoPicture(repo);
+    const history = await VersionHistory.open(repo);
+    try {
+      const redo = await expectReason(history.redo(), 'unborn-branch');
+      assert.match(redo.message, /no commits yet, so there is no version to return to\. The first agent turn makes one/);
+      assert.equal((await history.undo()).result, 'nothing-to-undo');
+      assert.deepEqual(repoPicture(repo), picture);
     } finally {
       await history.close();
     }

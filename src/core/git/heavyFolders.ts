@@ -32,9 +32,9 @@ export async function excludeHeavyFoldersBeforeFirstVersion(repo: GitRepository)
 }
 
 /**
- * After `add -A` into `index`: files of `candidates` (paths new to versions) larger than LARGE_FILE_BYTES are
- * and not in HEAD or the user's index are removed from `index` and excluded in the block, so they are named once and never considered again. Returns
- * them (relative paths). Never touches the working tree.
+ * After `add -A` into `index` (`candidates`: the paths it added): files larger than LARGE_FILE_BYTES that are
+ * not in HEAD or the user's index are removed from `index` and excluded in the block, so they are named once and
+ * never considered again. Returns them (relative paths). Never touches the working tree.
  */
 export async function excludeLargeFiles(repo: GitRepository, index: TemporaryIndex, candidates: readonly string[]): Promise<string[]> {
   const oversized = candidates.filter((p) => {
