@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { configureGitExecutable } from './core/git/gitRunner';
-import { EnableVersionHistory, runTestAgentTurn, TEST_AGENT_TURN_COMMAND } from './vscode/enableVersionHistory';
+import { TEST_AGENT_TURN_COMMAND } from './shared/enableCopy';
+import { EnableVersionHistory, runTestAgentTurn } from './vscode/enableVersionHistory';
 import { createApi, AgentVersionHistoryApi } from './vscode/extensionApi';
 import { registerHistoryView } from './vscode/historyView';
 import { createOutputLog, RECENT_LOG_COMMAND } from './vscode/outputLog';

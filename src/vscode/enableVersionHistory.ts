@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { safeMessage } from '../core/errors';
 import { initRepository } from '../core/git/initRepository';
 import type { EventLog } from '../core/log';
+import { ENABLE_BUTTON, ENABLE_QUESTION, NOT_NOW_BUTTON, TEST_AGENT_RESULT } from '../shared/enableCopy';
 import type { AgentVersionHistoryApi } from './extensionApi';
 
 /**
@@ -12,9 +13,6 @@ import type { AgentVersionHistoryApi } from './extensionApi';
  * action proceeds). Not Now (or dismissing it) is remembered per folder in globalState: asked again at most once a day.
  */
 
-export const ENABLE_QUESTION = 'Agent Version History keeps versions in git. Enable Version History for this folder?';
-export const ENABLE_BUTTON = 'Enable Version History';
-export const NOT_NOW_BUTTON = 'Not Now';
 const DECLINED_KEY = 'agentVersions.enableDeclinedAt';
 const ASK_AGAIN_AFTER_MS = 24 * 60 * 60 * 1000;
 
@@ -55,11 +53,10 @@ export class EnableVersionHistory {
   }
 }
 
-/** Test build only: what an agent extension does for one turn (begin, write a file, end completed), through the API. */
-export const TEST_AGENT_TURN_COMMAND = 'agentVersions._test.agentTurn';
-export const TEST_AGENT_RESULT = 'Test agent turn:';
-
-/** Runs the turn in `repository` (a folder) and shows its result as a notification the end-to-end test waits for. */
+/**
+ * Test build only (TEST_AGENT_TURN_COMMAND): what an agent extension does for one turn through the API (begin,
+ * write a file in `repository`, end completed), its result shown as a notification the end-to-end test waits for.
+ */
 export async function runTestAgentTurn(api: AgentVersionHistoryApi, args: unknown): Promise<string> {
   const { prompt = 'Scaffold an app', file = 'app.js', repository } = (args ?? {}) as { prompt?: string; file?: string; repository?: string };
   let result: string;

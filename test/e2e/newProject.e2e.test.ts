@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { FIRST_BASE_SUBJECT } from '../../src/core/git/workingTree';
-import { ENABLE_BUTTON, ENABLE_QUESTION, NOT_NOW_BUTTON, TEST_AGENT_RESULT, TEST_AGENT_TURN_COMMAND } from '../../src/vscode/enableVersionHistory';
+import { ENABLE_BUTTON, ENABLE_QUESTION, NOT_NOW_BUTTON, TEST_AGENT_RESULT, TEST_AGENT_TURN_COMMAND } from '../../src/shared/enableCopy';
 import { repoPicture } from '../support/assertions';
 import { git, subjectOf } from '../support/gitFixtures';
 import { clickNotificationButton, runCommand, startWorkbench, TEST_VSIX_ENV, versionHistoryPane, waitForNotification, type Workbench } from './harness';
@@ -84,7 +84,7 @@ describe('new project: Enable Version History in a folder without git (code-serv
     assert.equal(fs.existsSync(path.join(declined, '.git')), false);
   });
 
-  it('Enable Version History: git init with the default branch, then the turn records ([Base] of the files there, then [Agent])', async () => {
+  it('Enable Version History: git init, then the turn records ([Base] of the files there, then [Agent])', async () => {
     const { page } = workbench!;
     await press(page, ENABLE_KEY);
     await clickNotificationButton(page, ENABLE_QUESTION, ENABLE_BUTTON, { timeout: 90_000 });

@@ -89,6 +89,7 @@ export async function beginTurn(ctx: RepoContext, input: BeginTurnInput): Promis
       baseCommit = snapshot.commit ?? head;
       baseTree = snapshot.tree;
       excluded = snapshot.excluded;
+      large = snapshot.large;
     }
     await ctx.store.transaction((tx) => {
       tx.run("UPDATE turns SET recovery = 'running', base_head = ?, base_commit = ?, base_tree = ? WHERE id = ?", [baseHead, baseCommit, baseTree, turnId]);
