@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
 import { configureGitExecutable } from './core/git/gitRunner';
+import { TEST_AGENT_TURN_COMMAND } from './shared/enableCopy';
+import { EnableVersionHistory, runTestAgentTurn } from './vscode/enableVersionHistory';
 import { createApi, AgentVersionHistoryApi } from './vscode/extensionApi';
 import { registerHistoryView } from './vscode/historyView';
 import { createOutputLog, RECENT_LOG_COMMAND } from './vscode/outputLog';
@@ -14,7 +16,8 @@ export function activate(context: vscode.ExtensionContext): AgentVersionHistoryA
   const { log, recent } = createOutputLog(channel);
   useConfiguredGit();
   context.subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('git.path') && useConfiguredGit()));
-  const registry = new RepositoryRegistry(log);
+  const enabler = new EnableVersionHistory(context.globalState, log);
+  const registry = new RepositoryRegistry(log, (folder) => enabler.ask(folder));
   context.subscriptions.push(channel, registry);
   const turnCancelled = new vscode.EventEmitter<TurnCancelledEvent>();
   context.subscriptions.push(turnCancelled);
@@ -26,7 +29,9 @@ export function activate(context: vscode.ExtensionContext): AgentVersionHistoryA
   registerShowTurnChanges(context, registry, log);
   registerHistoryView(context, registry, runner, log);
   log.info('extension.activate', { folders: vscode.workspace.workspaceFolders?.length ?? 0 });
-  return createApi(registry, turnCancelled.event);
+  const api = createApi(registry, turnCancelled.event);
+  if (typeof AVH_PRODUCTION_BUILD === 'undefined') context.subscriptions.push(vscode.commands.registerCommand(TEST_AGENT_TURN_COMMAND, (args: unknown) => runTestAgentTurn(api, args)));
+  return api;
 }
 
 export function deactivate(): void {}

@@ -33,6 +33,7 @@ const OPTIONS = {
   local: { type: 'boolean', help: 'the project’s .claude/settings.local.json (yours only, not committed)' },
   user: { type: 'boolean', help: 'your ~/.claude/settings.json (every project)' },
   'dry-run': { type: 'boolean', help: 'show what would change and write nothing' },
+  init: { type: 'boolean', help: 'in a folder without git, create the repository (git init) and record the turn' },
 } as const satisfies Record<string, OptionDecl>;
 
 export type OptionName = keyof typeof OPTIONS;
@@ -68,7 +69,7 @@ export interface CommandSpec {
 
 export type CommandName =
   | 'turn begin' | 'turn end' | 'hook' | 'versions' | 'status' | 'undo' | 'redo' | 'restore' | 'recover'
-  | 'connect' | 'disconnect' | 'doctor';
+  | 'connect' | 'disconnect' | 'doctor' | 'init';
 
 const SCOPE_OPTIONS: readonly OptionName[] = ['project', 'local', 'user'];
 
@@ -88,11 +89,11 @@ export const COMMANDS: readonly CommandSpec[] = [
     json: '{"turnId": string, "outcome": "completed"|"cancelled"|"errored", "version": string|null}',
   },
   {
-    name: 'hook', args: [{ name: 'agent', choices: AGENTS, what: 'hook adapter' }], options: [],
+    name: 'hook', args: [{ name: 'agent', choices: AGENTS, what: 'hook adapter' }], options: ['init'],
     summary: 'handle one agent hook event (JSON on stdin); what `connect` installs',
-    description: 'Reads one hook event of the agent as JSON on stdin and begins or ends the matching turn. Prints nothing on stdout (it would reach the agent’s context) and never exits 2 (Claude Code would drop the prompt): bad input exits 1.',
+    description: 'Reads one hook event of the agent as JSON on stdin and begins or ends the matching turn. Prints nothing on stdout (it would reach the agent’s context) and never exits 2 (Claude Code would drop the prompt): bad input exits 1. In a folder without git it records nothing, says so in one stderr line and exits 0; with --init it creates the repository first.',
     example: 'echo \'{"hook_event_name":"Stop","session_id":"s1"}\' | agent-versions hook claude-code',
-    json: '{"event": string, "action": "began"|"ended"|"ignored", "turnId"?: string, "outcome"?: string, "version"?: string|null, "cancelled"?: string[]}',
+    json: '{"event": string, "action": "began"|"ended"|"ignored", "reason"?: "no-repository", "turnId"?: string, "outcome"?: string, "version"?: string|null, "cancelled"?: string[]}',
   },
   {
     name: 'versions', args: [], options: ['limit'],
@@ -156,6 +157,13 @@ export const COMMANDS: readonly CommandSpec[] = [
     description: 'Checks git (path and version), the repository, the git identity, the state file, recovery, the agents’ hooks, and times one no-op hook run. Each line is ok, warning or problem, with the fix. Exit 0 when there is no problem (warnings allowed), 1 otherwise.',
     example: 'agent-versions doctor',
     json: '{"ok": boolean, "checks": [{"id": string, "status": "ok"|"warning"|"problem", "summary": string, "fix"?: string, "facts": object}]}',
+  },
+  {
+    name: 'init', args: [], options: [],
+    summary: 'keep versions in a folder without git (runs git init; changes nothing in a repository)',
+    description: 'Creates a git repository in the folder (git init, with your default branch name; no identity or other setting is written), so agent turns here become versions. In a folder that already is in a repository it changes nothing and exits 0.',
+    example: 'agent-versions init',
+    json: '{"repository": string, "branch": string|null}',
   },
 ];
 

@@ -1,11 +1,14 @@
 import * as path from 'node:path';
 import { AvhError, safeMessage } from '../core/errors';
 import { EventLog, formatEvent, silentLog } from '../core/log';
+import { GitRepository, resolveRepository } from '../core/git/repository';
 import { VersionHistory } from '../core/versionHistory';
 import { ClaudeHookEvent, parseHookEvent } from './claudeCodeHook';
 import { commandHelp, generalUsage, Invocation, intentOf, parseCommandLine, usageFor } from './commandLine';
 import { runConnect } from './connectCommand';
 import { doctorText, runDoctor } from './doctor';
+import { NO_REPOSITORY_HOOK_LINE, openHookRepository } from './hookRepository';
+import { runInitCommand } from './initCommand';
 import { CliError, EXIT, exitCodeFor, UsageError } from './exitCodes';
 import { CLI_VERSION } from './installation';
 import { CommandOutput, runRepositoryCommand } from './repositoryCommands';
@@ -63,6 +66,7 @@ async function run(invocation: Invocation, io: CliIo): Promise<CommandOutput> {
       scope: values.user ? 'user' : values.local ? 'local' : 'project',
     });
   }
+  if (command === 'init') return runInitCommand(folder);
   if (command === 'doctor') {
     const report = await runDoctor(folder);
     return { json: report, text: doctorText(report), exitCode: report.ok ? EXIT.ok : EXIT.failed };
@@ -72,12 +76,20 @@ async function run(invocation: Invocation, io: CliIo): Promise<CommandOutput> {
     : silentLog;
   let repoPath = folder;
   let hookEvent: ClaudeHookEvent | undefined;
+  let repo: GitRepository | null;
   if (command === 'hook') {
     hookEvent = parseHookEvent(await io.readStdin());
     if (!values.repo && hookEvent.cwd) repoPath = path.resolve(io.cwd, hookEvent.cwd);
+    repo = await openHookRepository(repoPath, values.init === true);
+    if (!repo) {
+      io.stderr(`agent-versions: ${NO_REPOSITORY_HOOK_LINE}\n`);
+      return { json: { event: hookEvent.hook_event_name, action: 'ignored', reason: 'no-repository' } };
+    }
+  } else {
+    repo = await resolveRepository(repoPath);
   }
   // A hook must never hold up the agent for long: it waits only briefly for another process's lease.
-  const history = await VersionHistory.open(repoPath, { log, leaseWaitMs: command === 'hook' ? 3000 : 10_000 });
+  const history = await VersionHistory.openRepository(repo, { log, leaseWaitMs: command === 'hook' ? 3000 : 10_000 });
   try {
     for (const notice of history.notices) io.stderr(`agent-versions: ${notice.message}\n`);
     return await runRepositoryCommand(command, { history, args, values, hookEvent, readStdin: io.readStdin, cwd: io.cwd, stderr: io.stderr });

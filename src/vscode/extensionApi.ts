@@ -31,10 +31,11 @@ export interface AgentVersionHistoryApi {
 export function createApi(registry: RepositoryRegistry, onDidCancelTurn: vscode.Event<TurnCancelledEvent>): AgentVersionHistoryApi {
   const owners = new Map<string, RepositoryController>();
 
-  const controllerFor = async (repository: unknown): Promise<RepositoryController> => {
-    if (repository === undefined) return registry.defaultController();
-    if (typeof repository !== 'string' || repository.length === 0) throw new AvhError('invalid-input', 'repository must be a folder path.');
-    return registry.forPath(repository);
+  const controllerFor = async (repository: unknown, action = false): Promise<RepositoryController> => {
+    if (repository !== undefined && (typeof repository !== 'string' || repository.length === 0)) throw new AvhError('invalid-input', 'repository must be a folder path.');
+    // Beginning a turn in a folder without git offers to Enable Version History (issue 13).
+    if (action) return registry.forAction(repository);
+    return repository === undefined ? registry.defaultController() : registry.forPath(repository);
   };
 
   const api: AgentVersionHistoryApi = {
@@ -42,11 +43,11 @@ export function createApi(registry: RepositoryRegistry, onDidCancelTurn: vscode.
     async beginTurn(request) {
       if (typeof request !== 'object' || request === null) throw new AvhError('invalid-input', 'beginTurn expects an object { chatId, prompt, agent?, chatTitle?, repository? }.');
       const { repository, ...input } = request;
-      const controller = await controllerFor(repository);
+      const controller = await controllerFor(repository, true);
       const { turnId, excluded, notice } = await controller.history.beginTurn(input);
       owners.set(turnId, controller);
       showSecretNotices(controller, excluded);
-      if (notice) void vscode.window.showInformationMessage(`Agent Version History: ${notice}`); // nested repositories, once each
+      if (notice) void vscode.window.showInformationMessage(`Agent Version History: ${notice}`); // nested repositories, large files: once each
       return { turnId };
     },
     async endTurn(turnId, outcome) {

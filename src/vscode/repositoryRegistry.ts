@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { AvhError } from '../core/errors';
+import { AvhError, isAvhError } from '../core/errors';
+import { findRepository } from '../core/git/initRepository';
 import { resolveRepository } from '../core/git/repository';
 import { EventLog } from '../core/log';
 import { RepositoryController } from './repositoryController';
@@ -12,6 +13,14 @@ export function activeFileDirectory(): string | null {
   return path.dirname(active.fsPath);
 }
 
+/** The workspace folder an action without a repository means: the active editor's, else the first (local ones only). */
+function defaultWorkspaceFolder(): string | null {
+  const active = vscode.window.activeTextEditor?.document.uri;
+  const own = active?.scheme === 'file' ? vscode.workspace.getWorkspaceFolder(active) : undefined;
+  if (own) return own.uri.fsPath;
+  return vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath ?? null;
+}
+
 /** One controller per repository (multi-root workspaces), opened lazily on first need. */
 export class RepositoryRegistry implements vscode.Disposable {
   private readonly controllers = new Map<string, Promise<RepositoryController>>();
@@ -20,7 +29,25 @@ export class RepositoryRegistry implements vscode.Disposable {
   private readonly opened = new vscode.EventEmitter<RepositoryController>();
   readonly onDidOpen = this.opened.event;
 
-  constructor(private readonly log: EventLog) {}
+  /** `enable` asks to Enable Version History in a folder without git (issue 13); resolves whether there now is a repository. */
+  constructor(private readonly log: EventLog, private readonly enable?: (folder: string) => Promise<boolean>) {}
+
+  /**
+   * The controller for an action of the user or an agent (`folder`, else the default one). In a folder without
+   * git it offers to Enable Version History and, once enabled, proceeds there; otherwise the same error as before.
+   */
+  async forAction(folder?: string): Promise<RepositoryController> {
+    try {
+      return folder === undefined ? await this.defaultController() : await this.forPath(folder);
+    } catch (error) {
+      if (!isAvhError(error, 'not-a-repository') || !this.enable) throw error;
+      const target = folder ?? defaultWorkspaceFolder();
+      // Only a folder in no repository at all: a bare or refused repository keeps its own message.
+      if (!target || (await findRepository(target).catch(() => undefined)) !== null) throw error;
+      if (!(await this.enable(target))) throw error;
+      return this.forPath(target);
+    }
+  }
 
   /** The controller for the repository containing `folder`. */
   async forPath(folder: string): Promise<RepositoryController> {

@@ -136,7 +136,7 @@ export function registerRestoreCommands(context: vscode.ExtensionContext, regist
     let controller: RepositoryController;
     let request: RestoreRequest | undefined;
     try {
-      controller = await registry.defaultController();
+      controller = await registry.forAction(); // a folder without git: offers to Enable Version History
       request = await pick(controller);
     } catch (error) {
       runner.reportFailure(kind, error);

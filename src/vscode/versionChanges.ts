@@ -63,7 +63,7 @@ export function registerShowTurnChanges(context: vscode.ExtensionContext, regist
     vscode.workspace.registerTextDocumentContentProvider(VERSION_FILE_SCHEME, new VersionFileProvider(registry)),
     vscode.commands.registerCommand(SHOW_TURN_CHANGES_COMMAND, async (oid?: unknown) => {
       try {
-        const controller = await registry.defaultController();
+        const controller = await registry.forAction(); // a folder without git: offers to Enable Version History
         const view = await controller.history.versionsView(500);
         if (view.kind === 'blocked') return; // the recovery notice explains it
         const turns = view.kind === 'versions' ? view.rows.filter((r) => r.kind === 'agent') : [];

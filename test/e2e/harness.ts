@@ -60,7 +60,7 @@ export interface Workbench {
 }
 
 /** Installs the .vsix into a fresh profile, starts code-server (with `env` added) and opens `folder` in Chromium. */
-export async function startWorkbench(options: { folder: string; vsix?: string; settings?: Record<string, unknown>; env?: Record<string, string> }): Promise<Workbench> {
+export async function startWorkbench(options: { folder: string; vsix?: string; settings?: Record<string, unknown>; env?: Record<string, string>; keybindings?: readonly object[] }): Promise<Workbench> {
   const vsix = options.vsix ?? process.env[VSIX_ENV];
   if (!vsix || !fs.existsSync(vsix)) throw new Error(`no .vsix: pass { vsix } or set ${VSIX_ENV} (scripts/vscode/runE2E.mjs does)`);
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'avh-e2e-'));
@@ -81,6 +81,11 @@ export async function startWorkbench(options: { folder: string; vsix?: string; s
     codeServer.startCodeServer({ extensionsDir, userDataDir, smokeDriver: false, settings: options.settings, env, port: restartOn, keepSettings: restartOn !== undefined });
   try {
     await codeServer.installVsix(vsix, { extensionsDir, userDataDir });
+    if (options.keybindings) {
+      // The profile's keybindings.json: how a test reaches a command the palette does not list (test build only).
+      fs.mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
+      fs.writeFileSync(path.join(userDataDir, 'User', 'keybindings.json'), JSON.stringify(options.keybindings, null, 2));
+    }
     server = await serve(options.env);
     browser = await codeServer.launchChromium();
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });

@@ -70,7 +70,7 @@ describe('turn ledger (real git, real sql.js files)', function () {
     }
   });
 
-  it('a huge file (64 MiB) is recorded like any other, and Undo of its turn removes it', async () => {
+  it('a huge file (64 MiB): new, it stays out of versions and is named once (issue 13); already tracked, it is versioned like any other', async () => {
     const repo = makeRepo();
     const history = await VersionHistory.open(repo);
     try {
@@ -78,12 +78,29 @@ describe('turn ledger (real git, real sql.js files)', function () {
       const big = Buffer.alloc(64 * 1024 * 1024, 7);
       big.write('unique header', 0);
       write(repo, 'data/big.bin', big);
+      write(repo, 'data/small.txt', 'small\n');
       const end = await history.endTurn(turnId, 'completed');
       assert.ok(end.version);
-      assert.equal(git(repo, 'cat-file', '-s', 'HEAD:data/big.bin').trim(), String(big.length));
+      assert.match(end.notice ?? '', /data\/big\.bin is larger than 50 MB/);
+      assert.equal(gitStatus(repo, 'cat-file', '-e', 'HEAD:data/big.bin').code !== 0, true, 'not in the version');
+      assert.equal(fs.statSync(path.join(repo, 'data/big.bin')).size, big.length, 'kept in the folder');
       assert.equal((await history.undo()).result, 'restored');
-      assert.equal(fs.existsSync(path.join(repo, 'data/big.bin')), false);
-      assert.equal(git(repo, 'cat-file', '-s', `${end.version}:data/big.bin`).trim(), String(big.length), 'still reachable in history');
+      assert.equal(fs.existsSync(path.join(repo, 'data/small.txt')), false);
+      assert.equal(fs.statSync(path.join(repo, 'data/big.bin')).size, big.length, 'Undo never touches the excluded file');
+
+      // A huge file the user versions themselves stays theirs: the turn that changes it records it, Undo restores it.
+      write(repo, 'tracked.bin', big);
+      git(repo, 'add', '-f', 'tracked.bin');
+      git(repo, 'commit', '-q', '-m', 'user adds a big file');
+      const t2 = await history.beginTurn({ chatId: 'c', prompt: 'bigger' });
+      const changed = Buffer.concat([big, Buffer.from('more')]);
+      write(repo, 'tracked.bin', changed);
+      const end2 = await history.endTurn(t2.turnId, 'completed');
+      assert.ok(end2.version);
+      assert.equal(git(repo, 'cat-file', '-s', 'HEAD:tracked.bin').trim(), String(changed.length));
+      assert.equal((await history.undo()).result, 'restored');
+      assert.equal(fs.statSync(path.join(repo, 'tracked.bin')).size, big.length);
+      assert.equal(git(repo, 'cat-file', '-s', `${end2.version}:tracked.bin`).trim(), String(changed.length), 'still reachable in history');
     } finally {
       await history.close();
     }
@@ -180,20 +197,10 @@ describe('turn ledger (real git, real sql.js files)', function () {
     }
   });
 
-  it('bad repositories: not a repository, unborn branch, detached HEAD, each with a specific reason and no change', async () => {
+  it('bad repositories: not a repository, detached HEAD, each with a specific reason and no change (an unborn branch records: newProjects.test.ts)', async () => {
     const plain = tempDir();
     await expectReason(VersionHistory.open(plain), 'not-a-repository');
     assert.equal(fs.existsSync(path.join(plain, '.git')), false);
-
-    const unborn = makeRepo({ commit: false });
-    write(unborn, 'file.txt', 'x\n');
-    const h1 = await VersionHistory.open(unborn);
-    try {
-      await expectReason(h1.beginTurn({ chatId: 'c', prompt: 'p' }), 'unborn-branch');
-      assert.equal(gitStatus(unborn, 'rev-parse', '--verify', 'HEAD').code !== 0, true);
-    } finally {
-      await h1.close();
-    }
 
     const detached = makeRepo();
     git(detached, 'checkout', '-q', '--detach');

@@ -7,7 +7,8 @@ import type { GitOperation, RepositoryHealth } from './healthProbe';
  * commit, restore planning, recovery assessment) asks it, so they all name the same blocker in the same order:
  * recovery required > restore in flight > operation in progress (named by kind) > unmerged paths > index.lock >
  * detached HEAD > unborn branch. An operation wins over the detached HEAD and conflicts it causes (a rebase
- * detaches HEAD), so the user is told about the thing they must finish.
+ * detaches HEAD), so the user is told about the thing they must finish. Recording a turn passes the turn gate
+ * instead, where an unborn branch is no blocker: the first turn makes the first version (issue 13).
  */
 export type GateBlocker =
   | 'missing'
@@ -61,7 +62,7 @@ export const BLOCKER_COPY: Readonly<Record<Exclude<GateBlocker, GitOperation | '
   unmerged: 'This project has unresolved file conflicts. Resolve them outside VS Code',
   'index-locked': 'Another Git process is using this repository (index.lock is held). Wait for it to finish, or remove .git/index.lock if no Git process is running',
   detached: 'This project is not on a branch (Git calls this a detached HEAD). Switch to a branch outside VS Code',
-  unborn: 'This repository has no commits yet, so there is no version to continue from. Make a first commit outside VS Code',
+  unborn: 'This repository has no commits yet, so there is no version to return to. The first agent turn makes one (or make a first commit yourself)',
 };
 
 const REASONS: Record<Exclude<GateBlocker, GitOperation>, ErrorReason> = {
@@ -97,18 +98,37 @@ export function blockerMessage(blocker: GateBlocker, closing: GateClosing): stri
   return `${body}${CLOSINGS[closing]}`;
 }
 
+/** The first blocker in the gate's order, or null; an unborn branch counts only when `unbornBlocks`. Pure. */
+function firstBlocker(facts: GateFacts, unbornBlocks: boolean): GateBlocker | null {
+  if (!facts.exists) return 'missing';
+  if (facts.recoveryRequired) return 'recovery-required';
+  if (facts.restoreInFlight) return 'restore-in-flight';
+  if (facts.operations.length > 0) return facts.operations[0];
+  if (facts.unmerged) return 'unmerged';
+  if (facts.indexLocked) return 'index-locked';
+  if (facts.detached || !facts.branch) return 'detached';
+  if (unbornBlocks && (facts.unborn || !facts.head)) return 'unborn';
+  return null;
+}
+
+function blocked(blocker: GateBlocker, closing: GateClosing): { ok: false; blocker: GateBlocker; reason: ErrorReason; message: string } {
+  return { ok: false, blocker, reason: reasonForBlocker(blocker), message: blockerMessage(blocker, closing) };
+}
+
 /** The ordered decision; pure. */
 export function gate(facts: GateFacts, closing: GateClosing): GateResult {
-  const blocked = (blocker: GateBlocker): GateResult => ({ ok: false, blocker, reason: reasonForBlocker(blocker), message: blockerMessage(blocker, closing) });
-  if (!facts.exists) return blocked('missing');
-  if (facts.recoveryRequired) return blocked('recovery-required');
-  if (facts.restoreInFlight) return blocked('restore-in-flight');
-  if (facts.operations.length > 0) return blocked(facts.operations[0]);
-  if (facts.unmerged) return blocked('unmerged');
-  if (facts.indexLocked) return blocked('index-locked');
-  if (facts.detached || !facts.branch) return blocked('detached');
-  if (facts.unborn || !facts.head) return blocked('unborn');
-  return { ok: true, branch: facts.branch, head: facts.head };
+  const blocker = firstBlocker(facts, true);
+  return blocker ? blocked(blocker, closing) : { ok: true, branch: facts.branch!, head: facts.head! };
+}
+
+export type TurnGateResult =
+  | { ok: true; branch: string; head: string | null }
+  | { ok: false; blocker: GateBlocker; reason: ErrorReason; message: string };
+
+/** The gate for recording a turn (begin, the version at its end) and for undoing a first turn: an unborn branch passes with `head: null`. */
+export function turnGate(facts: GateFacts, closing: GateClosing): TurnGateResult {
+  const blocker = firstBlocker(facts, false);
+  return blocker ? blocked(blocker, closing) : { ok: true, branch: facts.branch!, head: facts.unborn ? null : facts.head };
 }
 
 /** The gate's facts from a full health probe. */
@@ -119,8 +139,17 @@ export function factsFromHealth(health: RepositoryHealth, extra: Pick<GateFacts,
 /** Throws the blocker as an AvhError (details name the blocker) unless the gate lets the caller proceed. */
 export function passGate(facts: GateFacts, closing: GateClosing): { branch: string; head: string } {
   const result = gate(facts, closing);
-  if (!result.ok) {
-    throw new AvhError(result.reason, result.message, { blocker: result.blocker, ...(isGitOperation(result.blocker) ? { operation: result.blocker } : {}) });
-  }
+  if (!result.ok) throw gateError(result);
   return { branch: result.branch, head: result.head };
+}
+
+/** passGate through the turn gate: `head` is null on an unborn branch. */
+export function passTurnGate(facts: GateFacts, closing: GateClosing): { branch: string; head: string | null } {
+  const result = turnGate(facts, closing);
+  if (!result.ok) throw gateError(result);
+  return { branch: result.branch, head: result.head };
+}
+
+function gateError(result: { blocker: GateBlocker; reason: ErrorReason; message: string }): AvhError {
+  return new AvhError(result.reason, result.message, { blocker: result.blocker, ...(isGitOperation(result.blocker) ? { operation: result.blocker } : {}) });
 }

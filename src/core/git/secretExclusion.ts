@@ -3,8 +3,8 @@ import * as path from 'node:path';
 import { AvhError } from '../errors';
 import { includedPaths } from '../secrets/secretPolicy';
 import { ScanEntry, scanForSecrets, SecretFinding } from '../secrets/secretScanner';
-import { writeFileAtomic } from '../store/atomicWrite';
 import { runGit } from './gitRunner';
+import { editExcludeBlock, EXCLUDE_BLOCK_END, excludePattern, pathOfPattern, readExcludeBlock } from './infoExclude';
 import { GitRepository } from './repository';
 import type { TemporaryIndex } from './workingTree';
 
@@ -15,7 +15,7 @@ import type { TemporaryIndex } from './workingTree';
  */
 
 export const EXCLUDE_BLOCK_START = '# agent-versions: secrets (files left out of versions; use Include in Versions or Add to .gitignore to change)';
-export const EXCLUDE_BLOCK_END = '# agent-versions: end';
+export { EXCLUDE_BLOCK_END };
 
 const leftOut = new WeakMap<TemporaryIndex, SecretFinding[]>();
 
@@ -34,7 +34,7 @@ export async function excludeNewSecrets(repo: GitRepository, index: TemporaryInd
   }
   if (findings.length > 0) {
     await runGit(repo.root, ['update-index', '-z', '--force-remove', '--stdin'], { env: index.env, input: findings.map((f) => `${f.path}\0`).join('') });
-    await editExcludeBlock(repo, (lines) => [...lines, ...findings.map((f) => excludePattern(f.path)).filter((p): p is string => p !== null)]);
+    await editExcludeBlock(repo, EXCLUDE_BLOCK_START, (lines) => [...lines, ...findings.map((f) => excludePattern(f.path)).filter((p): p is string => p !== null)]);
   }
   leftOut.set(index, findings);
   return findings;
@@ -71,14 +71,13 @@ export async function secretsInTrackedFiles(repo: GitRepository): Promise<Secret
 
 /** The paths (relative, `/`-separated) currently in our `info/exclude` block. */
 export async function excludedSecretPaths(repo: GitRepository): Promise<string[]> {
-  const { block } = readExcludeFile(await excludeFile(repo));
-  return block.map(pathOfPattern).filter((p): p is string => p !== null);
+  return (await readExcludeBlock(repo, EXCLUDE_BLOCK_START)).map(pathOfPattern).filter((p): p is string => p !== null);
 }
 
 /** Removes `relPath`'s line from our exclude block (the user chose to version it, or to ignore it in .gitignore). */
 export async function removeExclusion(repo: GitRepository, relPath: string): Promise<void> {
   const pattern = excludePattern(relPath);
-  await editExcludeBlock(repo, (lines) => lines.filter((line) => line !== pattern));
+  await editExcludeBlock(repo, EXCLUDE_BLOCK_START, (lines) => lines.filter((line) => line !== pattern));
 }
 
 /** Appends an anchored pattern for `relPath` to the repository's top-level `.gitignore` (created if missing). */
@@ -96,17 +95,6 @@ export function appendToGitignore(repo: GitRepository, relPath: string): void {
   fs.appendFileSync(file, `${existing.length > 0 && !existing.endsWith('\n') ? '\n' : ''}${pattern}\n`);
 }
 
-/** An anchored gitignore pattern matching exactly `relPath`; null for names a pattern cannot hold (line breaks). */
-function excludePattern(relPath: string): string | null {
-  if (/[\r\n]/.test(relPath) || relPath.length === 0) return null;
-  return `/${relPath.replace(/[\\*?[]/g, '\\$&').replace(/ +$/, (spaces) => '\\ '.repeat(spaces.length))}`;
-}
-
-function pathOfPattern(pattern: string): string | null {
-  if (!pattern.startsWith('/')) return null;
-  return pattern.slice(1).replace(/\\(.)/g, '$1');
-}
-
 /** `ls-files -s -z` lines: `<mode> <oid> <stage>\t<path>`. */
 function parseStageEntries(stdout: string): ScanEntry[] {
   return stdout.split('\0').filter(Boolean).map((line) => {
@@ -116,7 +104,7 @@ function parseStageEntries(stdout: string): ScanEntry[] {
 }
 
 /** Which of `paths` HEAD's tree or the user's index holds (those are the user's files: never excluded). */
-async function pathsInHeadOrUserIndex(repo: GitRepository, paths: readonly string[]): Promise<Set<string>> {
+export async function pathsInHeadOrUserIndex(repo: GitRepository, paths: readonly string[]): Promise<Set<string>> {
   const env = { GIT_LITERAL_PATHSPECS: '1' };
   let stdout: string;
   try {
@@ -125,42 +113,4 @@ async function pathsInHeadOrUserIndex(repo: GitRepository, paths: readonly strin
     ({ stdout } = await runGit(repo.root, ['ls-files', '-z', '--', ...paths], { env })); // no HEAD yet: the index alone
   }
   return new Set(stdout.split('\0').filter(Boolean));
-}
-
-const excludeFiles = new Map<string, string>();
-
-/** `info/exclude` of the common git dir (shared by all worktrees), as git itself resolves it. */
-async function excludeFile(repo: GitRepository): Promise<string> {
-  let file = excludeFiles.get(repo.gitDir);
-  if (!file) {
-    const { stdout } = await runGit(repo.root, ['rev-parse', '--git-path', 'info/exclude']);
-    file = path.resolve(repo.root, stdout.replace(/\n$/, ''));
-    excludeFiles.set(repo.gitDir, file);
-  }
-  return file;
-}
-
-function readExcludeFile(file: string): { before: string[]; block: string[]; after: string[] } {
-  let text = '';
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  const lines = text.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
-  const start = lines.indexOf(EXCLUDE_BLOCK_START);
-  const end = start < 0 ? -1 : lines.indexOf(EXCLUDE_BLOCK_END, start);
-  if (start < 0 || end < 0) return { before: lines, block: [], after: [] };
-  return { before: lines.slice(0, start), block: lines.slice(start + 1, end), after: lines.slice(end + 1) };
-}
-
-/** Rewrites our block (atomically, the user's own lines untouched); the block disappears when it becomes empty. */
-async function editExcludeBlock(repo: GitRepository, edit: (lines: string[]) => string[]): Promise<void> {
-  const file = await excludeFile(repo);
-  const { before, block, after } = readExcludeFile(file);
-  const next = [...new Set(edit(block))];
-  const lines = next.length > 0 ? [...before, EXCLUDE_BLOCK_START, ...next, EXCLUDE_BLOCK_END, ...after] : [...before, ...after];
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  writeFileAtomic(file, lines.length > 0 ? `${lines.join('\n')}\n` : '');
 }

@@ -6,7 +6,8 @@ import { GitCommandError, runGit } from './gitRunner';
 import { currentLockLiveness } from '../store/pidLock';
 import { GitRepository } from './repository';
 import type { SecretFinding } from '../secrets/secretScanner';
-import { excludeNewSecrets } from './secretExclusion';
+import { excludeLargeFiles } from './heavyFolders';
+import { addedPaths, excludeNewSecrets } from './secretExclusion';
 
 /** Config for every commit we make: no hooks, no signing (so no pinentry), and durable objects when asked. */
 function commitConfig(durable: boolean): string[] {
@@ -107,6 +108,8 @@ export interface WorkingTreeSnapshot {
   nested: string[];
   /** New files left out because they look like secrets (they stay in the working tree, excluded in info/exclude). */
   excluded: SecretFinding[];
+  /** New files larger than 50 MB left out (they stay in the working tree, excluded in info/exclude). */
+  large: string[];
 }
 
 const EMBEDDED_REPO_WARNING = /^warning: adding embedded git repository: (.+)$/gm;
@@ -125,8 +128,10 @@ export async function writeWorkingTree(repo: GitRepository, index: TemporaryInde
   }
   // New files that look like secrets stay out of every version (issue 15).
   const excluded = await excludeNewSecrets(repo, index, added.stdout);
+  // ...and so do new files too large for a version (issue 13).
+  const large = await excludeLargeFiles(repo, index, addedPaths(added.stdout));
   const { stdout } = await runGit(repo.root, ['write-tree'], { env: index.env });
-  return { tree: stdout.trim(), nested, excluded };
+  return { tree: stdout.trim(), nested, excluded, large };
 }
 
 export interface CommitSpec {
@@ -162,6 +167,11 @@ export async function createCommit(repo: GitRepository, spec: CommitSpec): Promi
 }
 
 export const ZERO_OID = '0'.repeat(40);
+
+/** The empty tree's oid in this repository's hash (written, so a commit of it always finds the object). */
+export async function emptyTree(repo: GitRepository): Promise<string> {
+  return (await runGit(repo.root, ['hash-object', '-t', 'tree', '-w', '--stdin'], { input: '' })).stdout.trim();
+}
 /** Private refs keeping a staged tree reachable, one per commit that preserved it (named after that commit). */
 export const STAGED_REF_PREFIX = 'refs/agent-versions/staged/';
 export const STAGED_SUBJECT = 'Agent Version History: staged changes';
@@ -204,8 +214,8 @@ export interface WorkingTreeCommitRequest {
   /** The ref the commit goes on: the attached branch, or a private ref (created when `expected` is ZERO_OID). */
   ref: string;
   expected: string;
-  /** The commit's parent: the HEAD the working tree was compared with. */
-  parent: string;
+  /** The commit's parent: the HEAD the working tree was compared with; null for a root commit (an unborn branch). */
+  parent: string | null;
   parentTree?: string;
   /** No commit when the working tree's tree equals this (default: the parent's tree). */
   unchangedTree?: string;
@@ -229,6 +239,7 @@ export interface WorkingTreeCommitResult {
   staged: string | null;
   nested: string[];
   excluded: SecretFinding[];
+  large: string[];
   /** False when the index could not be made the new tree now (recorded for reconciliation to repair). */
   indexInstalled: boolean;
 }
@@ -245,18 +256,20 @@ export async function commitWorkingTree(repo: GitRepository, request: WorkingTre
   const index = TemporaryIndex.create(repo);
   try {
     const indexTree = await writeIndexTree(repo, index);
-    const { tree, nested, excluded } = await writeWorkingTree(repo, index);
+    const { tree, nested, excluded, large } = await writeWorkingTree(repo, index);
     request.step?.('after-write-tree');
-    const parentTree = request.parentTree ?? (await runGit(repo.root, ['rev-parse', `${request.parent}^{tree}`])).stdout.trim();
+    const parentTree = request.parentTree
+      ?? (request.parent === null ? await emptyTree(repo) : (await runGit(repo.root, ['rev-parse', `${request.parent}^{tree}`])).stdout.trim());
     if (tree === (request.unchangedTree ?? parentTree) && !request.always) {
-      return { commit: null, tree, staged: null, nested, excluded, indexInstalled: false };
+      return { commit: null, tree, staged: null, nested, excluded, large, indexInstalled: false };
     }
+    const parents = request.parent === null ? [] : [request.parent];
     let staged: string | null = null;
     if (indexTree !== parentTree && indexTree !== tree) {
-      staged = await createCommit(repo, { tree: indexTree, parents: [request.parent], message: `${STAGED_SUBJECT}\n`, durable: request.durable, date: request.date });
+      staged = await createCommit(repo, { tree: indexTree, parents, message: `${STAGED_SUBJECT}\n`, durable: request.durable, date: request.date });
     }
     const message = staged ? withTrailer(request.message, `Agent-Staged: ${staged}`) : request.message;
-    const commit = await createCommit(repo, { tree, parents: [request.parent], message, durable: request.durable, date: request.date });
+    const commit = await createCommit(repo, { tree, parents, message, durable: request.durable, date: request.date });
     request.step?.('after-commit');
     // Intent first: a crash between the ref move and the index swap leaves a marker reconciliation acts on.
     if (request.installIndex) recordIndexRepair(repo, request.ref, commit);
@@ -269,10 +282,42 @@ export async function commitWorkingTree(repo: GitRepository, request: WorkingTre
     }
     request.step?.('after-update-ref');
     const indexInstalled = request.installIndex ? await followIndex(repo, index, request.durable ?? false) : false;
-    return { commit, tree, staged, nested, excluded, indexInstalled };
+    return { commit, tree, staged, nested, excluded, large, indexInstalled };
   } finally {
     index.dispose();
   }
+}
+
+export const FIRST_BASE_SUBJECT = '[Base] Files before the first agent turn';
+
+export interface FirstBase extends WorkingTreeSnapshot {
+  /** The commit Undo of the first turn returns to. */
+  commit: string;
+  /** Whether it is the branch's new root commit (the folder held files), or a private root commit of the empty tree. */
+  onBranch: boolean;
+}
+
+/**
+ * The base of the first turn on an unborn branch (issue 13), through the one commit path. When the folder holds
+ * files, they become the branch's root commit `[Base] Files before the first agent turn` (durable; the index
+ * follows, so `git status` stays as it was): the user's files are in history before the agent touches anything.
+ * When it holds nothing, the branch stays unborn (the turn's `[Agent]` commit will be its root) and a private root
+ * commit of the empty tree under `privateRef` is the base Undo returns to. Never touches the working tree.
+ */
+export async function commitFirstBase(repo: GitRepository, branch: string, privateRef: string, privateMessage: string): Promise<FirstBase> {
+  const onBranch = await commitWorkingTree(repo, {
+    ref: `refs/heads/${branch}`,
+    expected: ZERO_OID,
+    parent: null,
+    message: `${FIRST_BASE_SUBJECT}\n`,
+    reflog: 'agent-versions: files before the first agent turn',
+    durable: true,
+    installIndex: true,
+  });
+  if (onBranch.commit) return { ...onBranch, commit: onBranch.commit, onBranch: true };
+  const commit = await createCommit(repo, { tree: onBranch.tree, parents: [], message: privateMessage });
+  await compareAndSetRef(repo, privateRef, commit, ZERO_OID, 'agent-versions: base snapshot');
+  return { ...onBranch, commit, onBranch: false };
 }
 
 /** The tree of the index as the user left it (a copy of it); unmerged entries fail with 'unmerged-entries'. */

@@ -4,6 +4,7 @@ import { RESTORE_PHASES, RestorePhase } from '../store/schema';
 import type { OperationRow } from './operationRecords';
 import { worktreeMatches } from '../git/worktreeUpdate';
 import { isOwnPreserveCommit } from './restoreEffects';
+import { ZERO_OID } from '../git/workingTree';
 
 /** What a failed or interrupted operation means for the repository (SPEC §5.4). */
 export type Disposition =
@@ -27,7 +28,7 @@ export async function classifyOperation(ctx: RepoContext, op: OperationRow): Pro
   const health = await inspectRepositoryHealth(ctx.repo);
   if (!health.exists) return { kind: 'recovery-required', reason: 'repository-missing' };
   if (health.detached || health.branch !== op.source_branch) return { kind: 'recovery-required', reason: 'branch-changed' };
-  const head = health.head;
+  const head = health.unborn ? ZERO_OID : health.head; // an Undo of a first turn starts from an unborn branch
   let preserved = op.preserve_commit;
   // A crash between the preservation commit's ref update and recording it: recognise our own commit by its trailer.
   if (!preserved && head && head !== op.source_head && at(op.phase) >= at('preserve-dirty-tree') && (await isOwnPreserveCommit(ctx, op, head))) {

@@ -5,7 +5,7 @@ import type { RepoContext } from '../context';
 import { isAvhError } from '../errors';
 import { readSymbolicHead } from '../git/healthProbe';
 import { parentsAndTrailer, readHead } from '../git/history';
-import { commitWorkingTree, compareAndSetRef, createCommit } from '../git/workingTree';
+import { commitWorkingTree, compareAndSetRef, createCommit, ZERO_OID } from '../git/workingTree';
 import { TreeChange, updateWorktreeBetween } from '../git/worktreeUpdate';
 import { INTERRUPTED_SUBJECT, restoreSubject } from '../turns/promptSummary';
 import { failpoint } from '../failpoints';
@@ -28,7 +28,7 @@ export async function currentHead(ctx: RepoContext): Promise<string | null> {
 /** If `commit` is this operation's own preservation commit (child of the source HEAD with our trailer), true. */
 export async function isOwnPreserveCommit(ctx: RepoContext, op: OperationRow, commit: string): Promise<boolean> {
   const { parents, value } = await parentsAndTrailer(ctx.repo, commit, 'Agent-Operation');
-  return parents === op.source_head && value === op.id;
+  return parents === (op.source_head === ZERO_OID ? '' : op.source_head) && value === op.id;
 }
 
 /**
@@ -43,7 +43,7 @@ export async function preserveDirtyTree(ctx: RepoContext, op: OperationRow): Pro
   const result = await commitWorkingTree(ctx.repo, {
     ref: branchRef(op),
     expected: op.source_head,
-    parent: op.source_head,
+    parent: op.source_head === ZERO_OID ? null : op.source_head, // an unborn branch: the saved work is its root commit
     always: true,
     message: `${INTERRUPTED_SUBJECT}\n\n${trailers}\n`,
     reflog: 'agent-versions: save partial changes',

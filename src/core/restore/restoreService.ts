@@ -6,7 +6,7 @@ import type { RepoContext } from '../context';
 import { AvhError } from '../errors';
 import { guessBranchTip, inspectRepositoryHealth, operationsInProgress, RepositoryHealth } from '../git/healthProbe';
 import { resolveCommit, subjectsSince } from '../git/history';
-import { factsFromHealth, passGate } from '../git/repositoryGate';
+import { factsFromHealth, passGate, passTurnGate } from '../git/repositoryGate';
 import { ignoredPathsInTheWay, TreeChange, treeChanges } from '../git/worktreeUpdate';
 import { acquireRepositoryLease, leasePath } from '../git/repositoryLease';
 import { assertNoRecovery, readRecovery, setRecovery } from '../recovery/recoveryLatch';
@@ -24,7 +24,7 @@ import { admitOperation, finishOperation, getOperation, inFlightOperation, Opera
 import { restoreMachine } from './restoreMachine';
 import { preservationFor } from './targetOutcome';
 import { removeLeftoverTempFiles } from '../recovery/staleLocks';
-import { clearOwnStaleIndexLock, indexRepairPending, repairRecordedIndex } from '../git/workingTree';
+import { clearOwnStaleIndexLock, emptyTree, indexRepairPending, repairRecordedIndex, ZERO_OID } from '../git/workingTree';
 import { preserveDirtyTree, restoredPathsMatch, updateBranch, updateWorktree, writeRestoreCommit } from './restoreEffects';
 import type { RestorePhase } from '../store/schema';
 
@@ -255,8 +255,10 @@ async function makePlan(ctx: RepoContext, request: RestoreRequest): Promise<Plan
   let gate: { branch: string; head: string };
   try {
     health = await inspectRepositoryHealth(ctx.repo);
-    // Under the restore lease: a recovery latch and an in-flight restore were already settled or refused.
-    gate = passGate(factsFromHealth(health), 'retry');
+    // Under the restore lease: a recovery latch and an in-flight restore were already settled or refused. Undo
+    // passes on an unborn branch too (a cancelled first turn in an empty folder): HEAD is then ZERO_OID.
+    const facts = factsFromHealth(health);
+    gate = request.kind === 'undo' ? unbornAsZero(passTurnGate(facts, 'retry')) : passGate(facts, 'retry');
   } catch (error) {
     await early;
     throw error;
@@ -271,6 +273,10 @@ async function makePlan(ctx: RepoContext, request: RestoreRequest): Promise<Plan
   }
   if ('nothing' in found) return found;
   return { request, branch, head, clean: health.clean, nestedRepositories: health.nestedRepositories, ...found };
+}
+
+function unbornAsZero(passed: { branch: string; head: string | null }): { branch: string; head: string } {
+  return { branch: passed.branch, head: passed.head ?? ZERO_OID };
 }
 
 type TargetLookup = Pick<Plan, 'target' | 'changes' | 'turn' | 'preservation' | 'userCommits'>;
@@ -305,9 +311,10 @@ async function lookUpTarget(ctx: RepoContext, request: RestoreRequest, branch: s
   } else {
     target = await resolveCommit(ctx.repo, request.target);
   }
+  const unborn = head === ZERO_OID;
   const [changes, userCommits] = await Promise.all([
-    treeChanges(ctx.repo, head, target),
-    request.kind === 'redo' ? 0 : countUserCommits(ctx, turn?.base_head ?? target),
+    unborn ? emptyTree(ctx.repo).then((empty) => treeChanges(ctx.repo, empty, target)) : treeChanges(ctx.repo, head, target),
+    request.kind === 'redo' || unborn ? 0 : countUserCommits(ctx, turn?.base_head ?? target),
   ]);
   return { target, changes, turn, preservation, userCommits };
 }

@@ -4,9 +4,10 @@ import { AvhError, ErrorReason, isAvhError } from '../errors';
 import { failpoint } from '../failpoints';
 import { findTurnCommit } from '../git/history';
 import { inspectRepositoryHealth, quickGateFacts } from '../git/healthProbe';
-import { factsFromHealth, gate, GateFacts, passGate } from '../git/repositoryGate';
+import { excludeHeavyFoldersBeforeFirstVersion, largeFileNotice } from '../git/heavyFolders';
+import { factsFromHealth, GateFacts, passTurnGate, turnGate } from '../git/repositoryGate';
 import { acquireRepositoryLease, leasePath } from '../git/repositoryLease';
-import { commitWorkingTree, ZERO_OID } from '../git/workingTree';
+import { commitFirstBase, commitWorkingTree, ZERO_OID } from '../git/workingTree';
 import type { TerminalOutcome } from '../outcomes';
 import type { SecretFinding } from '../secrets/secretScanner';
 import { assertNoRecovery, readRecovery } from '../recovery/recoveryLatch';
@@ -21,9 +22,12 @@ export const BASE_REF_PREFIX = 'refs/agent-versions/base/';
 
 export interface BeginTurnResult {
   turnId: string;
-  /** The exact pre-turn state: HEAD itself when the tree was clean, else a private snapshot commit. */
+  /**
+   * The exact pre-turn state: HEAD itself when the tree was clean, else a private snapshot commit. On an unborn
+   * branch: the `[Base]` root commit of the files the folder held, or a private root commit of the empty tree.
+   */
   baseCommit: string;
-  /** Said once per folder: nested repositories (their own `.git`) Version History does not version. */
+  /** Said once: nested repositories (their own `.git`) Version History does not version; files left out for their size. */
   notice?: string;
   /** New files left out because they look like secrets (issue 15); they stay in the working tree. */
   excluded: SecretFinding[];
@@ -31,7 +35,8 @@ export interface BeginTurnResult {
 
 /**
  * Persists a new turn and captures its base snapshot (SPEC §4.1). Never touches HEAD, the index or the
- * working tree; writes nothing to git when the tree is clean. Refused while recovery is required.
+ * working tree; writes nothing to git when the tree is clean. Refused while recovery is required. On an unborn
+ * branch (issue 13) the first turn records too: see startFirstTurn.
  */
 export async function beginTurn(ctx: RepoContext, input: BeginTurnInput): Promise<BeginTurnResult> {
   await assertNoRecovery(ctx.store);
@@ -43,7 +48,7 @@ export async function beginTurn(ctx: RepoContext, input: BeginTurnInput): Promis
       inspectRepositoryHealth(ctx.repo),
       ctx.store.read((r) => ({ recoveryRequired: readRecovery(r) !== null, restoreInFlight: inFlightOperation(r) !== undefined })),
     ]);
-    const { branch, head } = passGate(factsFromHealth(health, state), 'retry');
+    const { branch, head } = passTurnGate(factsFromHealth(health, state), 'retry');
     const turnId = crypto.randomUUID();
     const now = Date.now();
     await ctx.store.transaction((tx) => {
@@ -61,9 +66,16 @@ export async function beginTurn(ctx: RepoContext, input: BeginTurnInput): Promis
       [turnId, input.chatId, seq, input.prompt, input.agent ?? null, branch, head, now]);
     });
     let baseCommit = head;
+    let baseHead = head;
     let baseTree: string | null = null;
     let excluded: SecretFinding[] = [];
-    if (!health.clean) {
+    let large: string[] = [];
+    let nested = health.nestedRepositories;
+    if (head === null) {
+      const first = await startFirstTurn(ctx, branch, turnId, input.chatId);
+      ({ commit: baseCommit, tree: baseTree, excluded, large, nested } = first);
+      baseHead = first.onBranch ? first.commit : null;
+    } else if (!health.clean) {
       // A private ref holds the exact pre-turn state (staged tree included); HEAD, the index and files stay as they are.
       const snapshot = await commitWorkingTree(ctx.repo, {
         ref: `${BASE_REF_PREFIX}${turnId}`,
@@ -77,16 +89,34 @@ export async function beginTurn(ctx: RepoContext, input: BeginTurnInput): Promis
       baseCommit = snapshot.commit ?? head;
       baseTree = snapshot.tree;
       excluded = snapshot.excluded;
+      large = snapshot.large;
     }
     await ctx.store.transaction((tx) => {
-      tx.run("UPDATE turns SET recovery = 'running', base_commit = ?, base_tree = ? WHERE id = ?", [baseCommit, baseTree, turnId]);
+      tx.run("UPDATE turns SET recovery = 'running', base_head = ?, base_commit = ?, base_tree = ? WHERE id = ?", [baseHead, baseCommit, baseTree, turnId]);
     });
-    ctx.log.info('turn.begin', { turn: turnId, snapshot: health.clean ? 'head' : 'commit', dirty: health.counts.staged + health.counts.unstaged + health.counts.untracked });
-    const notice = await nestedNotice(ctx, health.nestedRepositories);
-    return { turnId, baseCommit, excluded, ...(notice ? { notice } : {}) };
+    const snapshot = head === null ? 'first' : health.clean ? 'head' : 'commit';
+    ctx.log.info('turn.begin', { turn: turnId, snapshot, dirty: health.counts.staged + health.counts.unstaged + health.counts.untracked });
+    const notice = joinNotices(await nestedNotice(ctx, nested), largeFileNotice(large));
+    return { turnId, baseCommit: baseCommit!, excluded, ...(notice ? { notice } : {}) };
   } finally {
     lease.release();
   }
+}
+
+/**
+ * The first turn of an unborn branch: heavy folders are excluded before the first version (when there is no
+ * .gitignore), then the base is made (commitFirstBase: a `[Base]` root commit of the folder's files, or a private
+ * empty-tree commit when the folder is empty).
+ */
+async function startFirstTurn(ctx: RepoContext, branch: string, turnId: string, chatId: string) {
+  if (await excludeHeavyFoldersBeforeFirstVersion(ctx.repo)) ctx.log.info('turn.heavy-folders-excluded', { turn: turnId });
+  return commitFirstBase(ctx.repo, branch, `${BASE_REF_PREFIX}${turnId}`,
+    `Agent Version History base snapshot\n\nAgent-Turn: ${turnId}\nAgent-Chat: ${chatId}\n`);
+}
+
+function joinNotices(...notices: (string | null)[]): string | null {
+  const said = notices.filter((n): n is string => n !== null);
+  return said.length > 0 ? said.join(' ') : null;
 }
 
 export interface EndTurnResult {
@@ -172,18 +202,20 @@ async function commitTurnVersion(ctx: RepoContext, turn: TurnRow): Promise<Versi
   const { facts, resolved } = await quickGateFacts(repo, ['HEAD^{tree}', ...(turn.base_tree === null && turn.base_commit ? [`${turn.base_commit}^{tree}`] : [])]);
   const restoreInFlight = await ctx.store.read((r) => inFlightOperation(r) !== undefined);
   const blocked = (known: GateFacts): VersionOutcome | null => {
-    const result = gate({ ...known, restoreInFlight }, 'turn-end');
+    const result = turnGate({ ...known, restoreInFlight }, 'turn-end');
     if (result.ok) return null;
     return { version: null, reason: NO_VERSION_FOR[result.reason] ?? 'git-failed', message: `${KEPT} ${result.message}` };
   };
   const refused = blocked(facts);
   if (refused) return refused;
   const [headTree, parsedBaseTree] = resolved;
+  // An unborn branch (the first turn in an empty folder): the version is the branch's root commit.
+  const head = facts.unborn ? null : facts.head!;
   try {
     const result = await commitWorkingTree(repo, {
       ref: `refs/heads/${facts.branch!}`,
-      expected: facts.head!,
-      parent: facts.head!,
+      expected: head ?? ZERO_OID,
+      parent: head,
       parentTree: headTree,
       unchangedTree: turn.base_tree ?? parsedBaseTree ?? headTree,
       message: `${agentSubject(turn.prompt)}\n\nAgent-Turn: ${turn.id}\nAgent-Chat: ${turn.chat_id}\n`,
@@ -191,7 +223,7 @@ async function commitTurnVersion(ctx: RepoContext, turn: TurnRow): Promise<Versi
       installIndex: true,
       step: (name) => failpoint(`turn-commit:${name}`),
     });
-    const notice = await nestedNotice(ctx, result.nested);
+    const notice = joinNotices(await nestedNotice(ctx, result.nested), largeFileNotice(result.large));
     const nested = { ...(notice ? { notice } : {}), excluded: result.excluded };
     if (!result.indexInstalled && result.commit) ctx.log.warn('turn.index-repair-recorded', { turn: turn.id });
     return result.commit ? { version: result.commit, ...nested } : { version: null, reason: 'no-changes', ...nested };

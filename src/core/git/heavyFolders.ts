@@ -1,0 +1,66 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { runGit } from './gitRunner';
+import { editExcludeBlock, excludePattern } from './infoExclude';
+import { GitRepository } from './repository';
+import { pathsInHeadOrUserIndex } from './secretExclusion';
+import type { TemporaryIndex } from './workingTree';
+
+/**
+ * Issue 13: dependency and build folders, and files too large for a version, stay out of versions. They are
+ * listed in the repository's `info/exclude` under their own marked block (the user's files, `.gitignore`
+ * included, are never touched), so git itself ignores them from then on: edit or delete the block to change it.
+ */
+
+export const HEAVY_BLOCK_START = '# agent-versions: heavy folders and large files (left out of versions; edit or delete these lines to change)';
+
+/** Common dependency and build output folders (and macOS folder metadata), as gitignore patterns. */
+export const HEAVY_PATTERNS: readonly string[] = ['node_modules/', '.venv/', 'venv/', '__pycache__/', 'dist/', 'build/', 'target/', '.next/', '.DS_Store'];
+
+/** A file larger than this never enters a version. */
+export const LARGE_FILE_BYTES = 50 * 1024 * 1024;
+
+/**
+ * Before the first version of a repository: when the folder has no top-level `.gitignore` (the user has not said
+ * what to ignore), the heavy patterns go into our exclude block. A `.gitignore` that exists is respected as it
+ * is and nothing is added. Returns whether it added the patterns.
+ */
+export async function excludeHeavyFoldersBeforeFirstVersion(repo: GitRepository): Promise<boolean> {
+  if (fs.existsSync(path.join(repo.root, '.gitignore'))) return false;
+  await editExcludeBlock(repo, HEAVY_BLOCK_START, (lines) => [...HEAVY_PATTERNS, ...lines]);
+  return true;
+}
+
+/**
+ * After `add -A` into `index` (`candidates`: the paths it added): files larger than LARGE_FILE_BYTES that are
+ * not in HEAD or the user's index are removed from `index` and excluded in the block, so they are named once and
+ * never considered again. Returns them (relative paths). Never touches the working tree.
+ */
+export async function excludeLargeFiles(repo: GitRepository, index: TemporaryIndex, candidates: readonly string[]): Promise<string[]> {
+  const oversized = candidates.filter((p) => {
+    try {
+      const st = fs.lstatSync(path.join(repo.root, p));
+      return st.isFile() && st.size > LARGE_FILE_BYTES;
+    } catch {
+      return false;
+    }
+  });
+  if (oversized.length === 0) return [];
+  // A large file the user already versions (in HEAD or their index) stays theirs to version.
+  const known = await pathsInHeadOrUserIndex(repo, oversized);
+  const large = oversized.filter((p) => !known.has(p));
+  if (large.length === 0) return [];
+  const patterns = large.map(excludePattern).filter((p): p is string => p !== null);
+  await runGit(repo.root, ['update-index', '-z', '--force-remove', '--stdin'], { env: index.env, input: large.map((p) => `${p}\0`).join('') });
+  await editExcludeBlock(repo, HEAVY_BLOCK_START, (lines) => [...lines, ...patterns]);
+  return large;
+}
+
+/** The notice naming files left out for their size (said once: an excluded file is never about to enter again). */
+export function largeFileNotice(files: readonly string[]): string | null {
+  if (files.length === 0) return null;
+  const list = files.join(', ');
+  return files.length === 1
+    ? `${list} is larger than 50 MB; Version History left it out of versions (listed in .git/info/exclude).`
+    : `${list} are larger than 50 MB; Version History left them out of versions (listed in .git/info/exclude).`;
+}

@@ -1,0 +1,45 @@
+import * as path from 'node:path';
+import { GitCommandError, runGit } from './gitRunner';
+import { readSymbolicHead } from './healthProbe';
+import { GitRepository, resolveRepository } from './repository';
+
+/**
+ * Issue 13: "Enable Version History" for a folder without git. `git init` exactly as the user would run it: the
+ * branch name is git's own (`init.defaultBranch`, else git's default), no identity or other config is written.
+ */
+
+export interface InitResult {
+  /** The repository's top-level folder. */
+  repository: string;
+  /** The branch HEAD is on (unborn right after init), or null when detached. */
+  branch: string | null;
+  /** False when the folder already was in a repository (nothing was changed). */
+  created: boolean;
+}
+
+/**
+ * The repository `folder` is in, or null when it is in none at all (git says "not a git repository"). A bare
+ * repository, one git refuses (safe.directory) or a missing folder still fail with their own message: those are
+ * not folders "without git", and must never get a second repository inside them.
+ */
+export async function findRepository(folder: string): Promise<GitRepository | null> {
+  try {
+    return await resolveRepository(folder);
+  } catch (error) {
+    if (error instanceof GitCommandError && error.reason === 'not-a-repository') return null;
+    throw error;
+  }
+}
+
+/** Creates a repository in `folder` unless it already is in one (then nothing changes). Idempotent. */
+export async function initRepository(folder: string): Promise<InitResult> {
+  const existing = await findRepository(folder);
+  if (existing) return { repository: existing.root, branch: branchOf(existing), created: false };
+  await runGit(path.resolve(folder), ['init', '-q']);
+  const repo = await resolveRepository(folder);
+  return { repository: repo.root, branch: branchOf(repo), created: true };
+}
+
+function branchOf(repo: GitRepository): string | null {
+  return readSymbolicHead(repo.gitDir)?.slice('refs/heads/'.length) ?? null;
+}
