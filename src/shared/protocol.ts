@@ -120,3 +120,8 @@ export function parseVersionRow(raw: unknown): VersionRow | undefined {
 
 /** The text the pane shows while recovery is required (SPEC §6), with no buttons of its own. */
 export const BLOCKED_MESSAGE = 'Version History is temporarily unavailable — Resolve the version recovery notice to continue.';
+
+/** The branch-loss warning entry's sentence (SPEC §7), the same in Version History and the CLI. */
+export function continuationWarningText(newBranch: string, oldBranch: string): string {
+  return `Conversation continues on \`${newBranch}\`; code changes from \`${oldBranch}\` were not recovered.`;
+}
