@@ -6,32 +6,8 @@ import { classifyBranch } from '../../src/core/git/remoteBranch';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { expectReason, recordingLog, repoPicture } from '../support/assertions';
 import { cliJson, runCliProcess } from '../support/cliProcess';
-import { assertNothingLost, cleanupTempDirs, contentInventory, git, gitStatus, head, makeRepo, read, tempDir, write } from '../support/gitFixtures';
-
-/**
- * A repository with a real bare remote on disk (file://): main pushed (the remote's default branch), and a chat
- * whose one completed turn was recorded on its own branch `feature/login`, pushed too. The working tree is back on main.
- */
-async function repoWithChatBranch(): Promise<{ repo: string; remote: string; history: VersionHistory; turnId: string; log: string[] }> {
-  const repo = makeRepo();
-  const remote = tempDir('avh-remote-');
-  git(remote, 'init', '-q', '--bare', '-b', 'main');
-  git(repo, 'remote', 'add', 'origin', `file://${remote}`);
-  git(repo, 'push', '-q', '-u', 'origin', 'main');
-  git(repo, 'remote', 'set-head', 'origin', 'main');
-  git(repo, 'switch', '-q', '-c', 'feature/login');
-  const log: string[] = [];
-  const history = await VersionHistory.open(repo, { log: recordingLog(log) });
-  const { turnId } = await history.beginTurn({ chatId: 'chat-1', prompt: 'Add the login form', chatTitle: 'Login' });
-  write(repo, 'login.ts', 'export const login = true;\n');
-  const { version } = await history.endTurn(turnId, 'completed');
-  assert.ok(version);
-  git(repo, 'push', '-q', 'origin', 'feature/login');
-  git(repo, 'switch', '-q', 'main');
-  // The agent's opaque resume identity: kept through everything below.
-  await history.ctx.store.transaction((tx) => tx.run("UPDATE chats SET resume_identity = 'resume-abc' WHERE id = 'chat-1'"));
-  return { repo, remote, history, turnId, log };
-}
+import { localBranchNames, loseChatBranch, repoWithChatBranch } from '../support/chatBranchFixtures';
+import { assertNothingLost, cleanupTempDirs, contentInventory, git, gitStatus, head, makeRepo, read, write } from '../support/gitFixtures';
 
 function chatRow(history: VersionHistory): Promise<{ branch: string; base_branch: string; remote: string | null; resume_identity: string | null }> {
   return history.ctx.store.read((r) => r.get<{ branch: string; base_branch: string; remote: string | null; resume_identity: string | null }>(
@@ -42,9 +18,6 @@ function warningCount(history: VersionHistory): Promise<number> {
   return history.ctx.store.read((r) => r.get<{ n: number }>("SELECT COUNT(*) AS n FROM chat_events WHERE status = 'done'")!.n);
 }
 
-function branches(repo: string): string[] {
-  return git(repo, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/').split('\n').filter(Boolean).sort();
-}
 
 describe('branch loss (real repositories, a real bare remote on disk)', function () {
   this.timeout(60_000);
@@ -107,10 +80,10 @@ describe('branch loss (real repositories, a real bare remote on disk)', function
   });
 
   it('deleted locally and on the remote: lost; Continue on a New Branch makes <old>-2 from the base, once, keeping the resume identity', async () => {
-    const { repo, remote, history, turnId, log } = await repoWithChatBranch();
+    const log: string[] = [];
+    const { repo, remote, history, turnId } = await repoWithChatBranch({ log: recordingLog(log) });
     try {
-      git(repo, 'push', '-q', 'origin', '--delete', 'feature/login');
-      git(repo, 'branch', '-q', '-D', 'feature/login');
+      loseChatBranch(repo);
       write(repo, 'notes.txt', 'uncommitted user notes\n');
       const inventory = contentInventory(repo);
       const status = await history.chatStatus('chat-1');
@@ -142,7 +115,7 @@ describe('branch loss (real repositories, a real bare remote on disk)', function
       assert.equal((await history.continueChatOnNewBranch('chat-1')).result, 'already-continued');
       assert.equal((await history.continueChatOnNewBranch('chat-1')).result, 'already-continued');
       assert.equal(await warningCount(history), 1);
-      assert.deepEqual(branches(repo), ['feature/login-2', 'main']);
+      assert.deepEqual(localBranchNames(repo), ['feature/login-2', 'main']);
       // The conversation goes on: its next turn is recorded on the new branch.
       const next = await history.beginTurn({ chatId: 'chat-1', prompt: 'continue' });
       await history.endTurn(next.turnId, 'cancelled');
@@ -159,7 +132,7 @@ describe('branch loss (real repositories, a real bare remote on disk)', function
     }
   });
 
-  it('name collisions: <old>-2 taken (locally or on the remote) → <old>-3', async () => {
+  it('name collisions: <old>-2 taken locally and <old>-3 on the remote → <old>-4', async () => {
     const { repo, history } = await repoWithChatBranch();
     try {
       git(repo, 'branch', 'feature/login-2', 'main');
@@ -169,7 +142,7 @@ describe('branch loss (real repositories, a real bare remote on disk)', function
       git(repo, 'branch', '-q', '-D', 'feature/login');
       const result = await history.continueChatOnNewBranch('chat-1');
       assert.equal(result.continuation.newBranch, 'feature/login-4');
-      assert.deepEqual(branches(repo), ['feature/login-2', 'feature/login-4', 'main']);
+      assert.deepEqual(localBranchNames(repo), ['feature/login-2', 'feature/login-4', 'main']);
     } finally {
       await history.close();
     }
@@ -248,8 +221,7 @@ describe('branch loss (real repositories, a real bare remote on disk)', function
     const a = await repoWithChatBranch();
     const b = await repoWithChatBranch();
     try {
-      git(a.repo, 'push', '-q', 'origin', '--delete', 'feature/login');
-      git(a.repo, 'branch', '-q', '-D', 'feature/login');
+      loseChatBranch(a.repo);
       assert.equal((await a.history.chatStatus('chat-1')).branch, 'lost');
       assert.equal((await b.history.chatStatus('chat-1')).branch, 'ok');
       assert.equal((await branchNotices(b.history.ctx, 'main')).issues.length, 0);
@@ -258,7 +230,7 @@ describe('branch loss (real repositories, a real bare remote on disk)', function
       const turn = await b.history.beginTurn({ chatId: 'chat-1', prompt: 'more' });
       await b.history.endTurn(turn.turnId, 'cancelled');
       await a.history.continueChatOnNewBranch('chat-1');
-      assert.deepEqual(branches(b.repo), ['feature/login', 'main'], 'the other repository got no branch');
+      assert.deepEqual(localBranchNames(b.repo), ['feature/login', 'main'], 'the other repository got no branch');
       assert.equal(await warningCount(b.history), 0);
       assert.equal((await chatRow(b.history)).branch, 'feature/login');
     } finally {
@@ -270,8 +242,7 @@ describe('branch loss (real repositories, a real bare remote on disk)', function
   it('CLI: chat status and continue-on-new-branch --json; bad input is refused with a clear message', async () => {
     const { repo, history } = await repoWithChatBranch();
     await history.close();
-    git(repo, 'push', '-q', 'origin', '--delete', 'feature/login');
-    git(repo, 'branch', '-q', '-D', 'feature/login');
+    loseChatBranch(repo);
     const status = cliJson<{ branch: string; reason: string; chatBranch: string }>(['--repo', repo, 'chat', 'status', '--chat', 'chat-1']);
     assert.deepEqual([status.branch, status.reason, status.chatBranch], ['lost', 'lost', 'feature/login']);
     const continued = cliJson<{ result: string; continuation: { newBranch: string } }>(['--repo', repo, 'chat', 'continue-on-new-branch', '--chat', 'chat-1']);
