@@ -1,6 +1,6 @@
 import type { RepoContext } from './context';
 import { AvhError } from './errors';
-import { inspectRepositoryHealth, RepositoryHealth } from './git/healthProbe';
+import { inspectRepositoryHealth, readSymbolicHead, RepositoryHealth } from './git/healthProbe';
 import { GitRepository, resolveRepository } from './git/repository';
 import { EventLog, silentLog } from './log';
 import { readRecovery, RecoveryLatch, setRecovery } from './recovery/recoveryLatch';
@@ -15,7 +15,7 @@ import { rebuildFromTrailers } from './turns/rebuildFromTrailers';
 import { countTurns, getTurn, openTurns } from './turns/turnRecords';
 import { beginTurn, BeginTurnResult, cancelOpenTurnsOfChat, endTurn, EndTurnResult, settlePendingTurns } from './turns/turnLedger';
 import { validateBeginTurn, validateChatId, validateOutcome, validateTurnId } from './turns/validation';
-import { ChatStatus, chatStatus, continueOnNewBranch, ContinueResult, forgetBranchAnswers, restoreChatBranch, settleChatContinuations } from './chats/chatBranches';
+import { branchNotices, ChatStatus, chatStatus, continueOnNewBranch, ContinueResult, forgetBranchAnswers, restoreChatBranch, settleChatContinuations } from './chats/chatBranches';
 import { listVersions, VersionInfo } from './turns/versions';
 import { buildVersionsView } from './turns/versionRows';
 import { ChangedFile, changedFilesOf, readBlobAt } from './git/versionLog';
@@ -229,6 +229,12 @@ export class VersionHistory {
     const result = await restoreChatBranch(this.ctx, validateChatId(chatId));
     forgetBranchAnswers(this.ctx);
     return result;
+  }
+
+  /** Warning entries of the current branch and chats whose branch is gone (the view's branch notices). Read-only. */
+  async branchNotices(fresh = false): Promise<Awaited<ReturnType<typeof branchNotices>>> {
+    const ref = readSymbolicHead(this.ctx.repo.gitDir);
+    return branchNotices(this.ctx, ref ? ref.slice('refs/heads/'.length) : null, fresh);
   }
 
   /** Asks the remotes again on the next view refresh (Try again). */

@@ -1,4 +1,6 @@
-import type { VersionRow, VersionsView } from '../../shared/viewModels';
+import type { BranchNotices, VersionRow, VersionsView } from '../../shared/viewModels';
+import { branchNotices } from '../chats/chatBranches';
+import { isAvhError } from '../errors';
 import { BLOCKED_MESSAGE } from '../../shared/protocol';
 import type { RepoContext } from '../context';
 import { readVersionLog } from '../git/versionLog';
@@ -58,6 +60,8 @@ export async function buildVersionsView(ctx: RepoContext, limit: number): Promis
   // The latch may have been set while git ran: the store read above is the one that counts.
   if (joined.recovery) return { kind: 'blocked', message: BLOCKED_MESSAGE };
 
+  const notices = await viewNotices(ctx, branch);
+  const chatBranchOf = new Map(notices.chats.map((c) => [c.chatId, c.state]));
   const turnsById = new Map(joined.turns.map((t) => [t.id, t]));
   const undoable = new Set(joined.undoable);
   const chatNumbers = new Map<string, number>();
@@ -90,10 +94,28 @@ export async function buildVersionsView(ctx: RepoContext, limit: number): Promis
           undone: t.undone_by !== null,
           canUndo: kind === 'agent' && undoable.has(t.id),
           chatIndex,
+          ...(chatBranchOf.has(t.chat_id) ? { chatBranch: chatBranchOf.get(t.chat_id) } : {}),
         }
         : null,
     };
   });
-  if (rows.length === 0 && !joined.anyTurn) return { kind: 'empty', branch };
-  return { kind: 'versions', branch, rows, hasMore, canRedo: joined.canRedo, hasTurns: joined.anyTurn };
+  if (rows.length === 0 && !joined.anyTurn) return { kind: 'empty', branch, notices };
+  return { kind: 'versions', branch, rows, hasMore, canRedo: joined.canRedo, hasTurns: joined.anyTurn, notices };
+}
+
+/**
+ * The branch-loss part of the view (SPEC §7, §8): warning entries of this branch and chats whose branch is gone.
+ * A failure to work them out never breaks the list (it is logged, content-free, and the notices stay empty).
+ */
+async function viewNotices(ctx: RepoContext, branch: string | null): Promise<BranchNotices> {
+  try {
+    const { warnings, issues } = await branchNotices(ctx, branch);
+    return {
+      warnings: warnings.map((w) => ({ chatId: w.chatId, chatTitle: w.chatTitle ?? null, oldBranch: w.oldBranch, newBranch: w.newBranch, baseBranch: w.baseBranch, repository: w.repository, at: w.at })),
+      chats: issues,
+    };
+  } catch (error) {
+    ctx.log.warn('view.branch-notices-failed', { reason: isAvhError(error) ? error.reason : 'unexpected' });
+    return { warnings: [], chats: [] };
+  }
 }
