@@ -92,7 +92,8 @@ export async function buildVersionsView(ctx: RepoContext, limit: number): Promis
           agent: t.agent,
           outcome: t.terminal_outcome,
           undone: t.undone_by !== null,
-          canUndo: kind === 'agent' && undoable.has(t.id),
+          // A turn of a chat whose branch is gone keeps its Undo: the refusal explains why and offers the one action that helps.
+          canUndo: kind === 'agent' && (undoable.has(t.id) || (t.undone_by === null && chatBranchOf.has(t.chat_id))),
           chatIndex,
           ...(chatBranchOf.has(t.chat_id) ? { chatBranch: chatBranchOf.get(t.chat_id) } : {}),
         }
