@@ -148,6 +148,29 @@ describe('branch loss (real repositories, a real bare remote on disk)', function
     }
   });
 
+  it('when switching would overwrite uncommitted changes, Continue on a New Branch is refused and changes nothing', async () => {
+    const { repo, history } = await repoWithChatBranch();
+    try {
+      loseChatBranch(repo);
+      git(repo, 'switch', '-q', '-c', 'other');
+      write(repo, 'other.txt', 'committed on other\n');
+      git(repo, 'add', 'other.txt');
+      git(repo, 'commit', '-q', '-m', 'other work');
+      write(repo, 'other.txt', 'edited, not committed\n');
+      const inventory = contentInventory(repo);
+      const picture = repoPicture(repo);
+      const refused = await expectReason(history.continueChatOnNewBranch('chat-1'), 'dirty-conflict');
+      assert.match(refused.message, /Commit or stash them, then try again\. Nothing was changed\./);
+      assert.deepEqual(repoPicture(repo), picture, 'no branch, no checkout');
+      assert.deepEqual(localBranchNames(repo), ['main', 'other']);
+      assert.equal((await chatRow(history)).branch, 'feature/login');
+      assert.equal(await history.ctx.store.read((r) => r.get<{ n: number }>('SELECT COUNT(*) AS n FROM chat_events')!.n), 0);
+      assertNothingLost(repo, inventory);
+    } finally {
+      await history.close();
+    }
+  });
+
   it('the remote path is missing: unknown (network), never lost; Try again changes nothing until it answers', async () => {
     const { repo, remote, history, turnId } = await repoWithChatBranch();
     try {

@@ -2,7 +2,7 @@ import * as crypto from 'node:crypto';
 import type { RepoContext } from '../context';
 import { AvhError } from '../errors';
 import { failpoint } from '../failpoints';
-import { inspectRepositoryHealth } from '../git/healthProbe';
+import { inspectRepositoryHealth, readSymbolicHead } from '../git/healthProbe';
 import {
   BranchState, branchNameTaken, chooseRemote, classifyBranch, localBranches, readRemoteFacts, remoteDefaultBranch, REMOTE_CHECK_TIMEOUT_MS,
   resolveBranchStart, restoreBranchFromRemote, switchToBranch,
@@ -123,8 +123,8 @@ export async function chatStatus(ctx: RepoContext, chatId: string): Promise<Chat
     events: r.all<ChatEventRow>("SELECT * FROM chat_events WHERE chat_id = ? AND status = 'done' ORDER BY updated_at", [chatId]),
   }));
   if (!chat) throw new AvhError('invalid-input', 'No chat with this id exists in this repository.');
-  const health = await inspectRepositoryHealth(ctx.repo);
-  const state = await chatBranchState(ctx, chat, health.branch);
+  const head = readSymbolicHead(ctx.repo.gitDir); // HEAD's file: no git process (and no working-tree scan) for a status
+  const state = await chatBranchState(ctx, chat, head ? head.slice('refs/heads/'.length) : null);
   const problem = chat.branch ? branchProblem(chatId, chat.branch, state, true) : null;
   return {
     chatId,
