@@ -234,7 +234,7 @@ export class VersionHistory {
   /** Warning entries of the current branch and chats whose branch is gone (the view's branch notices). Read-only. */
   async branchNotices(fresh = false): Promise<Awaited<ReturnType<typeof branchNotices>>> {
     const ref = readSymbolicHead(this.ctx.repo.gitDir);
-    return branchNotices(this.ctx, ref ? ref.slice('refs/heads/'.length) : null, fresh);
+    return branchNotices(this.ctx, ref ? ref.slice('refs/heads/'.length) : null, { fresh });
   }
 
   /** Asks the remotes again on the next view refresh (Try again). */

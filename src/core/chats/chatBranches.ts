@@ -302,12 +302,16 @@ const ISSUE_CACHE_MS = 60_000;
 
 /**
  * What the Version History view shows about branches (SPEC §7, §8): the warning entries of the current branch
- * and every chat whose branch is gone from this repository. One `for-each-ref` when some chat works on another
+ * and the chats (all, or `onlyChats`: the view passes those with rows in the list) whose branch is gone. One `for-each-ref` when some chat works on another
  * branch; the remote is asked only for branches missing locally, and its answer is reused for a minute unless
  * `fresh`. Read-only.
  */
-export async function branchNotices(ctx: RepoContext, currentBranch: string | null, fresh = false): Promise<{ warnings: ContinuationInfo[]; issues: ChatBranchIssue[] }> {
-  const { warnings, others } = await ctx.store.read((r) => ({ warnings: warningsOn(r, currentBranch), others: chatsOffBranch(r, currentBranch) }));
+export async function branchNotices(
+  ctx: RepoContext, currentBranch: string | null, options: { fresh?: boolean; onlyChats?: ReadonlySet<string> } = {},
+): Promise<{ warnings: ContinuationInfo[]; issues: ChatBranchIssue[] }> {
+  const fresh = options.fresh === true;
+  const { warnings, offBranch } = await ctx.store.read((r) => ({ warnings: warningsOn(r, currentBranch), offBranch: chatsOffBranch(r, currentBranch) }));
+  const others = options.onlyChats ? offBranch.filter((c) => options.onlyChats!.has(c.id)) : offBranch;
   const issues: ChatBranchIssue[] = [];
   if (others.length > 0) {
     const local = await localBranches(ctx.repo);

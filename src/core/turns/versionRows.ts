@@ -60,7 +60,8 @@ export async function buildVersionsView(ctx: RepoContext, limit: number): Promis
   // The latch may have been set while git ran: the store read above is the one that counts.
   if (joined.recovery) return { kind: 'blocked', message: BLOCKED_MESSAGE };
 
-  const notices = await viewNotices(ctx, branch);
+  // Chats are checked when the view lists their rows (a long-merged, deleted branch elsewhere stays quiet here).
+  const notices = await viewNotices(ctx, branch, new Set(joined.turns.map((t) => t.chat_id)));
   const chatBranchOf = new Map(notices.chats.map((c) => [c.chatId, c.state]));
   const turnsById = new Map(joined.turns.map((t) => [t.id, t]));
   const undoable = new Set(joined.undoable);
@@ -108,9 +109,9 @@ export async function buildVersionsView(ctx: RepoContext, limit: number): Promis
  * The branch-loss part of the view (SPEC §7, §8): warning entries of this branch and chats whose branch is gone.
  * A failure to work them out never breaks the list (it is logged, content-free, and the notices stay empty).
  */
-async function viewNotices(ctx: RepoContext, branch: string | null): Promise<BranchNotices> {
+async function viewNotices(ctx: RepoContext, branch: string | null, chats: ReadonlySet<string>): Promise<BranchNotices> {
   try {
-    const { warnings, issues } = await branchNotices(ctx, branch);
+    const { warnings, issues } = await branchNotices(ctx, branch, { onlyChats: chats });
     return {
       warnings: warnings.map((w) => ({ chatId: w.chatId, chatTitle: w.chatTitle ?? null, oldBranch: w.oldBranch, newBranch: w.newBranch, baseBranch: w.baseBranch, repository: w.repository, at: w.at })),
       chats: issues,
