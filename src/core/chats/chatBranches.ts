@@ -180,7 +180,16 @@ export async function continueOnNewBranch(ctx: RepoContext, chatId: string): Pro
       throw branchProblem(chatId, chat.branch, branchState, true)!;
     }
     if (!pending) pending = await planContinuation(ctx, chat, current, branchState.remote, done);
-    await compareAndSetRef(ctx.repo, `refs/heads/${pending.new_branch}`, pending.base_commit, ZERO_OID, 'agent-versions: continue chat on a new branch');
+    try {
+      await createBranchAt(ctx, pending);
+    } catch (error) {
+      if (!(error instanceof AvhError && error.reason === 'ref-moved')) throw error;
+      // Someone made a branch of that name (at another commit) since it was planned: theirs stays; a new name is picked.
+      const stale = pending;
+      await ctx.store.transaction((tx) => deleteContinuation(tx, stale.id));
+      pending = await planContinuation(ctx, chat, current, branchState.remote, done);
+      await createBranchAt(ctx, pending);
+    }
     failpoint('chat-continue:after-branch');
     if (current !== pending.new_branch) {
       try {
@@ -202,6 +211,11 @@ export async function continueOnNewBranch(ctx: RepoContext, chatId: string): Pro
   } finally {
     lease.release();
   }
+}
+
+/** Creates the continuation's branch at its base commit; a re-run finding it there already is success. */
+function createBranchAt(ctx: RepoContext, event: ChatEventRow): Promise<void> {
+  return compareAndSetRef(ctx.repo, `refs/heads/${event.new_branch}`, event.base_commit, ZERO_OID, 'agent-versions: continue chat on a new branch');
 }
 
 /** Picks the base commit and a free `<old>-N` name, and persists the continuation as pending (write-ahead). */
@@ -235,8 +249,7 @@ async function planContinuation(ctx: RepoContext, chat: ChatBranchRow, current: 
 async function abandonContinuation(ctx: RepoContext, event: ChatEventRow): Promise<void> {
   const ref = `refs/heads/${event.new_branch}`;
   const at = await readRef(ctx.repo, ref);
-  const health = await inspectRepositoryHealth(ctx.repo);
-  if (at === event.base_commit && health.branch !== event.new_branch) {
+  if (at === event.base_commit && readSymbolicHead(ctx.repo.gitDir) !== ref) {
     await compareAndSetRef(ctx.repo, ref, ZERO_OID, event.base_commit, 'agent-versions: abandoned continuation');
   }
   await ctx.store.transaction((tx) => deleteContinuation(tx, event.id));
