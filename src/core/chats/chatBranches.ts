@@ -16,7 +16,7 @@ import { inFlightOperation } from '../restore/operationRecords';
 import { settleUnderLease } from '../restore/restoreService';
 import { tryAcquireLock } from '../store/pidLock';
 import {
-  ChatBranchRow, ChatEventRow, chatsOffBranch, completeContinuation, continuationFrom, continuationOnto, deleteContinuation, getChatBranch,
+  ChatBranchRow, ChatEventRow, chatsOffBranch, completeContinuation, continuationsOf, continuationFrom, continuationOnto, deleteContinuation, getChatBranch,
   insertPendingContinuation, pendingContinuations, warningsOn,
 } from './chatRecords';
 
@@ -120,7 +120,7 @@ function continuationInfo(ctx: RepoContext, e: ChatEventRow & { chat_title?: str
 export async function chatStatus(ctx: RepoContext, chatId: string): Promise<ChatStatus> {
   const { chat, events } = await ctx.store.read((r) => ({
     chat: getChatBranch(r, chatId),
-    events: r.all<ChatEventRow>("SELECT * FROM chat_events WHERE chat_id = ? AND status = 'done' ORDER BY updated_at", [chatId]),
+    events: continuationsOf(r, chatId),
   }));
   if (!chat) throw new AvhError('invalid-input', 'No chat with this id exists in this repository.');
   const head = readSymbolicHead(ctx.repo.gitDir); // HEAD's file: no git process (and no working-tree scan) for a status

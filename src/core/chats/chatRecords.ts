@@ -44,6 +44,11 @@ export function continuationOnto(r: StoreReader | StoreTx, chatId: string, newBr
   return r.get<ChatEventRow>("SELECT * FROM chat_events WHERE chat_id = ? AND kind = 'continued-on-new-branch' AND status = 'done' AND new_branch = ?", [chatId, newBranch]);
 }
 
+/** The chat's warning entries (done continuations), oldest first. */
+export function continuationsOf(r: StoreReader | StoreTx, chatId: string): ChatEventRow[] {
+  return r.all<ChatEventRow>("SELECT * FROM chat_events WHERE chat_id = ? AND status = 'done' ORDER BY updated_at", [chatId]);
+}
+
 export function pendingContinuations(r: StoreReader | StoreTx): ChatEventRow[] {
   return r.all<ChatEventRow>("SELECT * FROM chat_events WHERE status = 'pending' ORDER BY created_at");
 }
@@ -72,9 +77,4 @@ export function deleteContinuation(tx: StoreTx, id: string): void {
 export function completeContinuation(tx: StoreTx, event: ChatEventRow, now: number): void {
   tx.run('UPDATE chats SET branch = ?, updated_at = ? WHERE id = ? AND branch = ?', [event.new_branch, now, event.chat_id, event.old_branch]);
   tx.run("UPDATE chat_events SET status = 'done', updated_at = ? WHERE id = ? AND status = 'pending'", [now, event.id]);
-}
-
-/** Records where a new chat works and what it started from (at its first turn). */
-export function setChatOrigin(tx: StoreTx, chatId: string, baseBranch: string, remote: string | null): void {
-  tx.run('UPDATE chats SET base_branch = ?, remote = ? WHERE id = ?', [baseBranch, remote, chatId]);
 }
