@@ -62,7 +62,7 @@ export async function buildVersionsView(ctx: RepoContext, limit: number): Promis
 
   // Chats are checked when the view lists their rows (a long-merged, deleted branch elsewhere stays quiet here).
   const notices = await viewNotices(ctx, branch, new Set(joined.turns.map((t) => t.chat_id)));
-  const chatBranchOf = new Map(notices.chats.map((c) => [c.chatId, c.state]));
+  const chatBranchOf = new Map((notices?.chats ?? []).map((c) => [c.chatId, c.state]));
   const turnsById = new Map(joined.turns.map((t) => [t.id, t]));
   const undoable = new Set(joined.undoable);
   const chatNumbers = new Map<string, number>();
@@ -101,23 +101,25 @@ export async function buildVersionsView(ctx: RepoContext, limit: number): Promis
         : null,
     };
   });
-  if (rows.length === 0 && !joined.anyTurn) return { kind: 'empty', branch, notices };
-  return { kind: 'versions', branch, rows, hasMore, canRedo: joined.canRedo, hasTurns: joined.anyTurn, notices };
+  const noticed = notices ? { notices } : {};
+  if (rows.length === 0 && !joined.anyTurn) return { kind: 'empty', branch, ...noticed };
+  return { kind: 'versions', branch, rows, hasMore, canRedo: joined.canRedo, hasTurns: joined.anyTurn, ...noticed };
 }
 
 /**
  * The branch-loss part of the view (SPEC §7, §8): warning entries of this branch and chats whose branch is gone.
- * A failure to work them out never breaks the list (it is logged, content-free, and the notices stay empty).
+ * Absent when there is nothing to show. A failure to work them out never breaks the list (it is logged, content-free).
  */
-async function viewNotices(ctx: RepoContext, branch: string | null, chats: ReadonlySet<string>): Promise<BranchNotices> {
+async function viewNotices(ctx: RepoContext, branch: string | null, chats: ReadonlySet<string>): Promise<BranchNotices | undefined> {
   try {
     const { warnings, issues } = await branchNotices(ctx, branch, { onlyChats: chats });
+    if (warnings.length === 0 && issues.length === 0) return undefined; // the usual case: nothing to show, nothing sent
     return {
       warnings: warnings.map((w) => ({ chatId: w.chatId, chatTitle: w.chatTitle ?? null, oldBranch: w.oldBranch, newBranch: w.newBranch, baseBranch: w.baseBranch, repository: w.repository, at: w.at })),
       chats: issues,
     };
   } catch (error) {
     ctx.log.warn('view.branch-notices-failed', { reason: isAvhError(error) ? error.reason : 'unexpected' });
-    return { warnings: [], chats: [] };
+    return undefined;
   }
 }
