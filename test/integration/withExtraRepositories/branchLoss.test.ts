@@ -1,16 +1,20 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { ChatContinuedEvent } from '../../src/vscode/branchLoss';
-import { CONTINUE_ON_NEW_BRANCH_COMMAND } from '../../src/vscode/branchLoss';
-import type { AgentVersionHistoryApi } from '../../src/vscode/extensionApi';
-import { localBranchNames, loseChatBranch, repoWithChatBranch } from '../support/chatBranchFixtures';
-import { cleanupTempDirs, git } from '../support/gitFixtures';
+import type { ChatContinuedEvent } from '../../../src/vscode/branchLoss';
+import { CONTINUE_ON_NEW_BRANCH_COMMAND } from '../../../src/vscode/branchLoss';
+import type { AgentVersionHistoryApi } from '../../../src/vscode/extensionApi';
+import { localBranchNames, loseChatBranch, repoWithChatBranch } from '../../support/chatBranchFixtures';
+import { cleanupTempDirs, git } from '../../support/gitFixtures';
 
+// In withExtraRepositories/: the files run in sorted order, so tests that open repositories besides the workspace's
+// run after those that count the window's repositories (index.ts).
 const EXTENSION_ID = 'agent-version-history.agent-version-history';
 
 describe('branch loss through the extension API in real VS Code (a repository outside the workspace)', function () {
   this.timeout(60_000);
-  after(cleanupTempDirs);
+  // The extension keeps this repository open for the rest of the run (other tests walk every open repository):
+  // it is removed when the extension host exits, not before.
+  before(() => process.once('exit', cleanupTempDirs));
 
   it('resuming a lost chat is refused untouched; Continue on a New Branch fires onDidContinueChatOnNewBranch once', async () => {
     const { repo, history } = await repoWithChatBranch();
