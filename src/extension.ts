@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { configureGitExecutable } from './core/git/gitRunner';
 import { TEST_AGENT_TURN_COMMAND } from './shared/enableCopy';
 import { EnableVersionHistory, runTestAgentTurn } from './vscode/enableVersionHistory';
+import { registerBranchLoss } from './vscode/branchLoss';
 import { createApi, AgentVersionHistoryApi } from './vscode/extensionApi';
 import { registerHistoryView } from './vscode/historyView';
 import { createOutputLog, RECENT_LOG_COMMAND } from './vscode/outputLog';
@@ -23,13 +24,14 @@ export function activate(context: vscode.ExtensionContext): AgentVersionHistoryA
   context.subscriptions.push(turnCancelled);
   // Test build only (scripts/build.mjs): the bundles users get never register `agentVersions._test.*`.
   if (typeof AVH_PRODUCTION_BUILD === 'undefined') context.subscriptions.push(vscode.commands.registerCommand(RECENT_LOG_COMMAND, recent));
-  const runner = new RestoreRunner(log, turnCancelled);
+  const branchLoss = registerBranchLoss(context, registry, log);
+  const runner = new RestoreRunner(log, turnCancelled, branchLoss);
   registerRecoveryUi(context, registry, log);
   registerRestoreCommands(context, registry, runner);
   registerShowTurnChanges(context, registry, log);
-  registerHistoryView(context, registry, runner, log);
+  registerHistoryView(context, registry, runner, branchLoss, log);
   log.info('extension.activate', { folders: vscode.workspace.workspaceFolders?.length ?? 0 });
-  const api = createApi(registry, turnCancelled.event);
+  const api = createApi(registry, turnCancelled.event, branchLoss);
   if (typeof AVH_PRODUCTION_BUILD === 'undefined') context.subscriptions.push(vscode.commands.registerCommand(TEST_AGENT_TURN_COMMAND, (args: unknown) => runTestAgentTurn(api, args)));
   return api;
 }

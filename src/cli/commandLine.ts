@@ -34,6 +34,7 @@ const OPTIONS = {
   user: { type: 'boolean', help: 'your ~/.claude/settings.json (every project)' },
   'dry-run': { type: 'boolean', help: 'show what would change and write nothing' },
   init: { type: 'boolean', help: 'in a folder without git, create the repository (git init) and record the turn' },
+  'base-branch': { type: 'string', value: '<branch>', help: 'the branch a new conversation starts from (default: the remote’s default branch, else the current one)' },
 } as const satisfies Record<string, OptionDecl>;
 
 export type OptionName = keyof typeof OPTIONS;
@@ -69,13 +70,13 @@ export interface CommandSpec {
 
 export type CommandName =
   | 'turn begin' | 'turn end' | 'hook' | 'versions' | 'status' | 'undo' | 'redo' | 'restore' | 'recover'
-  | 'connect' | 'disconnect' | 'doctor' | 'init';
+  | 'connect' | 'disconnect' | 'doctor' | 'init' | 'chat status' | 'chat continue-on-new-branch' | 'chat restore-branch';
 
 const SCOPE_OPTIONS: readonly OptionName[] = ['project', 'local', 'user'];
 
 export const COMMANDS: readonly CommandSpec[] = [
   {
-    name: 'turn begin', args: [], options: ['chat', 'agent', 'title', 'prompt', 'prompt-file'], required: ['chat'], exclusive: [['prompt', 'prompt-file']],
+    name: 'turn begin', args: [], options: ['chat', 'agent', 'title', 'prompt', 'prompt-file', 'base-branch'], required: ['chat'], exclusive: [['prompt', 'prompt-file']],
     summary: 'record the start of an agent turn (captures the pre-turn state)',
     description: 'Records a turn of a conversation and captures the exact pre-turn state (your own uncommitted edits included), which Undo restores. Prints the turn id.',
     example: 'agent-versions turn begin --chat my-session --agent my-agent --prompt-file prompt.txt',
@@ -129,6 +130,27 @@ export const COMMANDS: readonly CommandSpec[] = [
     description: 'Makes the working tree equal to the chosen version and records it as a new [Restore] commit; history is never rewritten.',
     example: 'agent-versions restore 3f2a9c1',
     json: '{"result": "restored"|"no-change", "restoreCommit"?: string, "preserved"?: string}',
+  },
+  {
+    name: 'chat status', args: [], options: ['chat'], required: ['chat'],
+    summary: 'whether a conversation’s branch is still here (ok, on-remote, lost, unknown)',
+    description: 'Checks the conversation’s branch: present locally (ok); deleted locally but still on the remote (on-remote: restore it with `chat restore-branch`); gone locally and on the remote (lost: its code changes cannot be recovered; `chat continue-on-new-branch` keeps the conversation going); or the remote could not be asked (unknown, with the reason network, auth or timeout: try again). Changes nothing.',
+    example: 'agent-versions chat status --chat my-session --json',
+    json: '{"chatId": string, "branch": "ok"|"on-remote"|"lost"|"unknown", "chatBranch": string|null, "baseBranch": string|null, "remote": string|null, "reason"?: "on-remote"|"lost"|"network"|"auth"|"timeout", "message"?: string, "continuations": [{"chatId": string, "oldBranch": string, "newBranch": string, "baseBranch": string, "repository": string, "at": number}]}',
+  },
+  {
+    name: 'chat continue-on-new-branch', args: [], options: ['chat'], required: ['chat'],
+    summary: 'continue a conversation whose branch is lost on a new branch (its code is not recovered)',
+    description: 'Only when the conversation’s branch is confirmed lost (gone locally and on the remote): creates <branch>-2 (or -3, …) from the conversation’s base branch, checks it out, and records it on the conversation, keeping its resume identity. One warning entry says that the lost branch’s code changes were not recovered. Running it again changes nothing.',
+    example: 'agent-versions chat continue-on-new-branch --chat my-session',
+    json: '{"result": "continued"|"already-continued", "continuation": {"chatId": string, "oldBranch": string, "newBranch": string, "baseBranch": string, "repository": string, "at": number}}',
+  },
+  {
+    name: 'chat restore-branch', args: [], options: ['chat'], required: ['chat'],
+    summary: 'bring back a conversation’s branch deleted locally from the remote that still has it',
+    description: 'When the conversation’s branch was deleted locally but the remote still has it: fetches that branch and recreates it locally (with the remote as upstream). Does not check it out; nothing else changes.',
+    example: 'agent-versions chat restore-branch --chat my-session',
+    json: '{"branch": string, "remote": string, "commit": string}',
   },
   {
     name: 'recover', args: [{ name: 'action', choices: RECOVER_ACTIONS, what: 'recover action' }], options: [],

@@ -7,6 +7,7 @@ import type { VersionHistory } from '../core/versionHistory';
 import { ClaudeHookEvent, handleClaudeHook } from './claudeCodeHook';
 import type { CommandName, OptionValues } from './commandLine';
 import { restoreJson, restoreText, statusText, versionsTable } from './output';
+import { runChatCommand } from './chatCommands';
 import { runRecoverCommand } from './recoverCommand';
 
 /** The commands that act on one repository's history. Arguments arrive validated by commandLine.ts. */
@@ -33,7 +34,7 @@ export async function runRepositoryCommand(command: CommandName, c: CommandConte
   switch (command) {
     case 'turn begin': {
       const prompt = values['prompt-file'] !== undefined ? await readPromptFile(values['prompt-file'], c) : values.prompt ?? '';
-      const { turnId, excluded, notice } = await history.beginTurn({ chatId: values.chat, prompt, ...(values.agent ? { agent: values.agent } : {}), ...(values.title ? { chatTitle: values.title } : {}) });
+      const { turnId, excluded, notice } = await history.beginTurn({ chatId: values.chat, prompt, ...(values.agent ? { agent: values.agent } : {}), ...(values.title ? { chatTitle: values.title } : {}), ...(values['base-branch'] ? { baseBranch: values['base-branch'] } : {}) });
       tellLeftOut(c, excluded, notice);
       return { json: { turnId }, text: turnId };
     }
@@ -80,6 +81,10 @@ export async function runRepositoryCommand(command: CommandName, c: CommandConte
       const r = await runRecoverCommand(history, c.args[0], values.json === true);
       return { json: r.json, text: r.text, exitCode: r.exitCode };
     }
+    case 'chat status':
+    case 'chat continue-on-new-branch':
+    case 'chat restore-branch':
+      return runChatCommand(command, c);
     default:
       throw new Error(`not a repository command: ${command}`);
   }

@@ -23,7 +23,10 @@ export type ErrorReason =
   | 'git-failed'
   | 'git-timeout'
   | 'store-unavailable'
-  | 'lock-timeout';
+  | 'lock-timeout'
+  | 'branch-lost'
+  | 'branch-on-remote'
+  | 'branch-unavailable';
 
 export class AvhError extends Error {
   constructor(

@@ -1,6 +1,6 @@
 import type { RepoContext } from './context';
 import { AvhError } from './errors';
-import { inspectRepositoryHealth, RepositoryHealth } from './git/healthProbe';
+import { inspectRepositoryHealth, readSymbolicHead, RepositoryHealth } from './git/healthProbe';
 import { GitRepository, resolveRepository } from './git/repository';
 import { EventLog, silentLog } from './log';
 import { readRecovery, RecoveryLatch, setRecovery } from './recovery/recoveryLatch';
@@ -14,7 +14,8 @@ import type { SecretFinding } from './secrets/secretScanner';
 import { rebuildFromTrailers } from './turns/rebuildFromTrailers';
 import { countTurns, getTurn, openTurns } from './turns/turnRecords';
 import { beginTurn, BeginTurnResult, cancelOpenTurnsOfChat, endTurn, EndTurnResult, settlePendingTurns } from './turns/turnLedger';
-import { validateBeginTurn, validateOutcome, validateTurnId } from './turns/validation';
+import { validateBeginTurn, validateChatId, validateOutcome, validateTurnId } from './turns/validation';
+import { branchNotices, ChatStatus, chatStatus, continueOnNewBranch, ContinueResult, forgetBranchAnswers, restoreChatBranch, settleChatContinuations } from './chats/chatBranches';
 import { listVersions, VersionInfo } from './turns/versions';
 import { buildVersionsView } from './turns/versionRows';
 import { ChangedFile, changedFilesOf, readBlobAt } from './git/versionLog';
@@ -90,6 +91,8 @@ export class VersionHistory {
     await reconcileOperations(ctx);
     // ...and a turn a crashed process left between "completed" and its commit.
     await settlePendingTurns(ctx);
+    // ...and a chat continuation a crashed process left between its new branch and the chat's update.
+    await settleChatContinuations(ctx);
     return new VersionHistory(ctx, notices);
   }
 
@@ -207,6 +210,36 @@ export class VersionHistory {
   /** Secret rule matches among tracked files (never excluded; for `doctor` to report). */
   secretsInTrackedFiles(): Promise<SecretFinding[]> {
     return secretsInTrackedFiles(this.ctx.repo);
+  }
+
+  /** `chat status`: the chat's branch classified now (ok, on-remote, lost, unknown with its reason) and its warning entries. */
+  chatStatus(chatId: unknown): Promise<ChatStatus> {
+    return chatStatus(this.ctx, validateChatId(chatId));
+  }
+
+  /** Continue on a New Branch (SPEC §7): only when the chat's branch is confirmed lost; idempotent. */
+  async continueChatOnNewBranch(chatId: unknown): Promise<ContinueResult> {
+    const result = await continueOnNewBranch(this.ctx, validateChatId(chatId));
+    forgetBranchAnswers(this.ctx);
+    return result;
+  }
+
+  /** Recreates a chat's branch deleted locally from the remote that still has it (nothing else changes). */
+  async restoreChatBranch(chatId: unknown): Promise<{ branch: string; remote: string; commit: string }> {
+    const result = await restoreChatBranch(this.ctx, validateChatId(chatId));
+    forgetBranchAnswers(this.ctx);
+    return result;
+  }
+
+  /** Warning entries of the current branch and chats whose branch is gone (the view's branch notices). Read-only. */
+  async branchNotices(fresh = false): Promise<Awaited<ReturnType<typeof branchNotices>>> {
+    const ref = readSymbolicHead(this.ctx.repo.gitDir);
+    return branchNotices(this.ctx, ref ? ref.slice('refs/heads/'.length) : null, { fresh });
+  }
+
+  /** Asks the remotes again on the next view refresh (Try again). */
+  forgetBranchAnswers(): void {
+    forgetBranchAnswers(this.ctx);
   }
 
   close(): Promise<void> {

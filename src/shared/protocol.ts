@@ -13,6 +13,7 @@ import type { VersionRow, VersionsView } from './viewModels';
 export const FULL_OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 const OID = v.pipe(v.string(), v.regex(FULL_OID, 'a full commit id'));
 const TURN_ID = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
+const CHAT_ID = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
 const REQUEST_ID = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER));
 
 export const README_SECTIONS = ['extension-api', 'claude-code-hooks'] as const;
@@ -27,6 +28,10 @@ export const WEBVIEW_MESSAGE = v.variant('type', [
   v.strictObject({ type: v.literal('redo'), id: REQUEST_ID }),
   v.strictObject({ type: v.literal('restore'), id: REQUEST_ID, oid: OID }),
   v.strictObject({ type: v.literal('loadMore'), id: REQUEST_ID }),
+  // Branch loss (SPEC §7): each acts on one chat the view showed; the core re-checks before anything changes.
+  v.strictObject({ type: v.literal('continueOnNewBranch'), id: REQUEST_ID, chatId: CHAT_ID }),
+  v.strictObject({ type: v.literal('restoreChatBranch'), id: REQUEST_ID, chatId: CHAT_ID }),
+  v.strictObject({ type: v.literal('checkBranchesAgain'), id: REQUEST_ID }),
 ]);
 export type WebviewMessage = v.InferOutput<typeof WEBVIEW_MESSAGE>;
 export type WebviewRequest = Extract<WebviewMessage, { id: number }>;
@@ -54,6 +59,7 @@ export function parseWebviewMessage(raw: unknown): WebviewMessage | undefined {
 const KIND = v.picklist(['agent', 'interrupted', 'recovery', 'restore', 'user']);
 const OUTCOME = v.picklist(['completed', 'cancelled', 'errored']);
 const NULLABLE_STRING = v.nullable(v.string());
+const BRANCH_STATE = v.picklist(['lost', 'on-remote', 'unknown']);
 
 /** One row; the webview validates rows lazily as they scroll into view, so a notification costs the same at 100 or 10,000 rows. */
 export const VERSION_ROW = v.object({
@@ -73,15 +79,25 @@ export const VERSION_ROW = v.object({
     undone: v.boolean(),
     canUndo: v.boolean(),
     chatIndex: v.number(),
+    chatBranch: v.optional(BRANCH_STATE),
   })),
   isHead: v.boolean(),
+});
+
+const BRANCH_NOTICES = v.object({
+  warnings: v.array(v.object({
+    chatId: v.string(), chatTitle: NULLABLE_STRING, oldBranch: v.string(), newBranch: v.string(), baseBranch: v.string(), repository: v.string(), at: v.number(),
+  })),
+  chats: v.array(v.object({
+    chatId: v.string(), chatTitle: NULLABLE_STRING, branch: v.string(), state: BRANCH_STATE, message: v.string(), canContinue: v.boolean(),
+  })),
 });
 
 const VERSIONS_VIEW = v.variant('kind', [
   v.object({ kind: v.literal('loading') }),
   v.object({ kind: v.literal('no-repository') }),
   v.object({ kind: v.literal('blocked'), message: v.string() }),
-  v.object({ kind: v.literal('empty'), branch: NULLABLE_STRING }),
+  v.object({ kind: v.literal('empty'), branch: NULLABLE_STRING, notices: v.optional(BRANCH_NOTICES) }),
   v.object({
     kind: v.literal('versions'),
     branch: NULLABLE_STRING,
@@ -90,6 +106,7 @@ const VERSIONS_VIEW = v.variant('kind', [
     hasMore: v.boolean(),
     canRedo: v.boolean(),
     hasTurns: v.boolean(),
+    notices: v.optional(BRANCH_NOTICES),
   }),
 ]);
 
@@ -120,3 +137,8 @@ export function parseVersionRow(raw: unknown): VersionRow | undefined {
 
 /** The text the pane shows while recovery is required (SPEC §6), with no buttons of its own. */
 export const BLOCKED_MESSAGE = 'Version History is temporarily unavailable — Resolve the version recovery notice to continue.';
+
+/** The branch-loss warning entry's sentence (SPEC §7), the same in Version History and the CLI. */
+export function continuationWarningText(newBranch: string, oldBranch: string): string {
+  return `Conversation continues on \`${newBranch}\`; code changes from \`${oldBranch}\` were not recovered.`;
+}

@@ -18,6 +18,35 @@ export interface TurnOfRow {
   canUndo: boolean;
   /** 1-based number of the turn's conversation among the chats listed, so rows of one chat share a mark. */
   chatIndex: number;
+  /** The chat's branch is gone from this repository (SPEC §7); absent when it is here. */
+  chatBranch?: 'lost' | 'on-remote' | 'unknown';
+}
+
+/** A warning entry: the conversation continues on `newBranch`; the code changes of `oldBranch` were not recovered. */
+export interface BranchWarning {
+  chatId: string;
+  chatTitle: string | null;
+  oldBranch: string;
+  newBranch: string;
+  baseBranch: string;
+  repository: string;
+  /** When it was stored, milliseconds since the epoch. */
+  at: number;
+}
+
+/** A chat whose branch is not in this repository: lost (with Continue on a New Branch), only on the remote, or unknown (Try again). */
+export interface ChatBranchNotice {
+  chatId: string;
+  chatTitle: string | null;
+  branch: string;
+  state: 'lost' | 'on-remote' | 'unknown';
+  message: string;
+  canContinue: boolean;
+}
+
+export interface BranchNotices {
+  warnings: BranchWarning[];
+  chats: ChatBranchNotice[];
 }
 
 export interface VersionRow {
@@ -39,6 +68,6 @@ export type VersionsView =
   | { kind: 'loading' }
   | { kind: 'no-repository' }
   | { kind: 'blocked'; message: string }
-  | { kind: 'empty'; branch: string | null }
+  | { kind: 'empty'; branch: string | null; notices?: BranchNotices }
   /** `hasTurns` false: no agent turn recorded yet, so the view also says how to connect an agent. */
-  | { kind: 'versions'; branch: string | null; rows: VersionRow[]; hasMore: boolean; canRedo: boolean; hasTurns: boolean };
+  | { kind: 'versions'; branch: string | null; rows: VersionRow[]; hasMore: boolean; canRedo: boolean; hasTurns: boolean; notices?: BranchNotices };

@@ -7,12 +7,15 @@ import { RepositoryController } from './repositoryController';
 import { RepositoryRegistry } from './repositoryRegistry';
 import { showSecretNotices } from './secretNotices';
 import type { TurnCancelledEvent } from './restoreCommands';
+import type { BranchLossUi, ChatContinuedEvent } from './branchLoss';
 
 export interface BeginTurnRequest {
   chatId: string;
   prompt: string;
   agent?: string;
   chatTitle?: string;
+  /** The branch a new chat starts from (default: the remote's default branch, else the current branch). */
+  baseBranch?: string;
   /** A folder (or file) inside the repository; defaults to the active editor's workspace folder, else the first one. */
   repository?: string;
 }
@@ -26,9 +29,14 @@ export interface AgentVersionHistoryApi {
   readonly onDidChangeVersions: vscode.Event<{ repository: string }>;
   /** Undo ended a still-running turn as cancelled: the agent should stop working on it. */
   readonly onDidCancelTurn: vscode.Event<TurnCancelledEvent>;
+  /**
+   * A chat whose branch was lost continues on a new branch (the user clicked Continue on a New Branch): old, new and
+   * base branch, chat and repository. The chat's resume identity is unchanged; the lost branch's code is not recovered.
+   */
+  readonly onDidContinueChatOnNewBranch: vscode.Event<ChatContinuedEvent>;
 }
 
-export function createApi(registry: RepositoryRegistry, onDidCancelTurn: vscode.Event<TurnCancelledEvent>): AgentVersionHistoryApi {
+export function createApi(registry: RepositoryRegistry, onDidCancelTurn: vscode.Event<TurnCancelledEvent>, branchLoss: BranchLossUi): AgentVersionHistoryApi {
   const owners = new Map<string, RepositoryController>();
 
   const controllerFor = async (repository: unknown, action = false): Promise<RepositoryController> => {
@@ -41,10 +49,18 @@ export function createApi(registry: RepositoryRegistry, onDidCancelTurn: vscode.
   const api: AgentVersionHistoryApi = {
     apiVersion: 1,
     async beginTurn(request) {
-      if (typeof request !== 'object' || request === null) throw new AvhError('invalid-input', 'beginTurn expects an object { chatId, prompt, agent?, chatTitle?, repository? }.');
+      if (typeof request !== 'object' || request === null) throw new AvhError('invalid-input', 'beginTurn expects an object { chatId, prompt, agent?, chatTitle?, baseBranch?, repository? }.');
       const { repository, ...input } = request;
       const controller = await controllerFor(repository, true);
-      const { turnId, excluded, notice } = await controller.history.beginTurn(input);
+      let begun;
+      try {
+        begun = await controller.history.beginTurn(input);
+      } catch (error) {
+        // An agent resuming a chat whose branch is gone: the user is told (with the one action that helps); the agent gets the error.
+        branchLoss.offer(controller, error);
+        throw error;
+      }
+      const { turnId, excluded, notice } = begun;
       owners.set(turnId, controller);
       showSecretNotices(controller, excluded);
       if (notice) void vscode.window.showInformationMessage(`Agent Version History: ${notice}`); // nested repositories, large files: once each
@@ -69,6 +85,7 @@ export function createApi(registry: RepositoryRegistry, onDidCancelTurn: vscode.
     },
     onDidChangeVersions: registry.onDidChange,
     onDidCancelTurn,
+    onDidContinueChatOnNewBranch: branchLoss.onDidContinueOnNewBranch,
   };
   return {
     ...api,

@@ -6,6 +6,7 @@ import type { VersionsView } from '../shared/viewModels';
 import { historyViewHtml } from './historyViewHtml';
 import type { RepositoryController } from './repositoryController';
 import type { RepositoryRegistry } from './repositoryRegistry';
+import type { BranchLossUi } from './branchLoss';
 import type { RestoreRunner } from './restoreCommands';
 import { HISTORY_VIEW_ID, RESURFACE_RECOVERY_COMMAND, SHOW_HISTORY_COMMAND } from './statusBar';
 import { showVersionChanges } from './versionChanges';
@@ -41,7 +42,10 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
   private refreshQueued = false;
   private readonly disposables: vscode.Disposable[] = [];
 
-  constructor(private readonly extensionUri: vscode.Uri, private readonly registry: RepositoryRegistry, private readonly runner: RestoreRunner, private readonly log: EventLog) {
+  constructor(
+    private readonly extensionUri: vscode.Uri, private readonly registry: RepositoryRegistry, private readonly runner: RestoreRunner,
+    private readonly branchLoss: BranchLossUi, private readonly log: EventLog,
+  ) {
     this.disposables.push(registry.onDidChange(() => this.refresh()));
   }
 
@@ -108,6 +112,23 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
       return;
     }
     const controller = await this.registry.defaultController();
+    if (request.type === 'checkBranchesAgain') {
+      controller.history.forgetBranchAnswers();
+      await this.refresh();
+      return;
+    }
+    if (request.type === 'continueOnNewBranch' || request.type === 'restoreChatBranch') {
+      if (this.busy) throw new AvhError('operation-in-progress', 'Another restore is running; wait for it to finish.');
+      this.setBusy(request.type === 'continueOnNewBranch' ? 'Continue on a New Branch…' : 'Restoring the branch from the remote…');
+      try {
+        if (request.type === 'continueOnNewBranch') await this.branchLoss.continueOnNewBranch(controller, request.chatId);
+        else await this.branchLoss.restoreFromRemote(controller, request.chatId);
+      } finally {
+        this.setBusy(null);
+        await this.refresh();
+      }
+      return;
+    }
     if (request.type === 'showChanges') {
       const row = this.lastView.kind === 'versions' ? this.lastView.rows.find((r) => r.oid === request.oid) : undefined;
       await showVersionChanges(controller, request.oid, row?.label ?? 'Version');
@@ -201,9 +222,12 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
   }
 
   /** Content-free picture for the extension-host tests. */
-  describe(): { resolved: boolean; ready: boolean; view: VersionsView['kind']; rows: number; top: string | null; html: string } {
+  describe(): { resolved: boolean; ready: boolean; view: VersionsView['kind']; rows: number; top: string | null; html: string; warnings: number; lostChats: number } {
     const rows = this.lastView.kind === 'versions' ? this.lastView.rows : [];
+    const notices = this.lastView.kind === 'versions' || this.lastView.kind === 'empty' ? this.lastView.notices : undefined;
     return {
+      warnings: notices?.warnings.length ?? 0,
+      lostChats: notices?.chats.length ?? 0,
       resolved: this.view !== undefined,
       ready: this.ready,
       view: this.lastView.kind,
@@ -219,8 +243,8 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
 }
 
 /** Registers the view, `Show Version History` and the test hook. */
-export function registerHistoryView(context: vscode.ExtensionContext, registry: RepositoryRegistry, runner: RestoreRunner, log: EventLog): HistoryViewProvider {
-  const provider = new HistoryViewProvider(context.extensionUri, registry, runner, log);
+export function registerHistoryView(context: vscode.ExtensionContext, registry: RepositoryRegistry, runner: RestoreRunner, branchLoss: BranchLossUi, log: EventLog): HistoryViewProvider {
+  const provider = new HistoryViewProvider(context.extensionUri, registry, runner, branchLoss, log);
   context.subscriptions.push(
     provider,
     vscode.window.registerWebviewViewProvider(HISTORY_VIEW_ID, provider),

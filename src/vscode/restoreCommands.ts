@@ -4,6 +4,7 @@ import { findStaleGitLocks } from '../core/recovery/staleLocks';
 import type { EventLog } from '../core/log';
 import type { RestoreRequest, RestoreResult } from '../core/restore/restoreService';
 import { KIND_LABEL, relativeTime } from '../shared/format';
+import type { BranchLossUi } from './branchLoss';
 import type { RepositoryController } from './repositoryController';
 import type { RepositoryRegistry } from './repositoryRegistry';
 import { RECOVERY_COPY, removeShownStaleLocks } from './recoverySession';
@@ -25,7 +26,7 @@ export type RestoreTitle = 'Undo Agent Turn' | 'Redo Agent Turn' | 'Restore Vers
  * shown (recovery-required stays with the recovery notice) and never thrown.
  */
 export class RestoreRunner {
-  constructor(private readonly log: EventLog, private readonly turnCancelled: vscode.EventEmitter<TurnCancelledEvent>) {}
+  constructor(private readonly log: EventLog, private readonly turnCancelled: vscode.EventEmitter<TurnCancelledEvent>, private readonly branchLoss?: BranchLossUi) {}
 
   async perform(controller: RepositoryController, request: RestoreRequest, title: RestoreTitle): Promise<void> {
     try {
@@ -33,6 +34,8 @@ export class RestoreRunner {
       this.report(controller, result, request.kind);
     } catch (error) {
       controller.notifyChanged();
+      // A chat's branch that is gone (SPEC §7): its own notification; Try again runs this same command again.
+      if (this.branchLoss?.offer(controller, error, () => this.perform(controller, request, title))) return;
       if (await this.offerStaleLockRemoval(controller, request.kind, error)) return;
       this.reportFailure(request.kind, error);
     }

@@ -73,6 +73,41 @@ describe('Version History webview (Vite-built page in real Chromium, fake host i
     await host.page.getByRole('button', { name: 'Redo the last undone turn' }).waitFor({ state: 'detached' });
   });
 
+  it('branch loss: the warning row with its metadata, a lost chat with Continue on a New Branch, on-remote and unknown with their one action', async () => {
+    const lostTurn = turn({ chatId: 'chat-lost', chatTitle: 'Login', chatBranch: 'lost', canUndo: false });
+    await host.showView(versions([row({ kind: 'agent', label: 'Add the login form', turn: lostTurn })], {
+      notices: {
+        warnings: [{ chatId: 'chat-old', chatTitle: 'Signup', oldBranch: 'feature/signup', newBranch: 'feature/signup-2', baseBranch: 'main', repository: '/work/repo', at: Date.now() }],
+        chats: [
+          { chatId: 'chat-lost', chatTitle: 'Login', branch: 'feature/login', state: 'lost', canContinue: true, message: 'The branch "feature/login" for this chat no longer exists locally or on "origin". Its code changes cannot be recovered.' },
+          { chatId: 'chat-remote', chatTitle: null, branch: 'feature/x', state: 'on-remote', canContinue: false, message: 'The branch "feature/x" for this chat was deleted locally but still exists on "origin".' },
+          { chatId: 'chat-offline', chatTitle: null, branch: 'feature/y', state: 'unknown', canContinue: false, message: 'The branch "feature/y" for this chat is not in this repository, and "origin" could not be reached.' },
+        ],
+      },
+    }));
+    const warning = host.page.getByRole('note');
+    await warning.waitFor();
+    assert.equal((await warning.textContent())!.trim().replace(/^⚠\s*/, ''), 'Conversation continues on `feature/signup-2`; code changes from `feature/signup` were not recovered.');
+    assert.deepEqual(await warning.evaluate((el) => [el.getAttribute('data-old-branch'), el.getAttribute('data-new-branch'), el.getAttribute('data-base-branch'), el.getAttribute('data-chat'), el.getAttribute('data-repository')]),
+      ['feature/signup', 'feature/signup-2', 'main', 'chat-old', '/work/repo']);
+    const alerts = host.page.getByRole('alert');
+    assert.equal(await alerts.count(), 3);
+    assert.match((await alerts.nth(0).textContent())!, /no longer exists locally or on "origin"/);
+    assert.equal(await alerts.nth(1).getByRole('button', { name: 'Continue on a New Branch' }).count(), 0, 'on-remote is never offered a new branch');
+    assert.equal(await alerts.nth(2).getByRole('button', { name: 'Continue on a New Branch' }).count(), 0, 'unknown is never offered a new branch');
+    assert.doesNotMatch((await alerts.nth(2).textContent())!, /lost|cannot be recovered/);
+    // The lost chat's row says so, and offers the same action.
+    assert.match((await options().first().getAttribute('aria-label'))!, /branch lost/);
+    assert.equal(await options().first().locator('.branch-badge').textContent(), 'Branch lost');
+    await alerts.nth(0).getByRole('button', { name: 'Continue on a New Branch' }).click();
+    await alerts.nth(1).getByRole('button', { name: 'Restore from Remote' }).click();
+    await alerts.nth(2).getByRole('button', { name: 'Try again' }).click();
+    await host.page.waitForFunction(() => window.__posted.filter((m) => m.type !== 'ready').length >= 3);
+    const sent = (await host.posted()).filter((m) => m.type !== 'ready').map((m) => { const { id: _id, ...rest } = m as { id: number }; return rest; });
+    assert.deepEqual(sent, [{ type: 'continueOnNewBranch', chatId: 'chat-lost' }, { type: 'restoreChatBranch', chatId: 'chat-remote' }, { type: 'checkBranchesAgain' }]);
+    await screenshot(host.page, 'branch-loss');
+  });
+
   it('while recovery is required shows only the blocked text, with no buttons', async () => {
     await host.showView(versions([row()]));
     await options().first().waitFor();

@@ -23,6 +23,7 @@ import { redoStack, undoableTurns } from './historyCounts';
 import { admitOperation, finishOperation, getOperation, inFlightOperation, OperationRow, recordCommits, setPhase } from './operationRecords';
 import { restoreMachine } from './restoreMachine';
 import { preservationFor } from './targetOutcome';
+import { assertTurnBranchUsable } from '../chats/chatBranches';
 import { removeLeftoverTempFiles } from '../recovery/staleLocks';
 import { clearOwnStaleIndexLock, emptyTree, indexRepairPending, repairRecordedIndex, ZERO_OID } from '../git/workingTree';
 import { preserveDirtyTree, restoredPathsMatch, updateBranch, updateWorktree, writeRestoreCommit } from './restoreEffects';
@@ -300,6 +301,7 @@ async function lookUpTarget(ctx: RepoContext, request: RestoreRequest, branch: s
     }
     turn = found.row;
     if (turn.undone_by) throw new AvhError('invalid-input', 'This turn was already undone. Use Redo to bring it back.');
+    await assertTurnBranchUsable(ctx, turn, branch); // SPEC §7: a lost branch is said so, never "check it out"
     if (turn.branch !== branch) throw new AvhError('invalid-input', `This turn was recorded on branch "${turn.branch ?? 'unknown'}". Check out that branch to undo it.`);
     if (!turn.base_commit) throw new AvhError('invalid-input', 'This turn has no base snapshot (it stopped before it started), so it cannot be undone.');
     target = turn.base_commit;

@@ -25,6 +25,11 @@ export type OperationStatus = (typeof OPERATION_STATUSES)[number];
 export const PRESERVATION_REASONS = ['active-cancel', 'durable-cancelled-turn', 'none'] as const;
 export type PreservationReason = (typeof PRESERVATION_REASONS)[number];
 
+export const CHAT_EVENT_KINDS = ['continued-on-new-branch'] as const;
+export type ChatEventKind = (typeof CHAT_EVENT_KINDS)[number];
+export const CHAT_EVENT_STATUSES = ['pending', 'done'] as const;
+export type ChatEventStatus = (typeof CHAT_EVENT_STATUSES)[number];
+
 /**
  * Ordered migrations. Migration N brings user_version from N-1 to N. Never edit a shipped migration;
  * append a new one. Each is a list of statements run in one transaction.
@@ -101,6 +106,25 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
   // Issue 15: paths the user chose to keep in versions although they look like secrets ("Include in Versions").
   [
     `CREATE TABLE secret_inclusions (path TEXT PRIMARY KEY, decided_at INTEGER NOT NULL)`,
+  ],
+  // Issue 10: the remote a chat's branch is checked against, and the chat's branch-loss continuations. A row is
+  // written 'pending' before its new branch is created and becomes 'done' (the warning entry) together with the
+  // chat's update; one row per chat and lost branch, so retries and crashes never make a second warning.
+  [
+    `ALTER TABLE chats ADD COLUMN remote TEXT`,
+    `CREATE TABLE chat_events (
+      id TEXT PRIMARY KEY,
+      chat_id TEXT NOT NULL REFERENCES chats(id),
+      kind TEXT NOT NULL CHECK (kind IN (${sqlList(CHAT_EVENT_KINDS)})),
+      status TEXT NOT NULL CHECK (status IN (${sqlList(CHAT_EVENT_STATUSES)})),
+      old_branch TEXT NOT NULL,
+      new_branch TEXT NOT NULL,
+      base_branch TEXT NOT NULL,
+      base_commit TEXT NOT NULL,
+      created_at INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL,
+      UNIQUE (chat_id, kind, old_branch)
+    )`,
   ],
 ];
 

@@ -8,6 +8,7 @@ import { excludeHeavyFoldersBeforeFirstVersion, largeFileNotice } from '../git/h
 import { factsFromHealth, GateFacts, passTurnGate, turnGate } from '../git/repositoryGate';
 import { acquireRepositoryLease, leasePath } from '../git/repositoryLease';
 import { commitFirstBase, commitWorkingTree, ZERO_OID } from '../git/workingTree';
+import { assertChatBranchUsable, chatOrigin } from '../chats/chatBranches';
 import type { TerminalOutcome } from '../outcomes';
 import type { SecretFinding } from '../secrets/secretScanner';
 import { assertNoRecovery, readRecovery } from '../recovery/recoveryLatch';
@@ -49,13 +50,18 @@ export async function beginTurn(ctx: RepoContext, input: BeginTurnInput): Promis
       ctx.store.read((r) => ({ recoveryRequired: readRecovery(r) !== null, restoreInFlight: inFlightOperation(r) !== undefined })),
     ]);
     const { branch, head } = passTurnGate(factsFromHealth(health, state), 'retry');
+    // An existing chat whose branch is gone (lost, only on the remote, or not checkable) is refused, nothing replaced;
+    // a new chat records its branch, base branch and remote (SPEC §7).
+    const known = await ctx.store.read((r) => getChat(r, input.chatId) !== undefined);
+    if (known) await assertChatBranchUsable(ctx, input.chatId, branch);
+    const origin = known ? null : await chatOrigin(ctx.repo, branch, input.baseBranch);
     const turnId = crypto.randomUUID();
     const now = Date.now();
     await ctx.store.transaction((tx) => {
       const chat = getChat(tx, input.chatId);
       if (!chat) {
-        tx.run('INSERT INTO chats (id, title, agent, branch, base_branch, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-          [input.chatId, input.chatTitle ?? null, input.agent ?? null, branch, branch, now, now]);
+        tx.run('INSERT INTO chats (id, title, agent, branch, base_branch, remote, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+          [input.chatId, input.chatTitle ?? null, input.agent ?? null, branch, origin?.baseBranch ?? branch, origin?.remote ?? null, now, now]);
       } else {
         tx.run('UPDATE chats SET title = COALESCE(?, title), agent = COALESCE(?, agent), updated_at = ? WHERE id = ?',
           [input.chatTitle ?? null, input.agent ?? null, now, input.chatId]);

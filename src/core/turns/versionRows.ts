@@ -1,4 +1,6 @@
-import type { VersionRow, VersionsView } from '../../shared/viewModels';
+import type { BranchNotices, VersionRow, VersionsView } from '../../shared/viewModels';
+import { branchNotices } from '../chats/chatBranches';
+import { isAvhError } from '../errors';
 import { BLOCKED_MESSAGE } from '../../shared/protocol';
 import type { RepoContext } from '../context';
 import { readVersionLog } from '../git/versionLog';
@@ -58,6 +60,9 @@ export async function buildVersionsView(ctx: RepoContext, limit: number): Promis
   // The latch may have been set while git ran: the store read above is the one that counts.
   if (joined.recovery) return { kind: 'blocked', message: BLOCKED_MESSAGE };
 
+  // Chats are checked when the view lists their rows (a long-merged, deleted branch elsewhere stays quiet here).
+  const notices = await viewNotices(ctx, branch, new Set(joined.turns.map((t) => t.chat_id)));
+  const chatBranchOf = new Map((notices?.chats ?? []).map((c) => [c.chatId, c.state]));
   const turnsById = new Map(joined.turns.map((t) => [t.id, t]));
   const undoable = new Set(joined.undoable);
   const chatNumbers = new Map<string, number>();
@@ -88,12 +93,33 @@ export async function buildVersionsView(ctx: RepoContext, limit: number): Promis
           agent: t.agent,
           outcome: t.terminal_outcome,
           undone: t.undone_by !== null,
-          canUndo: kind === 'agent' && undoable.has(t.id),
+          // A turn of a chat whose branch is gone keeps its Undo: the refusal explains why and offers the one action that helps.
+          canUndo: kind === 'agent' && (undoable.has(t.id) || (t.undone_by === null && chatBranchOf.has(t.chat_id))),
           chatIndex,
+          ...(chatBranchOf.has(t.chat_id) ? { chatBranch: chatBranchOf.get(t.chat_id) } : {}),
         }
         : null,
     };
   });
-  if (rows.length === 0 && !joined.anyTurn) return { kind: 'empty', branch };
-  return { kind: 'versions', branch, rows, hasMore, canRedo: joined.canRedo, hasTurns: joined.anyTurn };
+  const noticed = notices ? { notices } : {};
+  if (rows.length === 0 && !joined.anyTurn) return { kind: 'empty', branch, ...noticed };
+  return { kind: 'versions', branch, rows, hasMore, canRedo: joined.canRedo, hasTurns: joined.anyTurn, ...noticed };
+}
+
+/**
+ * The branch-loss part of the view (SPEC §7, §8): warning entries of this branch and chats whose branch is gone.
+ * Absent when there is nothing to show. A failure to work them out never breaks the list (it is logged, content-free).
+ */
+async function viewNotices(ctx: RepoContext, branch: string | null, chats: ReadonlySet<string>): Promise<BranchNotices | undefined> {
+  try {
+    const { warnings, issues } = await branchNotices(ctx, branch, { onlyChats: chats });
+    if (warnings.length === 0 && issues.length === 0) return undefined; // the usual case: nothing to show, nothing sent
+    return {
+      warnings: warnings.map((w) => ({ chatId: w.chatId, chatTitle: w.chatTitle ?? null, oldBranch: w.oldBranch, newBranch: w.newBranch, baseBranch: w.baseBranch, repository: w.repository, at: w.at })),
+      chats: issues,
+    };
+  } catch (error) {
+    ctx.log.warn('view.branch-notices-failed', { reason: isAvhError(error) ? error.reason : 'unexpected' });
+    return undefined;
+  }
 }

@@ -1,0 +1,85 @@
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { VersionHistory } from '../../src/core/versionHistory';
+import { localBranchNames, loseChatBranch, repoWithChatBranch } from '../support/chatBranchFixtures';
+import { CLI, cliJson } from '../support/cliProcess';
+import { assertNothingLost, cleanupTempDirs, contentInventory, git, testGitEnv, write } from '../support/gitFixtures';
+
+interface ChatState { branch: string; resume: string | null; done: number; pending: number }
+
+async function chatState(repo: string): Promise<ChatState> {
+  // Opening reconciles, as every CLI command and every activation does.
+  const history = await VersionHistory.open(repo);
+  try {
+    return await history.ctx.store.read((r) => ({
+      branch: r.get<{ branch: string }>("SELECT branch FROM chats WHERE id = 'chat-1'")!.branch,
+      resume: r.get<{ resume_identity: string | null }>("SELECT resume_identity FROM chats WHERE id = 'chat-1'")!.resume_identity,
+      done: r.get<{ n: number }>("SELECT COUNT(*) AS n FROM chat_events WHERE status = 'done'")!.n,
+      pending: r.get<{ n: number }>("SELECT COUNT(*) AS n FROM chat_events WHERE status = 'pending'")!.n,
+    }));
+  } finally {
+    await history.close();
+  }
+}
+
+/** The real CLI, SIGKILLed at `failpoint` in the middle of Continue on a New Branch. */
+function killedContinue(repo: string, failpoint: string): void {
+  const killed = spawnSync(process.execPath, [CLI, '--repo', repo, 'chat', 'continue-on-new-branch', '--chat', 'chat-1', '--json'], {
+    encoding: 'utf8', env: { ...testGitEnv(), AVH_FAILPOINT: failpoint }, timeout: 60_000,
+  });
+  assert.equal(killed.signal, 'SIGKILL', `the CLI died at ${failpoint} (status ${killed.status}, stderr ${killed.stderr})`);
+}
+
+async function lostChatRepo(): Promise<{ repo: string; inventory: Set<string> }> {
+  const { repo, history } = await repoWithChatBranch();
+  await history.close();
+  loseChatBranch(repo);
+  write(repo, 'notes.txt', 'uncommitted notes\n');
+  return { repo, inventory: contentInventory(repo) };
+}
+
+describe('Continue on a New Branch under SIGKILL (real CLI processes)', function () {
+  this.timeout(180_000);
+  afterEach(cleanupTempDirs);
+
+  it('killed between creating the branch and updating the chat: reconciliation finishes it; a retry makes no second branch or warning', async () => {
+    const { repo, inventory } = await lostChatRepo();
+    killedContinue(repo, 'chat-continue:after-branch');
+    assert.deepEqual(localBranchNames(repo), ['feature/login-2', 'main'], 'the branch was created before the crash');
+    assert.equal(git(repo, 'symbolic-ref', '--short', 'HEAD').trim(), 'main', 'not yet checked out');
+
+    // The next process reconciles: the chat points at the branch that was made, with exactly one warning.
+    assert.deepEqual(await chatState(repo), { branch: 'feature/login-2', resume: 'resume-abc', done: 1, pending: 0 });
+    // The user clicks again: same branch (now checked out), still one warning, no -3.
+    const retry = cliJson<{ result: string; continuation: { newBranch: string } }>(['--repo', repo, 'chat', 'continue-on-new-branch', '--chat', 'chat-1']);
+    assert.deepEqual([retry.result, retry.continuation.newBranch], ['already-continued', 'feature/login-2']);
+    assert.equal(git(repo, 'symbolic-ref', '--short', 'HEAD').trim(), 'feature/login-2');
+    assert.deepEqual(await chatState(repo), { branch: 'feature/login-2', resume: 'resume-abc', done: 1, pending: 0 });
+    assert.deepEqual(localBranchNames(repo), ['feature/login-2', 'main']);
+    assertNothingLost(repo, inventory);
+  });
+
+  it('killed after the checkout, before the chat update: one branch, one warning, chat consistent after reconciliation', async () => {
+    const { repo, inventory } = await lostChatRepo();
+    killedContinue(repo, 'chat-continue:after-switch');
+    assert.equal(git(repo, 'symbolic-ref', '--short', 'HEAD').trim(), 'feature/login-2');
+    const status = cliJson<{ branch: string; chatBranch: string; continuations: unknown[] }>(['--repo', repo, 'chat', 'status', '--chat', 'chat-1']);
+    assert.deepEqual([status.branch, status.chatBranch, status.continuations.length], ['ok', 'feature/login-2', 1]);
+    assert.deepEqual(await chatState(repo), { branch: 'feature/login-2', resume: 'resume-abc', done: 1, pending: 0 });
+    assert.deepEqual(localBranchNames(repo), ['feature/login-2', 'main']);
+    assertNothingLost(repo, inventory);
+  });
+
+  it('killed while git creates the branch: whichever way the ref landed, the retry ends with one branch and one warning', async () => {
+    const { repo, inventory } = await lostChatRepo();
+    killedContinue(repo, 'git:update-ref:during');
+    const settled = await chatState(repo);
+    assert.equal(settled.pending, 0, 'reconciliation leaves nothing pending');
+    assert.ok(settled.done <= 1);
+    const retry = cliJson<{ continuation: { newBranch: string } }>(['--repo', repo, 'chat', 'continue-on-new-branch', '--chat', 'chat-1']);
+    assert.equal(retry.continuation.newBranch, 'feature/login-2');
+    assert.deepEqual(await chatState(repo), { branch: 'feature/login-2', resume: 'resume-abc', done: 1, pending: 0 });
+    assert.deepEqual(localBranchNames(repo), ['feature/login-2', 'main']);
+    assertNothingLost(repo, inventory);
+  });
+});
