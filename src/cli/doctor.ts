@@ -168,7 +168,7 @@ async function checkHooks(adapter: AgentAdapter, folder: string): Promise<Check>
     if (entries.size > 0) connected.push({ scope, file, entries });
   }
   const facts = { connected: connected.map((c) => ({ scope: c.scope, file: c.file, events: [...c.entries.keys()] })) };
-  const connectFix = `agent-versions connect ${adapter.agent} (--user: every project; --local: this project, only for you)`;
+  const connectFix = `agent-versions connect ${adapter.agent} (--user: every project${adapter.scopes.includes('local') ? '; --local: this project, only for you' : ''})`;
   if (connected.length === 0) return warning(id, `${adapter.displayName}: not connected.`, connectFix, facts);
   const missing = connected.flatMap((c) => [...c.entries.values()].flat().flatMap(missingFilesOf).map((f) => ({ scope: c.scope, f })));
   if (missing.length > 0) {

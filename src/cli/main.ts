@@ -1,14 +1,19 @@
 import * as path from 'node:path';
+import * as v8 from 'node:v8';
 import { AvhError, safeMessage } from '../core/errors';
 import { EventLog, formatEvent, silentLog } from '../core/log';
-import { VersionHistory } from '../core/versionHistory';
-import { ClaudeHookEvent, parseHookEvent } from './claudeCodeHook';
-import { commandHelp, generalUsage, Invocation, intentOf, parseCommandLine, usageFor } from './commandLine';
-import { runConnect } from './connectCommand';
-import { doctorText, runDoctor } from './doctor';
+import { AgentName, commandHelp, generalUsage, HookAgent, Invocation, intentOf, parseCommandLine, usageFor } from './commandLine';
 import { CliError, EXIT, exitCodeFor, UsageError } from './exitCodes';
 import { CLI_VERSION } from './installation';
-import { CommandOutput, runRepositoryCommand } from './repositoryCommands';
+import type { CommandOutput } from './repositoryCommands';
+
+// What a command needs is loaded when it runs (`await import`, which the bundler keeps lazy): a hook event, the
+// most frequent invocation by far, never loads doctor, the settings editor or the other commands.
+//
+// sql.js's wasm is compiled by V8's baseline compiler only: a process that lives for one command gains nothing
+// from the optimizing tier, and V8 finishes that background compilation before the process can exit (~300 ms
+// per hook event here; bench/RESULTS.md). Set before the wasm is first compiled, as the flag requires.
+v8.setFlagsFromString('--liftoff-only');
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -57,30 +62,31 @@ async function run(invocation: Invocation, io: CliIo): Promise<CommandOutput> {
       break;
   }
   const { command, args } = invocation;
+  const log: EventLog = values.verbose
+    ? { info: (e, f) => io.stderr(`${formatEvent(e, f)}\n`), warn: (e, f) => io.stderr(`warn ${formatEvent(e, f)}\n`), error: (e, f) => io.stderr(`error ${formatEvent(e, f)}\n`) }
+    : silentLog;
+  if (command === 'hook') {
+    const { runHook } = await import('./hooks/runHook');
+    // stdout of a prompt hook is added to the agent's context: print nothing unless asked for JSON.
+    return { json: await runHook({ agent: args[0] as HookAgent, payload: args[1], readStdin: io.readStdin, cwd: io.cwd, repo: values.repo, log, stderr: io.stderr }) };
+  }
   if (command === 'connect' || command === 'disconnect') {
+    const { runConnect } = await import('./connectCommand');
     return runConnect({
-      action: command, agent: args[0] as 'claude-code', dryRun: values['dry-run'] === true, folder,
+      action: command, agent: args[0] as AgentName, dryRun: values['dry-run'] === true, folder,
       scope: values.user ? 'user' : values.local ? 'local' : 'project',
     });
   }
   if (command === 'doctor') {
+    const { doctorText, runDoctor } = await import('./doctor');
     const report = await runDoctor(folder);
     return { json: report, text: doctorText(report), exitCode: report.ok ? EXIT.ok : EXIT.failed };
   }
-  const log: EventLog = values.verbose
-    ? { info: (e, f) => io.stderr(`${formatEvent(e, f)}\n`), warn: (e, f) => io.stderr(`warn ${formatEvent(e, f)}\n`), error: (e, f) => io.stderr(`error ${formatEvent(e, f)}\n`) }
-    : silentLog;
-  let repoPath = folder;
-  let hookEvent: ClaudeHookEvent | undefined;
-  if (command === 'hook') {
-    hookEvent = parseHookEvent(await io.readStdin());
-    if (!values.repo && hookEvent.cwd) repoPath = path.resolve(io.cwd, hookEvent.cwd);
-  }
-  // A hook must never hold up the agent for long: it waits only briefly for another process's lease.
-  const history = await VersionHistory.open(repoPath, { log, leaseWaitMs: command === 'hook' ? 3000 : 10_000 });
+  const [{ VersionHistory }, { runRepositoryCommand }] = await Promise.all([import('../core/versionHistory'), import('./repositoryCommands')]);
+  const history = await VersionHistory.open(folder, { log });
   try {
     for (const notice of history.notices) io.stderr(`agent-versions: ${notice.message}\n`);
-    return await runRepositoryCommand(command, { history, args, values, hookEvent, readStdin: io.readStdin, cwd: io.cwd, stderr: io.stderr });
+    return await runRepositoryCommand(command, { history, args, values, readStdin: io.readStdin, cwd: io.cwd, stderr: io.stderr });
   } finally {
     await history.close();
   }
