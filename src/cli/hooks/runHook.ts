@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import type { EventLog } from '../../core/log';
+import { loadSqlJs } from '../../core/store/sqlJsLoader';
 import { VersionHistory } from '../../core/versionHistory';
 import type { HookAgent } from '../commandLine';
 import { parseClaudeCodePayload, parseCopilotPayload } from './claudeCode';
@@ -48,6 +49,8 @@ export async function parseHookInput(request: Pick<HookRequest, 'agent' | 'readS
 export async function runHook(request: HookRequest): Promise<HookResult> {
   const event = await parseHookInput(request);
   if (event.action.kind === 'ignore') return ignored(event);
+  // The SQLite engine compiles while git finds the repository (the store open awaits the same load; a failure surfaces there).
+  loadSqlJs().catch(() => undefined);
   const folder = path.resolve(request.cwd, request.repo ?? event.cwd ?? '.');
   // A hook must never hold up the agent for long: it waits only briefly for another process's lease.
   const history = await VersionHistory.open(folder, { log: request.log, leaseWaitMs: 3000 });
