@@ -9,11 +9,6 @@ import type { CommandOutput } from './repositoryCommands';
 
 // What a command needs is loaded when it runs (`await import`, which the bundler keeps lazy): a hook event, the
 // most frequent invocation by far, never loads doctor, the settings editor or the other commands.
-//
-// sql.js's wasm is compiled by V8's baseline compiler only: a process that lives for one command gains nothing
-// from the optimizing tier, and V8 finishes that background compilation before the process can exit (~300 ms
-// per hook event here; bench/RESULTS.md). Set before the wasm is first compiled, as the flag requires.
-v8.setFlagsFromString('--liftoff-only');
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -110,6 +105,11 @@ function readProcessStdin(): Promise<string> {
 }
 
 if (require.main === module) {
+  // sql.js's wasm is compiled by V8's baseline compiler only: a process that lives for one command gains nothing
+  // from the optimizing tier, and V8 finishes that background compilation before the process can exit (~300 ms
+  // per hook event here; docs/design.md). Set before any wasm is compiled, as flags must be; only in the CLI's own
+  // process, never in one that imports runCli (tests), whose wasm may already be compiled.
+  v8.setFlagsFromString('--liftoff-only');
   runCli(process.argv.slice(2), {
     stdout: (t) => process.stdout.write(t),
     stderr: (t) => process.stderr.write(t),
