@@ -1,4 +1,4 @@
-import { HookEvent, lifecycleAction, optionalString, parseJsonObject, requiredString } from './hookEvent';
+import { HookEvent, lifecycleAction, optionalString, parseJsonObject, requiredString, snakeCaseFields } from './hookEvent';
 
 /**
  * `agent-versions hook claude-code`: the command Claude Code's settings run. VS Code's own agent hooks (GitHub
@@ -18,12 +18,9 @@ const WHAT = 'hook event';
 export function parseClaudeCodePayload(raw: string): HookEvent {
   const o = parseJsonObject(raw, WHAT);
   if (o.hook_event_name === undefined && typeof o.hookEventName === 'string') return vsCodeEvent(o);
-  const event = requiredString(o, 'hook_event_name', WHAT);
-  const chatId = requiredString(o, 'session_id', WHAT);
-  const cwd = optionalString(o, 'cwd', WHAT);
-  const prompt = optionalString(o, 'prompt', WHAT);
+  const { event, session, cwd, prompt } = snakeCaseFields(o, WHAT);
   return {
-    agent: 'claude-code', event, chatId, cwd,
+    agent: 'claude-code', event, chatId: session, cwd,
     action: lifecycleAction(event, prompt, { Stop: 'completed', StopFailure: 'errored', SessionEnd: 'cancelled' }),
   };
 }

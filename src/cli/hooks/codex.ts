@@ -1,4 +1,4 @@
-import { HookEvent, lifecycleAction, optionalString, parseJsonObject, requiredString } from './hookEvent';
+import { HookEvent, lifecycleAction, optionalString, parseJsonObject, requiredString, snakeCaseFields } from './hookEvent';
 
 /**
  * `agent-versions hook codex`: OpenAI Codex CLI.
@@ -17,11 +17,7 @@ const WHAT = 'Codex hook event';
 const NOTIFY = 'Codex notification';
 
 export function parseCodexPayload(raw: string): HookEvent {
-  const o = parseJsonObject(raw, WHAT);
-  const event = requiredString(o, 'hook_event_name', WHAT);
-  const session = requiredString(o, 'session_id', WHAT);
-  const cwd = optionalString(o, 'cwd', WHAT);
-  const prompt = optionalString(o, 'prompt', WHAT);
+  const { event, session, cwd, prompt } = snakeCaseFields(parseJsonObject(raw, WHAT), WHAT);
   return { agent: 'codex', event, chatId: chatOf(session), cwd, action: lifecycleAction(event, prompt, { Stop: 'completed', StopFailure: 'errored' }) };
 }
 

@@ -58,6 +58,16 @@ export function optionalString(o: JsonObject, field: string, what: string): stri
   return value;
 }
 
+/** The fields Claude Code and Codex both send, snake_case: the event, the session, where it runs, the prompt. */
+export function snakeCaseFields(o: JsonObject, what: string): { event: string; session: string; cwd?: string; prompt?: string } {
+  return {
+    event: requiredString(o, 'hook_event_name', what),
+    session: requiredString(o, 'session_id', what),
+    cwd: optionalString(o, 'cwd', what),
+    prompt: optionalString(o, 'prompt', what),
+  };
+}
+
 /**
  * The lifecycle every supported agent shares: a submitted prompt begins a turn, Stop ends it completed,
  * StopFailure errored, SessionEnd cancelled. Events not listed (tool events, SessionStart, …) are ignored.

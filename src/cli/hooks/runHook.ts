@@ -31,7 +31,7 @@ export interface HookResult {
 }
 
 /** Reads the agent's payload into a HookEvent. Bad input throws an 'invalid-input' AvhError naming the problem. */
-export async function parseHookInput(request: Pick<HookRequest, 'agent' | 'readStdin' | 'payload'>): Promise<HookEvent> {
+async function parseHookInput(request: Pick<HookRequest, 'agent' | 'readStdin' | 'payload'>): Promise<HookEvent> {
   switch (request.agent) {
     case 'claude-code':
       return parseClaudeCodePayload(await request.readStdin());
