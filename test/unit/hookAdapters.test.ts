@@ -208,10 +208,14 @@ describe('hook adapters: recorded payloads of Claude Code, VS Code (Copilot) and
   it('a hook prints nothing on stdout without --json, even when it makes a version (stdout reaches the agent)', () => {
     const repo = makeRepo();
     const begin = hook(['claude-code'], fixture('claude-code/UserPromptSubmit.json', repo), repo);
+    assert.deepEqual([begin.code, begin.stdout, begin.stderr], [0, '', '']);
+    // --verbose logs content-free events on stderr (the after-hook checks them for the canary too).
+    const again = hook(['claude-code', '--verbose'], fixture('claude-code/UserPromptSubmit.json', repo), repo);
+    assert.match(again.stderr, /turn\.begin/);
     write(repo, 'x.txt', 'x\n');
     const end = hook(['claude-code', '--verbose'], fixture('claude-code/Stop.json', repo), repo);
-    assert.deepEqual([begin.code, begin.stdout, begin.stderr, end.code, end.stdout], [0, '', '', 0, '']);
-    assert.match(end.stderr, /turn\.end/, '--verbose logs content-free events on stderr');
+    assert.deepEqual([again.code, again.stdout, end.code, end.stdout], [0, '', 0, '']);
+    assert.match(end.stderr, /turn\.end/);
     assert.match(subjectOf(repo), /^\[Agent\] /);
   });
 
