@@ -2,13 +2,17 @@ import * as path from 'node:path';
 import * as v8 from 'node:v8';
 import { AvhError, safeMessage } from '../core/errors';
 import { EventLog, formatEvent, silentLog } from '../core/log';
+import { VersionHistory } from '../core/versionHistory';
 import { AgentName, commandHelp, generalUsage, HookAgent, Invocation, intentOf, parseCommandLine, usageFor } from './commandLine';
+import { runConnect } from './connectCommand';
+import { doctorText, runDoctor } from './doctor';
 import { CliError, EXIT, exitCodeFor, UsageError } from './exitCodes';
+import { runHook } from './hooks/runHook';
 import { CLI_VERSION } from './installation';
-import type { CommandOutput } from './repositoryCommands';
+import { CommandOutput, runRepositoryCommand } from './repositoryCommands';
 
-// What a command needs is loaded when it runs (`await import`, which the bundler keeps lazy): a hook event, the
-// most frequent invocation by far, never loads doctor, the settings editor or the other commands.
+// Imports stay static: a dynamic import() makes esbuild wrap every module it reaches in a named lazy initializer,
+// which would leave test-only module names (failpoints) in the production bundle (test/unit/packaging.test.ts).
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -61,23 +65,19 @@ async function run(invocation: Invocation, io: CliIo): Promise<CommandOutput> {
     ? { info: (e, f) => io.stderr(`${formatEvent(e, f)}\n`), warn: (e, f) => io.stderr(`warn ${formatEvent(e, f)}\n`), error: (e, f) => io.stderr(`error ${formatEvent(e, f)}\n`) }
     : silentLog;
   if (command === 'hook') {
-    const { runHook } = await import('./hooks/runHook');
     // stdout of a prompt hook is added to the agent's context: print nothing unless asked for JSON.
     return { json: await runHook({ agent: args[0] as HookAgent, payload: args[1], readStdin: io.readStdin, cwd: io.cwd, repo: values.repo, log, stderr: io.stderr }) };
   }
   if (command === 'connect' || command === 'disconnect') {
-    const { runConnect } = await import('./connectCommand');
     return runConnect({
       action: command, agent: args[0] as AgentName, dryRun: values['dry-run'] === true, folder,
       scope: values.user ? 'user' : values.local ? 'local' : 'project',
     });
   }
   if (command === 'doctor') {
-    const { doctorText, runDoctor } = await import('./doctor');
     const report = await runDoctor(folder);
     return { json: report, text: doctorText(report), exitCode: report.ok ? EXIT.ok : EXIT.failed };
   }
-  const [{ VersionHistory }, { runRepositoryCommand }] = await Promise.all([import('../core/versionHistory'), import('./repositoryCommands')]);
   const history = await VersionHistory.open(folder, { log });
   try {
     for (const notice of history.notices) io.stderr(`agent-versions: ${notice.message}\n`);
