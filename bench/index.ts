@@ -12,6 +12,7 @@ import { GoalRow, runGitBench } from './gitBench';
 import { runStoreBench } from './storeBench';
 import { runSecretsBench } from './secretsBench';
 import { runViewBench } from './viewBench';
+import { runHookBench } from './hookBench';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const COMMAND = 'npm run bench';
@@ -102,6 +103,7 @@ async function main(): Promise<void> {
   let storeMarkdown: string;
   let viewResult: Awaited<ReturnType<typeof runViewBench>>;
   let secretsResult: Awaited<ReturnType<typeof runSecretsBench>>;
+  let hookResult: Awaited<ReturnType<typeof runHookBench>>;
   try {
     gitResult = await runGitBench({ workDir, progress, quick, only });
     if (only) {
@@ -113,6 +115,7 @@ async function main(): Promise<void> {
     }
     viewResult = await runViewBench({ workDir, progress, quick });
     secretsResult = await runSecretsBench(workDir, quick, progress);
+    hookResult = await runHookBench({ workDir, progress, quick });
     progress('durable store (in its own Node process)…');
     storeMarkdown = await storeSection();
   } finally {
@@ -121,7 +124,7 @@ async function main(): Promise<void> {
   }
   const loadAfter = loadAverage();
   const totalSeconds = (performance.now() - started) / 1000;
-  const goals = [...gitResult.goals, ...viewResult.goals, { id: '15.1', ...secretsResult.goal }, ...storeGoals(storeMarkdown)];
+  const goals = [...gitResult.goals, ...viewResult.goals, ...hookResult.goals, { id: '15.1', ...secretsResult.goal }, ...storeGoals(storeMarkdown)];
   goals.sort((a, b) => a.id.localeCompare(b.id, 'en', { numeric: true }));
 
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
@@ -150,7 +153,7 @@ async function main(): Promise<void> {
     goalsTable(goals),
     '',
   ].join('\n');
-  const markdown = [header, ...gitResult.sections, viewResult.section, secretsResult.markdown, storeMarkdown].join('\n');
+  const markdown = [header, ...gitResult.sections, viewResult.section, secretsResult.markdown, hookResult.section, storeMarkdown].join('\n');
   const out = quick ? path.join(workRoot, 'RESULTS.quick.md') : path.join(ROOT, 'bench', 'RESULTS.md');
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, markdown.endsWith('\n') ? markdown : `${markdown}\n`);

@@ -86,8 +86,10 @@ async function timedWrites(store: DurableStore, from: number, count: number): Pr
   return times.sort((a, b) => a - b);
 }
 
-// Runs in a new Node process: open the store, make one turn write, report both times.
+// Runs in a new Node process: open the store, make one turn write, report both times. With V8's --liftoff-only,
+// set first, exactly as the CLI's entry sets it (src/cli/main.ts).
 const FRESH_PROCESS_SCRIPT = `
+  require('node:v8').setFlagsFromString('--liftoff-only');
   const [modulePath, dir, sql, params] = process.argv.slice(1);
   const { DurableStore } = require(modulePath);
   const started = performance.now();
@@ -198,8 +200,8 @@ export async function runStoreBench(): Promise<string> {
     notes.unshift(
       `- sql.js wasm init (first use in the process): ${ms(wasmMs)}; a bare 600-byte append + fdatasync on this disk: ${ms(fsyncMs)} p50 ` +
         `(every durable write pays one). "New process" columns: medians of 3 new Node processes (as the CLI runs), each ` +
-        `opening the store (wasm init included) and making one write; spawn to exit also holds Node start-up and V8 ` +
-        `optimizing sql.js's wasm in the background, which a new process waits for (~100-300 ms here; gone with --liftoff-only). ` +
+        `opening the store (wasm init included) and making one write, with V8's --liftoff-only as the CLI runs (without it, ` +
+        `spawn to exit also held V8 optimizing sql.js's wasm in the background, ~100-300 ms here). ` +
         `Compaction: median of 3.`,
       `- Writes: ${WRITES} sequential transactions, each one turn insert (200-byte prompt, 14 columns) plus a chat update, ` +
         `acknowledged after the journal fsync. Compaction (export + temp + fsync + rename + new journal) runs every ` +

@@ -20,6 +20,8 @@ export interface AgentAdapter {
   displayName: string;
   /** The hook events the adapter handles, in the order they are written. */
   events: readonly string[];
+  /** The scopes the agent has a settings file for. */
+  scopes: readonly SettingsScope[];
   settingsFile(scope: SettingsScope, projectRoot: string, home: string): string;
 }
 
@@ -28,12 +30,26 @@ const CLAUDE_CODE: AgentAdapter = {
   agent: 'claude-code',
   displayName: 'Claude Code',
   events: ['UserPromptSubmit', 'Stop', 'StopFailure', 'SessionEnd'],
+  scopes: SCOPES,
   settingsFile: (scope, projectRoot, home) => (scope === 'user'
     ? path.join(home, '.claude', 'settings.json')
     : path.join(projectRoot, '.claude', scope === 'local' ? 'settings.local.json' : 'settings.json')),
 };
 
-export const ADAPTERS: Readonly<Record<AgentName, AgentAdapter>> = { 'claude-code': CLAUDE_CODE };
+/**
+ * OpenAI Codex CLI: hooks.json holds the same `hooks.<Event>: [{ "hooks": [...] }]` object as Claude Code's
+ * settings (https://developers.openai.com/codex/hooks), in ~/.codex or the project's .codex (a trusted project).
+ * JSON, so the same byte-preserving edits apply; config.toml (where `notify` lives) is never edited.
+ */
+const CODEX: AgentAdapter = {
+  agent: 'codex',
+  displayName: 'Codex',
+  events: ['UserPromptSubmit', 'Stop', 'StopFailure'],
+  scopes: ['project', 'user'],
+  settingsFile: (scope, projectRoot, home) => path.join(scope === 'user' ? home : projectRoot, '.codex', 'hooks.json'),
+};
+
+export const ADAPTERS: Readonly<Record<AgentName, AgentAdapter>> = { 'claude-code': CLAUDE_CODE, codex: CODEX };
 
 export interface SettingsChange {
   event: string;
@@ -141,7 +157,7 @@ interface OurEntry {
   command: string;
 }
 
-/** Our hook entries in the file, in document order; also checks that the parts we would edit have the shape Claude Code uses. */
+/** Our hook entries in the file, in document order; also checks that the parts we would edit have the shape the agent uses. */
 function findOurs(file: string, doc: Doc, adapter: AgentAdapter): OurEntry[] {
   const hooks = findNodeAtLocation(doc.root, ['hooks']);
   if (!hooks) return [];

@@ -29,9 +29,9 @@ const OPTIONS = {
   limit: { type: 'string', value: '<N>', help: 'how many versions to list (1–100000, default 50)' },
   turn: { type: 'string', value: '<id>', help: 'the turn to undo (default: the latest not yet undone on this branch)' },
   yes: { type: 'boolean', short: 'y', help: 'also undo commits you made yourself after the target (they stay in history)' },
-  project: { type: 'boolean', help: 'the project’s .claude/settings.json (default; usually committed with the project)' },
-  local: { type: 'boolean', help: 'the project’s .claude/settings.local.json (yours only, not committed)' },
-  user: { type: 'boolean', help: 'your ~/.claude/settings.json (every project)' },
+  project: { type: 'boolean', help: 'the project’s .claude/settings.json or .codex/hooks.json (default; usually committed with the project)' },
+  local: { type: 'boolean', help: 'the project’s .claude/settings.local.json (yours only, not committed; Claude Code only)' },
+  user: { type: 'boolean', help: 'your ~/.claude/settings.json or ~/.codex/hooks.json (every project)' },
   'dry-run': { type: 'boolean', help: 'show what would change and write nothing' },
   init: { type: 'boolean', help: 'in a folder without git, create the repository (git init) and record the turn' },
   'base-branch': { type: 'string', value: '<branch>', help: 'the branch a new conversation starts from (default: the remote’s default branch, else the current one)' },
@@ -42,9 +42,15 @@ export type OptionValues = { [K in OptionName]?: (typeof OPTIONS)[K]['type'] ext
 
 const GLOBAL_OPTIONS: readonly OptionName[] = ['repo', 'json', 'verbose', 'help'];
 
-/** The agents whose hooks this CLI adapts (`hook <agent>`, `connect <agent>`). */
-export const AGENTS = ['claude-code'] as const;
+/** The agents whose settings `connect` edits (and doctor checks). */
+export const AGENTS = ['claude-code', 'codex'] as const;
 export type AgentName = (typeof AGENTS)[number];
+/**
+ * The payload shapes `hook <agent>` reads (src/cli/hooks/). `claude-code` also takes VS Code's own agent hooks
+ * (GitHub Copilot), which VS Code runs from the Claude Code settings files; `copilot` is for VS Code's own hook files.
+ */
+export const HOOK_AGENTS = ['claude-code', 'copilot', 'codex'] as const;
+export type HookAgent = (typeof HOOK_AGENTS)[number];
 export const RECOVER_ACTIONS = ['check', 'accept', 'save-and-accept', 'remove-stale-lock'] as const;
 
 interface ArgDecl {
@@ -52,6 +58,8 @@ interface ArgDecl {
   /** Allowed values; `what` names them in the error ("unknown agent"). */
   choices?: readonly string[];
   what?: string;
+  /** May be left out (only the last argument). */
+  optional?: boolean;
 }
 
 export interface CommandSpec {
@@ -90,11 +98,11 @@ export const COMMANDS: readonly CommandSpec[] = [
     json: '{"turnId": string, "outcome": "completed"|"cancelled"|"errored", "version": string|null}',
   },
   {
-    name: 'hook', args: [{ name: 'agent', choices: AGENTS, what: 'hook adapter' }], options: ['init'],
+    name: 'hook', args: [{ name: 'agent', choices: HOOK_AGENTS, what: 'hook adapter' }, { name: 'payload', optional: true }], options: ['init'],
     summary: 'handle one agent hook event (JSON on stdin); what `connect` installs',
-    description: 'Reads one hook event of the agent as JSON on stdin and begins or ends the matching turn. Prints nothing on stdout (it would reach the agent’s context) and never exits 2 (Claude Code would drop the prompt): bad input exits 1. In a folder without git it records nothing, says so in one stderr line and exits 0; with --init it creates the repository first.',
+    description: 'Reads one hook event of the agent as JSON on stdin and begins or ends the matching turn: claude-code (Claude Code, and VS Code’s own agent hooks, recorded as copilot), copilot, codex (its hooks; or its `notify` JSON given as <payload>). Events it does not act on exit 0 and open nothing. Prints nothing on stdout (it would reach the agent’s context) and never exits 2 (an agent would block the prompt): bad input exits 1. In a folder without git it records nothing, says so in one stderr line and exits 0; with --init it creates the repository first.',
     example: 'echo \'{"hook_event_name":"Stop","session_id":"s1"}\' | agent-versions hook claude-code',
-    json: '{"event": string, "action": "began"|"ended"|"ignored", "reason"?: "no-repository", "turnId"?: string, "outcome"?: string, "version"?: string|null, "cancelled"?: string[]}',
+    json: '{"agent": "claude-code"|"copilot"|"codex", "event": string, "action": "began"|"ended"|"ignored", "reason"?: "no-repository", "turnId"?: string, "outcome"?: string, "version"?: string|null, "cancelled"?: string[]}',
   },
   {
     name: 'versions', args: [], options: ['limit'],
@@ -240,6 +248,7 @@ export function parseCommandLine(argv: readonly string[]): Invocation {
   }
   spec.args.forEach((arg, i) => {
     const value = rest[i];
+    if (value === undefined && arg.optional) return;
     if (value === undefined) {
       throw new UsageError(`${spec.name} needs <${arg.name}>${arg.choices ? `: ${arg.choices.join(', ')}` : ''}`, spec.name);
     }
@@ -322,7 +331,10 @@ function optionSynopsis(name: OptionName, required: boolean): string {
 
 /** `turn begin --chat <id> [--agent <name>] … [--prompt <text> | --prompt-file <path|->]` */
 export function synopsis(spec: CommandSpec): string {
-  const parts: string[] = [spec.name, ...spec.args.map((a) => (a.choices ? a.choices.join('|') : `<${a.name}>`))];
+  const parts: string[] = [spec.name, ...spec.args.map((a) => {
+    const text = a.choices ? a.choices.join('|') : `<${a.name}>`;
+    return a.optional ? `[${text}]` : text;
+  })];
   const done = new Set<OptionName>();
   for (const name of spec.options) {
     if (done.has(name)) continue;

@@ -3,7 +3,7 @@ import { isAvhError } from '../core/errors';
 import { resolveRepository } from '../core/git/repository';
 import { ADAPTERS, AgentAdapter, ourHookEntries, planConnect, planDisconnect, readSettings, SCOPES, SettingsChange, SettingsFileError, SettingsScope, writeSettings } from './agentSettings';
 import type { AgentName } from './commandLine';
-import { EXIT } from './exitCodes';
+import { EXIT, UsageError } from './exitCodes';
 import { hookCommand } from './installation';
 
 export interface ConnectRequest {
@@ -20,7 +20,8 @@ const SCOPE_LABELS: Record<SettingsScope, string> = { project: 'project settings
 /** The settings files of every scope, for the folder (project scopes only inside a repository). */
 export async function settingsFiles(adapter: AgentAdapter, folder: string): Promise<{ scope: SettingsScope; file: string }[]> {
   const root = await projectRoot(folder).catch(() => null);
-  return SCOPES.flatMap((scope) => (scope !== 'user' && root === null ? [] : [{ scope, file: adapter.settingsFile(scope, root ?? '', os.homedir()) }]));
+  return SCOPES.filter((scope) => adapter.scopes.includes(scope))
+    .flatMap((scope) => (scope !== 'user' && root === null ? [] : [{ scope, file: adapter.settingsFile(scope, root ?? '', os.homedir()) }]));
 }
 
 async function projectRoot(folder: string): Promise<string> {
@@ -37,6 +38,9 @@ async function projectRoot(folder: string): Promise<string> {
 /** `connect` / `disconnect`: plans the edit, writes it unless --dry-run, and says what changed. */
 export async function runConnect(request: ConnectRequest): Promise<{ json: unknown; text: string }> {
   const adapter = ADAPTERS[request.agent];
+  if (!adapter.scopes.includes(request.scope)) {
+    throw new UsageError(`${adapter.displayName} has no ${SCOPE_LABELS[request.scope]} file; use ${adapter.scopes.map((s) => `--${s}`).join(' or ')}`, request.action);
+  }
   const file = adapter.settingsFile(request.scope, request.scope === 'user' ? '' : await projectRoot(request.folder), os.homedir());
   const command = hookCommand(request.agent);
   const before = readSettings(file);
@@ -71,7 +75,7 @@ function describe(request: ConnectRequest, adapter: AgentAdapter, file: string, 
     lines.push(...changes.map((c) => `  ${c.action.padEnd(width)}  ${c.event} hook`));
     if (request.action === 'connect') lines.push(`Hook command: ${command}`);
     if (request.action === 'connect' && request.scope === 'project') {
-      lines.push('This file is usually committed with the project, and the command names paths on this machine; use --local to keep it to yourself.');
+      lines.push(`This file is usually committed with the project, and the command names paths on this machine; ${adapter.scopes.includes('local') ? 'use --local to keep it to yourself' : 'use --user to keep it to yourself'}.`);
     }
     if (request.dryRun) lines.push('Dry run: nothing was written.');
   }

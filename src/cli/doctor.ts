@@ -168,7 +168,7 @@ async function checkHooks(adapter: AgentAdapter, folder: string): Promise<Check>
     if (entries.size > 0) connected.push({ scope, file, entries });
   }
   const facts = { connected: connected.map((c) => ({ scope: c.scope, file: c.file, events: [...c.entries.keys()] })) };
-  const connectFix = `agent-versions connect ${adapter.agent} (--user: every project; --local: this project, only for you)`;
+  const connectFix = `agent-versions connect ${adapter.agent} (--user: every project${adapter.scopes.includes('local') ? '; --local: this project, only for you' : ''})`;
   if (connected.length === 0) return warning(id, `${adapter.displayName}: not connected.`, connectFix, facts);
   const missing = connected.flatMap((c) => [...c.entries.values()].flat().flatMap(missingFilesOf).map((f) => ({ scope: c.scope, f })));
   if (missing.length > 0) {
@@ -190,9 +190,13 @@ async function checkHooks(adapter: AgentAdapter, folder: string): Promise<Check>
     : ok(id, `${adapter.displayName}: connected in ${only.file}`, facts);
 }
 
-/** Times one real hook process of this installation with an event every adapter ignores: what each prompt waits for. */
+/**
+ * Times one real hook process of this installation: a Stop of a chat that has no running turn opens the repository
+ * and its state like every turn event, finds nothing to end and changes nothing (an event the hook does not act
+ * on would open nothing, so it would not show what each prompt waits for).
+ */
 async function checkHookLatency(repo: GitRepository): Promise<Check> {
-  const event = JSON.stringify({ hook_event_name: 'Notification', session_id: 'agent-versions-doctor', cwd: repo.root });
+  const event = JSON.stringify({ hook_event_name: 'Stop', session_id: 'agent-versions-doctor', cwd: repo.root });
   const started = performance.now();
   const code = await new Promise<number | null>((resolve) => {
     const child = spawn(process.execPath, [cliEntryFile(), 'hook', AGENTS[0]], { cwd: repo.root, stdio: ['pipe', 'ignore', 'ignore'] });

@@ -1,17 +1,20 @@
 import * as path from 'node:path';
+import * as v8 from 'node:v8';
 import { AvhError, safeMessage } from '../core/errors';
 import { EventLog, formatEvent, silentLog } from '../core/log';
 import { GitRepository, resolveRepository } from '../core/git/repository';
 import { VersionHistory } from '../core/versionHistory';
-import { ClaudeHookEvent, parseHookEvent } from './claudeCodeHook';
-import { commandHelp, generalUsage, Invocation, intentOf, parseCommandLine, usageFor } from './commandLine';
+import { AgentName, commandHelp, generalUsage, HookAgent, Invocation, intentOf, parseCommandLine, usageFor } from './commandLine';
 import { runConnect } from './connectCommand';
 import { doctorText, runDoctor } from './doctor';
-import { NO_REPOSITORY_HOOK_LINE, openHookRepository } from './hookRepository';
 import { runInitCommand } from './initCommand';
 import { CliError, EXIT, exitCodeFor, UsageError } from './exitCodes';
+import { runHook } from './hooks/runHook';
 import { CLI_VERSION } from './installation';
 import { CommandOutput, runRepositoryCommand } from './repositoryCommands';
+
+// Imports stay static: a dynamic import() makes esbuild wrap every module it reaches in a named lazy initializer,
+// which would leave test-only module names (failpoints) in the production bundle (test/unit/packaging.test.ts).
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -60,9 +63,16 @@ async function run(invocation: Invocation, io: CliIo): Promise<CommandOutput> {
       break;
   }
   const { command, args } = invocation;
+  const log: EventLog = values.verbose
+    ? { info: (e, f) => io.stderr(`${formatEvent(e, f)}\n`), warn: (e, f) => io.stderr(`warn ${formatEvent(e, f)}\n`), error: (e, f) => io.stderr(`error ${formatEvent(e, f)}\n`) }
+    : silentLog;
+  if (command === 'hook') {
+    // stdout of a prompt hook is added to the agent's context: print nothing unless asked for JSON.
+    return { json: await runHook({ agent: args[0] as HookAgent, payload: args[1], readStdin: io.readStdin, cwd: io.cwd, repo: values.repo, init: values.init === true, log, stderr: io.stderr }) };
+  }
   if (command === 'connect' || command === 'disconnect') {
     return runConnect({
-      action: command, agent: args[0] as 'claude-code', dryRun: values['dry-run'] === true, folder,
+      action: command, agent: args[0] as AgentName, dryRun: values['dry-run'] === true, folder,
       scope: values.user ? 'user' : values.local ? 'local' : 'project',
     });
   }
@@ -71,28 +81,10 @@ async function run(invocation: Invocation, io: CliIo): Promise<CommandOutput> {
     const report = await runDoctor(folder);
     return { json: report, text: doctorText(report), exitCode: report.ok ? EXIT.ok : EXIT.failed };
   }
-  const log: EventLog = values.verbose
-    ? { info: (e, f) => io.stderr(`${formatEvent(e, f)}\n`), warn: (e, f) => io.stderr(`warn ${formatEvent(e, f)}\n`), error: (e, f) => io.stderr(`error ${formatEvent(e, f)}\n`) }
-    : silentLog;
-  let repoPath = folder;
-  let hookEvent: ClaudeHookEvent | undefined;
-  let repo: GitRepository | null;
-  if (command === 'hook') {
-    hookEvent = parseHookEvent(await io.readStdin());
-    if (!values.repo && hookEvent.cwd) repoPath = path.resolve(io.cwd, hookEvent.cwd);
-    repo = await openHookRepository(repoPath, values.init === true);
-    if (!repo) {
-      io.stderr(`agent-versions: ${NO_REPOSITORY_HOOK_LINE}\n`);
-      return { json: { event: hookEvent.hook_event_name, action: 'ignored', reason: 'no-repository' } };
-    }
-  } else {
-    repo = await resolveRepository(repoPath);
-  }
-  // A hook must never hold up the agent for long: it waits only briefly for another process's lease.
-  const history = await VersionHistory.openRepository(repo, { log, leaseWaitMs: command === 'hook' ? 3000 : 10_000 });
+  const history = await VersionHistory.open(folder, { log });
   try {
     for (const notice of history.notices) io.stderr(`agent-versions: ${notice.message}\n`);
-    return await runRepositoryCommand(command, { history, args, values, hookEvent, readStdin: io.readStdin, cwd: io.cwd, stderr: io.stderr });
+    return await runRepositoryCommand(command, { history, args, values, readStdin: io.readStdin, cwd: io.cwd, stderr: io.stderr });
   } finally {
     await history.close();
   }
@@ -116,6 +108,11 @@ function readProcessStdin(): Promise<string> {
 }
 
 if (require.main === module) {
+  // sql.js's wasm is compiled by V8's baseline compiler only: a process that lives for one command gains nothing
+  // from the optimizing tier, and V8 finishes that background compilation before the process can exit (~300 ms
+  // per hook event here; docs/design.md). Set before any wasm is compiled, as flags must be; only in the CLI's own
+  // process, never in one that imports runCli (tests), whose wasm may already be compiled.
+  v8.setFlagsFromString('--liftoff-only');
   runCli(process.argv.slice(2), {
     stdout: (t) => process.stdout.write(t),
     stderr: (t) => process.stderr.write(t),

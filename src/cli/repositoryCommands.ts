@@ -4,7 +4,6 @@ import { AvhError } from '../core/errors';
 import { leftOutMessage } from '../core/secrets/secretChoices';
 import type { SecretFinding } from '../core/secrets/secretScanner';
 import type { VersionHistory } from '../core/versionHistory';
-import { ClaudeHookEvent, handleClaudeHook } from './claudeCodeHook';
 import type { CommandName, OptionValues } from './commandLine';
 import { restoreJson, restoreText, statusText, versionsTable } from './output';
 import { runChatCommand } from './chatCommands';
@@ -26,7 +25,6 @@ export interface CommandContext {
   readStdin: () => Promise<string>;
   cwd: string;
   stderr: (text: string) => void;
-  hookEvent?: ClaudeHookEvent;
 }
 
 export async function runRepositoryCommand(command: CommandName, c: CommandContext): Promise<CommandOutput> {
@@ -46,11 +44,6 @@ export async function runRepositoryCommand(command: CommandName, c: CommandConte
         json: { turnId: r.turnId, outcome: r.outcome, version: r.version, excluded: r.excluded.map((f) => ({ path: f.path, reason: f.rule })) },
         text: r.version ? `${r.outcome}: version ${r.version.slice(0, 12)}` : `${r.outcome}: no version${r.reason ? ` (${r.reason})` : ''}`,
       };
-    }
-    case 'hook': {
-      const r = await handleClaudeHook(history, c.hookEvent!);
-      // stdout of UserPromptSubmit hooks is added to the agent's context: print nothing unless asked for JSON.
-      return { json: r };
     }
     case 'versions': {
       const versions = await history.getVersions(values.limit === undefined ? 50 : Number(values.limit));

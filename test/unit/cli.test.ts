@@ -51,8 +51,9 @@ describe('CLI command line: usage errors, help, --version (real parser; real pro
     [['restore', 'a', 'b'], 'unexpected argument "b"', 'Usage: agent-versions restore'],
     [['recover'], 'recover needs <action>: check, accept, save-and-accept, remove-stale-lock', 'Usage: agent-versions recover check|accept|save-and-accept|remove-stale-lock'],
     [['recover', 'fix'], 'unknown recover action "fix"; recover takes one of: check, accept, save-and-accept, remove-stale-lock', 'Usage: agent-versions recover'],
-    [['connect'], 'connect needs <agent>: claude-code', 'Usage: agent-versions connect claude-code [--project | --local | --user] [--dry-run]'],
-    [['connect', 'codex'], 'unknown agent "codex"; connect takes only claude-code', 'Usage: agent-versions connect'],
+    [['connect'], 'connect needs <agent>: claude-code, codex', 'Usage: agent-versions connect claude-code|codex [--project | --local | --user] [--dry-run]'],
+    [['connect', 'copilot'], 'unknown agent "copilot"; connect takes one of: claude-code, codex', 'Usage: agent-versions connect'],
+    [['connect', 'codex', '--local'], 'Codex has no local project settings file; use --project or --user', 'Usage: agent-versions connect'],
     [['disconnect', 'claude-code', '--user', '--project'], 'give only one of --project, --user', 'Usage: agent-versions disconnect'],
     [['doctor', '--limit', '3'], 'doctor does not take --limit', 'Usage: agent-versions doctor'],
     [['--version', 'status'], '--version takes no command', 'Usage: agent-versions status'],
@@ -94,7 +95,7 @@ describe('CLI command line: usage errors, help, --version (real parser; real pro
   });
 
   it('hook never exits 2, even on a malformed command line (Claude Code would drop the prompt)', () => {
-    for (const argv of [['hook'], ['hook', 'codex'], ['hook', 'claude-code', '--bogus'], ['hook', 'claude-code', '--repo']]) {
+    for (const argv of [['hook'], ['hook', 'cursor'], ['hook', 'codex'], ['hook', 'claude-code', '--bogus'], ['hook', 'claude-code', '--repo'], ['hook', 'codex', 'a', 'b']]) {
       const r = runCliProcess(argv, { cwd: tempDir(), input: '{}' });
       assert.equal(r.code, 1, argv.join(' '));
       assert.match(r.stderr, /^agent-versions: /);

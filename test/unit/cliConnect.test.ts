@@ -128,6 +128,31 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
     assert.deepEqual(status.runningTurns.map((t) => t.chatId), ['s-connect']);
   });
 
+  it('connect codex: .codex/hooks.json gets UserPromptSubmit, Stop, StopFailure; its command records a codex turn; --local is refused', () => {
+    const repo = makeRepo();
+    const home = tempDir('avh-home-');
+    const local = cliIn(repo, home, 'connect', 'codex', '--local');
+    assert.equal(local.code, 2);
+    assert.match(local.stderr, /^agent-versions: Codex has no local project settings file; use --project or --user\n/);
+    assert.ok(!fs.existsSync(path.join(repo, '.codex')), 'nothing written');
+    const first = cliIn(repo, home, 'connect', 'codex');
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, /^Connected Codex in .*\.codex\/hooks\.json \(project settings\):\n {2}added {2}UserPromptSubmit hook\n {2}added {2}Stop hook\n {2}added {2}StopFailure hook\n/);
+    assert.match(first.stdout, /use --user to keep it to yourself/);
+    const settings = JSON.parse(read(repo, '.codex/hooks.json')) as Settings;
+    assert.deepEqual(Object.keys(settings.hooks), ['UserPromptSubmit', 'Stop', 'StopFailure']);
+    const command = commandsOf(settings, 'UserPromptSubmit')[0];
+    assert.equal(command, `${process.execPath} ${CLI} hook codex`);
+    assert.equal(cliIn(repo, home, 'connect', 'codex').stdout.split('\n')[0], `Codex is already connected in ${path.join(repo, '.codex/hooks.json')} (project settings); nothing changed.`);
+    const event = JSON.stringify({ hook_event_name: 'UserPromptSubmit', session_id: 'thread-1', turn_id: 't1', cwd: repo, prompt: 'hello' });
+    const r = spawnSync('/bin/sh', ['-c', command], { cwd: home, input: event, encoding: 'utf8', env: testGitEnv() });
+    assert.equal(r.status, 0, r.stderr);
+    const status = JSON.parse(runCliProcess(['status', '--json'], { cwd: repo }).stdout) as { runningTurns: { chatId: string; agent: string }[] };
+    assert.deepEqual(status.runningTurns.map((t) => [t.chatId, t.agent]), [['codex:thread-1', 'codex']]);
+    assert.equal(cliIn(repo, home, 'disconnect', 'codex').code, 0);
+    assert.equal(read(repo, '.codex/hooks.json'), '{}\n');
+  });
+
   it('an older installation\'s entry (the README recipe) is updated in place, not duplicated', () => {
     const repo = makeRepo();
     const home = tempDir('avh-home-');

@@ -45,7 +45,7 @@ describe('CLI doctor (real git, real state files, a real hook process)', functio
     const { code, report, text } = doctor(repo, home, { text: true });
     assert.equal(code, 0, text);
     assert.equal(report.ok, true);
-    assert.deepEqual(report.checks.map((c) => c.id), ['git', 'repository', 'identity', 'state', 'recovery', 'hooks:claude-code', 'hook-latency']);
+    assert.deepEqual(report.checks.map((c) => c.id), ['git', 'repository', 'identity', 'state', 'recovery', 'hooks:claude-code', 'hooks:codex', 'hook-latency']);
     const gitCheck = check(report, 'git');
     assert.equal(gitCheck.status, 'ok');
     assert.ok(path.isAbsolute(gitCheck.facts.path as string));
@@ -108,10 +108,10 @@ describe('CLI doctor (real git, real state files, a real hook process)', functio
     const folder = tempDir();
     const { code, report, text } = doctor(folder, tempDir('avh-home-'), { text: true });
     assert.equal(code, 1);
-    assert.deepEqual(report.checks.map((c) => [c.id, c.status]), [['git', 'ok'], ['repository', 'problem'], ['hooks:claude-code', 'warning']]);
+    assert.deepEqual(report.checks.map((c) => [c.id, c.status]), [['git', 'ok'], ['repository', 'problem'], ['hooks:claude-code', 'warning'], ['hooks:codex', 'warning']]);
     assert.equal(check(report, 'repository').summary, `${folder} is not in a git repository.`);
     assert.match(check(report, 'repository').fix!, /^Run `git init`/);
-    assert.match(text, /\n1 problem\(s\), 1 warning\(s\)\.\n$/);
+    assert.match(text, /\n1 problem\(s\), 2 warning\(s\)\.\n$/);
     assert.deepEqual(fs.readdirSync(folder), []);
   });
 

@@ -1,0 +1,118 @@
+/**
+ * Hook event cost (issue 12): what an agent waits for on every prompt and every stop. The production CLI bundle
+ * (dist/cli.js) runs as a new process per event, exactly as an agent's hook runs it, on a 2,000-file repository,
+ * alternating in one loop with the floor it cannot go below: a bare `node -e 0` and one `git status`.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { GoalRow } from './gitBench';
+import { buildRepo, fmtRatio, GitProcessCounter, median, ms, percentile, verb } from './benchUtil';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const CLI = path.join(ROOT, 'dist', 'cli.js');
+const SESSION = 'bench-session';
+const GOAL_MS = 150;
+const GOAL_RATIO = 1.3;
+
+export interface HookBenchOptions {
+  workDir: string;
+  progress: (line: string) => void;
+  quick: boolean;
+}
+
+function wall(command: string, args: readonly string[], cwd: string, input = ''): number {
+  const started = performance.now();
+  const r = spawnSync(command, args, { cwd, input, stdio: ['pipe', 'ignore', 'pipe'] });
+  const elapsed = performance.now() - started;
+  if (r.status !== 0) throw new Error(`${path.basename(command)} ${args.join(' ')} exited ${r.status}: ${r.stderr.toString('utf8').slice(0, 400)}`);
+  return elapsed;
+}
+
+const event = (name: string, dir: string) => JSON.stringify({ hook_event_name: name, session_id: SESSION, cwd: dir, prompt: name === 'UserPromptSubmit' ? 'bench prompt' : undefined });
+
+export async function runHookBench(options: HookBenchOptions): Promise<{ goals: GoalRow[]; section: string }> {
+  if (!fs.existsSync(CLI)) throw new Error('hook bench: dist/cli.js is missing (npm run build)');
+  const files = options.quick ? 200 : 2_000;
+  const reps = options.quick ? 5 : 21;
+  const dir = path.join(options.workDir, 'hook-repo');
+  options.progress(`hook: building a ${files.toLocaleString('en')}-file repository…`);
+  await buildRepo(dir, files, 2_048);
+  const begin = event('UserPromptSubmit', dir);
+  const end = event('Stop', dir);
+  const hook = (input: string) => wall(process.execPath, [CLI, 'hook', 'claude-code'], dir, input);
+  const times: Record<string, number[]> = { node: [], gitStatus: [], version: [], begin: [], turn: [] };
+  const variants: Record<string, () => number> = {
+    node: () => wall(process.execPath, ['-e', '0'], dir),
+    gitStatus: () => wall('git', ['status', '--porcelain'], dir),
+    version: () => wall(process.execPath, [CLI, '--version'], dir),
+    // One turn: its begin then its end (nothing changed in between, so no version is made).
+    turn: () => {
+      times.begin.push(hook(begin));
+      return hook(end);
+    },
+  };
+  // Warm-up (page cache, the store created), then the timed loop; the order rotates every repetition.
+  for (const fn of Object.values(variants)) fn();
+  times.begin.length = 0;
+  const names = Object.keys(variants);
+  options.progress(`hook: ${reps} alternating repetitions of node -e 0, git status, --version, hook begin + end…`);
+  for (let i = 0; i < reps; i++) {
+    const order = [...names.slice(i % names.length), ...names.slice(0, i % names.length)];
+    for (const name of order) {
+      const t = variants[name]();
+      times[name].push(t);
+    }
+  }
+  const endTimes = times.turn;
+  const p50 = (values: number[]) => median(values);
+  const floor = p50(times.node) + p50(times.gitStatus);
+  const counter = new GitProcessCounter(options.workDir);
+  const gitOf = async (input: string) => (await counter.count(async () => hook(input))).map((l) => verb(l.split(' ')));
+  const beginGit = await gitOf(begin);
+  const endGit = await gitOf(end);
+
+  const row = (id: string, measure: string, value: number, goal: string, pass: boolean | null): GoalRow => ({ id, measure, goal, measured: `${ms(value)}`, pass });
+  const goals: GoalRow[] = [
+    row('12.1', `Hook event, prompt (turn begin), ${files.toLocaleString('en')} files`, p50(times.begin), `≤ ${GOAL_MS} ms`, p50(times.begin) <= GOAL_MS),
+    row('12.1', `Hook event, stop with no changes (turn end), ${files.toLocaleString('en')} files`, p50(endTimes), `≤ ${GOAL_MS} ms`, p50(endTimes) <= GOAL_MS),
+    {
+      id: '12.1', measure: 'Hook event (slower of begin/end) vs `node -e 0` + one `git status`',
+      goal: `≤ ${GOAL_RATIO}×`, measured: fmtRatio(Math.max(p50(times.begin), p50(endTimes)) / floor),
+      pass: Math.max(p50(times.begin), p50(endTimes)) / floor <= GOAL_RATIO,
+    },
+  ];
+  const line = (label: string, values: number[]) => `| ${label} | ${ms(p50(values))} | ${ms(percentile(values, 90))} | ${ms(Math.min(...values))} |`;
+  const section = [
+    '## Hook events (issue 12)',
+    '',
+    `Each repetition runs, as new processes from this one in an order that rotates every repetition: \`node -e 0\`, ` +
+      `\`git status --porcelain\`, \`node dist/cli.js --version\` (Node start + loading the CLI bundle), and one turn's two ` +
+      `hook events through \`node dist/cli.js hook claude-code\` (UserPromptSubmit, then Stop with nothing changed, so no ` +
+      `version), on a ${files.toLocaleString('en')}-file repository (2 KB files, clean, committed). Wall time spawn → exit, ` +
+      `${reps} repetitions after one warm-up.`,
+    '',
+    '| process | p50 | p90 | min |',
+    '|---|---:|---:|---:|',
+    line('`node -e 0`', times.node),
+    line('`git status --porcelain`', times.gitStatus),
+    line('`agent-versions --version` (bundle load)', times.version),
+    line('hook: UserPromptSubmit (turn begin)', times.begin),
+    line('hook: Stop, no changes (turn end)', endTimes),
+    '',
+    `- Floor (\`node -e 0\` + one \`git status\`): ${ms(floor)}; begin ${fmtRatio(p50(times.begin) / floor)}, end ${fmtRatio(p50(endTimes) / floor)} of it.`,
+    `- Git processes per event: begin ${beginGit.length} (${beginGit.join(', ')}); end ${endGit.length} (${endGit.join(', ')}).`,
+    `- Above the floor: loading the bundle costs ${ms(p50(times.version) - p50(times.node))} (\`--version\` − \`node -e 0\`); the rest is sql.js start, ` +
+      'the store open and the git processes listed.',
+    '',
+  ].join('\n');
+  return { goals, section };
+}
+
+if (require.main === module) {
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'avh-hook-bench-'));
+  runHookBench({ workDir, progress: (l) => process.stderr.write(`${l}\n`), quick: process.env.AVH_BENCH_QUICK === '1' })
+    .then((r) => process.stdout.write(`${r.section}\n${r.goals.map((g) => `${g.measure}: ${g.measured} (${g.goal})`).join('\n')}\n`))
+    .finally(() => fs.rmSync(workDir, { recursive: true, force: true }));
+}

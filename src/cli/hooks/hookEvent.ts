@@ -1,0 +1,79 @@
+import { AvhError } from '../../core/errors';
+import type { TerminalOutcome } from '../../core/outcomes';
+
+/**
+ * One agent hook event, reduced to what Version History does with it. Every adapter (Claude Code, VS Code's
+ * agent hooks, Codex) parses its agent's payload into this shape; runHook.ts is the one place that acts on it.
+ */
+export interface HookEvent {
+  /** The agent's name as stored with the turn and shown in Version History ('claude-code', 'copilot', 'codex'). */
+  agent: string;
+  /** The event's name as the agent sent it (echoed in --json output; never a prompt). */
+  event: string;
+  /**
+   * The conversation the turn belongs to. Agents other than Claude Code get their agent's name as a prefix
+   * (`copilot:<sessionId>`), so two agents' sessions can never share a chat even if their ids were equal.
+   */
+  chatId: string;
+  /** Where the agent runs: the repository is found from here unless --repo is given. */
+  cwd?: string;
+  action: HookAction;
+}
+
+export type HookAction =
+  | { kind: 'begin'; prompt: string }
+  | { kind: 'end'; outcome: TerminalOutcome }
+  | { kind: 'ignore' };
+
+export type JsonObject = Record<string, unknown>;
+
+function invalid(message: string): AvhError {
+  return new AvhError('invalid-input', message);
+}
+
+/** The payload as a JSON object; the message names what is wrong, never the payload (it may hold a prompt). */
+export function parseJsonObject(raw: string, what: string): JsonObject {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw invalid(`The ${what} is not valid JSON.`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid(`The ${what} must be a JSON object.`);
+  return value as JsonObject;
+}
+
+/** A required non-empty string field. */
+export function requiredString(o: JsonObject, field: string, what: string): string {
+  const value = o[field];
+  if (typeof value !== 'string' || value.length === 0) throw invalid(`The ${what} has no ${field}.`);
+  return value;
+}
+
+/** An optional string field (null counts as absent, as several agents send it). */
+export function optionalString(o: JsonObject, field: string, what: string): string | undefined {
+  const value = o[field];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw invalid(`The ${what} field ${field} must be a string.`);
+  return value;
+}
+
+/** The fields Claude Code and Codex both send, snake_case: the event, the session, where it runs, the prompt. */
+export function snakeCaseFields(o: JsonObject, what: string): { event: string; session: string; cwd?: string; prompt?: string } {
+  return {
+    event: requiredString(o, 'hook_event_name', what),
+    session: requiredString(o, 'session_id', what),
+    cwd: optionalString(o, 'cwd', what),
+    prompt: optionalString(o, 'prompt', what),
+  };
+}
+
+/**
+ * The lifecycle every supported agent shares: a submitted prompt begins a turn, Stop ends it completed,
+ * StopFailure errored, SessionEnd cancelled. Events not listed (tool events, SessionStart, …) are ignored.
+ */
+export function lifecycleAction(event: string, prompt: string | undefined, ends: Readonly<Record<string, TerminalOutcome>>): HookAction {
+  if (event === 'UserPromptSubmit') return { kind: 'begin', prompt: prompt ?? '' };
+  const outcome = ends[event];
+  return outcome ? { kind: 'end', outcome } : { kind: 'ignore' };
+}
