@@ -22,14 +22,22 @@ import { failpoint } from '../failpoints';
 import { redoStack, undoableTurns } from './historyCounts';
 import { admitOperation, finishOperation, getOperation, inFlightOperation, OperationRow, recordCommits, setPhase } from './operationRecords';
 import { restoreMachine } from './restoreMachine';
+import { anyLaterWork, checkUndoTree, conflictError, describeLaterWork, LaterWork, laterWorkAfter, revertSubject, undoTree, UndoTree } from './revertPlan';
 import { preservationFor } from './targetOutcome';
 import { removeLeftoverTempFiles } from '../recovery/staleLocks';
 import { clearOwnStaleIndexLock, indexRepairPending, repairRecordedIndex } from '../git/workingTree';
-import { preserveDirtyTree, restoredPathsMatch, updateBranch, updateWorktree, writeRestoreCommit } from './restoreEffects';
-import type { RestorePhase } from '../store/schema';
+import { baseOf, preserveDirtyTree, RestoreContent, restoredPathsMatch, updateBranch, updateWorktree, wholeTargetContent, writeRestoreCommit } from './restoreEffects';
+import type { RestorePhase, UndoScope } from '../store/schema';
+
+/** Undo's choice when work landed after the turn: only the turn's own changes, or everything since its base. */
+export type UndoOnly = 'turn' | 'everything';
 
 export type RestoreRequest =
-  | { kind: 'undo'; turnId?: string }
+  /**
+   * `only` unset: today's Undo (everything since the turn's base), refused with 'confirmation-required' when it
+   * would take away later agent turns or user commits unconfirmed. `path`: Undo This File (one path of the turn).
+   */
+  | { kind: 'undo'; turnId?: string; only?: UndoOnly; path?: string }
   | { kind: 'redo' }
   | { kind: 'restore'; target: string };
 
@@ -56,6 +64,8 @@ export interface RestoreResult {
   turnId?: string;
   /** Said once per folder: nested repositories the restore left untouched (Version History does not version them). */
   notice?: string;
+  /** Undo: what it took back (everything since the turn, only the turn's changes, or one file of them). */
+  scope?: UndoScope;
 }
 
 export interface RestorePreview {
@@ -65,6 +75,15 @@ export interface RestorePreview {
   turnId?: string;
   /** Commits the user made themselves after the target that this restore undoes (they stay in history). */
   userCommits: number;
+  /** Undo: what this Undo would take back as planned. */
+  scope?: UndoScope;
+  /**
+   * Undo of a turn whose version is in HEAD's history: what landed after it. When anything did (anyLaterWork),
+   * the UI offers Undo Only This Turn next to Restore Everything (which takes all of it away).
+   */
+  later?: LaterWork;
+  /** When work landed after the turn: whether Undo Only This Turn applies cleanly, and the files it conflicts in. */
+  onlyTurn?: { conflicts: string[] };
   /** Names exactly what would run (branch, HEAD, target, turn, user commits): pass it back as `expectedPlan`. */
   fingerprint: string;
 }
@@ -82,20 +101,32 @@ interface Plan {
   preservation: PreservationReason;
   userCommits: number;
   nestedRepositories: string[];
+  scope: UndoScope;
+  scopePath: string | null;
+  later: LaterWork | null;
+  /** Undo that keeps later work: the tree to commit, computed from HEAD (or the working tree saved as an object). */
+  undoTree: UndoTree | null;
 }
 
 /** Read-only: what a restore would do, for the UI's confirmation. Takes no lease and changes nothing. */
 export async function previewRestore(ctx: RepoContext, request: RestoreRequest): Promise<RestorePreview> {
   const plan = await makePlan(ctx, request);
   if ('nothing' in plan) return { kind: request.kind, nothing: plan.nothing, userCommits: 0, fingerprint: planFingerprint(plan) };
-  return { kind: request.kind, target: plan.target, ...(plan.turn ? { turnId: plan.turn.id } : {}), userCommits: plan.userCommits, fingerprint: planFingerprint(plan) };
+  const onlyTurn = plan.request.kind === 'undo' && !plan.request.path && anyLaterWork(plan.later)
+    ? { conflicts: (plan.undoTree ?? await checkUndoTree(ctx, plan.turn!, 'turn', plan.head, plan.clean, null)).conflicts }
+    : undefined;
+  return {
+    kind: request.kind, target: plan.target, ...(plan.turn ? { turnId: plan.turn.id } : {}), userCommits: plan.userCommits,
+    ...(request.kind === 'undo' ? { scope: plan.scope } : {}), ...(plan.later ? { later: plan.later } : {}), ...(onlyTurn ? { onlyTurn } : {}),
+    fingerprint: planFingerprint(plan),
+  };
 }
 
 /** What a confirmation confirms: the same request on the same branch and HEAD, to the same target, undoing the same user commits. */
 function planFingerprint(plan: Plan | { nothing: string }): string {
   const named = 'nothing' in plan
     ? [plan.nothing]
-    : [plan.request.kind, plan.branch, plan.head, plan.target, plan.turn?.id ?? '', plan.userCommits];
+    : [plan.request.kind, plan.branch, plan.head, plan.target, plan.turn?.id ?? '', plan.userCommits, plan.scope, plan.scopePath ?? ''];
   return crypto.createHash('sha256').update(JSON.stringify(named)).digest('hex').slice(0, 16);
 }
 
@@ -117,6 +148,13 @@ export async function runRestore(ctx: RepoContext, request: RestoreRequest, opti
         { planChanged: true, count: 'nothing' in plan ? 0 : plan.userCommits });
     }
     if ('nothing' in plan) return { result: plan.nothing };
+    if (plan.undoTree && plan.undoTree.conflicts.length > 0) throw conflictError(plan.undoTree.conflicts);
+    const laterTurns = plan.scope === 'everything' && plan.later ? plan.later.otherChatTurns + plan.later.sameChatTurns : 0;
+    if (laterTurns > 0 && plan.request.kind === 'undo' && plan.request.only === undefined && !options.confirmUserCommits) {
+      throw new AvhError('confirmation-required',
+        `Work landed after this turn: ${describeLaterWork(plan.later!)}. Choose Undo Only This Turn (keeps it) or Restore Everything to Before This Turn (takes it away too; it stays in history). Nothing was changed.`,
+        { count: laterTurns, choice: true });
+    }
     if (plan.userCommits > 0 && !options.confirmUserCommits) {
       throw new AvhError('confirmation-required',
         `This restore undoes ${plan.userCommits} commit${plan.userCommits === 1 ? '' : 's'} you made yourself after that version (they stay reachable in history). Confirm to continue; nothing was changed.`,
@@ -126,7 +164,7 @@ export async function runRestore(ctx: RepoContext, request: RestoreRequest, opti
       // Undo of a running turn ends it cancelled first, then re-reads everything under the same lease.
       await endTurnUnderLease(ctx, plan.turn.id, 'cancelled');
       options.onTurnCancelled?.({ turnId: plan.turn.id, chatId: plan.turn.chat_id });
-      const replanned = await makePlan(ctx, { kind: 'undo', turnId: plan.turn.id });
+      const replanned = await makePlan(ctx, { kind: 'undo', turnId: plan.turn.id, ...(plan.request.kind === 'undo' && plan.request.only ? { only: plan.request.only } : {}) });
       if ('nothing' in replanned) return { result: replanned.nothing };
       plan = { ...replanned, preservation: 'active-cancel' };
     }
@@ -134,9 +172,11 @@ export async function runRestore(ctx: RepoContext, request: RestoreRequest, opti
       ctx.log.info('restore.no-change', { kind: request.kind });
       return { result: 'no-change', target: plan.target, ...(plan.turn ? { turnId: plan.turn.id } : {}) };
     }
-    if (!plan.clean && plan.preservation === 'none') {
+    // An Undo that keeps later work saves uncommitted edits first (they are part of the "current" it merges with).
+    const keepsLater = plan.scope !== 'everything';
+    if (!plan.clean && plan.preservation === 'none' && !keepsLater) {
       throw new AvhError('dirty-conflict',
-        'You have uncommitted changes that are not from a cancelled agent turn. Commit or stash them, then try again. Nothing was changed.');
+        `You have uncommitted changes that are not from a cancelled agent turn. Commit or stash them, then try again${plan.later ? ' (or choose Undo Only This Turn, which keeps them)' : ''}. Nothing was changed.`);
     }
     if (plan.clean) await refuseIgnoredFilesInTheWay(ctx, plan.changes); // a dirty tree is checked once it is preserved
     const op: OperationRow = {
@@ -148,6 +188,8 @@ export async function runRestore(ctx: RepoContext, request: RestoreRequest, opti
       source_branch: plan.branch,
       source_head: plan.head,
       target_commit: plan.target,
+      scope: plan.scope,
+      scope_path: plan.scopePath,
       preservation: plan.clean ? 'none' : plan.preservation,
       preserve_commit: null,
       restore_commit: null,
@@ -159,7 +201,8 @@ export async function runRestore(ctx: RepoContext, request: RestoreRequest, opti
     await ctx.store.transaction((tx) => admitOperation(tx, op));
     ctx.log.info('restore.admit', { operation: op.id, kind: op.kind, preservation: op.preservation });
     failpoint('preparing:after');
-    const output = await runMachine(ctx, op.id, { needsPreserve: op.preservation !== 'none' }, plan.changes);
+    const output = await runMachine(ctx, op.id, { needsPreserve: op.preservation !== 'none' || (keepsLater && !plan.clean) }, plan.changes,
+      plan.clean ? plan.undoTree?.tree ?? null : null);
     if (output.status === 'completed') {
       const notice = await nestedNotice(ctx, plan.nestedRepositories);
       return {
@@ -170,6 +213,7 @@ export async function runRestore(ctx: RepoContext, request: RestoreRequest, opti
         ...(output.preserved ? { preserved: output.preserved } : {}),
         target: plan.target,
         ...(plan.turn ? { turnId: plan.turn.id } : {}),
+        ...(request.kind === 'undo' ? { scope: plan.scope } : {}),
       };
     }
     if (output.status === 'recovery-required') {
@@ -251,7 +295,26 @@ async function makePlan(ctx: RepoContext, request: RestoreRequest): Promise<Plan
   const { branch, head } = passGate(factsFromHealth(health), 'retry');
   const found = await lookUpTarget(ctx, request, branch, head);
   if ('nothing' in found) return found;
-  return { request, branch, head, clean: health.clean, nestedRepositories: health.nestedRepositories, ...found };
+  const plan: Plan = {
+    request, branch, head, clean: health.clean, nestedRepositories: health.nestedRepositories, ...found,
+    scope: 'everything', scopePath: null, later: null, undoTree: null,
+  };
+  if (request.kind !== 'undo' || !plan.turn) return plan;
+  const turn = plan.turn;
+  // A cancelled turn's own partial work in the tree is not "later work": Undo saves it either way.
+  plan.later = turn.recovery === 'terminal' ? await laterWorkAfter(ctx, turn, head, health.clean || plan.preservation !== 'none') : null;
+  const nothingAfter = plan.later ? !anyLaterWork(plan.later) : turn.version_commit === null && head === turn.base_head;
+  // Nothing landed after the turn: Undo Only This Turn is exactly today's Undo.
+  const scope: UndoScope = request.path !== undefined ? 'file' : request.only === 'turn' && !nothingAfter ? 'turn' : 'everything';
+  if (scope === 'everything') return plan;
+  if (!plan.later && turn.version_commit) {
+    throw new AvhError('invalid-input', 'This turn\'s version is no longer in the history of this branch, so its own changes cannot be told apart from the rest. Nothing was changed.');
+  }
+  const undo = await checkUndoTree(ctx, turn, scope, head, health.clean, request.path ?? null);
+  return {
+    ...plan, scope, scopePath: request.path ?? null, undoTree: undo, userCommits: 0, preservation: 'none',
+    changes: health.clean ? await treeChanges(ctx.repo, head, undo.tree) : [],
+  };
 }
 
 type TargetLookup = Pick<Plan, 'target' | 'changes' | 'turn' | 'preservation' | 'userCommits'>;
@@ -343,6 +406,7 @@ function runMachine(
   opId: string,
   input: { needsPreserve: boolean; reconcile?: boolean; preserved?: string | null; restoreCommit?: string | null },
   changesFromHead: TreeChange[] | null = null,
+  plannedTree: string | null = null,
 ) {
   const freshOp = async () => {
     const op = await ctx.store.read((r) => getOperation(r, opId));
@@ -370,12 +434,13 @@ function runMachine(
         return commit;
       })),
       writeRestoreCommit: fromPromise(async ({ input: carried }) => withPhase(ctx, await op(), 'write-restore-commit', carried, async (o) => {
+        const content = await restoreContent(ctx, o, o.preserve_commit ? null : plannedTree);
         // After a preservation commit the update starts from it, not from the HEAD the plan compared.
         if (o.preserve_commit) {
-          touched = await treeChanges(ctx.repo, o.preserve_commit, o.target_commit);
+          touched = await treeChanges(ctx.repo, o.preserve_commit, content.tree);
           await refuseIgnoredFilesInTheWay(ctx, touched);
         }
-        return writeRestoreCommit(ctx, o);
+        return writeRestoreCommit(ctx, o, content);
       })),
       updateWorktree: fromPromise(async ({ input: carried }) => withPhase(ctx, await op(), 'update-worktree', carried, async (o) => {
         await updateWorktree(ctx, o, requireRestoreCommit(o));
@@ -437,6 +502,24 @@ function runMachine(
   return toPromise(actor);
 }
 
+/**
+ * The restore commit's tree and subject. An Undo that keeps later work takes the turn (or one file of it) back
+ * from the commit the restore builds on — the planned tree when that is still HEAD, else computed again on top
+ * of the preservation commit; a reverse that no longer applies cleanly is refused before anything moves.
+ */
+async function restoreContent(ctx: RepoContext, op: OperationRow, plannedTree: string | null): Promise<RestoreContent> {
+  if (op.scope === 'everything') return wholeTargetContent(op);
+  const turn = op.turn_id ? await ctx.store.read((r) => getTurn(r, op.turn_id!)) : undefined;
+  if (!turn) throw new AvhError('store-unavailable', 'The turn this Undo takes back is no longer recorded.');
+  let tree = plannedTree;
+  if (tree === null) {
+    const computed = await undoTree(ctx, turn, op.scope, baseOf(op), op.scope_path);
+    if (computed.conflicts.length > 0) throw conflictError(computed.conflicts);
+    tree = computed.tree;
+  }
+  return { tree, subject: revertSubject(turn, op) };
+}
+
 function requireRestoreCommit(op: OperationRow): string {
   if (!op.restore_commit) throw new AvhError('store-unavailable', 'The restore commit was not recorded.');
   return op.restore_commit;
@@ -448,10 +531,12 @@ function applyTurnStoreMutation(tx: StoreTx, op: OperationRow, restoreCommit: st
   if (!current || current.status !== 'in-flight') return;
   const branch = op.source_branch;
   if (op.kind === 'undo') {
-    if (op.turn_id) tx.run('UPDATE turns SET undone_by = ? WHERE id = ?', [op.id, op.turn_id]);
+    // Undo This File leaves the turn in effect (only one path went back): Redo brings the file back, the turn stays.
+    const undoneTurn = op.scope === 'file' ? null : op.turn_id;
+    if (undoneTurn) tx.run('UPDATE turns SET undone_by = ? WHERE id = ?', [op.id, undoneTurn]);
     const position = (tx.get<{ p: number | null }>('SELECT MAX(position) AS p FROM redo_entries WHERE branch = ?', [branch])?.p ?? 0) + 1;
     tx.run('INSERT INTO redo_entries (op_id, position, branch, result_commit, redo_target, turn_id) VALUES (?, ?, ?, ?, ?, ?)',
-      [op.id, position, branch, restoreCommit, op.preserve_commit ?? op.source_head, op.turn_id]);
+      [op.id, position, branch, restoreCommit, op.preserve_commit ?? op.source_head, undoneTurn]);
   } else if (op.kind === 'redo') {
     const top = tx.get<{ op_id: string; turn_id: string | null }>('SELECT op_id, turn_id FROM redo_entries WHERE branch = ? ORDER BY position DESC LIMIT 1', [branch]);
     if (top) {
