@@ -4,7 +4,7 @@ import { inspectRepositoryHealth, RepositoryHealth } from './git/healthProbe';
 import { GitRepository, resolveRepository } from './git/repository';
 import { EventLog, silentLog } from './log';
 import { readRecovery, RecoveryLatch, setRecovery } from './recovery/recoveryLatch';
-import { historyCounts, HistoryCounts, UndoableTurn, undoableTurnsWithChats } from './restore/historyCounts';
+import { historyCounts, HistoryCounts, turnOfVersion, UndoableTurn, undoableTurnsWithChats } from './restore/historyCounts';
 import { inFlightOperation } from './restore/operationRecords';
 import { previewRestore, reconcileOperations, RestoreOptions, RestorePreview, RestoreRequest, RestoreResult, runRestore } from './restore/restoreService';
 import { DurableStore } from './store/durableStore';
@@ -168,6 +168,11 @@ export class VersionHistory {
   async undoFile(turnId: unknown, path: unknown, options: RestoreOptions = {}): Promise<RestoreResult> {
     if (typeof path !== 'string' || path.length === 0) throw new AvhError('invalid-input', 'Undo This File needs the path of a file the turn changed.');
     return runRestore(this.ctx, { kind: 'undo', turnId: validateTurnId(turnId), path }, options);
+  }
+
+  /** The turn whose version commit is `oid` (Undo This File from the turn's diff), or null. */
+  turnOfVersion(oid: string): Promise<string | null> {
+    return this.ctx.store.read((r) => turnOfVersion(r, oid));
   }
 
   /** Turns of this branch that Undo can still take back, newest first, with their chat's title and agent (for the chat picker). */

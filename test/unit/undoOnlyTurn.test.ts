@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { expectReason, repoPicture } from '../support/assertions';
+import { cliJson, runCliProcess } from '../support/cliProcess';
 import { assertNothingLost, cleanupTempDirs, contentInventory, git, head, makeRepo, read, subjectOf, write } from '../support/gitFixtures';
 
 const tree = (repo: string, rev = 'HEAD') => git(repo, 'rev-parse', `${rev}^{tree}`).trim();
@@ -71,7 +72,7 @@ describe('Undo Only This Turn and Undo This File (real git, real store)', functi
       const beforeTree = tree(repo);
       const headBefore = head(repo);
       const preview = await history.preview({ kind: 'undo', turnId: a1.turnId });
-      assert.deepEqual(preview.later, { otherChatTurns: 2, sameChatTurns: 1, userCommits: 1, uncommitted: false });
+      assert.deepEqual(preview.later, { otherChatTurns: 2, sameChatTurns: 1, userCommits: 1, reverts: 0, uncommitted: false });
       assert.deepEqual(preview.onlyTurn, { conflicts: [] });
       const r = await history.undo(a1.turnId, { only: 'turn' });
       assert.equal(r.result, 'restored');
@@ -169,12 +170,31 @@ describe('Undo Only This Turn and Undo This File (real git, real store)', functi
     }
   });
 
+  it('a later Undo of another turn counts as later work: undoing B2 afterwards keeps A1 undone unless Restore Everything is chosen', async () => {
+    const { repo, history, a1, b2 } = await interleaved();
+    try {
+      await history.undo(a1.turnId, { only: 'turn' });
+      const preview = await history.preview({ kind: 'undo' });
+      assert.equal(preview.turnId, b2.turnId);
+      assert.equal(preview.later?.reverts, 1);
+      const refused = await expectReason(history.undo(), 'confirmation-required');
+      assert.match(refused.message, /1 later undo of another turn/);
+      const r = await history.undo(undefined, { only: 'turn' });
+      assert.equal(r.scope, 'turn');
+      assert.equal(fs.existsSync(path.join(repo, 'b2.txt')), false);
+      assert.equal(fs.existsSync(path.join(repo, 'a1.txt')), false, 'A1 stays undone');
+      assert.equal(read(repo, 'a2.txt'), 'from A2\n');
+    } finally {
+      await history.close();
+    }
+  });
+
   it('with nothing after the turn, Undo Only This Turn is exactly today\'s Undo', async () => {
     const { repo, history, b2 } = await interleaved();
     try {
       const preview = await history.preview({ kind: 'undo' });
       assert.equal(preview.turnId, b2.turnId);
-      assert.deepEqual(preview.later, { otherChatTurns: 0, sameChatTurns: 0, userCommits: 0, uncommitted: false });
+      assert.deepEqual(preview.later, { otherChatTurns: 0, sameChatTurns: 0, userCommits: 0, reverts: 0, uncommitted: false });
       assert.equal(preview.onlyTurn, undefined);
       const r = await history.undo(undefined, { only: 'turn' });
       assert.equal(r.scope, 'everything');
@@ -247,5 +267,31 @@ describe('Undo Only This Turn and Undo This File (real git, real store)', functi
     } finally {
       await history.close();
     }
+  });
+
+  it('CLI: undo --only turn|everything and undo-file --turn, with --json results and clear refusals', async () => {
+    const { repo, history, a1, b1, a1Base } = await interleaved({ b1Line: 0 });
+    await history.close();
+    const headBefore = head(repo);
+    const choose = runCliProcess(['undo', '--turn', a1.turnId], { cwd: repo });
+    assert.equal(choose.code, 1);
+    assert.match(choose.stderr, /Work landed after this turn: 2 turns of other chats, 1 later turn of the same chat and 1 of your commits\. Choose .* Run again with --only turn or --only everything; nothing was changed\./);
+    const conflict = runCliProcess(['undo', '--turn', a1.turnId, '--only', 'turn', '--json'], { cwd: repo });
+    assert.equal(conflict.code, 1);
+    assert.equal(JSON.parse(conflict.stdout).error.reason, 'revert-conflict');
+    assert.match(conflict.stderr, /shared\.txt/);
+    assert.equal(head(repo), headBefore);
+    const bad = runCliProcess(['undo', '--only', 'half'], { cwd: repo });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--only must be turn or everything/);
+    assert.equal(runCliProcess(['undo-file', 'b1.txt'], { cwd: repo }).code, 2, 'undo-file needs --turn');
+    const file = cliJson<{ result: string; scope: string; restoreCommit: string }>(['undo-file', '--turn', b1.turnId, 'b1.txt'], { cwd: repo });
+    assert.equal(file.result, 'restored');
+    assert.equal(file.scope, 'file');
+    assert.equal(fs.existsSync(path.join(repo, 'b1.txt')), false);
+    assert.equal(subjectOf(repo), '[Revert] Undid b1.txt of turn "B1: other chat"');
+    const all = cliJson<{ result: string; scope: string }>(['undo', '--turn', a1.turnId, '--only', 'everything'], { cwd: repo });
+    assert.deepEqual([all.result, all.scope], ['restored', 'everything']);
+    assert.equal(tree(repo), tree(repo, a1Base));
   });
 });

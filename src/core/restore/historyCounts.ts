@@ -75,3 +75,8 @@ export async function undoableTurnsWithChats(ctx: RepoContext): Promise<Undoable
   }
   return latest;
 }
+
+/** The turn whose `[Agent]` version is `oid`, if any. */
+export function turnOfVersion(r: StoreReader, oid: string): string | null {
+  return r.get<{ id: string }>('SELECT id FROM turns WHERE version_commit = ?', [oid])?.id ?? null;
+}

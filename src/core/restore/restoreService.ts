@@ -149,7 +149,8 @@ export async function runRestore(ctx: RepoContext, request: RestoreRequest, opti
     }
     if ('nothing' in plan) return { result: plan.nothing };
     if (plan.undoTree && plan.undoTree.conflicts.length > 0) throw conflictError(plan.undoTree.conflicts);
-    const laterTurns = plan.scope === 'everything' && plan.later ? plan.later.otherChatTurns + plan.later.sameChatTurns : 0;
+    // Later turns, and turns undone on their own since, would silently go (or come back) with an unchosen Undo.
+    const laterTurns = plan.scope === 'everything' && plan.later ? plan.later.otherChatTurns + plan.later.sameChatTurns + plan.later.reverts : 0;
     if (laterTurns > 0 && plan.request.kind === 'undo' && plan.request.only === undefined && !options.confirmUserCommits) {
       throw new AvhError('confirmation-required',
         `Work landed after this turn: ${describeLaterWork(plan.later!)}. Choose Undo Only This Turn (keeps it) or Restore Everything to Before This Turn (takes it away too; it stays in history). Nothing was changed.`,

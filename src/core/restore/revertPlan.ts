@@ -19,12 +19,14 @@ export interface LaterWork {
   sameChatTurns: number;
   /** Commits the user made after the turn. */
   userCommits: number;
+  /** Turns (or files of turns) undone after this turn with Undo Only This Turn / Undo This File: Restore Everything would bring them back. */
+  reverts: number;
   /** Uncommitted edits in the working tree (not partial work of this turn). */
   uncommitted: boolean;
 }
 
 export const anyLaterWork = (l: LaterWork | null): boolean =>
-  l !== null && (l.otherChatTurns + l.sameChatTurns + l.userCommits > 0 || l.uncommitted);
+  l !== null && (l.otherChatTurns + l.sameChatTurns + l.userCommits + l.reverts > 0 || l.uncommitted);
 
 /**
  * What landed after `turn` on HEAD's history, or null when its own changes cannot be told apart from the rest:
@@ -39,6 +41,7 @@ export async function laterWorkAfter(ctx: RepoContext, turn: TurnRow, head: stri
     otherChatTurns: inEffect.filter((t) => t.chat_id !== turn.chat_id).length,
     sameChatTurns: inEffect.filter((t) => t.chat_id === turn.chat_id).length,
     userCommits: commits.filter((c) => kindOfSubject(c.subject) === 'user').length,
+    reverts: commits.filter((c) => c.subject.startsWith(REVERT_PREFIX)).length,
     uncommitted: !clean,
   };
 }
@@ -50,6 +53,7 @@ export function describeLaterWork(l: LaterWork): string {
     ...(l.otherChatTurns > 0 ? [plural(l.otherChatTurns, 'turn of another chat', 'turns of other chats')] : []),
     ...(l.sameChatTurns > 0 ? [plural(l.sameChatTurns, 'later turn of the same chat', 'later turns of the same chat')] : []),
     ...(l.userCommits > 0 ? [plural(l.userCommits, 'of your commits', 'of your commits')] : []),
+    ...(l.reverts > 0 ? [plural(l.reverts, 'later undo of another turn (it would come back)', 'later undos of other turns (they would come back)')] : []),
     ...(l.uncommitted ? ['your uncommitted changes'] : []),
   ];
   return parts.length <= 1 ? parts.join('') : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
