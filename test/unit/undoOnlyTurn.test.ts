@@ -189,6 +189,48 @@ describe('Undo Only This Turn and Undo This File (real git, real store)', functi
     }
   });
 
+  it('a commit the user made while the turn ran counts as theirs: Restore Everything asks, Undo Only This Turn keeps it', async () => {
+    const repo = makeRepo();
+    const history = await VersionHistory.open(repo);
+    try {
+      const { turnId } = await history.beginTurn({ chatId: 'A', prompt: 'slow turn' });
+      write(repo, 'mine.txt', 'committed by hand during the turn\n');
+      git(repo, 'add', 'mine.txt');
+      git(repo, 'commit', '-q', '-m', 'mine, during the turn');
+      write(repo, 'agent.txt', 'by the agent\n');
+      assert.ok((await history.endTurn(turnId, 'completed')).version);
+      const preview = await history.preview({ kind: 'undo' });
+      assert.equal(preview.userCommits, 1);
+      assert.equal(preview.later?.userCommits, 1);
+      await expectReason(history.undo(), 'confirmation-required');
+      const r = await history.undo(turnId, { only: 'turn' });
+      assert.equal(r.scope, 'turn');
+      assert.equal(fs.existsSync(path.join(repo, 'agent.txt')), false);
+      assert.equal(read(repo, 'mine.txt'), 'committed by hand during the turn\n');
+    } finally {
+      await history.close();
+    }
+  });
+
+  it('a turn that began on uncommitted edits: Undo Only This Turn keeps those edits (they were in its base snapshot)', async () => {
+    const repo = makeRepo();
+    const history = await VersionHistory.open(repo);
+    try {
+      write(repo, 'README.md', '# demo\nmy edit before the turn\n');
+      const a = await turn(history, repo, 'A', 'agent on a dirty tree', () => write(repo, 'agent.txt', 'by A\n'));
+      await turn(history, repo, 'B', 'other chat', () => write(repo, 'b.txt', 'by B\n'));
+      const before = contentInventory(repo);
+      const r = await history.undo(a.turnId, { only: 'turn' });
+      assert.equal(r.scope, 'turn');
+      assert.equal(fs.existsSync(path.join(repo, 'agent.txt')), false);
+      assert.equal(read(repo, 'README.md'), '# demo\nmy edit before the turn\n', 'the pre-turn edit is not the turn\'s');
+      assert.equal(read(repo, 'b.txt'), 'by B\n');
+      assertNothingLost(repo, before);
+    } finally {
+      await history.close();
+    }
+  });
+
   it('with nothing after the turn, Undo Only This Turn is exactly today\'s Undo', async () => {
     const { repo, history, b2 } = await interleaved();
     try {

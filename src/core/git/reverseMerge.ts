@@ -20,18 +20,23 @@ const SYNTHETIC_DATE = 1;
 
 /**
  * The tree of `ours` with the turn's own changes taken back: a three-way merge whose base is the turn's
- * `version`, whose sides are `ours` (a descendant of `version`) and the turn's pre-turn tree. git 2.39's
- * `merge-tree --write-tree` has no `--merge-base`, so the pre-turn tree goes into a synthetic commit whose only
- * parent is `version`: the one best common ancestor is then `version` itself (what `git revert` merges with).
- * Writes only objects; never touches refs, the index or the working tree.
+ * `version`, whose sides are `ours` (a descendant of `version`) and `preTurn`, the tree the turn started from.
+ * git 2.39's `merge-tree --write-tree` has no `--merge-base`, so the pre-turn tree goes into a synthetic commit
+ * whose only parent is `version`: the one best common ancestor is then `version` itself (what `git revert`
+ * merges with). Writes only objects; never touches refs, the index or the working tree.
  */
-export async function reverseTurnTree(repo: GitRepository, turn: { version: string; base: string }, ours: string): Promise<ReverseTree> {
+export async function reverseTurnTree(repo: GitRepository, turn: { version: string; preTurn: string }, ours: string): Promise<ReverseTree> {
   const theirs = await createCommit(repo, {
-    tree: `${turn.base}^{tree}`,
+    tree: turn.preTurn,
     parents: [turn.version],
     message: 'Agent Version History: turn taken back (merge input, never on a branch)\n',
     date: SYNTHETIC_DATE,
   });
+  return mergeCommits(repo, ours, theirs);
+}
+
+/** `git merge-tree --write-tree` of two commits (their merge base found by git). Writes only objects. */
+export async function mergeCommits(repo: GitRepository, ours: string, theirs: string): Promise<ReverseTree> {
   const { stdout, code } = await runGit(repo.root,
     ['-c', 'merge.renames=true', 'merge-tree', '--write-tree', '-z', '--name-only', '--no-messages', ours, theirs], { okCodes: [1] });
   const [tree, ...rest] = stdout.split('\0');

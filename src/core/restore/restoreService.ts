@@ -298,16 +298,17 @@ async function makePlan(ctx: RepoContext, request: RestoreRequest): Promise<Plan
   if ('nothing' in found) return found;
   const plan: Plan = {
     request, branch, head, clean: health.clean, nestedRepositories: health.nestedRepositories, ...found,
-    scope: 'everything', scopePath: null, later: null, undoTree: null,
+    changes: [], userCommits: 0, scope: 'everything', scopePath: null, later: null, undoTree: null,
   };
-  if (request.kind !== 'undo' || !plan.turn) return plan;
+  if (request.kind !== 'undo' || !plan.turn) return wholeTargetPlan(ctx, plan, null);
   const turn = plan.turn;
   // A cancelled turn's own partial work in the tree is not "later work": Undo saves it either way.
   plan.later = turn.recovery === 'terminal' ? await laterWorkAfter(ctx, turn, head, health.clean || plan.preservation !== 'none') : null;
   const nothingAfter = plan.later ? !anyLaterWork(plan.later) : turn.version_commit === null && head === turn.base_head;
   // Nothing landed after the turn: Undo Only This Turn is exactly today's Undo.
   const scope: UndoScope = request.path !== undefined ? 'file' : request.only === 'turn' && !nothingAfter ? 'turn' : 'everything';
-  if (scope === 'everything') return plan;
+  // laterWorkAfter counted the user's commits since the HEAD the turn began on, as countUserCommits would.
+  if (scope === 'everything') return wholeTargetPlan(ctx, plan, plan.later ? plan.later.userCommits : null);
   if (!plan.later && turn.version_commit) {
     throw new AvhError('invalid-input', 'This turn\'s version is no longer in the history of this branch, so its own changes cannot be told apart from the rest. Nothing was changed.');
   }
@@ -318,7 +319,7 @@ async function makePlan(ctx: RepoContext, request: RestoreRequest): Promise<Plan
   };
 }
 
-type TargetLookup = Pick<Plan, 'target' | 'changes' | 'turn' | 'preservation' | 'userCommits'>;
+type TargetLookup = Pick<Plan, 'target' | 'turn' | 'preservation'>;
 
 /** Resolves the absolute target (store and git lookups only: nothing is changed). */
 async function lookUpTarget(ctx: RepoContext, request: RestoreRequest, branch: string, head: string): Promise<TargetLookup | { nothing: 'nothing-to-undo' | 'nothing-to-redo' }> {
@@ -350,9 +351,14 @@ async function lookUpTarget(ctx: RepoContext, request: RestoreRequest, branch: s
   } else {
     target = await resolveCommit(ctx.repo, request.target);
   }
-  const changes = await treeChanges(ctx.repo, head, target);
-  const userCommits = request.kind === 'redo' ? 0 : await countUserCommits(ctx, turn?.base_head ?? target);
-  return { target, changes, turn, preservation, userCommits };
+  return { target, turn, preservation };
+}
+
+/** What restoring the whole target writes, and the user's own commits it would undo (none for a Redo). */
+async function wholeTargetPlan(ctx: RepoContext, plan: Plan, knownUserCommits: number | null): Promise<Plan> {
+  const changes = await treeChanges(ctx.repo, plan.head, plan.target);
+  const userCommits = knownUserCommits ?? (plan.request.kind === 'redo' ? 0 : await countUserCommits(ctx, plan.turn?.base_head ?? plan.target));
+  return { ...plan, changes, userCommits };
 }
 
 /** Commits after `since` on HEAD's history that no agent turn or restore of ours made (SPEC §5.3 confirmation). */

@@ -1,6 +1,6 @@
 import type { RepoContext } from '../context';
 import { AvhError } from '../errors';
-import { commitsSince, fileRestoredTree, isAncestor, reverseTurnTree, workingTreeCommit } from '../git/reverseMerge';
+import { commitsSince, fileRestoredTree, isAncestor, mergeCommits, reverseTurnTree, workingTreeCommit } from '../git/reverseMerge';
 import { treeChanges } from '../git/worktreeUpdate';
 import type { UndoScope } from '../store/schema';
 import { agentSubject, kindOfSubject, REVERT_PREFIX } from '../turns/promptSummary';
@@ -12,7 +12,7 @@ import type { OperationRow } from './operationRecords';
  * commits. The saga (restoreService) runs them exactly like every restore; only the commit's tree and subject differ.
  */
 
-/** What landed on the branch after the turn's version, which Restore Everything would take away too. */
+/** What landed on the branch after the turn began, besides the turn itself: what Restore Everything would take away too. */
 export interface LaterWork {
   /** Agent turns after this one that are still in effect (not undone), of other chats / of the same chat. */
   otherChatTurns: number;
@@ -34,8 +34,9 @@ export const anyLaterWork = (l: LaterWork | null): boolean =>
  */
 export async function laterWorkAfter(ctx: RepoContext, turn: TurnRow, head: string, clean: boolean): Promise<LaterWork | null> {
   if (!turn.version_commit || !turn.base_commit || !(await isAncestor(ctx.repo, turn.version_commit, head))) return null;
-  const commits = await commitsSince(ctx.repo, turn.version_commit, head);
-  const laterTurns = commits.filter((c) => kindOfSubject(c.subject) === 'agent' && c.turn).map((c) => c.turn);
+  // From the HEAD the turn began on: a commit the user made while the turn ran counts too (Restore Everything undoes it).
+  const commits = await commitsSince(ctx.repo, turn.base_head ?? `${turn.version_commit}^`, head);
+  const laterTurns = commits.filter((c) => kindOfSubject(c.subject) === 'agent' && c.turn && c.turn !== turn.id).map((c) => c.turn);
   const inEffect = await ctx.store.read((r) => laterTurns.map((id) => getTurn(r, id)).filter((t): t is TurnRow => t !== undefined && t.undone_by === null));
   return {
     otherChatTurns: inEffect.filter((t) => t.chat_id !== turn.chat_id).length,
@@ -70,9 +71,23 @@ export interface UndoTree {
  * Writes only objects. `ours` is a commit: HEAD, the saved working tree, or the preservation commit.
  */
 export async function undoTree(ctx: RepoContext, turn: TurnRow, scope: Exclude<UndoScope, 'everything'>, ours: string, file: string | null): Promise<UndoTree> {
+  const { version } = turnCommits(turn);
+  const preTurn = await preTurnTree(ctx, turn);
+  if (scope === 'file') return { tree: await fileRestoredTree(ctx.repo, ours, preTurn, file!), conflicts: [] };
+  return reverseTurnTree(ctx.repo, { version, preTurn }, ours);
+}
+
+/**
+ * The tree the turn's own changes start from, as seen from its version's parent: the turn's base snapshot plus
+ * any commit the user made while the turn ran (those are theirs, not the turn's). A turn that began on a clean
+ * tree: the version's parent itself. One that began dirty: its snapshot merged with that parent (the snapshot
+ * alone when they conflict). Objects only.
+ */
+async function preTurnTree(ctx: RepoContext, turn: TurnRow): Promise<string> {
   const { version, base } = turnCommits(turn);
-  if (scope === 'file') return { tree: await fileRestoredTree(ctx.repo, ours, base, file!), conflicts: [] };
-  return reverseTurnTree(ctx.repo, { version, base }, ours);
+  if (turn.base_head === null || base === turn.base_head) return `${version}^^{tree}`;
+  const merged = await mergeCommits(ctx.repo, base, `${version}^`);
+  return merged.conflicts.length === 0 ? merged.tree : `${base}^{tree}`;
 }
 
 /**
@@ -94,11 +109,11 @@ export async function checkUndoTree(ctx: RepoContext, turn: TurnRow, scope: Excl
 
 /** Undo This File takes a path the turn changed (as its multi-file diff shows it); anything else is refused. */
 async function assertTurnChanged(ctx: RepoContext, turn: TurnRow, file: string | null): Promise<void> {
-  const { version, base } = turnCommits(turn);
+  const { version } = turnCommits(turn);
   if (typeof file !== 'string' || file.length === 0 || file.length > 4096 || file.includes('\0')) {
     throw new AvhError('invalid-input', 'Undo This File needs the path of a file the turn changed.');
   }
-  const changed = await treeChanges(ctx.repo, base, version);
+  const changed = await treeChanges(ctx.repo, await preTurnTree(ctx, turn), version);
   if (!changed.some((c) => c.path === file)) {
     throw new AvhError('invalid-input', 'This turn did not change that file, so there is nothing of it to undo. Nothing was changed.');
   }
