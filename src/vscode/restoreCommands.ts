@@ -3,7 +3,7 @@ import { AvhError, isAvhError, safeMessage } from '../core/errors';
 import { findStaleGitLocks } from '../core/recovery/staleLocks';
 import type { EventLog } from '../core/log';
 import type { RestorePreview, RestoreRequest, RestoreResult, UndoOnly } from '../core/restore/restoreService';
-import { anyLaterWork, describeLaterWork } from '../core/restore/revertPlan';
+import { anyLaterWork, conflictError, describeLaterWork } from '../core/restore/revertPlan';
 import { KIND_LABEL, relativeTime } from '../shared/format';
 import type { RepositoryController } from './repositoryController';
 import type { RepositoryRegistry } from './repositoryRegistry';
@@ -123,22 +123,27 @@ export class RestoreRunner {
 
   /**
    * The modal when work landed after the turn: Undo Only This Turn (unless its reverse conflicts: then the files
-   * are named and only Restore Everything is offered) or Restore Everything, naming what else goes.
+   * are named) and Restore Everything naming what else goes (unless uncommitted edits are in the way: it would be
+   * refused, so it is not offered). When neither can run, the refusal says why and nothing changes.
    */
   private async chooseUndo(preview: RestorePreview, again: boolean): Promise<UndoOnly | undefined> {
     const later = describeLaterWork(preview.later!);
     const conflicts = preview.onlyTurn?.conflicts ?? [];
-    const shown = conflicts.slice(0, 10).join(', ') + (conflicts.length > 10 ? ` and ${conflicts.length - 10} more` : '');
+    const offerOnly = conflicts.length === 0;
+    const offerEverything = !preview.later!.uncommitted;
+    const conflictText = conflictError(conflicts).message.replace(/ Nothing was changed\..*$/, '');
+    const everythingText = offerEverything
+      ? `${RESTORE_EVERYTHING} also takes away ${later} (it stays reachable in Version History).`
+      : `${RESTORE_EVERYTHING} needs a clean working tree: commit or stash your uncommitted changes first.`;
+    if (!offerOnly && !offerEverything) throw new AvhError('revert-conflict', `${conflictText} ${everythingText} Nothing was changed.`);
     const detail = [
-      conflicts.length > 0
-        ? `${UNDO_ONLY_TURN} cannot apply cleanly: later work changed the same lines in ${shown}.`
-        : `${UNDO_ONLY_TURN} takes back only this turn's changes as a new [Revert] version; the later work stays.`,
-      `${RESTORE_EVERYTHING} also takes away ${later} (they stay reachable in Version History).`,
+      offerOnly ? `${UNDO_ONLY_TURN} takes back only this turn's changes as a new [Revert] version; the later work stays.` : conflictText,
+      everythingText,
     ].join('\n\n');
     const choice = await vscode.window.showWarningMessage(
       `${again ? 'What this Undo would do changed since you chose. ' : ''}Work landed after this turn: ${later}.`,
       { modal: true, detail },
-      ...(conflicts.length > 0 ? [] : [UNDO_ONLY_TURN]), RESTORE_EVERYTHING,
+      ...(offerOnly ? [UNDO_ONLY_TURN] : []), ...(offerEverything ? [RESTORE_EVERYTHING] : []),
     );
     return choice === UNDO_ONLY_TURN ? 'turn' : choice === RESTORE_EVERYTHING ? 'everything' : undefined;
   }
