@@ -284,7 +284,7 @@ describe('Undo Only This Turn and Undo This File (real git, real store)', functi
     }
   });
 
-  it('Undo This File of a file the turn added removes it; bad "only" values are refused', async () => {
+  it('Undo This File of a file the turn added removes it, uncommitted edits saved first; bad "only" values are refused', async () => {
     const repo = makeRepo();
     const history = await VersionHistory.open(repo);
     try {
@@ -292,9 +292,17 @@ describe('Undo Only This Turn and Undo This File (real git, real store)', functi
         write(repo, 'new1.txt', 'one\n');
         write(repo, 'new2.txt', 'two\n');
       });
-      await history.undoFile(t.turnId, 'new1.txt');
+      write(repo, 'README.md', '# demo\nuncommitted edit\n');
+      const before = contentInventory(repo);
+      const r = await history.undoFile(t.turnId, 'new1.txt');
+      assert.ok(r.preserved, 'the uncommitted edit was saved first');
+      assert.equal(subjectOf(repo, 'HEAD^'), '[Interrupted] Saved uncommitted changes before undoing a turn');
+      assert.equal(git(repo, 'diff-tree', '--no-commit-id', '--name-only', '-r', 'HEAD^', 'HEAD').trim(), 'new1.txt');
       assert.equal(fs.existsSync(path.join(repo, 'new1.txt')), false);
       assert.equal(read(repo, 'new2.txt'), 'two\n');
+      assert.equal(read(repo, 'README.md'), '# demo\nuncommitted edit\n');
+      assert.ok(clean(repo));
+      assertNothingLost(repo, before);
       await expectReason(history.undo(t.turnId, { only: 'some' }), 'invalid-input');
     } finally {
       await history.close();

@@ -46,12 +46,13 @@ export async function mergeCommits(repo: GitRepository, ours: string, theirs: st
 
 /**
  * The tree of `ours` with one path put back to how it was in `base` (removed when `base` did not have it).
- * Everything else stays as in `ours`. Writes only objects and a temporary index of our own.
+ * Everything else stays as in `ours`; `ours` null: the repository's index holds it (a clean tree at HEAD), so its
+ * copy is used as is. Writes only objects and a temporary index of our own.
  */
-export async function fileRestoredTree(repo: GitRepository, ours: string, base: string, file: string): Promise<string> {
+export async function fileRestoredTree(repo: GitRepository, ours: string | null, base: string, file: string): Promise<string> {
   const index = TemporaryIndex.create(repo);
   try {
-    await runGit(repo.root, ['read-tree', ours], { env: index.env });
+    if (ours !== null) await runGit(repo.root, ['read-tree', ours], { env: index.env });
     const entry = (await runGit(repo.root, ['ls-tree', '-z', '--full-tree', base, '--', file])).stdout.split('\0')[0];
     const match = /^(\d+) (\w+) ([0-9a-f]{40,64})\t/.exec(entry ?? '');
     if (match && match[2] !== 'tree') {

@@ -68,12 +68,13 @@ export interface UndoTree {
 
 /**
  * The tree of an Undo that keeps later work: the turn's changes (or one path of them) taken back from `ours`.
- * Writes only objects. `ours` is a commit: HEAD, the saved working tree, or the preservation commit.
+ * Writes only objects. `ours` is a commit: HEAD, the saved working tree, or the preservation commit;
+ * `oursInIndex`: the repository's index holds exactly `ours` (a clean tree at HEAD).
  */
-export async function undoTree(ctx: RepoContext, turn: TurnRow, scope: Exclude<UndoScope, 'everything'>, ours: string, file: string | null): Promise<UndoTree> {
+export async function undoTree(ctx: RepoContext, turn: TurnRow, scope: Exclude<UndoScope, 'everything'>, ours: string, file: string | null, oursInIndex = false): Promise<UndoTree> {
   const { version } = turnCommits(turn);
   const preTurn = await preTurnTree(ctx, turn);
-  if (scope === 'file') return { tree: await fileRestoredTree(ctx.repo, ours, preTurn, file!), conflicts: [] };
+  if (scope === 'file') return { tree: await fileRestoredTree(ctx.repo, oursInIndex ? null : ours, preTurn, file!), conflicts: [] };
   return reverseTurnTree(ctx.repo, { version, preTurn }, ours);
 }
 
@@ -102,9 +103,13 @@ export async function checkUndoTree(ctx: RepoContext, turn: TurnRow, scope: Excl
         'Another agent turn is still running and the working tree has uncommitted changes. Wait for it to end, then try again. Nothing was changed.');
     }
   }
-  if (scope === 'file') await assertTurnChanged(ctx, turn, file);
+  if (scope === 'file') {
+    await assertTurnChanged(ctx, turn, file);
+    // Putting one path back cannot conflict: with uncommitted edits the tree is made once they are saved.
+    if (!clean) return { tree: '', conflicts: [] };
+  }
   const ours = clean ? head : await workingTreeCommit(ctx.repo, head);
-  return undoTree(ctx, turn, scope, ours, file);
+  return undoTree(ctx, turn, scope, ours, file, clean);
 }
 
 /** Undo This File takes a path the turn changed (as its multi-file diff shows it); anything else is refused. */
