@@ -67,14 +67,14 @@ interface Sizes {
   mediumFiles: number;
   largeFiles: number;
   fileBytes: number;
-  reps: { commit: number; begin: number; simpleGit: number; undo: number; health: number; largeUndo: number; largeCommit: number };
+  reps: { commit: number; begin: number; simpleGit: number; undo: number; revert: number; health: number; largeUndo: number; largeCommit: number };
 }
 
 function sizesFor(quick: boolean): Sizes {
   if (quick) {
-    return { mediumFiles: 2_000, largeFiles: 5_000, fileBytes: 10_240, reps: { commit: 3, begin: 3, simpleGit: 3, undo: 3, health: 5, largeUndo: 2, largeCommit: 2 } };
+    return { mediumFiles: 2_000, largeFiles: 5_000, fileBytes: 10_240, reps: { commit: 3, begin: 3, simpleGit: 3, undo: 3, revert: 3, health: 5, largeUndo: 2, largeCommit: 2 } };
   }
-  return { mediumFiles: 20_000, largeFiles: 100_000, fileBytes: 10_240, reps: { commit: 15, begin: 15, simpleGit: 11, undo: 11, health: 31, largeUndo: 7, largeCommit: 7 } };
+  return { mediumFiles: 20_000, largeFiles: 100_000, fileBytes: 10_240, reps: { commit: 15, begin: 15, simpleGit: 11, undo: 11, revert: 11, health: 31, largeUndo: 7, largeCommit: 7 } };
 }
 
 // -------------------------------------------------------------------------------------------------------------
@@ -231,6 +231,11 @@ export async function runGitBench(options: GitBenchOptions): Promise<GitBenchRes
     const undo = await undoBench(medium, history, sizes.reps.undo, counter, 'Undo / Redo (issue 3)');
     sections.push(undo.markdown);
     goals.push(...undo.goals);
+
+    progress('Undo Only This Turn vs git revert --no-edit…');
+    const revert = await revertBench(medium, history, sizes.reps.revert, counter);
+    sections.push(revert.markdown);
+    goals.push(...revert.goals);
 
     progress('inspectRepositoryHealth vs git status…');
     const health = await healthBench(medium, history, sizes.reps.health, counter);
@@ -799,6 +804,130 @@ async function undoBench(repo: BenchRepo, history: VersionHistory, reps: number,
       },
     ],
   };
+}
+
+// -------------------------------------------------------------------------------------------------------------
+// Issue 12: Undo Only This Turn vs raw `git revert --no-edit` of the same commit
+
+/**
+ * Chat A's turn changes 100 files (version V), then chat B's turn changes 100 other files (W). From W (fresh
+ * index), alternately: `history.undo(turnA, { only: 'turn' })` and raw `git revert --no-edit V`, with
+ * `git reset --hard W` between them (untimed). Both must produce the same tree.
+ */
+export async function revertBench(repo: BenchRepo, history: VersionHistory, reps: number, counter: GitProcessCounter): Promise<SectionResult> {
+  const all = pickFiles(repo, 200);
+  const filesA = all.filter((_, i) => i % 2 === 0);
+  const filesB = all.filter((_, i) => i % 2 === 1);
+  const core: number[] = [];
+  const raw: number[] = [];
+  const traces: Trace[] = [];
+  const makeTurns = async (tag: string) => {
+    await resetTo(repo, repo.base);
+    const a = await history.beginTurn({ chatId: 'bench-chat-a', prompt: `Bench revert A ${tag}` });
+    modifyFiles(repo, filesA, `revert A ${tag}`);
+    const va = (await history.endTurn(a.turnId, 'completed')).version;
+    const b = await history.beginTurn({ chatId: 'bench-chat-b', prompt: `Bench revert B ${tag}` });
+    modifyFiles(repo, filesB, `revert B ${tag}`);
+    const vb = (await history.endTurn(b.turnId, 'completed')).version;
+    if (!va || !vb) throw new Error('bench: a turn made no version');
+    await resetTo(repo, vb);
+    return { turnId: a.turnId, version: va, later: vb };
+  };
+  let expectedTree = '';
+  const treeNow = async () => (await git(repo.dir, ['rev-parse', 'HEAD^{tree}'])).stdout.trim();
+  for (let rep = -1; rep < reps; rep++) {
+    const keep = rep >= 0;
+    const { turnId, version, later } = await makeTurns(String(rep));
+    const coreRevert = async () => {
+      let result: Awaited<ReturnType<VersionHistory['undo']>> | undefined;
+      const trace = await traceGitCalls(async () => { result = await history.undo(turnId, { only: 'turn' }); }, storeOf(history));
+      if (result?.result !== 'restored' || result.scope !== 'turn') throw new Error(`bench: undo only this turn returned ${result?.result}/${result?.scope}`);
+      if (keep) { core.push(trace.totalMs); traces.push(trace); }
+      return treeNow();
+    };
+    const rawRevert = async () => {
+      const t0 = now();
+      await git(repo.dir, ['revert', '--no-edit', version]);
+      if (keep) raw.push(now() - t0);
+      await assertClean(repo.dir);
+      return treeNow();
+    };
+    let coreTree: string;
+    let rawTree: string;
+    if (rep % 2 === 0) {
+      coreTree = await coreRevert();
+      await resetTo(repo, later);
+      rawTree = await rawRevert();
+    } else {
+      rawTree = await rawRevert();
+      await resetTo(repo, later);
+      coreTree = await coreRevert();
+    }
+    if (coreTree !== rawTree) throw new Error('bench: Undo Only This Turn and git revert made different trees');
+    expectedTree = coreTree;
+  }
+  const { turnId } = await makeTurns('count');
+  const lines = await counter.count(() => history.undo(turnId, { only: 'turn' }));
+  await resetTo(repo, repo.base);
+  const coreMs = median(core);
+  const rawMs = median(raw);
+  const attr = attribution(traces);
+  const markdown = [
+    `## Undo Only This Turn vs \`git revert\` (issue 12) — ${shortSize(repo)}`,
+    '',
+    'Each repetition: chat A\'s turn changes 100 files (version V), then chat B\'s turn changes 100 other files (untimed). ' +
+      'From there (index refreshed), in alternating order: `history.undo(turnA, { only: \'turn\' })` (the VersionHistory ' +
+      'opened before timing) and raw `git revert --no-edit V`, with `git reset --hard` between them (untimed); both ' +
+      `must make the same tree (${expectedTree.slice(0, 7)} in the last repetition). ${reps} timed repetitions after one warm-up.`,
+    '',
+    '| operation | core p50 / p99 | raw p50 / p99 | ratio (p50) | git processes (core) |',
+    '|---|---:|---:|---:|---|',
+    `| Undo Only This Turn | ${statsCell(core)} | ${statsCell(raw)} | **${fmtRatio(coreMs / rawMs)}** | **${lines.length}** |`,
+    '',
+    'Where its time goes, by purpose (each git call timed spawn → close):',
+    '',
+    ...purposeTable(traces),
+    '',
+    attr.summary,
+    `- git processes (PATH shim): ${groupCommands(lines)}.`,
+    '',
+  ].join('\n');
+  return {
+    markdown,
+    goals: [{
+      id: '12.3',
+      measure: `Undo Only This Turn vs \`git revert --no-edit\` of the same commit, 100 of 200 changed files (${shortSize(repo)})`,
+      goal: 'ratio ≤ 1.3',
+      measured: `${fmtRatio(coreMs / rawMs)} (${ms(coreMs)} vs ${ms(rawMs)}; ${lines.length} git processes)`,
+      pass: coreMs / rawMs <= 1.3,
+    }],
+  };
+}
+
+/** `node out/bench/gitBench.js revert [--quick]`: just the Undo Only This Turn section, printed as markdown. */
+async function runRevertOnly(quick: boolean): Promise<void> {
+  const sizes = sizesFor(quick);
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'avh-bench-revert-'));
+  try {
+    const medium = await buildRepo(path.join(workDir, 'repo-medium'), sizes.mediumFiles, sizes.fileBytes);
+    const history = await VersionHistory.open(medium.dir);
+    try {
+      const result = await revertBench(medium, history, sizes.reps.revert, new GitProcessCounter(workDir));
+      process.stdout.write(`${repoLine('Medium repository', medium)}\n${result.markdown}\n`);
+      for (const g of result.goals) process.stdout.write(`| ${g.id} | ${g.measure} | ${g.goal} | ${g.measured} | ${g.pass ? 'pass' : 'MISS'} |\n`);
+    } finally {
+      await history.close();
+    }
+  } finally {
+    fs.rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module && process.argv[2] === 'revert') {
+  void runRevertOnly(process.argv.includes('--quick')).catch((error: unknown) => {
+    process.stderr.write(`${String(error)}\n`);
+    process.exitCode = 1;
+  });
 }
 
 // -------------------------------------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ const OPTIONS = {
   limit: { type: 'string', value: '<N>', help: 'how many versions to list (1–100000, default 50)' },
   turn: { type: 'string', value: '<id>', help: 'the turn to undo (default: the latest not yet undone on this branch)' },
   yes: { type: 'boolean', short: 'y', help: 'also undo commits you made yourself after the target (they stay in history)' },
+  only: { type: 'string', value: 'turn|everything', help: 'when work landed after the turn: undo only its own changes (later work stays), or everything since it' },
   project: { type: 'boolean', help: 'the project’s .claude/settings.json or .codex/hooks.json (default; usually committed with the project)' },
   local: { type: 'boolean', help: 'the project’s .claude/settings.local.json (yours only, not committed; Claude Code only)' },
   user: { type: 'boolean', help: 'your ~/.claude/settings.json or ~/.codex/hooks.json (every project)' },
@@ -77,7 +78,7 @@ export interface CommandSpec {
 }
 
 export type CommandName =
-  | 'turn begin' | 'turn end' | 'hook' | 'versions' | 'status' | 'undo' | 'redo' | 'restore' | 'recover'
+  | 'turn begin' | 'turn end' | 'hook' | 'versions' | 'status' | 'undo' | 'undo-file' | 'redo' | 'restore' | 'recover'
   | 'connect' | 'disconnect' | 'doctor' | 'init' | 'chat status' | 'chat continue-on-new-branch' | 'chat restore-branch';
 
 const SCOPE_OPTIONS: readonly OptionName[] = ['project', 'local', 'user'];
@@ -119,11 +120,18 @@ export const COMMANDS: readonly CommandSpec[] = [
     json: '{"root": string, "health": {...}, "runningTurns": [...], "counts": {"turns": number, "runningTurns": number}, "recovery": object|null, "operation": object|null}',
   },
   {
-    name: 'undo', args: [], options: ['turn', 'yes'],
+    name: 'undo', args: [], options: ['turn', 'only', 'yes'],
     summary: 'undo an agent turn (default: the latest on this branch)',
-    description: 'Restores the turn’s pre-turn state as a new [Restore] commit. A cancelled turn’s partial changes are first saved as an [Interrupted] version. Commits you made yourself after the turn are only undone with --yes (they stay in history).',
-    example: 'agent-versions undo',
-    json: '{"result": "restored"|"nothing-to-undo"|"no-change", "restoreCommit"?: string, "preserved"?: string, "turnId"?: string}',
+    description: 'Restores the turn’s pre-turn state as a new [Restore] commit. A cancelled turn’s partial changes are first saved as an [Interrupted] version. When work landed after the turn (other chats’ turns, your commits or uncommitted edits), --only turn takes back only the turn’s own changes as a new [Revert] commit and keeps the rest (refused, with the conflicting files, when that does not apply cleanly); --only everything restores the pre-turn state and takes the later work away too (it stays in history). Without --only, later agent turns or your own commits are only undone with --yes.',
+    example: 'agent-versions undo --turn 0b6e2c1f-5a4d-4c1e-9f3a-2d7e8b9c0a11 --only turn',
+    json: '{"result": "restored"|"nothing-to-undo"|"no-change", "scope"?: "everything"|"turn", "restoreCommit"?: string, "preserved"?: string, "turnId"?: string}',
+  },
+  {
+    name: 'undo-file', args: [{ name: 'path' }], options: ['turn'], required: ['turn'],
+    summary: 'put one file a turn changed back to its pre-turn content (the rest of the turn stays)',
+    description: 'Puts the path (relative to the repository root, as the turn’s changes list it) back to its content before the turn, as a new [Revert] commit; every other change of the turn and everything after it stays. Redo brings the file back.',
+    example: 'agent-versions undo-file --turn 0b6e2c1f-5a4d-4c1e-9f3a-2d7e8b9c0a11 src/app.ts',
+    json: '{"result": "restored"|"no-change", "scope": "file", "restoreCommit"?: string, "preserved"?: string, "turnId"?: string}',
   },
   {
     name: 'redo', args: [], options: ['yes'],
@@ -264,6 +272,9 @@ export function parseCommandLine(argv: readonly string[]): Invocation {
     if (both.length > 1) throw new UsageError(`give only one of ${both.map((n) => `--${n}`).join(', ')}`, spec.name);
   }
   if (rest.length > spec.args.length) throw new UsageError(`unexpected argument "${echo(rest[spec.args.length])}"`, spec.name);
+  if (values.only !== undefined && values.only !== 'turn' && values.only !== 'everything') {
+    throw new UsageError(`--only must be turn or everything, not "${echo(values.only)}"`, spec.name);
+  }
   if (values.limit !== undefined) {
     const limit = Number(values.limit);
     if (!/^\d+$/.test(values.limit) || limit < 1 || limit > 100_000) throw new UsageError('--limit must be a whole number from 1 to 100000', spec.name);

@@ -2,7 +2,6 @@ import * as path from 'node:path';
 import * as v8 from 'node:v8';
 import { AvhError, safeMessage } from '../core/errors';
 import { EventLog, formatEvent, silentLog } from '../core/log';
-import { GitRepository, resolveRepository } from '../core/git/repository';
 import { VersionHistory } from '../core/versionHistory';
 import { AgentName, commandHelp, generalUsage, HookAgent, Invocation, intentOf, parseCommandLine, usageFor } from './commandLine';
 import { runConnect } from './connectCommand';

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { AvhError } from '../core/errors';
 import { leftOutMessage } from '../core/secrets/secretChoices';
 import type { SecretFinding } from '../core/secrets/secretScanner';
+import type { RestoreResult } from '../core/restore/restoreService';
 import type { VersionHistory } from '../core/versionHistory';
 import type { CommandName, OptionValues } from './commandLine';
 import { restoreJson, restoreText, statusText, versionsTable } from './output';
@@ -54,18 +55,22 @@ export async function runRepositoryCommand(command: CommandName, c: CommandConte
       return { json: s, text: statusText(s) };
     }
     case 'undo':
+    case 'undo-file':
     case 'redo':
     case 'restore': {
-      const options = { confirmUserCommits: values.yes === true };
+      // --only everything is the choice itself: it confirms taking later work away, as --yes does.
+      const options = { confirmUserCommits: values.yes === true || values.only === 'everything' };
       try {
-        const r = command === 'undo' ? await history.undo(values.turn, options)
-          : command === 'redo' ? await history.redo(options)
-            : await history.restore(c.args[0], options);
+        const r = command === 'undo' ? await history.undo(values.turn, { ...options, ...(values.only ? { only: values.only } : {}) })
+          : command === 'undo-file' ? await history.undoFile(values.turn, c.args[0], options)
+            : command === 'redo' ? await history.redo(options)
+              : await history.restore(c.args[0], options);
         if (r.notice) c.stderr(`agent-versions: ${r.notice}\n`);
-        return { json: restoreJson(r), text: restoreText(r) };
+        return { json: { ...restoreJson(r), ...(r.scope ? { scope: r.scope } : {}) }, text: undoText(r) };
       } catch (error) {
         if (error instanceof AvhError && error.reason === 'confirmation-required') {
-          throw new AvhError('confirmation-required', error.message.replace(/ Confirm to continue;/, ' Run again with --yes to continue;'), error.details);
+          const how = error.details.choice === true ? ' Run again with --only turn or --only everything;' : ' Run again with --yes to continue;';
+          throw new AvhError('confirmation-required', error.message.replace(/ Choose (.*?)\. Nothing was changed\.$/, ' Choose $1.' + how + ' nothing was changed.').replace(/ Confirm to continue;/, how), error.details);
         }
         throw error;
       }
@@ -81,6 +86,13 @@ export async function runRepositoryCommand(command: CommandName, c: CommandConte
     default:
       throw new Error(`not a repository command: ${command}`);
   }
+}
+
+/** restoreText, naming what an Undo that keeps later work took back. */
+function undoText(r: RestoreResult): string {
+  if (r.result !== 'restored' || !r.scope || r.scope === 'everything') return restoreText(r);
+  const what = r.scope === 'file' ? 'Put the file back to its pre-turn content' : 'Undid only this turn’s changes (later work kept)';
+  return `${what} as ${r.restoreCommit?.slice(0, 10)}.${r.preserved ? ` Your uncommitted changes were saved first (${r.preserved.slice(0, 10)}).` : ''}`;
 }
 
 /** One stderr line per file left out of a version (a likely secret: its name and rule, never its content; nested repositories once). */

@@ -18,6 +18,7 @@ export type ErrorReason =
   | 'turn-unknown'
   | 'turn-already-ended'
   | 'confirmation-required'
+  | 'revert-conflict'
   | 'ref-moved'
   | 'ref-update-refused'
   | 'git-failed'

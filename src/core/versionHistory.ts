@@ -4,7 +4,7 @@ import { inspectRepositoryHealth, readSymbolicHead, RepositoryHealth } from './g
 import { GitRepository, resolveRepository } from './git/repository';
 import { EventLog, silentLog } from './log';
 import { readRecovery, RecoveryLatch, setRecovery } from './recovery/recoveryLatch';
-import { historyCounts, HistoryCounts } from './restore/historyCounts';
+import { historyCounts, HistoryCounts, turnOfVersion, UndoableTurn, undoableTurnsWithChats } from './restore/historyCounts';
 import { inFlightOperation } from './restore/operationRecords';
 import { previewRestore, reconcileOperations, RestoreOptions, RestorePreview, RestoreRequest, RestoreResult, runRestore } from './restore/restoreService';
 import { DurableStore } from './store/durableStore';
@@ -156,9 +156,31 @@ export class VersionHistory {
     };
   }
 
-  /** Undo a turn (default: the latest not yet undone on the current branch): restores its base snapshot. */
-  async undo(turnId?: unknown, options: RestoreOptions = {}): Promise<RestoreResult> {
-    return runRestore(this.ctx, { kind: 'undo', ...(turnId === undefined ? {} : { turnId: validateTurnId(turnId) }) }, options);
+  /**
+   * Undo a turn (default: the latest not yet undone on the current branch). `only: 'everything'` restores its base
+   * snapshot; `only: 'turn'` takes back only the turn's own changes and keeps what landed after it. Unset: today's
+   * Undo (everything), refused unconfirmed when later turns or user commits would go with it.
+   */
+  async undo(turnId?: unknown, options: RestoreOptions & { only?: unknown } = {}): Promise<RestoreResult> {
+    const { only, ...rest } = options;
+    if (only !== undefined && only !== 'turn' && only !== 'everything') throw new AvhError('invalid-input', "only must be 'turn' or 'everything'.");
+    return runRestore(this.ctx, { kind: 'undo', ...(turnId === undefined ? {} : { turnId: validateTurnId(turnId) }), ...(only ? { only } : {}) }, rest);
+  }
+
+  /** Undo This File: puts one path the turn changed back to its pre-turn content as a new commit; the rest of the turn stays. */
+  async undoFile(turnId: unknown, path: unknown, options: RestoreOptions = {}): Promise<RestoreResult> {
+    if (typeof path !== 'string' || path.length === 0) throw new AvhError('invalid-input', 'Undo This File needs the path of a file the turn changed.');
+    return runRestore(this.ctx, { kind: 'undo', turnId: validateTurnId(turnId), path }, options);
+  }
+
+  /** The turn whose version commit is `oid` (Undo This File from the turn's diff), or null. */
+  turnOfVersion(oid: string): Promise<string | null> {
+    return this.ctx.store.read((r) => turnOfVersion(r, oid));
+  }
+
+  /** Turns of this branch that Undo can still take back, newest first, with their chat's title and agent (for the chat picker). */
+  undoableTurns(): Promise<UndoableTurn[]> {
+    return undoableTurnsWithChats(this.ctx);
   }
 
   /** Redo the last undo, while nothing new happened since. */

@@ -26,6 +26,14 @@ export interface AgentVersionHistoryApi {
   beginTurn(request: BeginTurnRequest): Promise<{ turnId: string }>;
   endTurn(turnId: string, outcome: TerminalOutcome): Promise<{ turnId: string; outcome: TerminalOutcome; version: string | null }>;
   getVersions(options?: { repository?: string; limit?: number }): Promise<VersionInfo[]>;
+  /**
+   * Undoes one turn. `only: 'turn'` (default) takes back only the turn's own changes and keeps what landed after it
+   * (other chats' turns, the user's commits and edits), as a `[Revert]` version; refused with reason
+   * 'revert-conflict' (nothing changed) when that does not apply cleanly. `only: 'everything'` restores the
+   * version before the turn, taking the later work away too (it stays in history). With nothing after the turn both
+   * are today's Undo.
+   */
+  undoTurn(turnId: string, options?: { only?: 'turn' | 'everything' }): Promise<UndoTurnResult>;
   readonly onDidChangeVersions: vscode.Event<{ repository: string }>;
   /** Undo ended a still-running turn as cancelled: the agent should stop working on it. */
   readonly onDidCancelTurn: vscode.Event<TurnCancelledEvent>;
@@ -34,6 +42,16 @@ export interface AgentVersionHistoryApi {
    * base branch, chat and repository. The chat's resume identity is unchanged; the lost branch's code is not recovered.
    */
   readonly onDidContinueChatOnNewBranch: vscode.Event<ChatContinuedEvent>;
+}
+
+export interface UndoTurnResult {
+  result: 'restored' | 'no-change';
+  /** What was taken back: everything since the turn, or only the turn's own changes. */
+  scope: 'everything' | 'turn';
+  /** The new `[Restore]` / `[Revert]` commit. */
+  version: string | null;
+  /** Uncommitted changes (or a cancelled turn's partial work) saved first as an `[Interrupted]` version. */
+  preserved: string | null;
 }
 
 export function createApi(registry: RepositoryRegistry, onDidCancelTurn: vscode.Event<TurnCancelledEvent>, branchLoss: BranchLossUi): AgentVersionHistoryApi {
@@ -83,6 +101,16 @@ export function createApi(registry: RepositoryRegistry, onDidCancelTurn: vscode.
       const controller = await controllerFor(options.repository);
       return controller.history.getVersions(limit);
     },
+    async undoTurn(turnId, options = {}) {
+      if (typeof options !== 'object' || options === null) throw new AvhError('invalid-input', "undoTurn expects options { only?: 'turn' | 'everything' }.");
+      const only = options.only ?? 'turn';
+      const controller = typeof turnId === 'string' ? owners.get(turnId) ?? await findOwner(registry, turnId) : await registry.defaultController();
+      // The caller chose explicitly: 'everything' confirms taking later turns and commits away.
+      const r = await controller.history.undo(turnId, { only, confirmUserCommits: only === 'everything' });
+      controller.notifyChanged();
+      if (r.result !== 'restored' && r.result !== 'no-change') throw new AvhError('invalid-input', 'There is no agent turn to undo.');
+      return { result: r.result, scope: r.scope === 'turn' ? 'turn' : 'everything', version: r.restoreCommit ?? null, preserved: r.preserved ?? null };
+    },
     onDidChangeVersions: registry.onDidChange,
     onDidCancelTurn,
     onDidContinueChatOnNewBranch: branchLoss.onDidContinueOnNewBranch,
@@ -92,6 +120,7 @@ export function createApi(registry: RepositoryRegistry, onDidCancelTurn: vscode.
     beginTurn: (request) => api.beginTurn(request).catch(rejectPublic),
     endTurn: (turnId, outcome) => api.endTurn(turnId, outcome).catch(rejectPublic),
     getVersions: (options) => api.getVersions(options).catch(rejectPublic),
+    undoTurn: (turnId, options) => api.undoTurn(turnId, options).catch(rejectPublic),
   };
 }
 

@@ -2,12 +2,14 @@ import * as vscode from 'vscode';
 import { AvhError, isAvhError, safeMessage } from '../core/errors';
 import { findStaleGitLocks } from '../core/recovery/staleLocks';
 import type { EventLog } from '../core/log';
-import type { RestoreRequest, RestoreResult } from '../core/restore/restoreService';
+import type { RestorePreview, RestoreRequest, RestoreResult, UndoOnly } from '../core/restore/restoreService';
+import { anyLaterWork, conflictError, describeLaterWork } from '../core/restore/revertPlan';
 import { KIND_LABEL, relativeTime } from '../shared/format';
 import type { BranchLossUi } from './branchLoss';
 import type { RepositoryController } from './repositoryController';
 import type { RepositoryRegistry } from './repositoryRegistry';
 import { RECOVERY_COPY, removeShownStaleLocks } from './recoverySession';
+import { UNDO_FILE_COMMAND, versionFileOf } from './versionChanges';
 
 export interface TurnCancelledEvent {
   turnId: string;
@@ -18,7 +20,11 @@ export interface TurnCancelledEvent {
 /** How often the modal is shown again when the plan keeps changing before the run (then the refusal is shown). */
 const MAX_CONFIRMATIONS = 3;
 
-export type RestoreTitle = 'Undo Agent Turn' | 'Redo Agent Turn' | 'Restore Version';
+export type RestoreTitle = 'Undo Agent Turn' | 'Redo Agent Turn' | 'Restore Version' | 'Undo This File';
+
+/** The two ways to undo a turn after which other work landed (SPEC wording, also the buttons). */
+export const UNDO_ONLY_TURN = 'Undo Only This Turn';
+export const RESTORE_EVERYTHING = 'Restore Everything to Before This Turn';
 
 /**
  * The one path every Undo, Redo and Restore takes, from the palette or the Version History view: preview,
@@ -70,11 +76,22 @@ export class RestoreRunner {
    */
   private async run(controller: RepositoryController, request: RestoreRequest, title: string): Promise<RestoreResult | undefined> {
     const history = controller.history;
+    let chosen = false;
     for (let asked = 0; ; asked++) {
       const preview = await history.preview(request);
       if (preview.nothing) return { result: preview.nothing };
+      if (request.kind === 'undo' && !request.only && !request.path && preview.later && anyLaterWork(preview.later)) {
+        // Work landed after the turn: the user chooses, and the choice confirms what goes.
+        const only = await this.chooseUndo(preview, asked > 0);
+        if (!only) return undefined;
+        request = { ...request, only };
+        chosen = true;
+        continue;
+      }
       let options: { confirmUserCommits?: boolean; expectedPlan?: string } = {};
-      if (preview.userCommits > 0) {
+      if (chosen) {
+        options = { confirmUserCommits: true, expectedPlan: preview.fingerprint };
+      } else if (preview.userCommits > 0) {
         const n = preview.userCommits;
         const again = asked > 0 ? 'What this restore would do changed since you confirmed it. ' : '';
         const choice = await vscode.window.showWarningMessage(
@@ -86,15 +103,52 @@ export class RestoreRunner {
         options = { confirmUserCommits: true, expectedPlan: preview.fingerprint };
       }
       try {
-        return await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `${title}…` }, () =>
-          request.kind === 'undo'
-            ? history.undo(request.turnId, { ...options, onTurnCancelled: (t) => this.turnCancelled.fire({ ...t, repository: controller.root }) })
-            : request.kind === 'redo' ? history.redo(options) : history.restore(request.target, options));
+        return await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `${title}…` }, () => this.execute(controller, request, options));
       } catch (error) {
         if (!(error instanceof AvhError && error.details.planChanged === true && asked < MAX_CONFIRMATIONS)) throw error;
         this.log.info('restore.plan-changed', { kind: request.kind });
+        if (request.kind === 'undo' && request.only) request = { kind: 'undo', ...(request.turnId ? { turnId: request.turnId } : {}) };
+        chosen = false;
       }
     }
+  }
+
+  private execute(controller: RepositoryController, request: RestoreRequest, options: { confirmUserCommits?: boolean; expectedPlan?: string }): Promise<RestoreResult> {
+    const history = controller.history;
+    if (request.kind === 'redo') return history.redo(options);
+    if (request.kind === 'restore') return history.restore(request.target, options);
+    if (request.path !== undefined) return history.undoFile(request.turnId, request.path, options);
+    return history.undo(request.turnId, {
+      ...options, ...(request.only ? { only: request.only } : {}),
+      onTurnCancelled: (t) => this.turnCancelled.fire({ ...t, repository: controller.root }),
+    });
+  }
+
+  /**
+   * The modal when work landed after the turn: Undo Only This Turn (unless its reverse conflicts: then the files
+   * are named) and Restore Everything naming what else goes (unless uncommitted edits are in the way: it would be
+   * refused, so it is not offered). When neither can run, the refusal says why and nothing changes.
+   */
+  private async chooseUndo(preview: RestorePreview, again: boolean): Promise<UndoOnly | undefined> {
+    const later = describeLaterWork(preview.later!);
+    const conflicts = preview.onlyTurn?.conflicts ?? [];
+    const offerOnly = conflicts.length === 0;
+    const offerEverything = !preview.later!.uncommitted;
+    const conflictText = conflictError(conflicts).message.replace(/ Nothing was changed\..*$/, '');
+    const everythingText = offerEverything
+      ? `${RESTORE_EVERYTHING} also takes away ${later} (it stays reachable in Version History).`
+      : `${RESTORE_EVERYTHING} needs a clean working tree: commit or stash your uncommitted changes first.`;
+    if (!offerOnly && !offerEverything) throw new AvhError('revert-conflict', `${conflictText} ${everythingText} Nothing was changed.`);
+    const detail = [
+      offerOnly ? `${UNDO_ONLY_TURN} takes back only this turn's changes as a new [Revert] version; the later work stays.` : conflictText,
+      everythingText,
+    ].join('\n\n');
+    const choice = await vscode.window.showWarningMessage(
+      `${again ? 'What this Undo would do changed since you chose. ' : ''}Work landed after this turn: ${later}.`,
+      { modal: true, detail },
+      ...(offerOnly ? [UNDO_ONLY_TURN] : []), ...(offerEverything ? [RESTORE_EVERYTHING] : []),
+    );
+    return choice === UNDO_ONLY_TURN ? 'turn' : choice === RESTORE_EVERYTHING ? 'everything' : undefined;
   }
 
   private report(controller: RepositoryController, result: RestoreResult | undefined, kind: RestoreRequest['kind']): void {
@@ -126,6 +180,12 @@ export class RestoreRunner {
           });
           return;
         }
+        if (result.scope === 'turn' || result.scope === 'file') {
+          const what = result.scope === 'turn' ? 'Only this turn was undone; later work stays' : 'The file is back to its content before the turn';
+          const saved = result.preserved ? ` Your uncommitted changes were saved first (${result.preserved.slice(0, 7)}).` : '';
+          void vscode.window.showInformationMessage(`${what} — a new [Revert] version ${result.restoreCommit?.slice(0, 7) ?? ''} was added.${saved}`);
+          return;
+        }
         const verb = kind === 'undo' ? 'Agent turn undone' : kind === 'redo' ? 'Agent turn redone' : 'Version restored';
         void vscode.window.showInformationMessage(`${verb} — restored version ${target} as a new [Restore] version.`);
       }
@@ -149,10 +209,51 @@ export function registerRestoreCommands(context: vscode.ExtensionContext, regist
   };
 
   context.subscriptions.push(
-    vscode.commands.registerCommand('agentVersions.undo', guarded('undo', async () => ({ kind: 'undo' }), 'Undo Agent Turn')),
+    vscode.commands.registerCommand('agentVersions.undo', guarded('undo', pickChatTurn, 'Undo Agent Turn')),
+    vscode.commands.registerCommand(UNDO_FILE_COMMAND, async (uri?: unknown) => {
+      let found: { controller: RepositoryController; request: RestoreRequest };
+      try {
+        found = await turnFileRequest(registry, uri);
+      } catch (error) {
+        runner.reportFailure('undo', error);
+        return;
+      }
+      await runner.perform(found.controller, found.request, 'Undo This File');
+    }),
     vscode.commands.registerCommand('agentVersions.redo', guarded('redo', async () => ({ kind: 'redo' }), 'Redo Agent Turn')),
     vscode.commands.registerCommand('agentVersions.restore', guarded('restore', pickVersion, 'Restore Version')),
   );
+}
+
+/**
+ * Undo Agent Turn: the latest turn of the chat the user picks when several chats have turns on this branch (the
+ * latest chat first and preselected); with one chat, its latest turn without asking.
+ */
+async function pickChatTurn(controller: RepositoryController): Promise<RestoreRequest | undefined> {
+  const turns = await controller.history.undoableTurns();
+  if (turns.length <= 1) return { kind: 'undo' };
+  const now = Date.now() / 1000;
+  const picked = await vscode.window.showQuickPick(
+    turns.map((t, i) => ({
+      label: t.chatTitle ?? `Chat ${t.chatId.slice(0, 8)}`,
+      description: `${i === 0 ? 'latest · ' : ''}${t.agent ?? 'agent'} · ${relativeTime(now - t.createdAt / 1000)}`,
+      detail: t.summary,
+      turnId: t.turnId,
+    })),
+    { title: 'Undo Agent Turn — which chat?', placeHolder: 'Pick the chat whose latest turn to undo (the latest chat is first)', matchOnDescription: true, matchOnDetail: true },
+  );
+  return picked ? { kind: 'undo', turnId: picked.turnId } : undefined;
+}
+
+/** Undo This File: the file of an `agent-version:` document (either side of a turn's diff), or the active one. */
+async function turnFileRequest(registry: RepositoryRegistry, uri: unknown): Promise<{ controller: RepositoryController; request: RestoreRequest }> {
+  const target = uri instanceof vscode.Uri ? uri : vscode.window.activeTextEditor?.document.uri;
+  const file = target ? versionFileOf(target) : null;
+  if (!file) throw new AvhError('invalid-input', 'Undo This File works on a file of a turn\'s changes: open them with Show Turn Changes first.');
+  const controller = await registry.forPath(file.root);
+  const turnId = await controller.history.turnOfVersion(file.version);
+  if (!turnId) throw new AvhError('invalid-input', 'These changes are not an agent turn\'s version, so there is no turn to undo the file from.');
+  return { controller, request: { kind: 'undo', turnId, path: file.path } };
 }
 
 async function pickVersion(controller: RepositoryController): Promise<RestoreRequest | undefined> {

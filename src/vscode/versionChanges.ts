@@ -6,9 +6,14 @@ import { KIND_LABEL, relativeTime } from '../shared/format';
 import type { RepositoryController } from './repositoryController';
 import type { RepositoryRegistry } from './repositoryRegistry';
 
-/** Read-only documents of a file as it was in a version: `agent-version:/<path>?<json {root, oid}>`. */
+/**
+ * Read-only documents of a file as it was in a version: `agent-version:/<path>?<json {root, oid, of?}>`; `of` is
+ * the version whose changes the diff shows (both sides carry it, so Undo This File knows the turn on either side).
+ */
 export const VERSION_FILE_SCHEME = 'agent-version';
 export const SHOW_TURN_CHANGES_COMMAND = 'agentVersions.showTurnChanges';
+/** Undo This File, in the editor title of a turn's diff (registered with the other restore commands). */
+export const UNDO_FILE_COMMAND = 'agentVersions.undoFile';
 
 /** Serves `agent-version:` documents from git objects (never the working tree); a binary file shows a one-line note. */
 export class VersionFileProvider implements vscode.TextDocumentContentProvider {
@@ -23,18 +28,30 @@ export class VersionFileProvider implements vscode.TextDocumentContentProvider {
   }
 }
 
-function parseQuery(query: string): { root: string; oid: string } {
+function parseQuery(query: string): { root: string; oid: string; of?: string } {
   try {
     const parsed = JSON.parse(query) as unknown;
     if (parsed && typeof parsed === 'object' && typeof (parsed as { root?: unknown }).root === 'string' && typeof (parsed as { oid?: unknown }).oid === 'string') {
-      return parsed as { root: string; oid: string };
+      const of = (parsed as { of?: unknown }).of;
+      return { ...(parsed as { root: string; oid: string }), ...(typeof of === 'string' ? { of } : {}) };
     }
   } catch { /* reported below */ }
   throw new AvhError('invalid-input', 'This is not an Agent Version History document.');
 }
 
-function versionFileUri(root: string, oid: string, file: string): vscode.Uri {
-  return vscode.Uri.from({ scheme: VERSION_FILE_SCHEME, path: `/${file}`, query: JSON.stringify({ root, oid }) });
+/** The repository, the version whose changes are shown, and the path of an `agent-version:` document; null for any other. */
+export function versionFileOf(uri: vscode.Uri): { root: string; version: string; path: string } | null {
+  if (uri.scheme !== VERSION_FILE_SCHEME) return null;
+  try {
+    const { root, oid, of } = parseQuery(uri.query);
+    return { root, version: of ?? oid, path: uri.path.replace(/^\//, '') };
+  } catch {
+    return null;
+  }
+}
+
+function versionFileUri(root: string, oid: string, file: string, of: string): vscode.Uri {
+  return vscode.Uri.from({ scheme: VERSION_FILE_SCHEME, path: `/${file}`, query: JSON.stringify({ root, oid, ...(of !== oid ? { of } : {}) }) });
 }
 
 /**
@@ -46,8 +63,8 @@ export async function showVersionChanges(controller: RepositoryController, oid: 
   const root = controller.root;
   const resources = files.map((f): [vscode.Uri, vscode.Uri | undefined, vscode.Uri | undefined] => [
     vscode.Uri.file(path.join(root, f.path)),
-    f.status === 'added' || !parent ? undefined : versionFileUri(root, parent, f.path),
-    f.status === 'deleted' ? undefined : versionFileUri(root, oid, f.path),
+    f.status === 'added' || !parent ? undefined : versionFileUri(root, parent, f.path, oid),
+    f.status === 'deleted' ? undefined : versionFileUri(root, oid, f.path, oid),
   ]);
   if (resources.length === 0) {
     void vscode.window.showInformationMessage(`${title} changed no files.`);

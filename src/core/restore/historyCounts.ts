@@ -2,6 +2,7 @@ import type { RepoContext } from '../context';
 import { readSymbolicHead } from '../git/healthProbe';
 import { readHead } from '../git/history';
 import type { StoreReader } from '../store/durableStore';
+import { agentSubject } from '../turns/promptSummary';
 
 export interface HistoryCounts {
   /** Turns on the current branch that Undo can still take back. */
@@ -40,4 +41,42 @@ export async function historyCounts(ctx: RepoContext): Promise<HistoryCounts> {
   const branch = ref.slice('refs/heads/'.length);
   const head = await readHead(ctx.repo).catch(() => null);
   return ctx.store.read((r) => ({ undo: undoableTurns(r, branch).length, redo: redoStack(r, branch, head).length }));
+}
+
+/** An undoable turn with what the chat picker shows: the chat's title and agent, and when the turn began. */
+export interface UndoableTurn {
+  turnId: string;
+  chatId: string;
+  chatTitle: string | null;
+  agent: string | null;
+  createdAt: number;
+  /** First line of the prompt (the version's summary); stays local. */
+  summary: string;
+}
+
+/** The latest undoable turn of each chat on the current branch, newest first. Read-only. */
+export async function undoableTurnsWithChats(ctx: RepoContext): Promise<UndoableTurn[]> {
+  const ref = readSymbolicHead(ctx.repo.gitDir);
+  if (!ref) return [];
+  const branch = ref.slice('refs/heads/'.length);
+  const rows = await ctx.store.read((r) => r.all<{ id: string; chat_id: string; title: string | null; agent: string | null; chat_agent: string | null; created_at: number; prompt: string }>(
+    `SELECT t.id, t.chat_id, c.title, t.agent, c.agent AS chat_agent, t.created_at, t.prompt FROM turns t JOIN chats c ON c.id = t.chat_id
+     WHERE t.branch = ? AND t.undone_by IS NULL AND t.base_commit IS NOT NULL
+     ORDER BY t.created_at DESC, t.rowid DESC`, [branch]));
+  const seen = new Set<string>();
+  const latest: UndoableTurn[] = [];
+  for (const row of rows) {
+    if (seen.has(row.chat_id)) continue;
+    seen.add(row.chat_id);
+    latest.push({
+      turnId: row.id, chatId: row.chat_id, chatTitle: row.title, agent: row.agent ?? row.chat_agent, createdAt: row.created_at,
+      summary: agentSubject(row.prompt).slice('[Agent] '.length),
+    });
+  }
+  return latest;
+}
+
+/** The turn whose `[Agent]` version is `oid`, if any. */
+export function turnOfVersion(r: StoreReader, oid: string): string | null {
+  return r.get<{ id: string }>('SELECT id FROM turns WHERE version_commit = ?', [oid])?.id ?? null;
 }

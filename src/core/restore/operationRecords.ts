@@ -1,6 +1,6 @@
 import { AvhError } from '../errors';
 import type { StoreReader, StoreTx } from '../store/durableStore';
-import type { OperationKind, OperationStatus, PreservationReason, RestorePhase } from '../store/schema';
+import type { OperationKind, OperationStatus, PreservationReason, RestorePhase, UndoScope } from '../store/schema';
 
 /** The durable record of one Undo/Redo/Restore (SPEC §5.3), written before each effect. */
 export interface OperationRow {
@@ -12,6 +12,9 @@ export interface OperationRow {
   source_branch: string;
   source_head: string;
   target_commit: string;
+  /** 'everything': the commit holds target_commit's tree. 'turn' / 'file': the reverse of the turn (target_commit is its base) or of one path of it. */
+  scope: UndoScope;
+  scope_path: string | null;
   preservation: PreservationReason;
   preserve_commit: string | null;
   restore_commit: string | null;
@@ -37,9 +40,9 @@ export function getOperation(r: StoreReader | StoreTx, id: string): OperationRow
 /** Admission: compare-and-set on "no operation in flight" (a unique partial index backs it up). */
 export function admitOperation(tx: StoreTx, op: Omit<OperationRow, 'phase' | 'status' | 'attempts' | 'last_error' | 'updated_at' | 'preserve_commit' | 'restore_commit'>): void {
   if (inFlightOperation(tx)) throw new AvhError('restore-in-progress', 'Another restore is in progress for this repository. Wait for it to finish, then try again.');
-  tx.run(`INSERT INTO operations (id, kind, phase, status, turn_id, source_branch, source_head, target_commit, preservation, attempts, started_at, updated_at)
-          VALUES (?, ?, 'preparing', 'in-flight', ?, ?, ?, ?, ?, 1, ?, ?)`,
-  [op.id, op.kind, op.turn_id, op.source_branch, op.source_head, op.target_commit, op.preservation, op.started_at, op.started_at]);
+  tx.run(`INSERT INTO operations (id, kind, phase, status, turn_id, source_branch, source_head, target_commit, scope, scope_path, preservation, attempts, started_at, updated_at)
+          VALUES (?, ?, 'preparing', 'in-flight', ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
+  [op.id, op.kind, op.turn_id, op.source_branch, op.source_head, op.target_commit, op.scope, op.scope_path, op.preservation, op.started_at, op.started_at]);
 }
 
 export function setPhase(tx: StoreTx, id: string, phase: RestorePhase): void {

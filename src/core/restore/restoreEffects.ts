@@ -7,7 +7,7 @@ import { readSymbolicHead } from '../git/healthProbe';
 import { parentsAndTrailer, readHead } from '../git/history';
 import { commitWorkingTree, compareAndSetRef, createCommit, ZERO_OID } from '../git/workingTree';
 import { TreeChange, updateWorktreeBetween } from '../git/worktreeUpdate';
-import { INTERRUPTED_SUBJECT, restoreSubject } from '../turns/promptSummary';
+import { INTERRUPTED_SUBJECT, restoreSubject, SAVED_EDITS_SUBJECT } from '../turns/promptSummary';
 import { failpoint } from '../failpoints';
 import type { OperationRow } from './operationRecords';
 
@@ -39,13 +39,15 @@ export async function isOwnPreserveCommit(ctx: RepoContext, op: OperationRow, co
 export async function preserveDirtyTree(ctx: RepoContext, op: OperationRow): Promise<string> {
   const head = await currentHead(ctx);
   if (head && head !== op.source_head && (await isOwnPreserveCommit(ctx, op, head))) return head;
-  const trailers = [`Agent-Operation: ${op.id}`, ...(op.turn_id ? [`Agent-Turn: ${op.turn_id}`] : [])].join('\n');
+  // An Undo that keeps later work saves the user's own uncommitted edits, not a turn's partial work: no Agent-Turn.
+  const keepsLater = op.scope !== 'everything';
+  const trailers = [`Agent-Operation: ${op.id}`, ...(op.turn_id && !keepsLater ? [`Agent-Turn: ${op.turn_id}`] : [])].join('\n');
   const result = await commitWorkingTree(ctx.repo, {
     ref: branchRef(op),
     expected: op.source_head,
     parent: op.source_head === ZERO_OID ? null : op.source_head, // an unborn branch: the saved work is its root commit
     always: true,
-    message: `${INTERRUPTED_SUBJECT}\n\n${trailers}\n`,
+    message: `${keepsLater ? SAVED_EDITS_SUBJECT : INTERRUPTED_SUBJECT}\n\n${trailers}\n`,
     reflog: 'agent-versions: save partial changes',
     durable: true,
     date: opDate(op),
@@ -55,13 +57,23 @@ export async function preserveDirtyTree(ctx: RepoContext, op: OperationRow): Pro
   return result.commit!;
 }
 
-/** Builds the forward `[Restore]` commit object (target tree, parent = base); deterministic, so a re-run makes the same oid. */
-export async function writeRestoreCommit(ctx: RepoContext, op: OperationRow): Promise<string> {
-  const trailers = [`Agent-Operation: ${op.id}`, ...(op.turn_id && op.kind === 'undo' ? [`Agent-Undo-Turn: ${op.turn_id}`] : [])].join('\n');
+/** What the restore commit holds: a tree and its subject (`[Restore] …`, or `[Revert] …` for an Undo that keeps later work). */
+export interface RestoreContent {
+  tree: string;
+  subject: string;
+}
+
+/** The content of a restore to `target_commit` as a whole (Undo of everything since a turn, Redo, Restore). */
+export const wholeTargetContent = (op: OperationRow): RestoreContent => ({ tree: `${op.target_commit}^{tree}`, subject: restoreSubject(op.target_commit) });
+
+/** Builds the forward restore commit object (`content`'s tree, parent = base); deterministic, so a re-run makes the same oid. */
+export async function writeRestoreCommit(ctx: RepoContext, op: OperationRow, content: RestoreContent = wholeTargetContent(op)): Promise<string> {
+  const undoesTurn = op.turn_id && op.kind === 'undo' && op.scope !== 'file';
+  const trailers = [`Agent-Operation: ${op.id}`, ...(undoesTurn ? [`Agent-Undo-Turn: ${op.turn_id}`] : [])].join('\n');
   return createCommit(ctx.repo, {
-    tree: `${op.target_commit}^{tree}`,
+    tree: content.tree,
     parents: [baseOf(op)],
-    message: `${restoreSubject(op.target_commit)}\n\n${trailers}\n`,
+    message: `${content.subject}\n\n${trailers}\n`,
     date: opDate(op),
   });
 }

@@ -22,15 +22,23 @@ import { failpoint } from '../failpoints';
 import { redoStack, undoableTurns } from './historyCounts';
 import { admitOperation, finishOperation, getOperation, inFlightOperation, OperationRow, recordCommits, setPhase } from './operationRecords';
 import { restoreMachine } from './restoreMachine';
+import { anyLaterWork, checkUndoTree, conflictError, describeLaterWork, LaterWork, laterWorkAfter, revertSubject, undoTree, UndoTree } from './revertPlan';
 import { preservationFor } from './targetOutcome';
 import { assertTurnBranchUsable } from '../chats/chatBranches';
 import { removeLeftoverTempFiles } from '../recovery/staleLocks';
 import { clearOwnStaleIndexLock, emptyTree, indexRepairPending, repairRecordedIndex, ZERO_OID } from '../git/workingTree';
-import { preserveDirtyTree, restoredPathsMatch, updateBranch, updateWorktree, writeRestoreCommit } from './restoreEffects';
-import type { RestorePhase } from '../store/schema';
+import { baseOf, preserveDirtyTree, RestoreContent, restoredPathsMatch, updateBranch, updateWorktree, wholeTargetContent, writeRestoreCommit } from './restoreEffects';
+import type { RestorePhase, UndoScope } from '../store/schema';
+
+/** Undo's choice when work landed after the turn: only the turn's own changes, or everything since its base. */
+export type UndoOnly = 'turn' | 'everything';
 
 export type RestoreRequest =
-  | { kind: 'undo'; turnId?: string }
+  /**
+   * `only` unset: today's Undo (everything since the turn's base), refused with 'confirmation-required' when it
+   * would take away later agent turns or user commits unconfirmed. `path`: Undo This File (one path of the turn).
+   */
+  | { kind: 'undo'; turnId?: string; only?: UndoOnly; path?: string }
   | { kind: 'redo' }
   | { kind: 'restore'; target: string };
 
@@ -57,6 +65,8 @@ export interface RestoreResult {
   turnId?: string;
   /** Said once per folder: nested repositories the restore left untouched (Version History does not version them). */
   notice?: string;
+  /** Undo: what it took back (everything since the turn, only the turn's changes, or one file of them). */
+  scope?: UndoScope;
 }
 
 export interface RestorePreview {
@@ -66,6 +76,15 @@ export interface RestorePreview {
   turnId?: string;
   /** Commits the user made themselves after the target that this restore undoes (they stay in history). */
   userCommits: number;
+  /** Undo: what this Undo would take back as planned. */
+  scope?: UndoScope;
+  /**
+   * Undo of a turn whose version is in HEAD's history: what landed after it. When anything did (anyLaterWork),
+   * the UI offers Undo Only This Turn next to Restore Everything (which takes all of it away).
+   */
+  later?: LaterWork;
+  /** When work landed after the turn: whether Undo Only This Turn applies cleanly, and the files it conflicts in. */
+  onlyTurn?: { conflicts: string[] };
   /** Names exactly what would run (branch, HEAD, target, turn, user commits): pass it back as `expectedPlan`. */
   fingerprint: string;
 }
@@ -83,20 +102,32 @@ interface Plan {
   preservation: PreservationReason;
   userCommits: number;
   nestedRepositories: string[];
+  scope: UndoScope;
+  scopePath: string | null;
+  later: LaterWork | null;
+  /** Undo that keeps later work: the tree to commit, computed from HEAD (or the working tree saved as an object). */
+  undoTree: UndoTree | null;
 }
 
 /** Read-only: what a restore would do, for the UI's confirmation. Takes no lease and changes nothing. */
 export async function previewRestore(ctx: RepoContext, request: RestoreRequest): Promise<RestorePreview> {
   const plan = await makePlan(ctx, request);
   if ('nothing' in plan) return { kind: request.kind, nothing: plan.nothing, userCommits: 0, fingerprint: planFingerprint(plan) };
-  return { kind: request.kind, target: plan.target, ...(plan.turn ? { turnId: plan.turn.id } : {}), userCommits: plan.userCommits, fingerprint: planFingerprint(plan) };
+  const onlyTurn = plan.request.kind === 'undo' && !plan.request.path && anyLaterWork(plan.later)
+    ? { conflicts: (plan.undoTree ?? await checkUndoTree(ctx, plan.turn!, 'turn', plan.head, plan.clean, null)).conflicts }
+    : undefined;
+  return {
+    kind: request.kind, target: plan.target, ...(plan.turn ? { turnId: plan.turn.id } : {}), userCommits: plan.userCommits,
+    ...(request.kind === 'undo' ? { scope: plan.scope } : {}), ...(plan.later ? { later: plan.later } : {}), ...(onlyTurn ? { onlyTurn } : {}),
+    fingerprint: planFingerprint(plan),
+  };
 }
 
 /** What a confirmation confirms: the same request on the same branch and HEAD, to the same target, undoing the same user commits. */
 function planFingerprint(plan: Plan | { nothing: string }): string {
   const named = 'nothing' in plan
     ? [plan.nothing]
-    : [plan.request.kind, plan.branch, plan.head, plan.target, plan.turn?.id ?? '', plan.userCommits];
+    : [plan.request.kind, plan.branch, plan.head, plan.target, plan.turn?.id ?? '', plan.userCommits, plan.scope, plan.scopePath ?? ''];
   return crypto.createHash('sha256').update(JSON.stringify(named)).digest('hex').slice(0, 16);
 }
 
@@ -118,6 +149,14 @@ export async function runRestore(ctx: RepoContext, request: RestoreRequest, opti
         { planChanged: true, count: 'nothing' in plan ? 0 : plan.userCommits });
     }
     if ('nothing' in plan) return { result: plan.nothing };
+    if (plan.undoTree && plan.undoTree.conflicts.length > 0) throw conflictError(plan.undoTree.conflicts);
+    // Later turns, and turns undone on their own since, would silently go (or come back) with an unchosen Undo.
+    const laterTurns = plan.scope === 'everything' && plan.later ? plan.later.otherChatTurns + plan.later.sameChatTurns + plan.later.reverts : 0;
+    if (laterTurns > 0 && plan.request.kind === 'undo' && plan.request.only === undefined && !options.confirmUserCommits) {
+      throw new AvhError('confirmation-required',
+        `Work landed after this turn: ${describeLaterWork(plan.later!)}. Choose Undo Only This Turn (keeps it) or Restore Everything to Before This Turn (takes it away too; it stays in history). Nothing was changed.`,
+        { count: laterTurns, choice: true });
+    }
     if (plan.userCommits > 0 && !options.confirmUserCommits) {
       throw new AvhError('confirmation-required',
         `This restore undoes ${plan.userCommits} commit${plan.userCommits === 1 ? '' : 's'} you made yourself after that version (they stay reachable in history). Confirm to continue; nothing was changed.`,
@@ -127,7 +166,7 @@ export async function runRestore(ctx: RepoContext, request: RestoreRequest, opti
       // Undo of a running turn ends it cancelled first, then re-reads everything under the same lease.
       await endTurnUnderLease(ctx, plan.turn.id, 'cancelled');
       options.onTurnCancelled?.({ turnId: plan.turn.id, chatId: plan.turn.chat_id });
-      const replanned = await makePlan(ctx, { kind: 'undo', turnId: plan.turn.id });
+      const replanned = await makePlan(ctx, { kind: 'undo', turnId: plan.turn.id, ...(plan.request.kind === 'undo' && plan.request.only ? { only: plan.request.only } : {}) });
       if ('nothing' in replanned) return { result: replanned.nothing };
       plan = { ...replanned, preservation: 'active-cancel' };
     }
@@ -135,9 +174,11 @@ export async function runRestore(ctx: RepoContext, request: RestoreRequest, opti
       ctx.log.info('restore.no-change', { kind: request.kind });
       return { result: 'no-change', target: plan.target, ...(plan.turn ? { turnId: plan.turn.id } : {}) };
     }
-    if (!plan.clean && plan.preservation === 'none') {
+    // An Undo that keeps later work saves uncommitted edits first (they are part of the "current" it merges with).
+    const keepsLater = plan.scope !== 'everything';
+    if (!plan.clean && plan.preservation === 'none' && !keepsLater) {
       throw new AvhError('dirty-conflict',
-        'You have uncommitted changes that are not from a cancelled agent turn. Commit or stash them, then try again. Nothing was changed.');
+        `You have uncommitted changes that are not from a cancelled agent turn. Commit or stash them, then try again${plan.later ? ' (or choose Undo Only This Turn, which keeps them)' : ''}. Nothing was changed.`);
     }
     if (plan.clean) await refuseIgnoredFilesInTheWay(ctx, plan.changes); // a dirty tree is checked once it is preserved
     const op: OperationRow = {
@@ -149,6 +190,8 @@ export async function runRestore(ctx: RepoContext, request: RestoreRequest, opti
       source_branch: plan.branch,
       source_head: plan.head,
       target_commit: plan.target,
+      scope: plan.scope,
+      scope_path: plan.scopePath,
       preservation: plan.clean ? 'none' : plan.preservation,
       preserve_commit: null,
       restore_commit: null,
@@ -160,7 +203,8 @@ export async function runRestore(ctx: RepoContext, request: RestoreRequest, opti
     await ctx.store.transaction((tx) => admitOperation(tx, op));
     ctx.log.info('restore.admit', { operation: op.id, kind: op.kind, preservation: op.preservation });
     failpoint('preparing:after');
-    const output = await runMachine(ctx, op.id, { needsPreserve: op.preservation !== 'none' }, plan.changes);
+    const output = await runMachine(ctx, op.id, { needsPreserve: op.preservation !== 'none' || (keepsLater && !plan.clean) }, plan.changes,
+      plan.clean ? plan.undoTree?.tree ?? null : null);
     if (output.status === 'completed') {
       const notice = await nestedNotice(ctx, plan.nestedRepositories);
       return {
@@ -171,6 +215,7 @@ export async function runRestore(ctx: RepoContext, request: RestoreRequest, opti
         ...(output.preserved ? { preserved: output.preserved } : {}),
         target: plan.target,
         ...(plan.turn ? { turnId: plan.turn.id } : {}),
+        ...(request.kind === 'undo' ? { scope: plan.scope } : {}),
       };
     }
     if (output.status === 'recovery-required') {
@@ -251,7 +296,7 @@ async function makePlan(ctx: RepoContext, request: RestoreRequest): Promise<Plan
   // while the probe scans the working tree; their result counts only when the probe reports the same branch and
   // HEAD, and only after the gate passed (a blocker always wins over a lookup's error).
   const guess = guessBranchTip(ctx.repo.gitDir);
-  const early = guess ? settled(lookUpTarget(ctx, request, guess.branch, guess.head)) : null;
+  const early = guess ? settled(lookUp(ctx, request, guess.branch, guess.head)) : null;
   let health: RepositoryHealth;
   let gate: { branch: string; head: string };
   try {
@@ -265,22 +310,59 @@ async function makePlan(ctx: RepoContext, request: RestoreRequest): Promise<Plan
     throw error;
   }
   const { branch, head } = gate;
-  let found: Awaited<ReturnType<typeof lookUpTarget>>;
+  let looked: Awaited<ReturnType<typeof lookUp>>;
   if (early && guess?.branch === branch && guess.head === head) {
-    found = unwrap(await early);
+    looked = unwrap(await early);
   } else {
     await early; // read-only; let it finish before looking again on what git reported
-    found = await lookUpTarget(ctx, request, branch, head);
+    looked = await lookUp(ctx, request, branch, head);
   }
-  if ('nothing' in found) return found;
-  return { request, branch, head, clean: health.clean, nestedRepositories: health.nestedRepositories, ...found };
+  if ('nothing' in looked) return looked;
+  const { later, changes: wholeChanges, ...found } = looked;
+  const plan: Plan = {
+    request, branch, head, clean: health.clean, nestedRepositories: health.nestedRepositories, ...found,
+    changes: [], userCommits: 0, scope: 'everything', scopePath: null, later: null, undoTree: null,
+  };
+  if (request.kind !== 'undo' || !plan.turn) return wholeTargetPlan(ctx, plan, null, wholeChanges);
+  const turn = plan.turn;
+  // A cancelled turn's own partial work in the tree is not "later work": Undo saves it either way.
+  plan.later = later ? { ...later, uncommitted: !(health.clean || plan.preservation !== 'none') } : null;
+  const nothingAfter = plan.later ? !anyLaterWork(plan.later) : turn.version_commit === null && head === turn.base_head;
+  // Nothing landed after the turn: Undo Only This Turn is exactly today's Undo.
+  const scope: UndoScope = request.path !== undefined ? 'file' : request.only === 'turn' && !nothingAfter ? 'turn' : 'everything';
+  // laterWorkAfter counted the user's commits since the HEAD the turn began on, as countUserCommits would.
+  if (scope === 'everything') return wholeTargetPlan(ctx, plan, plan.later ? plan.later.userCommits : null, wholeChanges);
+  if (!plan.later && turn.version_commit) {
+    throw new AvhError('invalid-input', 'This turn\'s version is no longer in the history of this branch, so its own changes cannot be told apart from the rest. Nothing was changed.');
+  }
+  const undo = await checkUndoTree(ctx, turn, scope, head, health.clean, request.path ?? null);
+  return {
+    ...plan, scope, scopePath: request.path ?? null, undoTree: undo, userCommits: 0, preservation: 'none',
+    changes: health.clean ? await treeChanges(ctx.repo, head, undo.tree) : [],
+  };
 }
 
 function unbornAsZero(passed: { branch: string; head: string | null }): { branch: string; head: string } {
   return { branch: passed.branch, head: passed.head ?? ZERO_OID };
 }
 
-type TargetLookup = Pick<Plan, 'target' | 'changes' | 'turn' | 'preservation' | 'userCommits'>;
+type TargetLookup = Pick<Plan, 'target' | 'turn' | 'preservation'>;
+
+/**
+ * Every lookup planning needs that reads only commits: the target, what landed after an undone turn, and what
+ * restoring the whole target writes (`diff-tree`), the git ones side by side. Read-only.
+ */
+async function lookUp(ctx: RepoContext, request: RestoreRequest, branch: string, head: string) {
+  const found = await lookUpTarget(ctx, request, branch, head);
+  if ('nothing' in found) return found;
+  const unborn = head === ZERO_OID;
+  const [later, changes] = await Promise.all([
+    // The uncommitted flag is set from the probe by the caller.
+    request.kind === 'undo' && found.turn?.recovery === 'terminal' && !unborn ? laterWorkAfter(ctx, found.turn, head, true) : null,
+    unborn ? emptyTree(ctx.repo).then((empty) => treeChanges(ctx.repo, empty, found.target)) : treeChanges(ctx.repo, head, found.target),
+  ]);
+  return { ...found, later, changes };
+}
 
 /** Resolves the absolute target (store and git lookups only: nothing is changed). */
 async function lookUpTarget(ctx: RepoContext, request: RestoreRequest, branch: string, head: string): Promise<TargetLookup | { nothing: 'nothing-to-undo' | 'nothing-to-redo' }> {
@@ -313,12 +395,14 @@ async function lookUpTarget(ctx: RepoContext, request: RestoreRequest, branch: s
   } else {
     target = await resolveCommit(ctx.repo, request.target);
   }
-  const unborn = head === ZERO_OID;
-  const [changes, userCommits] = await Promise.all([
-    unborn ? emptyTree(ctx.repo).then((empty) => treeChanges(ctx.repo, empty, target)) : treeChanges(ctx.repo, head, target),
-    request.kind === 'redo' || unborn ? 0 : countUserCommits(ctx, turn?.base_head ?? target),
-  ]);
-  return { target, changes, turn, preservation, userCommits };
+  return { target, turn, preservation };
+}
+
+/** What restoring the whole target writes, and the user's own commits it would undo (none for a Redo). */
+async function wholeTargetPlan(ctx: RepoContext, plan: Plan, knownUserCommits: number | null, changes: TreeChange[]): Promise<Plan> {
+  const unborn = plan.head === ZERO_OID;
+  const userCommits = knownUserCommits ?? (plan.request.kind === 'redo' || unborn ? 0 : await countUserCommits(ctx, plan.turn?.base_head ?? plan.target));
+  return { ...plan, changes, userCommits };
 }
 
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
@@ -385,6 +469,7 @@ function runMachine(
   opId: string,
   input: { needsPreserve: boolean; reconcile?: boolean; preserved?: string | null; restoreCommit?: string | null },
   changesFromHead: TreeChange[] | null = null,
+  plannedTree: string | null = null,
 ) {
   const freshOp = async () => {
     const op = await ctx.store.read((r) => getOperation(r, opId));
@@ -412,12 +497,13 @@ function runMachine(
         return commit;
       })),
       writeRestoreCommit: fromPromise(async ({ input: carried }) => withPhase(ctx, await op(), 'write-restore-commit', carried, async (o) => {
+        const content = await restoreContent(ctx, o, o.preserve_commit ? null : plannedTree);
         // After a preservation commit the update starts from it, not from the HEAD the plan compared.
         if (o.preserve_commit) {
-          touched = await treeChanges(ctx.repo, o.preserve_commit, o.target_commit);
+          touched = await treeChanges(ctx.repo, o.preserve_commit, content.tree);
           await refuseIgnoredFilesInTheWay(ctx, touched);
         }
-        return writeRestoreCommit(ctx, o);
+        return writeRestoreCommit(ctx, o, content);
       })),
       updateWorktree: fromPromise(async ({ input: carried }) => withPhase(ctx, await op(), 'update-worktree', carried, async (o) => {
         await updateWorktree(ctx, o, requireRestoreCommit(o));
@@ -479,6 +565,24 @@ function runMachine(
   return toPromise(actor);
 }
 
+/**
+ * The restore commit's tree and subject. An Undo that keeps later work takes the turn (or one file of it) back
+ * from the commit the restore builds on — the planned tree when that is still HEAD, else computed again on top
+ * of the preservation commit; a reverse that no longer applies cleanly is refused before anything moves.
+ */
+async function restoreContent(ctx: RepoContext, op: OperationRow, plannedTree: string | null): Promise<RestoreContent> {
+  if (op.scope === 'everything') return wholeTargetContent(op);
+  const turn = op.turn_id ? await ctx.store.read((r) => getTurn(r, op.turn_id!)) : undefined;
+  if (!turn) throw new AvhError('store-unavailable', 'The turn this Undo takes back is no longer recorded.');
+  let tree = plannedTree;
+  if (tree === null) {
+    const computed = await undoTree(ctx, turn, op.scope, baseOf(op), op.scope_path);
+    if (computed.conflicts.length > 0) throw conflictError(computed.conflicts);
+    tree = computed.tree;
+  }
+  return { tree, subject: revertSubject(turn, op) };
+}
+
 function requireRestoreCommit(op: OperationRow): string {
   if (!op.restore_commit) throw new AvhError('store-unavailable', 'The restore commit was not recorded.');
   return op.restore_commit;
@@ -490,10 +594,12 @@ function applyTurnStoreMutation(tx: StoreTx, op: OperationRow, restoreCommit: st
   if (!current || current.status !== 'in-flight') return;
   const branch = op.source_branch;
   if (op.kind === 'undo') {
-    if (op.turn_id) tx.run('UPDATE turns SET undone_by = ? WHERE id = ?', [op.id, op.turn_id]);
+    // Undo This File leaves the turn in effect (only one path went back): Redo brings the file back, the turn stays.
+    const undoneTurn = op.scope === 'file' ? null : op.turn_id;
+    if (undoneTurn) tx.run('UPDATE turns SET undone_by = ? WHERE id = ?', [op.id, undoneTurn]);
     const position = (tx.get<{ p: number | null }>('SELECT MAX(position) AS p FROM redo_entries WHERE branch = ?', [branch])?.p ?? 0) + 1;
     tx.run('INSERT INTO redo_entries (op_id, position, branch, result_commit, redo_target, turn_id) VALUES (?, ?, ?, ?, ?, ?)',
-      [op.id, position, branch, restoreCommit, op.preserve_commit ?? op.source_head, op.turn_id]);
+      [op.id, position, branch, restoreCommit, op.preserve_commit ?? op.source_head, undoneTurn]);
   } else if (op.kind === 'redo') {
     const top = tx.get<{ op_id: string; turn_id: string | null }>('SELECT op_id, turn_id FROM redo_entries WHERE branch = ? ORDER BY position DESC LIMIT 1', [branch]);
     if (top) {

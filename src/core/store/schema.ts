@@ -19,6 +19,10 @@ export type RestorePhase = (typeof RESTORE_PHASES)[number];
 export const OPERATION_KINDS = ['undo', 'redo', 'restore'] as const;
 export type OperationKind = (typeof OPERATION_KINDS)[number];
 
+/** What an Undo takes back: everything since the turn (its base), only the turn's own changes, or one file of it. */
+export const UNDO_SCOPES = ['everything', 'turn', 'file'] as const;
+export type UndoScope = (typeof UNDO_SCOPES)[number];
+
 export const OPERATION_STATUSES = ['in-flight', 'completed', 'failed', 'rolled-back', 'recovery-required'] as const;
 export type OperationStatus = (typeof OPERATION_STATUSES)[number];
 
@@ -125,6 +129,11 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       updated_at INTEGER NOT NULL,
       UNIQUE (chat_id, kind, old_branch)
     )`,
+  ],
+  // Issue 12 (migration 4): Undo Only This Turn / Undo This File run through the same saga; the scope says what the commit holds.
+  [
+    `ALTER TABLE operations ADD COLUMN scope TEXT NOT NULL DEFAULT 'everything' CHECK (scope IN (${sqlList(UNDO_SCOPES)}))`,
+    `ALTER TABLE operations ADD COLUMN scope_path TEXT`,
   ],
 ];
 

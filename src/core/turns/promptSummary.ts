@@ -8,8 +8,12 @@ export function agentSubject(prompt: string): string {
 }
 
 export const INTERRUPTED_SUBJECT = '[Interrupted] Saved partial changes before restoring to an earlier version';
+/** The user's own uncommitted edits, saved before an Undo that keeps later work (kind 'interrupted': saved by us before a restore). */
+export const SAVED_EDITS_SUBJECT = '[Interrupted] Saved uncommitted changes before undoing a turn';
 export const RECOVERY_SUBJECT = '[Recovery] Saved current changes before continuing Version History';
 export const restoreSubject = (oid: string) => `[Restore] Restored version ${oid.slice(0, 7)}`;
+/** Undo Only This Turn / Undo This File: a restore of ours too (kind 'restore'), named after what it took back. */
+export const REVERT_PREFIX = '[Revert] ';
 
 export type VersionKind = 'agent' | 'interrupted' | 'recovery' | 'restore' | 'user';
 
@@ -18,6 +22,6 @@ export function kindOfSubject(subject: string): VersionKind {
   if (subject.startsWith('[Agent] ')) return 'agent';
   if (subject.startsWith('[Interrupted] ')) return 'interrupted';
   if (subject.startsWith('[Recovery] ')) return 'recovery';
-  if (subject.startsWith('[Restore] ')) return 'restore';
+  if (subject.startsWith('[Restore] ') || subject.startsWith(REVERT_PREFIX)) return 'restore';
   return 'user';
 }

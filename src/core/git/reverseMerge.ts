@@ -1,0 +1,103 @@
+import { runGit } from './gitRunner';
+import { GitRepository } from './repository';
+import { createCommit, TemporaryIndex, writeWorkingTree } from './workingTree';
+
+/**
+ * The git side of "Undo Only This Turn" and "Undo This File": trees computed from objects alone. Nothing here
+ * touches HEAD, a branch, the user's index or the working tree; the only writes are objects (and a temporary
+ * index of our own), so a refused or abandoned computation changes nothing the user sees.
+ */
+
+export interface ReverseTree {
+  /** The merged tree (with conflict markers where `conflicts` is not empty: never used then). */
+  tree: string;
+  /** Paths the reverse cannot apply cleanly to, sorted. Empty when the merge is clean. */
+  conflicts: string[];
+}
+
+/** A fixed date for the synthetic "turn taken back" commit, so the same inputs always make the same object. */
+const SYNTHETIC_DATE = 1;
+
+/**
+ * The tree of `ours` with the turn's own changes taken back: a three-way merge whose base is the turn's
+ * `version`, whose sides are `ours` (a descendant of `version`) and `preTurn`, the tree the turn started from.
+ * git 2.39's `merge-tree --write-tree` has no `--merge-base`, so the pre-turn tree goes into a synthetic commit
+ * whose only parent is `version`: the one best common ancestor is then `version` itself (what `git revert`
+ * merges with). Writes only objects; never touches refs, the index or the working tree.
+ */
+export async function reverseTurnTree(repo: GitRepository, turn: { version: string; preTurn: string }, ours: string): Promise<ReverseTree> {
+  const theirs = await createCommit(repo, {
+    tree: turn.preTurn,
+    parents: [turn.version],
+    message: 'Agent Version History: turn taken back (merge input, never on a branch)\n',
+    date: SYNTHETIC_DATE,
+  });
+  return mergeCommits(repo, ours, theirs);
+}
+
+/** `git merge-tree --write-tree` of two commits (their merge base found by git). Writes only objects. */
+export async function mergeCommits(repo: GitRepository, ours: string, theirs: string): Promise<ReverseTree> {
+  const { stdout, code } = await runGit(repo.root,
+    ['-c', 'merge.renames=true', 'merge-tree', '--write-tree', '-z', '--name-only', '--no-messages', ours, theirs], { okCodes: [1] });
+  const [tree, ...rest] = stdout.split('\0');
+  const conflicts = code === 0 ? [] : [...new Set(rest.filter((p) => p.length > 0))].sort();
+  return { tree: tree.trim(), conflicts };
+}
+
+/**
+ * The tree of `ours` with one path put back to how it was in `base` (removed when `base` did not have it).
+ * Everything else stays as in `ours`; `ours` null: the repository's index holds it (a clean tree at HEAD), so its
+ * copy is used as is. Writes only objects and a temporary index of our own.
+ */
+export async function fileRestoredTree(repo: GitRepository, ours: string | null, base: string, file: string): Promise<string> {
+  const index = TemporaryIndex.create(repo);
+  try {
+    if (ours !== null) await runGit(repo.root, ['read-tree', ours], { env: index.env });
+    const entry = (await runGit(repo.root, ['ls-tree', '-z', '--full-tree', base, '--', file])).stdout.split('\0')[0];
+    const match = /^(\d+) (\w+) ([0-9a-f]{40,64})\t/.exec(entry ?? '');
+    if (match && match[2] !== 'tree') {
+      await runGit(repo.root, ['update-index', '--add', '--cacheinfo', `${match[1]},${match[3]},${file}`], { env: index.env });
+    } else {
+      await runGit(repo.root, ['update-index', '--force-remove', '-z', '--stdin'], { env: index.env, input: `${file}\0` });
+    }
+    return (await runGit(repo.root, ['write-tree'], { env: index.env })).stdout.trim();
+  } finally {
+    index.dispose();
+  }
+}
+
+/**
+ * The working tree as it is now (uncommitted edits and untracked files included, ignored files not) as a commit
+ * object on top of `head`, on no ref: what "current" means when a reverse is checked before anything moves.
+ * Never touches HEAD, the user's index or the working tree.
+ */
+export async function workingTreeCommit(repo: GitRepository, head: string): Promise<string> {
+  const index = TemporaryIndex.create(repo);
+  try {
+    const { tree } = await writeWorkingTree(repo, index);
+    return await createCommit(repo, { tree, parents: [head], message: 'Agent Version History: working tree (merge input, never on a branch)\n', date: SYNTHETIC_DATE });
+  } finally {
+    index.dispose();
+  }
+}
+
+/** Whether `ancestor` is `descendant` or one of its ancestors. Read-only. */
+export async function isAncestor(repo: GitRepository, ancestor: string, descendant: string): Promise<boolean> {
+  const { code } = await runGit(repo.root, ['merge-base', '--is-ancestor', ancestor, descendant], { okCodes: [1] });
+  return code === 0;
+}
+
+export interface LaterCommit {
+  subject: string;
+  /** The `Agent-Turn` trailer (agent versions only), else ''. */
+  turn: string;
+}
+
+/** The commits in `since..head`, newest first, with subject and turn trailer. Read-only. */
+export async function commitsSince(repo: GitRepository, since: string, head: string): Promise<LaterCommit[]> {
+  const { stdout } = await runGit(repo.root, ['log', '--format=%s%x1f%(trailers:key=Agent-Turn,valueonly,separator=%x2c)%x1e', `${since}..${head}`, '--']);
+  return stdout.split('\x1e').map((r) => r.replace(/^\n/, '')).filter(Boolean).map((r) => {
+    const [subject, turn] = r.split('\x1f');
+    return { subject, turn: (turn ?? '').trim() };
+  });
+}

@@ -1,0 +1,151 @@
+import type { RepoContext } from '../context';
+import { AvhError } from '../errors';
+import { commitsSince, fileRestoredTree, isAncestor, mergeCommits, reverseTurnTree, workingTreeCommit } from '../git/reverseMerge';
+import { treeChanges } from '../git/worktreeUpdate';
+import type { UndoScope } from '../store/schema';
+import { agentSubject, kindOfSubject, REVERT_PREFIX } from '../turns/promptSummary';
+import { getTurn, openTurns, TurnRow } from '../turns/turnRecords';
+import type { OperationRow } from './operationRecords';
+
+/**
+ * Undo Only This Turn and Undo This File (issue 12): what landed after a turn, and the tree an Undo of `scope`
+ * commits. The saga (restoreService) runs them exactly like every restore; only the commit's tree and subject differ.
+ */
+
+/** What landed on the branch after the turn began, besides the turn itself: what Restore Everything would take away too. */
+export interface LaterWork {
+  /** Agent turns after this one that are still in effect (not undone), of other chats / of the same chat. */
+  otherChatTurns: number;
+  sameChatTurns: number;
+  /** Commits the user made after the turn. */
+  userCommits: number;
+  /** Turns (or files of turns) undone after this turn with Undo Only This Turn / Undo This File: Restore Everything would bring them back. */
+  reverts: number;
+  /** Uncommitted edits in the working tree (not partial work of this turn). */
+  uncommitted: boolean;
+}
+
+export const anyLaterWork = (l: LaterWork | null): boolean =>
+  l !== null && (l.otherChatTurns + l.sameChatTurns + l.userCommits + l.reverts > 0 || l.uncommitted);
+
+/**
+ * What landed after `turn` on HEAD's history, or null when its own changes cannot be told apart from the rest:
+ * the turn made no version (cancelled, errored, no changes), or its version is not in HEAD's history. Read-only.
+ */
+export async function laterWorkAfter(ctx: RepoContext, turn: TurnRow, head: string, clean: boolean): Promise<LaterWork | null> {
+  if (!turn.version_commit || !turn.base_commit || !(await isAncestor(ctx.repo, turn.version_commit, head))) return null;
+  // From the HEAD the turn began on: a commit the user made while the turn ran counts too (Restore Everything undoes it).
+  const commits = await commitsSince(ctx.repo, turn.base_head ?? `${turn.version_commit}^`, head);
+  const laterTurns = commits.filter((c) => kindOfSubject(c.subject) === 'agent' && c.turn && c.turn !== turn.id).map((c) => c.turn);
+  const inEffect = await ctx.store.read((r) => laterTurns.map((id) => getTurn(r, id)).filter((t): t is TurnRow => t !== undefined && t.undone_by === null));
+  return {
+    otherChatTurns: inEffect.filter((t) => t.chat_id !== turn.chat_id).length,
+    sameChatTurns: inEffect.filter((t) => t.chat_id === turn.chat_id).length,
+    userCommits: commits.filter((c) => kindOfSubject(c.subject) === 'user').length,
+    reverts: commits.filter((c) => c.subject.startsWith(REVERT_PREFIX)).length,
+    uncommitted: !clean,
+  };
+}
+
+/** "3 turns of other chats, 1 of your commits and your uncommitted changes" (empty when nothing). */
+export function describeLaterWork(l: LaterWork): string {
+  const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+  const parts = [
+    ...(l.otherChatTurns > 0 ? [plural(l.otherChatTurns, 'turn of another chat', 'turns of other chats')] : []),
+    ...(l.sameChatTurns > 0 ? [plural(l.sameChatTurns, 'later turn of the same chat', 'later turns of the same chat')] : []),
+    ...(l.userCommits > 0 ? [plural(l.userCommits, 'of your commits', 'of your commits')] : []),
+    ...(l.reverts > 0 ? [plural(l.reverts, 'later undo of another turn (it would come back)', 'later undos of other turns (they would come back)')] : []),
+    ...(l.uncommitted ? ['your uncommitted changes'] : []),
+  ];
+  return parts.length <= 1 ? parts.join('') : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
+}
+
+/** The tree an Undo of `scope` commits on top of `ours`, and the files a reverse of the turn conflicts in. */
+export interface UndoTree {
+  tree: string;
+  conflicts: string[];
+}
+
+/**
+ * The tree of an Undo that keeps later work: the turn's changes (or one path of them) taken back from `ours`.
+ * Writes only objects. `ours` is a commit: HEAD, the saved working tree, or the preservation commit;
+ * `oursInIndex`: the repository's index holds exactly `ours` (a clean tree at HEAD).
+ */
+export async function undoTree(ctx: RepoContext, turn: TurnRow, scope: Exclude<UndoScope, 'everything'>, ours: string, file: string | null, oursInIndex = false): Promise<UndoTree> {
+  const { version } = turnCommits(turn);
+  const preTurn = await preTurnTree(ctx, turn);
+  if (scope === 'file') return { tree: await fileRestoredTree(ctx.repo, oursInIndex ? null : ours, preTurn, file!), conflicts: [] };
+  return reverseTurnTree(ctx.repo, { version, preTurn }, ours);
+}
+
+/**
+ * The tree the turn's own changes start from, as seen from its version's parent: the turn's base snapshot plus
+ * any commit the user made while the turn ran (those are theirs, not the turn's). A turn that began on a clean
+ * tree: the version's parent itself. One that began dirty: its snapshot merged with that parent (the snapshot
+ * alone when they conflict). Objects only.
+ */
+async function preTurnTree(ctx: RepoContext, turn: TurnRow): Promise<string> {
+  const { version, base } = turnCommits(turn);
+  if (turn.base_head === null || base === turn.base_head) return `${version}^^{tree}`;
+  const merged = await mergeCommits(ctx.repo, base, `${version}^`);
+  return merged.conflicts.length === 0 ? merged.tree : `${base}^{tree}`;
+}
+
+/**
+ * The same tree checked before anything moves: `ours` is HEAD, or (uncommitted edits) the working tree saved as
+ * an object on no ref. Refuses what cannot be done as an ordinary failure that changed nothing.
+ */
+export async function checkUndoTree(ctx: RepoContext, turn: TurnRow, scope: Exclude<UndoScope, 'everything'>, head: string, clean: boolean, file: string | null): Promise<UndoTree> {
+  if (!clean) {
+    const running = await ctx.store.read((r) => openTurns(r).filter((t) => t.id !== turn.id));
+    if (running.length > 0) {
+      throw new AvhError('dirty-conflict',
+        'Another agent turn is still running and the working tree has uncommitted changes. Wait for it to end, then try again. Nothing was changed.');
+    }
+  }
+  if (scope === 'file') {
+    await assertTurnChanged(ctx, turn, file);
+    // Putting one path back cannot conflict: with uncommitted edits the tree is made once they are saved.
+    if (!clean) return { tree: '', conflicts: [] };
+  }
+  const ours = clean ? head : await workingTreeCommit(ctx.repo, head);
+  return undoTree(ctx, turn, scope, ours, file, clean);
+}
+
+/** Undo This File takes a path the turn changed (as its multi-file diff shows it); anything else is refused. */
+async function assertTurnChanged(ctx: RepoContext, turn: TurnRow, file: string | null): Promise<void> {
+  const { version } = turnCommits(turn);
+  if (typeof file !== 'string' || file.length === 0 || file.length > 4096 || file.includes('\0')) {
+    throw new AvhError('invalid-input', 'Undo This File needs the path of a file the turn changed.');
+  }
+  const changed = await treeChanges(ctx.repo, await preTurnTree(ctx, turn), version);
+  if (!changed.some((c) => c.path === file)) {
+    throw new AvhError('invalid-input', 'This turn did not change that file, so there is nothing of it to undo. Nothing was changed.');
+  }
+}
+
+/** Refusal when the reverse does not apply cleanly: names the files, changes nothing, and points to the other way. */
+export function conflictError(conflicts: readonly string[]): AvhError {
+  const shown = conflicts.slice(0, 10).join(', ');
+  const more = conflicts.length > 10 ? ` and ${conflicts.length - 10} more` : '';
+  return new AvhError('revert-conflict',
+    `Undo Only This Turn cannot apply cleanly: later work changed the same lines in ${shown}${more}. Nothing was changed. Restore Everything to Before This Turn is still available.`,
+    { count: conflicts.length, files: conflicts.join('\n') });
+}
+
+function turnCommits(turn: TurnRow): { version: string; base: string } {
+  if (!turn.version_commit || !turn.base_commit) {
+    throw new AvhError('invalid-input', 'This turn made no version of its own, so only Restore Everything to Before This Turn can undo it.');
+  }
+  return { version: turn.version_commit, base: turn.base_commit };
+}
+
+/** `[Revert] Undid turn "<summary>"`, or for one file `[Revert] Undid <path> of turn "<summary>"`. */
+export function revertSubject(turn: TurnRow, op: Pick<OperationRow, 'scope' | 'scope_path'>): string {
+  const summary = agentSubject(turn.prompt).slice('[Agent] '.length);
+  // eslint-disable-next-line no-control-regex -- a file name may hold control characters; a subject is one line
+  const file = (op.scope_path ?? '').replace(/[\u0000-\u001f\u007f]/g, '?');
+  return op.scope === 'file'
+    ? `${REVERT_PREFIX}Undid ${file} of turn "${summary}"`
+    : `${REVERT_PREFIX}Undid turn "${summary}"`;
+}
