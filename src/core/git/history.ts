@@ -29,7 +29,9 @@ export async function resolveCommit(repo: GitRepository, rev: string): Promise<s
 
 /** Subjects of the commits in `since..HEAD`, newest first. */
 export async function subjectsSince(repo: GitRepository, since: string): Promise<string[]> {
-  const { stdout } = await runGit(repo.root, ['log', '--format=%s', `${since}..HEAD`, '--']);
+  // The zero id (a turn that began on an unborn branch): all of HEAD's history came after it.
+  const range = /^0+$/.test(since) ? 'HEAD' : `${since}..HEAD`;
+  const { stdout } = await runGit(repo.root, ['log', '--format=%s', range, '--']);
   return stdout.split('\n').filter((s) => s.length > 0);
 }
 

@@ -94,8 +94,11 @@ export interface LaterCommit {
 }
 
 /** The commits in `since..head`, newest first, with subject and turn trailer. Read-only. */
-export async function commitsSince(repo: GitRepository, since: string, head: string): Promise<LaterCommit[]> {
-  const { stdout } = await runGit(repo.root, ['log', '--format=%s%x1f%(trailers:key=Agent-Turn,valueonly,separator=%x2c)%x1e', `${since}..${head}`, '--']);
+export async function commitsSince(repo: GitRepository, since: string | null, head: string): Promise<LaterCommit[]> {
+  // `since` null (a turn that began on an unborn branch): all of HEAD's history is after it. `X^@` names all of
+  // X's parents, none for a root commit, so a root version excludes nothing.
+  const range = since === null ? [head] : [head, '--not', since];
+  const { stdout } = await runGit(repo.root, ['log', '--format=%s%x1f%(trailers:key=Agent-Turn,valueonly,separator=%x2c)%x1e', ...range, '--']);
   return stdout.split('\x1e').map((r) => r.replace(/^\n/, '')).filter(Boolean).map((r) => {
     const [subject, turn] = r.split('\x1f');
     return { subject, turn: (turn ?? '').trim() };

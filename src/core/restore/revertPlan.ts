@@ -1,5 +1,6 @@
 import type { RepoContext } from '../context';
 import { AvhError } from '../errors';
+import { ZERO_OID } from '../git/workingTree';
 import { commitsSince, fileRestoredTree, isAncestor, mergeCommits, reverseTurnTree, workingTreeCommit } from '../git/reverseMerge';
 import { treeChanges } from '../git/worktreeUpdate';
 import type { UndoScope } from '../store/schema';
@@ -35,7 +36,8 @@ export const anyLaterWork = (l: LaterWork | null): boolean =>
 export async function laterWorkAfter(ctx: RepoContext, turn: TurnRow, head: string, clean: boolean): Promise<LaterWork | null> {
   if (!turn.version_commit || !turn.base_commit || !(await isAncestor(ctx.repo, turn.version_commit, head))) return null;
   // From the HEAD the turn began on: a commit the user made while the turn ran counts too (Restore Everything undoes it).
-  const commits = await commitsSince(ctx.repo, turn.base_head ?? `${turn.version_commit}^`, head);
+  const since = turn.base_head === ZERO_OID ? null : turn.base_head ?? `${turn.version_commit}^@`;
+  const commits = await commitsSince(ctx.repo, since, head);
   const laterTurns = commits.filter((c) => kindOfSubject(c.subject) === 'agent' && c.turn && c.turn !== turn.id).map((c) => c.turn);
   const inEffect = await ctx.store.read((r) => laterTurns.map((id) => getTurn(r, id)).filter((t): t is TurnRow => t !== undefined && t.undone_by === null));
   return {
