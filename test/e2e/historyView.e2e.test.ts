@@ -94,8 +94,9 @@ describe('Version History pane in Source Control (code-server + Chromium, extens
     await turnRow.click({ position: SELECT_SPOT });
     await turnRow.locator('button', { hasText: 'Undo' }).click();
     const box = page.locator('.monaco-dialog-box');
-    await box.filter({ hasText: 'Undo Agent Turn will undo 1 commit you made yourself after that version.' }).waitFor({ timeout: 20_000 });
-    await box.getByRole('button', { name: 'Continue' }).click();
+    // Work landed after the turn (the terminal commit): the choice modal; Restore Everything takes the commit away too.
+    await box.filter({ hasText: 'Work landed after this turn: 1 of your commits.' }).waitFor({ timeout: 20_000 });
+    await box.getByRole('button', { name: 'Restore Everything to Before This Turn' }).click();
     await waitForNotification(page, /Agent turn undone/);
     assert.match(subjectOf(folder), /^\[Restore\] /);
     assert.equal(fs.existsSync(path.join(folder, 'src/second.ts')), false);

@@ -12,7 +12,8 @@ import { runCommand, startWorkbench, waitForNotification, type Workbench } from 
 
 const UNDO = 'Agent Versions: Undo Agent Turn';
 const REDO = 'Agent Versions: Redo Agent Turn';
-const CONFIRM = 'Undo Agent Turn will undo 1 commit you made yourself after that version.';
+// Work landed after the turn (the user's commit): Undo offers the choice (issue 12).
+const CONFIRM = 'Work landed after this turn: 1 of your commits.';
 const AGENT_FILE = 'src/feature.ts';
 const USER_FILE = 'notes.md';
 
@@ -88,13 +89,13 @@ describe('undo / redo agent turn from the palette (code-server + Chromium, exten
     await statusBarShows(workbench!.page, 'undo:1 redo:0');
   });
 
-  it('Undo → modal confirm naming 1 user commit; Escape and Cancel change nothing', async () => {
+  it('Undo → the choice modal naming 1 user commit; Escape and Cancel change nothing', async () => {
     const { page } = workbench!;
     await undoUntilConfirm(page);
     const box = dialog(page);
-    assert.match(await box.innerText(), /They stay reachable in Version History/);
+    assert.match(await box.innerText(), /stays reachable in Version History/);
     const buttons = (await box.locator('.dialog-buttons .monaco-button').allInnerTexts()).map((t) => t.trim());
-    assert.ok(buttons.includes('Continue') && buttons.includes('Cancel'), `dialog buttons: ${JSON.stringify(buttons)}`);
+    assert.ok(buttons.includes('Restore Everything to Before This Turn') && buttons.includes('Undo Only This Turn') && buttons.includes('Cancel'), `dialog buttons: ${JSON.stringify(buttons)}`);
     await workbench!.screenshot('restore-1-confirm-modal');
 
     await page.keyboard.press('Escape');
@@ -111,10 +112,10 @@ describe('undo / redo agent turn from the palette (code-server + Chromium, exten
     await statusBarShows(page, 'undo:1 redo:0');
   });
 
-  it('Continue → "Agent turn undone — restored version …"; git: [Restore] commit, agent file gone, user commit reachable, clean', async () => {
+  it('Restore Everything → "Agent turn undone — restored version …"; git: [Restore] commit, agent file gone, user commit reachable, clean', async () => {
     const { page } = workbench!;
     await undoUntilConfirm(page);
-    await dialog(page).getByRole('button', { name: 'Continue' }).click();
+    await dialog(page).getByRole('button', { name: 'Restore Everything to Before This Turn' }).click();
     await dialog(page).waitFor({ state: 'hidden', timeout: 10_000 });
     const base = git(folder, 'rev-parse', `${agentCommit}^`).trim();
     const notice = await waitForNotification(page, `Agent turn undone — restored version ${base.slice(0, 7)} as a new [Restore] version.`);
