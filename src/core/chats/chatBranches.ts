@@ -1,4 +1,5 @@
 import * as crypto from 'node:crypto';
+import type { ChatBranchNotice } from '../../shared/viewModels';
 import type { RepoContext } from '../context';
 import { AvhError } from '../errors';
 import { failpoint } from '../failpoints';
@@ -299,15 +300,6 @@ export async function restoreChatBranch(ctx: RepoContext, chatId: string): Promi
   }
 }
 
-/** A chat whose branch is not usable here, as the Version History view shows it. */
-export interface ChatBranchIssue {
-  chatId: string;
-  chatTitle: string | null;
-  branch: string;
-  state: 'lost' | 'on-remote' | 'unknown';
-  message: string;
-  canContinue: boolean;
-}
 
 const issueCache = new WeakMap<RepoContext, Map<string, { at: number; state: BranchState }>>();
 /** How long a remote's answer is reused by the view (which refreshes on every change); Try again asks anew. */
@@ -321,11 +313,11 @@ const ISSUE_CACHE_MS = 60_000;
  */
 export async function branchNotices(
   ctx: RepoContext, currentBranch: string | null, options: { fresh?: boolean; onlyChats?: ReadonlySet<string> } = {},
-): Promise<{ warnings: ContinuationInfo[]; issues: ChatBranchIssue[] }> {
+): Promise<{ warnings: ContinuationInfo[]; issues: ChatBranchNotice[] }> {
   const fresh = options.fresh === true;
   const { warnings, offBranch } = await ctx.store.read((r) => ({ warnings: warningsOn(r, currentBranch), offBranch: chatsOffBranch(r, currentBranch) }));
   const others = options.onlyChats ? offBranch.filter((c) => options.onlyChats!.has(c.id)) : offBranch;
-  const issues: ChatBranchIssue[] = [];
+  const issues: ChatBranchNotice[] = [];
   if (others.length > 0) {
     const local = await localBranches(ctx.repo);
     const missing = others.filter((c) => !local.has(c.branch!));
