@@ -52,7 +52,7 @@ export interface GitBenchOptions {
   progress: (line: string) => void;
   /** Small repositories and few repetitions, for developing the bench itself. */
   quick: boolean;
-  /** Only these sections ('undo', 'health') on the medium repository. */
+  /** Only these sections ('undo', 'revert', 'health') on the medium repository. */
   only?: readonly string[];
 }
 
@@ -204,6 +204,11 @@ export async function runGitBench(options: GitBenchOptions): Promise<GitBenchRes
         const undo = await undoBench(medium, history, sizes.reps.undo, counter, 'Undo / Redo (issue 3)');
         sections.push(undo.markdown);
         goals.push(...undo.goals);
+      }
+      if (options.only.includes('revert')) {
+        const revert = await revertBench(medium, history, sizes.reps.revert, counter);
+        sections.push(revert.markdown);
+        goals.push(...revert.goals);
       }
       if (options.only.includes('health')) {
         const health = await healthBench(medium, history, sizes.reps.health, counter);

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark section in one run. Prints markdown and writes bench/RESULTS.md.
  * AVH_BENCH_QUICK=1 runs tiny repositories with few repetitions (for working on the bench itself) and writes
- * bench/.work/RESULTS.quick.md instead. AVH_BENCH_ONLY=undo,health runs only those git sections on the medium
+ * bench/.work/RESULTS.quick.md instead. AVH_BENCH_ONLY=undo,revert,health runs only those git sections on the medium
  * repository (for working on one part) and writes bench/.work/RESULTS.only.md.
  */
 import { execFileSync } from 'node:child_process';

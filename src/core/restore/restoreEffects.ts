@@ -5,7 +5,7 @@ import type { RepoContext } from '../context';
 import { isAvhError } from '../errors';
 import { readSymbolicHead } from '../git/healthProbe';
 import { parentsAndTrailer, readHead } from '../git/history';
-import { commitWorkingTree, compareAndSetRef, createCommit, ZERO_OID } from '../git/workingTree';
+import { CommitSpec, commitWorkingTree, compareAndSetRef, createCommit, ZERO_OID } from '../git/workingTree';
 import { TreeChange, updateWorktreeBetween } from '../git/worktreeUpdate';
 import { INTERRUPTED_SUBJECT, restoreSubject, SAVED_EDITS_SUBJECT } from '../turns/promptSummary';
 import { failpoint } from '../failpoints';
@@ -18,8 +18,8 @@ import type { OperationRow } from './operationRecords';
 
 export const branchRef = (op: OperationRow) => `refs/heads/${op.source_branch}`;
 /** The commit the restore builds on: the preserved partial work when there is one, else the source HEAD. */
-export const baseOf = (op: OperationRow) => op.preserve_commit ?? op.source_head;
-const opDate = (op: OperationRow) => Math.floor(op.started_at / 1000);
+export const baseOf = (op: Pick<OperationRow, 'preserve_commit' | 'source_head'>) => op.preserve_commit ?? op.source_head;
+const opDate = (op: Pick<OperationRow, 'started_at'>) => Math.floor(op.started_at / 1000);
 
 export async function currentHead(ctx: RepoContext): Promise<string | null> {
   return readHead(ctx.repo);
@@ -64,18 +64,39 @@ export interface RestoreContent {
 }
 
 /** The content of a restore to `target_commit` as a whole (Undo of everything since a turn, Redo, Restore). */
-export const wholeTargetContent = (op: OperationRow): RestoreContent => ({ tree: `${op.target_commit}^{tree}`, subject: restoreSubject(op.target_commit) });
+export const wholeTargetContent = (op: Pick<OperationRow, 'target_commit'>): RestoreContent => ({ tree: `${op.target_commit}^{tree}`, subject: restoreSubject(op.target_commit) });
 
-/** Builds the forward restore commit object (`content`'s tree, parent = base); deterministic, so a re-run makes the same oid. */
-export async function writeRestoreCommit(ctx: RepoContext, op: OperationRow, content: RestoreContent = wholeTargetContent(op)): Promise<string> {
+type RestoreCommitInputs = Pick<OperationRow, 'id' | 'kind' | 'scope' | 'turn_id' | 'target_commit' | 'preserve_commit' | 'source_head' | 'started_at'>;
+
+/** The forward restore commit: `content`'s tree, parent = base, the operation's trailers and date. */
+function restoreCommitSpec(op: RestoreCommitInputs, content: RestoreContent): CommitSpec {
   const undoesTurn = op.turn_id && op.kind === 'undo' && op.scope !== 'file';
   const trailers = [`Agent-Operation: ${op.id}`, ...(undoesTurn ? [`Agent-Undo-Turn: ${op.turn_id}`] : [])].join('\n');
-  return createCommit(ctx.repo, {
-    tree: content.tree,
-    parents: [baseOf(op)],
-    message: `${content.subject}\n\n${trailers}\n`,
-    date: opDate(op),
-  });
+  return { tree: content.tree, parents: [baseOf(op)], message: `${content.subject}\n\n${trailers}\n`, date: opDate(op) };
+}
+
+const specKey = (spec: CommitSpec) => JSON.stringify([spec.tree, spec.parents, spec.message, spec.date]);
+
+/**
+ * A restore commit object written ahead, while planning still waits for the working-tree probe (an object only:
+ * no ref, index or file changes; unused, it stays unreachable). The saga uses it only when it asks for exactly
+ * the same commit (same tree, parent, message and date), else it writes its own.
+ */
+export interface PrewrittenCommit {
+  key: string;
+  commit: Promise<string | null>;
+}
+
+export function prewriteRestoreCommit(ctx: RepoContext, op: RestoreCommitInputs, content: RestoreContent = wholeTargetContent(op)): PrewrittenCommit {
+  const spec = restoreCommitSpec(op, content);
+  return { key: specKey(spec), commit: createCommit(ctx.repo, spec).catch(() => null) };
+}
+
+/** Builds the forward restore commit object; deterministic, so a re-run makes the same oid. */
+export async function writeRestoreCommit(ctx: RepoContext, op: OperationRow, content: RestoreContent = wholeTargetContent(op), prewritten: PrewrittenCommit | null = null): Promise<string> {
+  const spec = restoreCommitSpec(op, content);
+  const ahead = prewritten?.key === specKey(spec) ? await prewritten.commit : null;
+  return ahead ?? createCommit(ctx.repo, spec);
 }
 
 const MAX_PROVEN_FILES = 2000;

@@ -27,7 +27,7 @@ import { preservationFor } from './targetOutcome';
 import { assertTurnBranchUsable } from '../chats/chatBranches';
 import { removeLeftoverTempFiles } from '../recovery/staleLocks';
 import { clearOwnStaleIndexLock, emptyTree, indexRepairPending, repairRecordedIndex, ZERO_OID } from '../git/workingTree';
-import { baseOf, preserveDirtyTree, RestoreContent, restoredPathsMatch, updateBranch, updateWorktree, wholeTargetContent, writeRestoreCommit } from './restoreEffects';
+import { baseOf, PrewrittenCommit, prewriteRestoreCommit, preserveDirtyTree, RestoreContent, restoredPathsMatch, updateBranch, updateWorktree, wholeTargetContent, writeRestoreCommit } from './restoreEffects';
 import type { RestorePhase, UndoScope } from '../store/schema';
 
 /** Undo's choice when work landed after the turn: only the turn's own changes, or everything since its base. */
@@ -107,6 +107,14 @@ interface Plan {
   later: LaterWork | null;
   /** Undo that keeps later work: the tree to commit, computed from HEAD (or the working tree saved as an object). */
   undoTree: UndoTree | null;
+  /** The restore commit of the whole target, written ahead on the guessed branch tip (runRestore only). */
+  prewritten: PrewrittenCommit | null;
+}
+
+/** The operation a restore will admit, named before planning so its restore commit can be written ahead. */
+interface AheadOperation {
+  id: string;
+  startedAt: number;
 }
 
 /** Read-only: what a restore would do, for the UI's confirmation. Takes no lease and changes nothing. */
@@ -142,7 +150,8 @@ export async function runRestore(ctx: RepoContext, request: RestoreRequest, opti
   try {
     await settleUnderLease(ctx);
     await assertNoRecovery(ctx.store);
-    let plan = await makePlan(ctx, request);
+    const ahead: AheadOperation = { id: crypto.randomUUID(), startedAt: Date.now() };
+    let plan = await makePlan(ctx, request, ahead);
     if (options.expectedPlan !== undefined && planFingerprint(plan) !== options.expectedPlan) {
       throw new AvhError('confirmation-required',
         'What this restore would do changed since it was confirmed (a new turn or a commit). Confirm again; nothing was changed.',
@@ -166,7 +175,7 @@ export async function runRestore(ctx: RepoContext, request: RestoreRequest, opti
       // Undo of a running turn ends it cancelled first, then re-reads everything under the same lease.
       await endTurnUnderLease(ctx, plan.turn.id, 'cancelled');
       options.onTurnCancelled?.({ turnId: plan.turn.id, chatId: plan.turn.chat_id });
-      const replanned = await makePlan(ctx, { kind: 'undo', turnId: plan.turn.id, ...(plan.request.kind === 'undo' && plan.request.only ? { only: plan.request.only } : {}) });
+      const replanned = await makePlan(ctx, { kind: 'undo', turnId: plan.turn.id, ...(plan.request.kind === 'undo' && plan.request.only ? { only: plan.request.only } : {}) }, ahead);
       if ('nothing' in replanned) return { result: replanned.nothing };
       plan = { ...replanned, preservation: 'active-cancel' };
     }
@@ -182,7 +191,7 @@ export async function runRestore(ctx: RepoContext, request: RestoreRequest, opti
     }
     if (plan.clean) await refuseIgnoredFilesInTheWay(ctx, plan.changes); // a dirty tree is checked once it is preserved
     const op: OperationRow = {
-      id: crypto.randomUUID(),
+      id: ahead.id,
       kind: request.kind,
       phase: 'preparing',
       status: 'in-flight',
@@ -197,14 +206,14 @@ export async function runRestore(ctx: RepoContext, request: RestoreRequest, opti
       restore_commit: null,
       attempts: 1,
       last_error: null,
-      started_at: Date.now(),
-      updated_at: Date.now(),
+      started_at: ahead.startedAt,
+      updated_at: ahead.startedAt, // as admitOperation writes it
     };
     await ctx.store.transaction((tx) => admitOperation(tx, op));
     ctx.log.info('restore.admit', { operation: op.id, kind: op.kind, preservation: op.preservation });
     failpoint('preparing:after');
     const output = await runMachine(ctx, op.id, { needsPreserve: op.preservation !== 'none' || (keepsLater && !plan.clean) }, plan.changes,
-      plan.clean ? plan.undoTree?.tree ?? null : null);
+      plan.clean ? plan.undoTree?.tree ?? null : null, plan.prewritten, op);
     if (output.status === 'completed') {
       const notice = await nestedNotice(ctx, plan.nestedRepositories);
       return {
@@ -291,12 +300,24 @@ async function acquireRestoreLease(ctx: RepoContext): Promise<LockHandle> {
   return acquireRepositoryLease(ctx.repo, 'restore', ctx.leaseWaitMs);
 }
 
-async function makePlan(ctx: RepoContext, request: RestoreRequest): Promise<Plan | { nothing: 'nothing-to-undo' | 'nothing-to-redo' }> {
-  // The lookups (store, diff-tree, log) read only commits, so they start on the branch tip the ref files name
-  // while the probe scans the working tree; their result counts only when the probe reports the same branch and
-  // HEAD, and only after the gate passed (a blocker always wins over a lookup's error).
+async function makePlan(ctx: RepoContext, request: RestoreRequest, ahead?: AheadOperation): Promise<Plan | { nothing: 'nothing-to-undo' | 'nothing-to-redo' }> {
+  // The lookups (store, diff-tree, log, the reverse merge of Undo Only This Turn) read only commits or write only
+  // objects, so they start on the branch tip the ref files name while the probe scans the working tree; their
+  // result counts only when the probe reports the same branch and HEAD, and only after the gate passed (a blocker
+  // always wins over a lookup's error). A restore (not a preview) also writes its commit object ahead once its tree
+  // is known; the saga uses it only if it is still the commit it needs (writeRestoreCommit compares tree, parent,
+  // message and date).
   const guess = guessBranchTip(ctx.repo.gitDir);
-  const early = guess ? settled(lookUp(ctx, request, guess.branch, guess.head)) : null;
+  let prewritten: PrewrittenCommit | null = null;
+  const prewrite = ahead && guess
+    ? (found: TargetLookup, content?: RestoreContent) => {
+      prewritten = prewriteRestoreCommit(ctx, {
+        id: ahead.id, kind: request.kind, scope: content ? 'turn' : 'everything', turn_id: found.turn?.id ?? null, target_commit: found.target,
+        preserve_commit: null, source_head: guess.head, started_at: ahead.startedAt,
+      }, content);
+    }
+    : undefined;
+  const early = guess ? settled(lookUp(ctx, request, guess.branch, guess.head, prewrite)) : null;
   let health: RepositoryHealth;
   let gate: { branch: string; head: string };
   try {
@@ -318,12 +339,13 @@ async function makePlan(ctx: RepoContext, request: RestoreRequest): Promise<Plan
     looked = await lookUp(ctx, request, branch, head);
   }
   if ('nothing' in looked) return looked;
-  const { later, changes: wholeChanges, ...found } = looked;
+  const { later, changes: wholeChanges, reverse, ...found } = looked;
   const plan: Plan = {
     request, branch, head, clean: health.clean, nestedRepositories: health.nestedRepositories, ...found,
-    changes: [], userCommits: 0, scope: 'everything', scopePath: null, later: null, undoTree: null,
+    changes: [], userCommits: 0, scope: 'everything', scopePath: null, later: null, undoTree: null, prewritten,
   };
-  if (request.kind !== 'undo' || !plan.turn) return wholeTargetPlan(ctx, plan, null, wholeChanges);
+  const whole = () => wholeChanges ?? wholeTargetChanges(ctx, head, plan.target);
+  if (request.kind !== 'undo' || !plan.turn) return wholeTargetPlan(ctx, plan, null, await whole());
   const turn = plan.turn;
   // A cancelled turn's own partial work in the tree is not "later work": Undo saves it either way.
   plan.later = later ? { ...later, uncommitted: !(health.clean || plan.preservation !== 'none') } : null;
@@ -331,14 +353,16 @@ async function makePlan(ctx: RepoContext, request: RestoreRequest): Promise<Plan
   // Nothing landed after the turn: Undo Only This Turn is exactly today's Undo.
   const scope: UndoScope = request.path !== undefined ? 'file' : request.only === 'turn' && !nothingAfter ? 'turn' : 'everything';
   // laterWorkAfter counted the user's commits since the HEAD the turn began on, as countUserCommits would.
-  if (scope === 'everything') return wholeTargetPlan(ctx, plan, plan.later ? plan.later.userCommits : null, wholeChanges);
+  if (scope === 'everything') return wholeTargetPlan(ctx, plan, plan.later ? plan.later.userCommits : null, await whole());
   if (!plan.later && turn.version_commit) {
     throw new AvhError('invalid-input', 'This turn\'s version is no longer in the history of this branch, so its own changes cannot be told apart from the rest. Nothing was changed.');
   }
-  const undo = await checkUndoTree(ctx, turn, scope, head, health.clean, request.path ?? null);
+  // On a clean tree the reverse merged on HEAD while the probe ran is exactly what checkUndoTree would compute.
+  const reversed = scope === 'turn' && health.clean && reverse?.ok ? reverse.value : null;
+  const undo = reversed?.undo ?? await checkUndoTree(ctx, turn, scope, head, health.clean, request.path ?? null);
   return {
     ...plan, scope, scopePath: request.path ?? null, undoTree: undo, userCommits: 0, preservation: 'none',
-    changes: health.clean ? await treeChanges(ctx.repo, head, undo.tree) : [],
+    changes: health.clean ? reversed?.changes ?? await treeChanges(ctx.repo, head, undo.tree) : [],
   };
 }
 
@@ -348,20 +372,39 @@ function unbornAsZero(passed: { branch: string; head: string | null }): { branch
 
 type TargetLookup = Pick<Plan, 'target' | 'turn' | 'preservation'>;
 
+/** What restoring the whole target writes (`diff-tree` from HEAD, or from the empty tree on an unborn branch). */
+async function wholeTargetChanges(ctx: RepoContext, head: string, target: string): Promise<TreeChange[]> {
+  return treeChanges(ctx.repo, head === ZERO_OID ? await emptyTree(ctx.repo) : head, target);
+}
+
 /**
- * Every lookup planning needs that reads only commits: the target, what landed after an undone turn, and what
- * restoring the whole target writes (`diff-tree`), the git ones side by side. Read-only.
+ * Every lookup planning needs that reads only commits, the git ones side by side: the target, what landed after an
+ * undone turn, and either what restoring the whole target writes (`diff-tree`) or, for Undo Only This Turn, the
+ * turn's reverse merged on `head` as a clean tree (objects only; `settled`, so its refusal is reported by the
+ * planning that runs it again, if it is needed). `onTarget` receives the content of a restore commit worth writing ahead.
  */
-async function lookUp(ctx: RepoContext, request: RestoreRequest, branch: string, head: string) {
+async function lookUp(ctx: RepoContext, request: RestoreRequest, branch: string, head: string, onTarget?: (found: TargetLookup, content?: RestoreContent) => void) {
   const found = await lookUpTarget(ctx, request, branch, head);
   if ('nothing' in found) return found;
   const unborn = head === ZERO_OID;
-  const [later, changes] = await Promise.all([
+  const keepsLater = request.kind === 'undo' && (request.only === 'turn' || request.path !== undefined);
+  const reversible = request.kind === 'undo' && request.only === 'turn' && request.path === undefined && !unborn && found.turn?.recovery === 'terminal' && found.turn.version_commit;
+  if (!keepsLater) onTarget?.(found);
+  const [later, changes, reverse] = await Promise.all([
     // The uncommitted flag is set from the probe by the caller.
     request.kind === 'undo' && found.turn?.recovery === 'terminal' && !unborn ? laterWorkAfter(ctx, found.turn, head, true) : null,
-    unborn ? emptyTree(ctx.repo).then((empty) => treeChanges(ctx.repo, empty, found.target)) : treeChanges(ctx.repo, head, found.target),
+    keepsLater ? null : wholeTargetChanges(ctx, head, found.target),
+    reversible ? settled(reverseOnHead(ctx, found.turn!, head, (content) => onTarget?.(found, content))) : null,
   ]);
-  return { ...found, later, changes };
+  return { ...found, later, changes, reverse };
+}
+
+/** Undo Only This Turn on a clean tree at `head`: the tree, and (when it applies cleanly) what it writes. Objects only. */
+async function reverseOnHead(ctx: RepoContext, turn: TurnRow, head: string, onTree: (content: RestoreContent) => void): Promise<{ undo: UndoTree; changes: TreeChange[] | null }> {
+  const undo = await undoTree(ctx, turn, 'turn', head, null, true);
+  if (undo.conflicts.length > 0) return { undo, changes: null };
+  onTree({ tree: undo.tree, subject: revertSubject(turn, { scope: 'turn', scope_path: null }) });
+  return { undo, changes: await treeChanges(ctx.repo, head, undo.tree) };
 }
 
 /** Resolves the absolute target (store and git lookups only: nothing is changed). */
@@ -398,7 +441,7 @@ async function lookUpTarget(ctx: RepoContext, request: RestoreRequest, branch: s
   return { target, turn, preservation };
 }
 
-/** What restoring the whole target writes, and the user's own commits it would undo (none for a Redo). */
+/** The whole target's plan: what it writes, and the user's own commits it would undo (none for a Redo). */
 async function wholeTargetPlan(ctx: RepoContext, plan: Plan, knownUserCommits: number | null, changes: TreeChange[]): Promise<Plan> {
   const unborn = plan.head === ZERO_OID;
   const userCommits = knownUserCommits ?? (plan.request.kind === 'redo' || unborn ? 0 : await countUserCommits(ctx, plan.turn?.base_head ?? plan.target));
@@ -439,8 +482,16 @@ class PostconditionError extends AvhError {
 }
 
 /**
- * Persists `phase` (write-ahead) together with the commits the previous effect produced — one durable write
- * per phase — then runs the effect on the in-memory copy of the operation, which mirrors what was written.
+ * The phases whose write-ahead changes what a crash means (disposition.ts tells apart only: up to preflight, from
+ * preserve-dirty-tree, from update-worktree). The others (preflight checks; write-restore-commit writes objects
+ * only; update-branch classifies as update-worktree does) are persisted only with a commit to record.
+ */
+const WRITE_AHEAD_PHASES: ReadonlySet<RestorePhase> = new Set<RestorePhase>(['preserve-dirty-tree', 'update-worktree']);
+
+/**
+ * Persists `phase` (write-ahead, when WRITE_AHEAD_PHASES says it matters) together with the commits the previous
+ * effect produced — one durable write — then runs the effect on the in-memory copy of the operation, which mirrors
+ * what was written plus the phase this process is in.
  */
 async function withPhase<T>(
   ctx: RepoContext,
@@ -453,10 +504,12 @@ async function withPhase<T>(
     ...(carried.preserved && carried.preserved !== op.preserve_commit ? { preserve_commit: carried.preserved } : {}),
     ...(carried.restoreCommit && carried.restoreCommit !== op.restore_commit ? { restore_commit: carried.restoreCommit } : {}),
   };
-  await ctx.store.transaction((tx) => {
-    setPhase(tx, op.id, phase);
-    recordCommits(tx, op.id, commits);
-  });
+  if (WRITE_AHEAD_PHASES.has(phase) || Object.keys(commits).length > 0) {
+    await ctx.store.transaction((tx) => {
+      setPhase(tx, op.id, phase);
+      recordCommits(tx, op.id, commits);
+    });
+  }
   Object.assign(op, commits, { phase });
   failpoint(`${phase}:before`);
   const result = await effect(op);
@@ -470,13 +523,16 @@ function runMachine(
   input: { needsPreserve: boolean; reconcile?: boolean; preserved?: string | null; restoreCommit?: string | null },
   changesFromHead: TreeChange[] | null = null,
   plannedTree: string | null = null,
+  prewritten: PrewrittenCommit | null = null,
+  admitted: OperationRow | null = null,
 ) {
   const freshOp = async () => {
     const op = await ctx.store.read((r) => getOperation(r, opId));
     if (!op) throw new AvhError('store-unavailable', 'The restore record disappeared.');
     return op;
   };
-  let current: OperationRow | undefined;
+  // The operation this process just admitted is exactly what was written; reconciliation reads it.
+  let current: OperationRow | undefined = admitted ? { ...admitted } : undefined;
   const op = async () => (current ??= await freshOp());
   // What the worktree update writes (known only to the process that runs the effects, not to reconciliation).
   let touched: TreeChange[] | null = changesFromHead;
@@ -503,7 +559,7 @@ function runMachine(
           touched = await treeChanges(ctx.repo, o.preserve_commit, content.tree);
           await refuseIgnoredFilesInTheWay(ctx, touched);
         }
-        return writeRestoreCommit(ctx, o, content);
+        return writeRestoreCommit(ctx, o, content, prewritten);
       })),
       updateWorktree: fromPromise(async ({ input: carried }) => withPhase(ctx, await op(), 'update-worktree', carried, async (o) => {
         await updateWorktree(ctx, o, requireRestoreCommit(o));

@@ -34,10 +34,15 @@ export const anyLaterWork = (l: LaterWork | null): boolean =>
  * the turn made no version (cancelled, errored, no changes), or its version is not in HEAD's history. Read-only.
  */
 export async function laterWorkAfter(ctx: RepoContext, turn: TurnRow, head: string, clean: boolean): Promise<LaterWork | null> {
-  if (!turn.version_commit || !turn.base_commit || !(await isAncestor(ctx.repo, turn.version_commit, head))) return null;
+  if (!turn.version_commit || !turn.base_commit) return null;
   // From the HEAD the turn began on: a commit the user made while the turn ran counts too (Restore Everything undoes it).
   const since = turn.base_head === ZERO_OID ? null : turn.base_head ?? `${turn.version_commit}^@`;
-  const commits = await commitsSince(ctx.repo, since, head);
+  // The common case, HEAD still at the turn's version, needs no ancestry check; otherwise both run side by side.
+  const [inHistory, commits] = await Promise.all([
+    head === turn.version_commit || isAncestor(ctx.repo, turn.version_commit, head),
+    commitsSince(ctx.repo, since, head),
+  ]);
+  if (!inHistory) return null;
   const laterTurns = commits.filter((c) => kindOfSubject(c.subject) === 'agent' && c.turn && c.turn !== turn.id).map((c) => c.turn);
   const inEffect = await ctx.store.read((r) => laterTurns.map((id) => getTurn(r, id)).filter((t): t is TurnRow => t !== undefined && t.undone_by === null));
   return {
