@@ -1,6 +1,7 @@
 import type { RepoContext } from '../context';
 import { readSymbolicHead } from '../git/healthProbe';
 import { readHead } from '../git/history';
+import { archivedCounts } from '../store/archive';
 import type { StoreReader } from '../store/durableStore';
 import { agentSubject } from '../turns/promptSummary';
 
@@ -20,7 +21,15 @@ export interface RedoEntry {
   turn_id: string | null;
 }
 
-/** Turns of `branch` not yet undone that have a base snapshot to return to, newest first. */
+/** Whether Undo can take `turn` back on `branch` (the rule undoableTurns selects by). */
+export function isUndoable(turn: { branch: string | null; undone_by: string | null; base_commit: string | null }, branch: string): boolean {
+  return turn.branch === branch && turn.undone_by === null && turn.base_commit !== null;
+}
+
+/**
+ * Turns of `branch` not yet undone that have a base snapshot to return to, newest first. With a hot reader it
+ * lists the hot turns only (the newest ones: enough for the latest); with a history reader, all of them.
+ */
 export function undoableTurns(r: StoreReader, branch: string): { id: string; base_commit: string; recovery: string; terminal_outcome: string | null }[] {
   return r.all(
     `SELECT id, base_commit, recovery, terminal_outcome FROM turns
@@ -40,7 +49,24 @@ export async function historyCounts(ctx: RepoContext): Promise<HistoryCounts> {
   if (!ref) return { undo: 0, redo: 0 };
   const branch = ref.slice('refs/heads/'.length);
   const head = await readHead(ctx.repo).catch(() => null);
-  return ctx.store.read((r) => ({ undo: undoableTurns(r, branch).length, redo: redoStack(r, branch, head).length }));
+  // Archived turns are counted from the hot database's record of them: the status bar never loads the archive.
+  return ctx.store.read((r) => ({
+    undo: undoableTurns(r, branch).length + (archivedCounts(r).undoable[branch] ?? 0),
+    redo: redoStack(r, branch, head).length,
+  }));
+}
+
+/**
+ * Before Undo plans: when its turn (the given one, or the latest undoable of `branch`) is not in the hot table,
+ * copies it back from the history archive, so the plan finds it and the saga's writes reach it. A hot hit (the
+ * usual case) costs one small read and never loads the archive.
+ */
+export async function promoteUndoTarget(ctx: RepoContext, branch: string, turnId?: string): Promise<void> {
+  const hot = await ctx.store.read((r) =>
+    turnId ? r.get('SELECT 1 AS x FROM turns WHERE id = ?', [turnId]) !== undefined : undoableTurns(r, branch).length > 0,
+  );
+  if (hot) return;
+  await ctx.store.promoteTurns((r) => (turnId ? [turnId] : undoableTurns(r, branch).slice(0, 1).map((t) => t.id)));
 }
 
 /** An undoable turn with what the chat picker shows: the chat's title and agent, and when the turn began. */
@@ -62,7 +88,7 @@ export async function undoableTurnsWithChats(ctx: RepoContext): Promise<Undoable
   const rows = await ctx.store.read((r) => r.all<{ id: string; chat_id: string; title: string | null; agent: string | null; chat_agent: string | null; created_at: number; prompt: string }>(
     `SELECT t.id, t.chat_id, c.title, t.agent, c.agent AS chat_agent, t.created_at, t.prompt FROM turns t JOIN chats c ON c.id = t.chat_id
      WHERE t.branch = ? AND t.undone_by IS NULL AND t.base_commit IS NOT NULL
-     ORDER BY t.created_at DESC, t.rowid DESC`, [branch]));
+     ORDER BY t.created_at DESC, t.rowid DESC`, [branch]), { history: true }); // a chat's latest undoable turn may be archived
   const seen = new Set<string>();
   const latest: UndoableTurn[] = [];
   for (const row of rows) {
