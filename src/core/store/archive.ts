@@ -139,7 +139,8 @@ export class TurnArchive {
   /** Detaches (hot database still open) and releases the archive's memory. */
   detach(hot: Database): void {
     this.closeView(hot);
-    if (this.held) hot.exec(`DETACH ${SCHEMA}`);
+    const attached = (hot.exec('PRAGMA database_list')[0]?.values ?? []).some((row) => row[1] === SCHEMA);
+    if (attached) hot.exec(`DETACH ${SCHEMA}`);
     this.forget();
   }
 
@@ -175,7 +176,7 @@ export class TurnArchive {
   }
 
   private attach(hot: Database, accepted: ArchiveIdentity[]): void {
-    if (this.held) this.detach(hot);
+    this.detach(hot);
     const bytes = readOrNull(this.files, this.path, 'history archive');
     if (bytes === null) throw new ArchiveDamage('file missing');
     const crc = checksum(bytes);
@@ -188,13 +189,20 @@ export class TurnArchive {
       throw new ArchiveDamage('not a readable SQLite database');
     }
     try {
-      if (String(scalar(db, "SELECT value FROM meta WHERE key = 'lineage'")) !== lineage(hot)) throw new ArchiveDamage('belongs to another database');
-      if (Number(scalar(db, 'SELECT COUNT(*) FROM turns')) !== match.rows) throw new ArchiveDamage('row count differs');
-      hot.exec(`ATTACH '${memoryFileOf(db)}' AS ${SCHEMA}`);
+      let owner: string;
+      let rows: number;
+      try {
+        owner = String(scalar(db, "SELECT value FROM meta WHERE key = 'lineage'"));
+        rows = Number(scalar(db, 'SELECT COUNT(*) FROM turns'));
+      } catch {
+        throw new ArchiveDamage('not a readable SQLite database');
+      }
+      if (owner !== lineage(hot)) throw new ArchiveDamage('belongs to another database');
+      if (rows !== match.rows) throw new ArchiveDamage('row count differs');
+      hot.exec(`ATTACH '${memoryFileOf(db)}' AS ${SCHEMA}`); // any other failure is no proof of damage: it propagates
     } catch (error) {
       db.close();
-      if (error instanceof ArchiveDamage) throw error;
-      throw new ArchiveDamage('not a readable SQLite database');
+      throw error;
     }
     this.held = { db, identity: identityText(match) };
   }

@@ -575,8 +575,9 @@ export class DurableStore {
   /** Writes the whole database as the new snapshot, then starts an empty journal sealing it. Caller holds the lock. */
   private compactLocked(): void {
     const started = performance.now();
-    const bytes = writeCompaction(this.requireDb(), this.path, this.journal.path, this.appliedSeq);
-    this.archive.forget(); // export() re-opened the database: the archive is no longer attached
+    const db = this.requireDb();
+    this.archive.detach(db); // sql.js's export() re-opens the database; the archive is loaded again when a read needs it
+    const bytes = writeCompaction(db, this.path, this.journal.path, this.appliedSeq);
     this.journal.attach();
     this.journal.base = this.appliedSeq;
     this.log.info('store.compacted', { seq: this.appliedSeq, bytes, ms: Math.round((performance.now() - started) * 10) / 10 });
