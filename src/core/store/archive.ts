@@ -150,13 +150,16 @@ export class TurnArchive {
    * StoreUnreadable for one that could not be read.
    */
   openView(hot: Database): void {
-    const accepted = archiveIdentities({ get: (sql, params) => firstRow(hot, sql, params) });
+    const accepted = archiveIdentities(hotGet(hot));
     if (accepted.length === 0) {
       if (this.held) this.detach(hot);
       return;
     }
     const texts = accepted.map(identityText);
-    if (!this.held || !texts.includes(this.held.identity)) this.attach(hot, accepted);
+    if (!this.held || !texts.includes(this.held.identity)) {
+      // Only a pending identity and no file: a first rotation crashed before its rename, so there is no archive yet.
+      if (!this.attach(hot, accepted, metaJson(hotGet(hot), ARCHIVE_KEY) === null)) return;
+    }
     const hotCols = hotColumns(hot);
     const archived = columnsOf(hot, SCHEMA);
     // An archive written before a migration added a column reads it as NULL (docs/design.md "History archive").
@@ -175,9 +178,11 @@ export class TurnArchive {
     hot.exec('DROP VIEW IF EXISTS temp.turns');
   }
 
-  private attach(hot: Database, accepted: ArchiveIdentity[]): void {
+  /** Attaches the file if it matches an accepted identity; false when it is missing and `optional`. */
+  private attach(hot: Database, accepted: ArchiveIdentity[], optional: boolean): boolean {
     this.detach(hot);
     const bytes = readOrNull(this.files, this.path, 'history archive');
+    if (bytes === null && optional) return false;
     if (bytes === null) throw new ArchiveDamage('file missing');
     const crc = checksum(bytes);
     const match = accepted.find((id) => id.length === bytes.length && id.crc === crc);
@@ -205,6 +210,7 @@ export class TurnArchive {
       throw error;
     }
     this.held = { db, identity: identityText(match) };
+    return true;
   }
 
   /** Whether a rotation would move at least `margin` turns now (no restore in flight, no recovery latched). Never loads the archive. */
@@ -224,11 +230,12 @@ export class TurnArchive {
    * is caught up, and compacts afterwards.
    */
   rotate(hot: Database, keep: number, steps: RotationSteps): RotationResult {
-    const accepted = archiveIdentities({ get: (sql, params) => firstRow(hot, sql, params) });
+    const accepted = archiveIdentities(hotGet(hot));
     // The new archive starts from the file the hot database names (a pending one included: it is a superset).
     let base: Uint8Array | null = null;
-    if (accepted.length > 0) {
-      const bytes = readOrNull(this.files, this.path, 'history archive');
+    const bytes0 = accepted.length > 0 ? readOrNull(this.files, this.path, 'history archive') : null;
+    if (accepted.length > 0 && !(bytes0 === null && metaJson(hotGet(hot), ARCHIVE_KEY) === null)) {
+      const bytes = bytes0;
       if (bytes === null) throw new ArchiveDamage('file missing');
       const crc = checksum(bytes);
       if (!accepted.some((id) => id.length === bytes.length && id.crc === crc)) throw new ArchiveDamage('file does not match the state database');
@@ -304,6 +311,10 @@ function memoryFileOf(db: Database): string {
   const name = (db as Database & { filename?: unknown }).filename;
   if (typeof name !== 'string' || !/^[\w.]+$/.test(name)) throw new Error('sql.js did not name the database file');
   return name;
+}
+
+function hotGet(db: Database): Pick<StoreReader, 'get'> {
+  return { get: (sql, params) => firstRow(db, sql, params) };
 }
 
 function firstRow<T>(db: Database, sql: string, params?: readonly SqlValue[] | Record<string, SqlValue>): T | undefined {
