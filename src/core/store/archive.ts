@@ -156,10 +156,7 @@ export class TurnArchive {
       return;
     }
     const texts = accepted.map(identityText);
-    if (!this.held || !texts.includes(this.held.identity)) {
-      // Only a pending identity and no file: a first rotation crashed before its rename, so there is no archive yet.
-      if (!this.attach(hot, accepted, metaJson(hotGet(hot), ARCHIVE_KEY) === null)) return;
-    }
+    if ((!this.held || !texts.includes(this.held.identity)) && !this.attach(hot)) return;
     const hotCols = hotColumns(hot);
     const archived = columnsOf(hot, SCHEMA);
     // An archive written before a migration added a column reads it as NULL (docs/design.md "History archive").
@@ -178,15 +175,29 @@ export class TurnArchive {
     hot.exec('DROP VIEW IF EXISTS temp.turns');
   }
 
-  /** Attaches the file if it matches an accepted identity; false when it is missing and `optional`. */
-  private attach(hot: Database, accepted: ArchiveIdentity[], optional: boolean): boolean {
-    this.detach(hot);
+  /**
+   * The archive file's bytes and the identity they match, or null when there is no archive: the hot database names
+   * none, or names only a pending one whose file is absent (a first rotation crashed before its rename).
+   * Throws ArchiveDamage for a missing or non-matching file.
+   */
+  private readNamed(hot: Database): { bytes: Uint8Array; match: ArchiveIdentity } | null {
+    const accepted = archiveIdentities(hotGet(hot));
+    if (accepted.length === 0) return null;
     const bytes = readOrNull(this.files, this.path, 'history archive');
-    if (bytes === null && optional) return false;
+    if (bytes === null && metaJson(hotGet(hot), ARCHIVE_KEY) === null) return null;
     if (bytes === null) throw new ArchiveDamage('file missing');
     const crc = checksum(bytes);
     const match = accepted.find((id) => id.length === bytes.length && id.crc === crc);
     if (!match) throw new ArchiveDamage('file does not match the state database');
+    return { bytes, match };
+  }
+
+  /** Attaches the archive the hot database names; false when there is none. */
+  private attach(hot: Database): boolean {
+    this.detach(hot);
+    const named = this.readNamed(hot);
+    if (!named) return false;
+    const { bytes, match } = named;
     let db: Database;
     try {
       db = new this.sql.Database(bytes);
@@ -230,17 +241,8 @@ export class TurnArchive {
    * is caught up, and compacts afterwards.
    */
   rotate(hot: Database, keep: number, steps: RotationSteps): RotationResult {
-    const accepted = archiveIdentities(hotGet(hot));
     // The new archive starts from the file the hot database names (a pending one included: it is a superset).
-    let base: Uint8Array | null = null;
-    const bytes0 = accepted.length > 0 ? readOrNull(this.files, this.path, 'history archive') : null;
-    if (accepted.length > 0 && !(bytes0 === null && metaJson(hotGet(hot), ARCHIVE_KEY) === null)) {
-      const bytes = bytes0;
-      if (bytes === null) throw new ArchiveDamage('file missing');
-      const crc = checksum(bytes);
-      if (!accepted.some((id) => id.length === bytes.length && id.crc === crc)) throw new ArchiveDamage('file does not match the state database');
-      base = bytes;
-    }
+    const base = this.readNamed(hot)?.bytes ?? null;
     this.detach(hot);
     const next = base ? new this.sql.Database(base) : new this.sql.Database();
     let bytes: Uint8Array;
