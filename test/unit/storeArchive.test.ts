@@ -7,7 +7,11 @@ import { isAvhError } from '../../src/core/errors';
 import { isUndoable, turnOfVersion, undoableTurns } from '../../src/core/restore/historyCounts';
 import { ARCHIVE_FILE, DurableStore, SNAPSHOT_FILE, type StoreReader, type StoreTx } from '../../src/core/store/durableStore';
 import { archivedCounts } from '../../src/core/store/archive';
+import { rebuildFromTrailers } from '../../src/core/turns/rebuildFromTrailers';
 import { countTurns, getTurn, openTurns, type TurnRow } from '../../src/core/turns/turnRecords';
+import { VersionHistory } from '../../src/core/versionHistory';
+import type { VersionRow, VersionsView } from '../../src/shared/viewModels';
+import { assertNothingLost, cleanupTempDirs, contentInventory, head, makeRepo, write } from '../support/gitFixtures';
 
 const tmpDirs: string[] = [];
 function tmpStoreDir(): string {
@@ -236,3 +240,88 @@ describe('History archive (real sql.js files)', function () {
     await store.close();
   });
 });
+
+describe('History archive behind the façade (real git, real sql.js files)', function () {
+  this.timeout(120_000);
+  afterEach(cleanupTempDirs);
+
+  /** Every history read the façade offers, with the counts the status bar and `status` show. */
+  async function facadePicture(history: VersionHistory, oids: string[], previewOf: string) {
+    const status = await history.status();
+    return {
+      // What Undo of an old turn would take with it (other chats' later turns, user commits …).
+      preview: await history.preview({ kind: 'undo', turnId: previewOf }),
+      view: await history.versionsView(100),
+      versions: await history.getVersions(100),
+      counts: await history.historyCounts(),
+      turns: status.counts,
+      byVersion: await Promise.all(oids.map((oid) => history.turnOfVersion(oid))),
+      picker: await history.undoableTurns(),
+    };
+  }
+
+  it('reads are unchanged by rotation; the turn path never loads the archive; Undo of an archived turn works and Redo brings it back', async () => {
+    const repo = makeRepo();
+    let history = await VersionHistory.open(repo);
+    const turns: { turnId: string; version: string }[] = [];
+    try {
+      for (let i = 0; i < 16; i++) {
+        const t = await history.beginTurn({ chatId: `chat-${i % 2}`, prompt: `Turn ${i}`, agent: 'claude-code', chatTitle: `Chat ${i % 2}` });
+        write(repo, `f${i}.txt`, `file ${i}\n`);
+        await history.endTurn(t.turnId, 'completed');
+        turns.push({ turnId: t.turnId, version: head(repo) });
+      }
+    } finally {
+      await history.close();
+    }
+    const oids = turns.map((t) => t.version);
+    history = await VersionHistory.open(repo);
+    const before = await facadePicture(history, oids, turns[2].turnId);
+    const stateDir = history.repository.stateDir;
+    await history.close();
+
+    // Rotate with a small keep (as a long history would at the default one): one write triggers the compaction.
+    const { store } = await DurableStore.open(stateDir, { compactEvery: 1, archiveKeep: 4, archiveMargin: 4 });
+    await store.transaction((tx) => tx.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('test_rotation', '1')"));
+    await store.read(() => undefined);
+    const hotTurns = await store.read((r) => countTurns(r).total);
+    await store.close();
+    assert.ok(hotTurns < 8, `most turns archived (${hotTurns} hot)`);
+
+    history = await VersionHistory.open(repo);
+    try {
+      const contentBefore = contentInventory(repo);
+      assert.deepEqual(await facadePicture(history, oids, turns[2].turnId), before);
+      assert.equal(await rebuildFromTrailers(history.ctx), 0, 'rebuild finds every turn (hot or archived) already known');
+
+      await history.close();
+      history = await VersionHistory.open(repo);
+      const t = await history.beginTurn({ chatId: 'chat-0', prompt: 'One more', agent: 'claude-code' });
+      write(repo, 'more.txt', 'more\n');
+      await history.endTurn(t.turnId, 'completed');
+      await history.status();
+      await history.historyCounts();
+      assert.equal(history.ctx.store.archiveLoaded, false, 'begin, end, status and the status bar counts never load the archive');
+
+      const oldest = turns[0];
+      assert.equal(await history.ctx.store.read((r) => getTurn(r, oldest.turnId)), undefined, 'the oldest turn is archived');
+      const undone = await history.undo(oldest.turnId, { only: 'turn' });
+      assert.equal(undone.result, 'restored');
+      assert.equal(fs.existsSync(path.join(repo, 'f0.txt')), false, "the archived turn's own change is taken back");
+      assert.ok(fs.existsSync(path.join(repo, 'f15.txt')), 'later work stays');
+      const row = rowsOfView(await history.versionsView(100)).find((r) => r.turn?.id === oldest.turnId);
+      assert.equal(row?.turn?.undone, true);
+      assert.equal((await history.historyCounts()).undo, before.counts.undo + 1 - 1, 'one more turn, one undone');
+      const redo = await history.redo();
+      assert.equal(redo.result, 'restored');
+      assert.equal(fs.readFileSync(path.join(repo, 'f0.txt'), 'utf8'), 'file 0\n');
+      assertNothingLost(repo, contentBefore);
+    } finally {
+      await history.close();
+    }
+  });
+});
+
+function rowsOfView(view: VersionsView): VersionRow[] {
+  return view.kind === 'versions' ? view.rows : [];
+}

@@ -1,9 +1,10 @@
 import type { RepoContext } from '../context';
 import { readSymbolicHead } from '../git/healthProbe';
 import { readHead } from '../git/history';
-import { archivedCounts } from '../store/archive';
+import { archivedCounts, archiveIdentities } from '../store/archive';
 import type { StoreReader } from '../store/durableStore';
 import { agentSubject } from '../turns/promptSummary';
+import { getTurn, type TurnRow } from '../turns/turnRecords';
 
 export interface HistoryCounts {
   /** Turns on the current branch that Undo can still take back. */
@@ -100,6 +101,17 @@ export async function undoableTurnsWithChats(ctx: RepoContext): Promise<Undoable
     });
   }
   return latest;
+}
+
+/**
+ * The turns of `ids` the store knows, in that order. Reads the history archive only when the hot table lacks some of
+ * them and an archive exists (the later turns of an old turn being undone), so a recent turn's lookup never loads it.
+ */
+export async function turnsByIds(ctx: RepoContext, ids: readonly string[]): Promise<TurnRow[]> {
+  const pick = (r: StoreReader) => ids.flatMap((id) => getTurn(r, id) ?? []);
+  const hot = await ctx.store.read((r) => ({ rows: pick(r), archive: archiveIdentities(r).length > 0 }));
+  if (hot.rows.length === ids.length || !hot.archive) return hot.rows;
+  return ctx.store.read(pick, { history: true });
 }
 
 /** The turn whose `[Agent]` version is `oid`, if any. */
