@@ -98,6 +98,7 @@ export class DurableStore {
   private readonly archive: TurnArchive;
   private readonly archiveKeep: number;
   private readonly archiveMargin: number;
+  private rotationBlocked = false;
 
   private db: Database | null = null;
   private appliedSeq = 0;
@@ -253,7 +254,7 @@ export class DurableStore {
       await retryUnreadable(() => this.archive.openView(db), this.dir, this.retryDelays);
     } catch (error) {
       if (!(error instanceof ArchiveDamage)) throw error;
-      await this.quarantineArchive(locked, error);
+      await this.quarantineArchive(locked, error); // returns only when, caught up, the archive opened after all
     }
     try {
       return fn();
@@ -262,7 +263,7 @@ export class DurableStore {
     }
   }
 
-  private async quarantineArchive(locked: boolean, damage: ArchiveDamage): Promise<never> {
+  private async quarantineArchive(locked: boolean, damage: ArchiveDamage): Promise<void> {
     const lock = locked ? null : await this.lock('state-archive-quarantine');
     try {
       if (!locked) await this.catchUpWithRetries();
@@ -270,12 +271,11 @@ export class DurableStore {
       // Another process may have rotated since: only a file that still does not match is moved aside.
       try {
         this.archive.openView(db);
-        this.archive.closeView(db);
-        throw new AvhError('store-unavailable', 'The history archive changed while it was read; try again.');
+        return;
       } catch (error) {
         if (!(error instanceof ArchiveDamage)) throw error;
       }
-      this.archive.forget();
+      this.archive.detach(db);
       const movedTo = fs.existsSync(this.archive.path) ? moveAside(this.dir, [this.archive.path], new StoreDamage('corrupt', damage.what)) : null;
       const { statements } = this.runTransaction((tx) => forgetArchive(tx));
       if (statements.length > 0) this.appendLocked(statements);
@@ -589,7 +589,7 @@ export class DurableStore {
    */
   private rotateIfDueLocked(): void {
     const db = this.requireDb();
-    if (!TurnArchive.rotationDue(db, this.archiveKeep, this.archiveMargin)) return;
+    if (this.rotationBlocked || !TurnArchive.rotationDue(db, this.archiveKeep, this.archiveMargin)) return;
     const started = performance.now();
     try {
       const { moved, archiveBytes } = this.archive.rotate(db, this.archiveKeep, {
@@ -610,6 +610,9 @@ export class DurableStore {
       }
       this.log.info('store.archive.rotated', { moved, archiveBytes, ms: Math.round((performance.now() - started) * 10) / 10 });
     } catch (error) {
+      // A damaged archive is left for the next history read, which moves it aside and says so; until then this
+      // process stops retrying (each try would read the whole file).
+      if (error instanceof ArchiveDamage) this.rotationBlocked = true;
       this.log.warn('store.archive.rotation-failed', { what: error instanceof ArchiveDamage ? error.what : errnoCode(error) });
     }
   }
