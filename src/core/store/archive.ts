@@ -126,10 +126,7 @@ export class TurnArchive {
     return this.held !== null;
   }
 
-  /**
-   * Forgets the attachment after the hot database was closed or re-opened (sql.js's export() re-opens it, which
-   * detaches every attached database and drops TEMP objects).
-   */
+  /** Releases the archive's memory once the hot database that attached it is closed (reload, close). */
   forget(): void {
     this.held?.db.close();
     this.held = null;
