@@ -4,7 +4,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isAvhError } from '../../src/core/errors';
-import { isUndoable, turnOfVersion, undoableTurns } from '../../src/core/restore/historyCounts';
+import type { RepoContext } from '../../src/core/context';
+import { isUndoable, promoteUndoTarget, turnOfVersion, undoableTurns } from '../../src/core/restore/historyCounts';
 import { ARCHIVE_FILE, DurableStore, SNAPSHOT_FILE, type StoreReader, type StoreTx } from '../../src/core/store/durableStore';
 import { archivedCounts } from '../../src/core/store/archive';
 import { rebuildFromTrailers } from '../../src/core/turns/rebuildFromTrailers';
@@ -157,6 +158,27 @@ describe('History archive (real sql.js files)', function () {
     await store.transaction((tx) => tx.run('UPDATE turns SET undone_by = ? WHERE id = ?', ['op-undo', target]));
     assert.equal((await store.read((r) => getTurn(r, target), { history: true }))?.undone_by, 'op-undo', 'the hot copy wins');
     assert.equal((await store.read(hotCounts)).undoMain, countsBefore.undoMain - 1);
+    await store.close();
+  });
+
+  it('Undo without a turn id finds the latest undoable turn even when it is archived and an older one is hot', async () => {
+    const dir = tmpStoreDir();
+    const { store } = await DurableStore.open(dir, { compactEvery: 1, ...KEEP });
+    await store.transaction((tx) => {
+      for (let c = 0; c < 3; c++) tx.run('INSERT INTO chats (id, title, agent, created_at, updated_at) VALUES (?, ?, ?, ?, ?)', [`chat-${c}`, `Chat ${c}`, 'claude-code', 1, 1]);
+      insertTurns(tx, 0, 300, 300);
+      // Every "feature" turn from 100 on was undone: the branch's latest undoable turn is turn 95, long archived.
+      tx.run("UPDATE turns SET undone_by = 'op-old' WHERE branch = 'feature' AND created_at >= 1700000100000");
+    });
+    await waitForRotation(store);
+    const ctx = { store } as unknown as RepoContext; // promoteUndoTarget reads and writes only ctx.store
+    const latestBefore = await store.read((r) => undoableTurns(r, 'feature')[0]?.id, { history: true });
+    assert.equal(latestBefore, 'turn-000095');
+    // An older undoable "feature" turn comes back hot (as an earlier Undo of it would leave it).
+    await store.promoteTurns(() => ['turn-000005']);
+    assert.equal(await store.read((r) => undoableTurns(r, 'feature')[0]?.id), 'turn-000005', 'the hot table alone would pick the older one');
+    await promoteUndoTarget(ctx, 'feature');
+    assert.equal(await store.read((r) => undoableTurns(r, 'feature')[0]?.id), 'turn-000095', 'the latest undoable turn is hot now');
     await store.close();
   });
 

@@ -31,9 +31,9 @@ export function isUndoable(turn: { branch: string | null; undone_by: string | nu
  * Turns of `branch` not yet undone that have a base snapshot to return to, newest first. With a hot reader it
  * lists the hot turns only (the newest ones: enough for the latest); with a history reader, all of them.
  */
-export function undoableTurns(r: StoreReader, branch: string): { id: string; base_commit: string; recovery: string; terminal_outcome: string | null }[] {
+export function undoableTurns(r: StoreReader, branch: string): { id: string; base_commit: string; recovery: string; terminal_outcome: string | null; chat_id: string; seq: number; created_at: number }[] {
   return r.all(
-    `SELECT id, base_commit, recovery, terminal_outcome FROM turns
+    `SELECT id, base_commit, recovery, terminal_outcome, chat_id, seq, created_at FROM turns
      WHERE branch = ? AND undone_by IS NULL AND base_commit IS NOT NULL
      ORDER BY created_at DESC, rowid DESC`, [branch]);
 }
@@ -58,16 +58,28 @@ export async function historyCounts(ctx: RepoContext): Promise<HistoryCounts> {
 }
 
 /**
- * Before Undo plans: when its turn (the given one, or the latest undoable of `branch`) is not in the hot table,
- * copies it back from the history archive, so the plan finds it and the saga's writes reach it. A hot hit (the
- * usual case) costs one small read and never loads the archive.
+ * Before Undo plans: when its turn (the given one, or the latest undoable of `branch`) may be archived, copies it
+ * back to the hot table, so the plan finds it and the saga's writes reach it; with it, for a turn without a
+ * recorded outcome, the next turn of its chat (the legacy rule of targetOutcome.ts reads it). A hot hit — the turn
+ * is hot, or the latest hot undoable turn is newer than every archived one — costs one small read and never loads
+ * the archive.
  */
 export async function promoteUndoTarget(ctx: RepoContext, branch: string, turnId?: string): Promise<void> {
-  const hot = await ctx.store.read((r) =>
-    turnId ? r.get('SELECT 1 AS x FROM turns WHERE id = ?', [turnId]) !== undefined : undoableTurns(r, branch).length > 0,
-  );
+  const hot = await ctx.store.read((r) => {
+    if (turnId) return getTurn(r, turnId) !== undefined;
+    const latest = undoableTurns(r, branch)[0];
+    const archivedNewest = archivedCounts(r).newestUndoable?.[branch];
+    return latest !== undefined && (archivedNewest === undefined || latest.created_at > archivedNewest);
+  });
   if (hot) return;
-  await ctx.store.promoteTurns((r) => (turnId ? [turnId] : undoableTurns(r, branch).slice(0, 1).map((t) => t.id)));
+  await ctx.store.promoteTurns((r) => {
+    const target = turnId ? getTurn(r, turnId) : undoableTurns(r, branch)[0];
+    if (!target) return [];
+    const next = target.terminal_outcome === null && target.chat_id
+      ? r.get<{ id: string }>('SELECT id FROM turns WHERE chat_id = ? AND seq = ?', [target.chat_id, Number(target.seq) + 1])
+      : undefined;
+    return next ? [target.id, next.id] : [target.id];
+  });
 }
 
 /** An undoable turn with what the chat picker shows: the chat's title and agent, and when the turn began. */

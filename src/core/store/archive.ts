@@ -43,6 +43,8 @@ export interface ArchiveIdentity {
 export interface ArchiveCounts {
   rows: number;
   undoable: Record<string, number>;
+  /** Per branch, the latest created_at of an archived undoable turn (an upper bound after promotions). */
+  newestUndoable?: Record<string, number>;
 }
 
 /** The archive file does not match what the hot database names (or is missing): it is never read. */
@@ -269,10 +271,12 @@ export class TurnArchive {
         // After the delete, the archive's rows that stay hot as well (promoted earlier, not movable now) are counted there.
         const onlyArchived = `FROM ${NEXT_SCHEMA}.turns a WHERE NOT EXISTS (SELECT 1 FROM main.turns h WHERE h.id = a.id AND NOT (${where}))`;
         const undoable: Record<string, number> = {};
-        for (const [branch, n] of hot.exec(`SELECT branch, COUNT(*) ${onlyArchived} AND ${UNDOABLE} AND branch IS NOT NULL GROUP BY branch`)[0]?.values ?? []) {
+        const newestUndoable: Record<string, number> = {};
+        for (const [branch, n, newest] of hot.exec(`SELECT branch, COUNT(*), MAX(created_at) ${onlyArchived} AND ${UNDOABLE} AND branch IS NOT NULL GROUP BY branch`)[0]?.values ?? []) {
           undoable[String(branch)] = Number(n);
+          newestUndoable[String(branch)] = Number(newest);
         }
-        counts = { rows: Number(scalar(hot, `SELECT COUNT(*) ${onlyArchived}`)), undoable };
+        counts = { rows: Number(scalar(hot, `SELECT COUNT(*) ${onlyArchived}`)), undoable, newestUndoable };
       } catch (error) {
         try {
           hot.exec('ROLLBACK');
