@@ -178,9 +178,7 @@ export class DurableStore {
       const lock = await this.lock('state-store-write');
       try {
         await this.catchUpWithRetries();
-        const { result, statements } = this.runTransaction(fn);
-        if (statements.length > 0) this.appendLocked(statements);
-        return result;
+        return this.commitLocked(fn);
       } finally {
         lock.release();
       }
@@ -229,8 +227,7 @@ export class DurableStore {
         if (archiveIdentities(reader).length === 0) return 0;
         const rows = await this.withHistoryView(true, () => archivedRows(reader, pick(reader)));
         if (rows.length === 0) return 0;
-        const { statements } = this.runTransaction((tx) => promoteRows(tx, rows));
-        if (statements.length > 0) this.appendLocked(statements);
+        this.commitLocked((tx) => promoteRows(tx, rows));
         this.log.info('store.archive.promoted', { turns: rows.length });
         return rows.length;
       } finally {
@@ -277,8 +274,7 @@ export class DurableStore {
       }
       this.archive.detach(db);
       const movedTo = fs.existsSync(this.archive.path) ? moveAside(this.dir, [this.archive.path], new StoreDamage('corrupt', damage.what)) : null;
-      const { statements } = this.runTransaction((tx) => forgetArchive(tx));
-      if (statements.length > 0) this.appendLocked(statements);
+      this.commitLocked(forgetArchive);
       this.log.error('store.archive.quarantined', { what: damage.what, movedAside: movedTo !== null });
       throw new AvhError(
         'store-unavailable',
@@ -523,6 +519,13 @@ export class DurableStore {
     });
   }
 
+  /** Runs `fn` as one transaction and makes what it wrote durable. Caller holds the lock and is caught up. */
+  private commitLocked<T>(fn: (tx: StoreTx) => T): T {
+    const { result, statements } = this.runTransaction(fn);
+    if (statements.length > 0) this.appendLocked(statements);
+    return result;
+  }
+
   /** Makes a committed in-memory transaction durable. On failure the memory is discarded and reloaded. */
   private appendLocked(statements: JournalStatement[]): void {
     const seq = this.appliedSeq + 1;
@@ -562,6 +565,8 @@ export class DurableStore {
         this.catchUpLocked();
         if (this.compactionDue()) {
           this.rotateIfDueLocked();
+          // A rotation whose journal append failed left memory that must not become the snapshot: reload first.
+          if (this.needsReload) this.reloadLocked('rotation-failed');
           this.compactLocked();
         }
       } catch (error) {
@@ -592,12 +597,7 @@ export class DurableStore {
     if (this.rotationBlocked || !TurnArchive.rotationDue(db, this.archiveKeep, this.archiveMargin)) return;
     const started = performance.now();
     try {
-      const { moved, archiveBytes } = this.archive.rotate(db, this.archiveKeep, {
-        journaled: (fn) => {
-          const { statements } = this.runTransaction(fn);
-          if (statements.length > 0) this.appendLocked(statements);
-        },
-      });
+      const { moved, archiveBytes } = this.archive.rotate(db, this.archiveKeep, { journaled: (fn) => this.commitLocked(fn) });
       // Physical only (every process holds the same rows): the snapshot written next shrinks to the hot set. SQLite
       // keeps rowids through VACUUM's copy; were any renumbered, this memory would differ from other processes',
       // so it is dropped and reloaded from disk instead (the rotation stays; the snapshot keeps its free pages).
