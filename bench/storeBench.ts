@@ -1,5 +1,6 @@
 /**
- * Durable store benchmark: write latency, open (load) time and compaction cost at 1k, 10k and 100k turns.
+ * Durable store benchmark: write latency, open (load) time and compaction cost at 1k, 10k and 100k turns, with the
+ * history archive as real use leaves it (old finished turns rotated out), and the first read that loads the archive.
  * Returns a markdown section; bench/index.ts prints it.
  */
 import { execFileSync } from 'node:child_process';
@@ -7,7 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { EventLog, LogFields } from '../src/core/log';
-import { DEFAULT_COMPACT_EVERY, DurableStore, type StoreTx } from '../src/core/store/durableStore';
+import { ARCHIVE_FILE, DEFAULT_ARCHIVE_KEEP, DEFAULT_ARCHIVE_MARGIN, DEFAULT_COMPACT_EVERY, DurableStore, type StoreTx } from '../src/core/store/durableStore';
 import { loadSqlJs } from '../src/core/store/sqlJsLoader';
 
 const SIZES = [1_000, 10_000, 100_000];
@@ -24,22 +25,30 @@ function percentile(sorted: number[], p: number): number {
 const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 0)} ms`;
 const hex = (n: number) => n.toString(16).padStart(40, '0');
 
-/** Captures the compaction timings the store logs. */
-function compactionLog(): EventLog & { compactions: LogFields[] } {
+/** Captures the compaction and rotation timings the store logs. */
+function compactionLog(): EventLog & { compactions: LogFields[]; rotations: LogFields[] } {
   const compactions: LogFields[] = [];
+  const rotations: LogFields[] = [];
   return {
     compactions,
+    rotations,
     info(event, fields) {
       if (event === 'store.compacted' && fields) compactions.push(fields);
+      if (event === 'store.archive.rotated' && fields) rotations.push(fields);
     },
     warn() {},
     error() {},
   };
 }
 
-/** Builds a store with `turns` rows and a sealed snapshot (one set-based insert, then a compaction). */
-async function populate(dir: string, turns: number): Promise<void> {
-  const { store } = await DurableStore.open(dir, { compactEvery: 1 });
+/**
+ * Builds a store with `turns` rows and a sealed snapshot (one set-based insert, then a compaction), left as real use
+ * leaves it: that compaction rotates old finished turns into the archive (default keep and margin). Returns the
+ * rotation's log fields (none below keep + margin).
+ */
+async function populate(dir: string, turns: number): Promise<LogFields | undefined> {
+  const log = compactionLog();
+  const { store } = await DurableStore.open(dir, { compactEvery: 1, log });
   await store.transaction((tx) => {
     tx.run('INSERT INTO chats (id, title, agent, branch, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)', [
       'chat-0',
@@ -59,7 +68,8 @@ async function populate(dir: string, turns: number): Promise<void> {
       [turns, PROMPT],
     );
   });
-  await store.close(); // waits for the compaction the write triggered
+  await store.close(); // waits for the compaction (and rotation) the write triggered
+  return log.rotations[0];
 }
 
 const INSERT_TURN = `INSERT INTO turns (${TURN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
@@ -114,6 +124,31 @@ interface FreshRun {
   wallMs: number;
 }
 
+// Runs in a new Node process: open the store, then the first read that needs the whole history (loads the archive).
+const FRESH_HISTORY_SCRIPT = `
+  require('node:v8').setFlagsFromString('--liftoff-only');
+  const [modulePath, dir] = process.argv.slice(1);
+  const { DurableStore } = require(modulePath);
+  DurableStore.open(dir).then(async ({ store }) => {
+    const started = performance.now();
+    const n = await store.read((r) => r.get('SELECT COUNT(*) AS n FROM turns').n, { history: true });
+    const historyMs = performance.now() - started;
+    await store.close();
+    process.stdout.write(JSON.stringify({ historyMs, n }));
+  });`;
+
+/** Median of 3 new processes: the first history read after open (the cost the archive moves, not removes). */
+function freshHistoryRead(dir: string, expected: number): number {
+  const modulePath = path.join(__dirname, '..', 'src', 'core', 'store', 'durableStore.js');
+  const times: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const out = JSON.parse(execFileSync(process.execPath, ['-e', FRESH_HISTORY_SCRIPT, modulePath, dir], { encoding: 'utf8' })) as { historyMs: number; n: number };
+    if (out.n !== expected) throw new Error(`history read saw ${out.n} turns, expected ${expected}`);
+    times.push(out.historyMs);
+  }
+  return percentile(times.sort((a, b) => a - b), 50);
+}
+
 function freshProcess(dir: string, seq: number): FreshRun {
   const modulePath = path.join(__dirname, '..', 'src', 'core', 'store', 'durableStore.js');
   const runs: FreshRun[] = [];
@@ -157,12 +192,15 @@ export async function runStoreBench(): Promise<string> {
 
     for (const size of SIZES) {
       const dir = path.join(root, `s${size}`);
-      await populate(dir, size);
+      const rotation = await populate(dir, size);
       const snapshotBytes = fs.statSync(path.join(dir, 'state.sqlite')).size;
+      const archivePath = path.join(dir, ARCHIVE_FILE);
+      const archiveBytes = fs.existsSync(archivePath) ? fs.statSync(archivePath).size : 0;
 
       let seq = size;
       const fresh = freshProcess(dir, seq);
       seq += 3;
+      const historyMs = freshHistoryRead(dir, seq);
 
       const { store } = await DurableStore.open(dir);
       const writes = await timedWrites(store, seq, WRITES);
@@ -180,9 +218,33 @@ export async function runStoreBench(): Promise<string> {
       rows.push(
         `| ${size.toLocaleString('en-US')} | ${ms(percentile(writes, 50))} | ${ms(percentile(writes, 99))} | ${ms(writes[writes.length - 1])} | ` +
           `${ms(fresh.openMs)} | ${ms(fresh.firstWriteMs)} | ${ms(fresh.wallMs)} | ${ms(compactMs)} | ${ms(compactMs / DEFAULT_COMPACT_EVERY)} | ` +
-          `${(snapshotBytes / 1048576).toFixed(1)} MB |`,
+          `${(snapshotBytes / 1048576).toFixed(1)} MB | ${archiveBytes ? `${(archiveBytes / 1048576).toFixed(1)} MB` : '—'} | ${ms(historyMs)} |`,
       );
 
+      if (rotation) {
+        notes.push(
+          `- ${size.toLocaleString('en-US')} turns: the populating compaction moved ${Number(rotation.moved).toLocaleString('en-US')} turns to the archive in ${ms(Number(rotation.ms))} ` +
+            `(once; later rotations move ~${DEFAULT_ARCHIVE_MARGIN.toLocaleString('en-US')} turns each).`,
+        );
+      }
+      if (rotation) {
+        // A later rotation: enough new finished turns for one (margin), written at once, then the compaction rotates.
+        const rotLog = compactionLog();
+        const { store: rotating } = await DurableStore.open(dir, { compactEvery: 1, log: rotLog });
+        await rotating.transaction((tx) => {
+          for (let i = 0; i < DEFAULT_ARCHIVE_MARGIN; i++) tx.run(INSERT_TURN, turnParams(seq + i, Date.now()));
+        });
+        seq += DEFAULT_ARCHIVE_MARGIN;
+        await rotating.close();
+        const later = rotLog.rotations[0];
+        if (later) {
+          notes.push(
+            `- ${size.toLocaleString('en-US')} turns: a later rotation (${Number(later.moved).toLocaleString('en-US')} turns into the existing archive) took ` +
+              `${ms(Number(later.ms))}, in the compaction job under the write lock (so once per ~${DEFAULT_ARCHIVE_MARGIN.toLocaleString('en-US')} turns a ` +
+              `write may wait that long).`,
+          );
+        }
+      }
       if (size === SIZES[SIZES.length - 1]) {
         // Worst case open: a full journal (compactEvery - 1 records) to replay on top of the snapshot.
         const { store: filler } = await DurableStore.open(dir);
@@ -207,6 +269,10 @@ export async function runStoreBench(): Promise<string> {
         `acknowledged after the journal fsync. Compaction (export + temp + fsync + rename + new journal) runs every ` +
         `${DEFAULT_COMPACT_EVERY} records, as its own step after the acknowledgement (the write queued behind it shows it as "max"); ` +
         `"amortized" spreads it over those records.`,
+      `- History archive (docs/design.md "History archive"): finished turns beyond the newest ${DEFAULT_ARCHIVE_KEEP.toLocaleString('en-US')} move to ` +
+        `state.archive.sqlite at a compaction once ${DEFAULT_ARCHIVE_MARGIN.toLocaleString('en-US')} can move; the hot snapshot is what every process ` +
+        `opens. "First history read": in a new process after open, the first read that needs every turn (a COUNT over hot ∪ archive), ` +
+        `which loads the archive: the cost the archive moves there from every open. Median of 3.`,
     );
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
@@ -214,8 +280,8 @@ export async function runStoreBench(): Promise<string> {
   return [
     '## Durable state store',
     '',
-    '| turns in store | write p50 | write p99 | write max | new process: open | new process: first write | new process: spawn to exit | compaction | compaction amortized | snapshot |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| turns in store | write p50 | write p99 | write max | new process: open | new process: first write | new process: spawn to exit | compaction | compaction amortized | snapshot (hot) | archive | new process: first history read |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows,
     '',
     ...notes,

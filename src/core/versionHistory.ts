@@ -11,6 +11,7 @@ import { DurableStore } from './store/durableStore';
 import { secretsInTrackedFiles } from './git/secretExclusion';
 import { attachSecretChoices, ignoreInGitignore, includeInVersions } from './secrets/secretChoices';
 import type { SecretFinding } from './secrets/secretScanner';
+import { archivedCounts } from './store/archive';
 import { rebuildFromTrailers } from './turns/rebuildFromTrailers';
 import { countTurns, getTurn, openTurns } from './turns/turnRecords';
 import { beginTurn, BeginTurnResult, cancelOpenTurnsOfChat, endTurn, EndTurnResult, settlePendingTurns } from './turns/turnLedger';
@@ -144,13 +145,13 @@ export class VersionHistory {
   async status(): Promise<StatusReport> {
     const [health, state] = await Promise.all([
       inspectRepositoryHealth(this.ctx.repo),
-      this.ctx.store.read((r) => ({ running: openTurns(r), counts: countTurns(r), recovery: readRecovery(r), operation: inFlightOperation(r) })),
+      this.ctx.store.read((r) => ({ running: openTurns(r), counts: countTurns(r), archived: archivedCounts(r).rows, recovery: readRecovery(r), operation: inFlightOperation(r) })),
     ]);
     return {
       root: this.ctx.repo.root,
       health,
       runningTurns: state.running.map(toRunningInfo),
-      counts: { turns: state.counts.total, runningTurns: state.counts.open },
+      counts: { turns: state.counts.total + state.archived, runningTurns: state.counts.open },
       recovery: state.recovery,
       operation: state.operation ? { id: state.operation.id, kind: state.operation.kind, phase: state.operation.phase } : null,
     };
@@ -175,7 +176,7 @@ export class VersionHistory {
 
   /** The turn whose version commit is `oid` (Undo This File from the turn's diff), or null. */
   turnOfVersion(oid: string): Promise<string | null> {
-    return this.ctx.store.read((r) => turnOfVersion(r, oid));
+    return this.ctx.store.read((r) => turnOfVersion(r, oid), { history: true });
   }
 
   /** Turns of this branch that Undo can still take back, newest first, with their chat's title and agent (for the chat picker). */

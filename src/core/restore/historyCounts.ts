@@ -1,8 +1,10 @@
 import type { RepoContext } from '../context';
 import { readSymbolicHead } from '../git/healthProbe';
 import { readHead } from '../git/history';
+import { archivedCounts, archiveIdentities } from '../store/archive';
 import type { StoreReader } from '../store/durableStore';
 import { agentSubject } from '../turns/promptSummary';
+import { getTurn, type TurnRow } from '../turns/turnRecords';
 
 export interface HistoryCounts {
   /** Turns on the current branch that Undo can still take back. */
@@ -20,10 +22,18 @@ export interface RedoEntry {
   turn_id: string | null;
 }
 
-/** Turns of `branch` not yet undone that have a base snapshot to return to, newest first. */
-export function undoableTurns(r: StoreReader, branch: string): { id: string; base_commit: string; recovery: string; terminal_outcome: string | null }[] {
+/** Whether Undo can take `turn` back on `branch` (the rule undoableTurns selects by). */
+export function isUndoable(turn: { branch: string | null; undone_by: string | null; base_commit: string | null }, branch: string): boolean {
+  return turn.branch === branch && turn.undone_by === null && turn.base_commit !== null;
+}
+
+/**
+ * Turns of `branch` not yet undone that have a base snapshot to return to, newest first. With a hot reader it
+ * lists the hot turns only (the newest ones: enough for the latest); with a history reader, all of them.
+ */
+export function undoableTurns(r: StoreReader, branch: string): { id: string; base_commit: string; recovery: string; terminal_outcome: string | null; chat_id: string; seq: number; created_at: number }[] {
   return r.all(
-    `SELECT id, base_commit, recovery, terminal_outcome FROM turns
+    `SELECT id, base_commit, recovery, terminal_outcome, chat_id, seq, created_at FROM turns
      WHERE branch = ? AND undone_by IS NULL AND base_commit IS NOT NULL
      ORDER BY created_at DESC, rowid DESC`, [branch]);
 }
@@ -40,7 +50,36 @@ export async function historyCounts(ctx: RepoContext): Promise<HistoryCounts> {
   if (!ref) return { undo: 0, redo: 0 };
   const branch = ref.slice('refs/heads/'.length);
   const head = await readHead(ctx.repo).catch(() => null);
-  return ctx.store.read((r) => ({ undo: undoableTurns(r, branch).length, redo: redoStack(r, branch, head).length }));
+  // Archived turns are counted from the hot database's record of them: the status bar never loads the archive.
+  return ctx.store.read((r) => ({
+    undo: undoableTurns(r, branch).length + (archivedCounts(r).undoable[branch] ?? 0),
+    redo: redoStack(r, branch, head).length,
+  }));
+}
+
+/**
+ * Before Undo plans: when its turn (the given one, or the latest undoable of `branch`) may be archived, copies it
+ * back to the hot table, so the plan finds it and the saga's writes reach it; with it, for a turn without a
+ * recorded outcome, the next turn of its chat (the legacy rule of targetOutcome.ts reads it). A hot hit — the turn
+ * is hot, or the latest hot undoable turn is newer than every archived one — costs one small read and never loads
+ * the archive.
+ */
+export async function promoteUndoTarget(ctx: RepoContext, branch: string, turnId?: string): Promise<void> {
+  const hot = await ctx.store.read((r) => {
+    if (turnId) return getTurn(r, turnId) !== undefined;
+    const latest = undoableTurns(r, branch)[0];
+    const archivedNewest = archivedCounts(r).newestUndoable?.[branch];
+    return latest !== undefined && (archivedNewest === undefined || latest.created_at > archivedNewest);
+  });
+  if (hot) return;
+  await ctx.store.promoteTurns((r) => {
+    const target = turnId ? getTurn(r, turnId) : undoableTurns(r, branch)[0];
+    if (!target) return [];
+    const next = target.terminal_outcome === null && target.chat_id
+      ? r.get<{ id: string }>('SELECT id FROM turns WHERE chat_id = ? AND seq = ?', [target.chat_id, Number(target.seq) + 1])
+      : undefined;
+    return next ? [target.id, next.id] : [target.id];
+  });
 }
 
 /** An undoable turn with what the chat picker shows: the chat's title and agent, and when the turn began. */
@@ -62,7 +101,7 @@ export async function undoableTurnsWithChats(ctx: RepoContext): Promise<Undoable
   const rows = await ctx.store.read((r) => r.all<{ id: string; chat_id: string; title: string | null; agent: string | null; chat_agent: string | null; created_at: number; prompt: string }>(
     `SELECT t.id, t.chat_id, c.title, t.agent, c.agent AS chat_agent, t.created_at, t.prompt FROM turns t JOIN chats c ON c.id = t.chat_id
      WHERE t.branch = ? AND t.undone_by IS NULL AND t.base_commit IS NOT NULL
-     ORDER BY t.created_at DESC, t.rowid DESC`, [branch]));
+     ORDER BY t.created_at DESC, t.rowid DESC`, [branch]), { history: true }); // a chat's latest undoable turn may be archived
   const seen = new Set<string>();
   const latest: UndoableTurn[] = [];
   for (const row of rows) {
@@ -74,6 +113,17 @@ export async function undoableTurnsWithChats(ctx: RepoContext): Promise<Undoable
     });
   }
   return latest;
+}
+
+/**
+ * The turns of `ids` the store knows, in that order. Reads the history archive only when the hot table lacks some of
+ * them and an archive exists (the later turns of an old turn being undone), so a recent turn's lookup never loads it.
+ */
+export async function turnsByIds(ctx: RepoContext, ids: readonly string[]): Promise<TurnRow[]> {
+  const pick = (r: StoreReader) => ids.flatMap((id) => getTurn(r, id) ?? []);
+  const hot = await ctx.store.read((r) => ({ rows: pick(r), archive: archiveIdentities(r).length > 0 }));
+  if (hot.rows.length === ids.length || !hot.archive) return hot.rows;
+  return ctx.store.read(pick, { history: true });
 }
 
 /** The turn whose `[Agent]` version is `oid`, if any. */

@@ -19,7 +19,7 @@ import { getTurn, nestedNotice, TurnRow } from '../turns/turnRecords';
 import { endTurnUnderLease } from '../turns/turnLedger';
 import { classifyOperation, Disposition } from './disposition';
 import { failpoint } from '../failpoints';
-import { redoStack, undoableTurns } from './historyCounts';
+import { promoteUndoTarget, redoStack, undoableTurns } from './historyCounts';
 import { admitOperation, finishOperation, getOperation, inFlightOperation, OperationRow, recordCommits, setPhase } from './operationRecords';
 import { restoreMachine } from './restoreMachine';
 import { anyLaterWork, checkUndoTree, conflictError, describeLaterWork, LaterWork, laterWorkAfter, revertSubject, undoTree, UndoTree } from './revertPlan';
@@ -413,6 +413,7 @@ async function lookUpTarget(ctx: RepoContext, request: RestoreRequest, branch: s
   let turn: TurnRow | null = null;
   let preservation: PreservationReason = 'none';
   if (request.kind === 'undo') {
+    await promoteUndoTarget(ctx, branch, request.turnId); // an archived turn comes back to the hot table first
     const found = await ctx.store.read((r) => {
       const row = request.turnId ? getTurn(r, request.turnId) : (() => {
         const latest = undoableTurns(r, branch)[0];

@@ -5,8 +5,9 @@ import { commitsSince, fileRestoredTree, isAncestor, mergeCommits, reverseTurnTr
 import { treeChanges } from '../git/worktreeUpdate';
 import type { UndoScope } from '../store/schema';
 import { agentSubject, kindOfSubject, REVERT_PREFIX } from '../turns/promptSummary';
-import { getTurn, openTurns, TurnRow } from '../turns/turnRecords';
+import { openTurns, TurnRow } from '../turns/turnRecords';
 import type { OperationRow } from './operationRecords';
+import { turnsByIds } from './historyCounts';
 
 /**
  * Undo Only This Turn and Undo This File (issue 12): what landed after a turn, and the tree an Undo of `scope`
@@ -44,7 +45,7 @@ export async function laterWorkAfter(ctx: RepoContext, turn: TurnRow, head: stri
   ]);
   if (!inHistory) return null;
   const laterTurns = commits.filter((c) => kindOfSubject(c.subject) === 'agent' && c.turn && c.turn !== turn.id).map((c) => c.turn);
-  const inEffect = await ctx.store.read((r) => laterTurns.map((id) => getTurn(r, id)).filter((t): t is TurnRow => t !== undefined && t.undone_by === null));
+  const inEffect = (await turnsByIds(ctx, laterTurns)).filter((t) => t.undone_by === null);
   return {
     otherChatTurns: inEffect.filter((t) => t.chat_id !== turn.chat_id).length,
     sameChatTurns: inEffect.filter((t) => t.chat_id === turn.chat_id).length,

@@ -18,6 +18,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { AvhError } from '../errors';
+import { ARCHIVE_FILE, ArchiveDamage, DEFAULT_ARCHIVE_KEEP, DEFAULT_ARCHIVE_MARGIN, TurnArchive, archiveIdentities, archivedRows, forgetArchive, promoteRows } from './archive';
 import { silentLog, type EventLog } from '../log';
 import { writeFileAtomic } from './atomicWrite';
 import { applyPragmas, journalSeq, lineage } from './databaseMeta';
@@ -46,6 +47,19 @@ export interface StoreOptions {
   files?: StoreFileSystem;
   /** Waits between retries of a failed read (default READ_RETRY_DELAYS_MS). */
   readRetryDelaysMs?: readonly number[];
+  /** Finished turns kept in the hot database, newest first; older ones move to the history archive (default DEFAULT_ARCHIVE_KEEP). */
+  archiveKeep?: number;
+  /** A rotation runs at a compaction only when at least this many turns can move (default DEFAULT_ARCHIVE_MARGIN). */
+  archiveMargin?: number;
+}
+
+export interface ReadOptions {
+  /**
+   * The read can reach old turns (history pages, lookups by id or version, counts over the whole history): `turns`
+   * then reads as hot ∪ archive, loading the archive on first use. Off for everything on the turn, hook and
+   * restore hot path, which never loads it.
+   */
+  history?: boolean;
 }
 
 export interface StoreOpenResult {
@@ -60,6 +74,7 @@ export interface StoreOpenResult {
 export const SNAPSHOT_FILE = 'state.sqlite';
 export const JOURNAL_FILE = 'state.journal';
 export const LOCK_FILE = 'state.lock';
+export { ARCHIVE_FILE, DEFAULT_ARCHIVE_KEEP, DEFAULT_ARCHIVE_MARGIN };
 /**
  * Records between compactions, tuned with bench/storeBench.ts. The CLI opens the store in a new process per
  * invocation, where cold wasm replays a record in ~0.2-0.35 ms at 100k turns (vs ~0.05 ms warm), so the
@@ -80,6 +95,10 @@ export class DurableStore {
   private readonly log: EventLog;
   private readonly files: StoreFileSystem;
   private readonly retryDelays: readonly number[];
+  private readonly archive: TurnArchive;
+  private readonly archiveKeep: number;
+  private readonly archiveMargin: number;
+  private rotationBlocked = false;
 
   private db: Database | null = null;
   private appliedSeq = 0;
@@ -103,6 +122,9 @@ export class DurableStore {
     this.compactEvery = Math.max(1, Math.floor(options.compactEvery ?? DEFAULT_COMPACT_EVERY));
     this.log = options.log ?? silentLog;
     this.retryDelays = options.readRetryDelaysMs ?? READ_RETRY_DELAYS_MS;
+    this.archive = new TurnArchive(sql, path.join(dir, ARCHIVE_FILE), this.files);
+    this.archiveKeep = Math.max(0, Math.floor(options.archiveKeep ?? DEFAULT_ARCHIVE_KEEP));
+    this.archiveMargin = Math.max(1, Math.floor(options.archiveMargin ?? DEFAULT_ARCHIVE_MARGIN));
   }
 
   /**
@@ -156,17 +178,18 @@ export class DurableStore {
       const lock = await this.lock('state-store-write');
       try {
         await this.catchUpWithRetries();
-        const { result, statements } = this.runTransaction(fn);
-        if (statements.length > 0) this.appendLocked(statements);
-        return result;
+        return this.commitLocked(fn);
       } finally {
         lock.release();
       }
     });
   }
 
-  /** Runs `fn` synchronously against a state that includes every write acknowledged (by any process) before the call. */
-  read<T>(fn: (reader: StoreReader) => T): Promise<T> {
+  /**
+   * Runs `fn` synchronously against a state that includes every write acknowledged (by any process) before the call.
+   * `history`: `turns` includes the archived turns (see ReadOptions).
+   */
+  read<T>(fn: (reader: StoreReader) => T, options: ReadOptions = {}): Promise<T> {
     return this.enqueue(async () => {
       this.assertUsable();
       if (!this.isCurrent()) {
@@ -178,13 +201,91 @@ export class DurableStore {
         }
       }
       const db = this.requireDb();
-      const result = fn(readerOf((sql, params, first) => this.query(db, sql, params, first)));
+      const reader = readerOf((sql, params, first) => this.query(db, sql, params, first));
+      const result = options.history ? await this.withHistoryView(false, () => fn(reader)) : fn(reader);
       if (isThenable(result)) {
         (result as Promise<unknown>).then(undefined, () => undefined);
         throw new AvhError('invalid-input', 'DurableStore.read callback must be synchronous (it returned a Promise)');
       }
       return result;
     });
+  }
+
+  /**
+   * Brings archived turns back into the hot table before a write touches them (Undo of an old turn): `pick` reads
+   * hot ∪ archive and names the turns; those only the archive holds are copied back in one journaled transaction.
+   * Returns how many were copied. Costs nothing (no archive load) when the hot database names no archive.
+   */
+  promoteTurns(pick: (reader: StoreReader) => readonly string[]): Promise<number> {
+    return this.enqueue(async () => {
+      this.assertUsable();
+      const lock = await this.lock('state-store-write');
+      try {
+        await this.catchUpWithRetries();
+        const db = this.requireDb();
+        const reader = readerOf((sql, params, first) => this.query(db, sql, params, first));
+        if (archiveIdentities(reader).length === 0) return 0;
+        const rows = await this.withHistoryView(true, () => archivedRows(reader, pick(reader)));
+        if (rows.length === 0) return 0;
+        this.commitLocked((tx) => promoteRows(tx, rows));
+        this.log.info('store.archive.promoted', { turns: rows.length });
+        return rows.length;
+      } finally {
+        lock.release();
+      }
+    });
+  }
+
+  /** True while the history archive is loaded in this process (tests check the hot path never loads it). */
+  get archiveLoaded(): boolean {
+    return this.archive.attached;
+  }
+
+  /**
+   * Runs `fn` with `turns` reading hot ∪ archive. A damaged, foreign or missing archive file is moved aside (never
+   * deleted), the hot database stops naming it, and the read fails with a notice saying so; newer history is intact.
+   */
+  private async withHistoryView<T>(locked: boolean, fn: () => T): Promise<T> {
+    const db = this.requireDb();
+    try {
+      await retryUnreadable(() => this.archive.openView(db), this.dir, this.retryDelays);
+    } catch (error) {
+      if (!(error instanceof ArchiveDamage)) throw error;
+      await this.quarantineArchive(locked, error); // returns only when, caught up, the archive opened after all
+    }
+    try {
+      return fn();
+    } finally {
+      this.archive.closeView(db);
+    }
+  }
+
+  private async quarantineArchive(locked: boolean, damage: ArchiveDamage): Promise<void> {
+    const lock = locked ? null : await this.lock('state-archive-quarantine');
+    try {
+      if (!locked) await this.catchUpWithRetries();
+      const db = this.requireDb();
+      // Another process may have rotated since: only a file that still does not match is moved aside.
+      try {
+        this.archive.openView(db);
+        return;
+      } catch (error) {
+        if (!(error instanceof ArchiveDamage)) throw error;
+      }
+      this.archive.detach(db);
+      const movedTo = fs.existsSync(this.archive.path) ? moveAside(this.dir, [this.archive.path], new StoreDamage('corrupt', damage.what)) : null;
+      this.commitLocked(forgetArchive);
+      this.log.error('store.archive.quarantined', { what: damage.what, movedAside: movedTo !== null });
+      throw new AvhError(
+        'store-unavailable',
+        movedTo
+          ? `The history archive (older turns) was damaged (${damage.what}); it was moved aside to ${movedTo}. Recent history is intact; older turns are listed from their commits only.`
+          : `The history archive (older turns) is missing; recent history is intact, older turns are listed from their commits only.`,
+        { what: damage.what },
+      );
+    } finally {
+      lock?.release();
+    }
   }
 
   /** Waits for queued work (including a pending compaction), then releases the database and the journal. */
@@ -236,6 +337,7 @@ export class DurableStore {
 
   private dispose(): void {
     this.closed = true;
+    this.archive.forget();
     this.journal.close();
     this.db?.close();
     this.db = null;
@@ -253,6 +355,7 @@ export class DurableStore {
    * damaged bytes, StoreUnreadable for files that could not be read. Caller holds the lock.
    */
   private loadLocked(): void {
+    this.archive.forget();
     this.journal.close();
     this.db?.close();
     this.db = null;
@@ -416,6 +519,13 @@ export class DurableStore {
     });
   }
 
+  /** Runs `fn` as one transaction and makes what it wrote durable. Caller holds the lock and is caught up. */
+  private commitLocked<T>(fn: (tx: StoreTx) => T): T {
+    const { result, statements } = this.runTransaction(fn);
+    if (statements.length > 0) this.appendLocked(statements);
+    return result;
+  }
+
   /** Makes a committed in-memory transaction durable. On failure the memory is discarded and reloaded. */
   private appendLocked(statements: JournalStatement[]): void {
     const seq = this.appliedSeq + 1;
@@ -453,7 +563,12 @@ export class DurableStore {
       }
       try {
         this.catchUpLocked();
-        if (this.compactionDue()) this.compactLocked();
+        if (this.compactionDue()) {
+          this.rotateIfDueLocked();
+          // A rotation whose journal append failed left memory that must not become the snapshot: reload first.
+          if (this.needsReload) this.reloadLocked('rotation-failed');
+          this.compactLocked();
+        }
       } catch (error) {
         this.log.warn('store.compaction.failed', { code: errnoCode(error) });
       } finally {
@@ -465,10 +580,41 @@ export class DurableStore {
   /** Writes the whole database as the new snapshot, then starts an empty journal sealing it. Caller holds the lock. */
   private compactLocked(): void {
     const started = performance.now();
-    const bytes = writeCompaction(this.requireDb(), this.path, this.journal.path, this.appliedSeq);
+    const db = this.requireDb();
+    this.archive.detach(db); // sql.js's export() re-opens the database; the archive is loaded again when a read needs it
+    const bytes = writeCompaction(db, this.path, this.journal.path, this.appliedSeq);
     this.journal.attach();
     this.journal.base = this.appliedSeq;
     this.log.info('store.compacted', { seq: this.appliedSeq, bytes, ms: Math.round((performance.now() - started) * 10) / 10 });
+  }
+
+  /**
+   * Moves old finished turns to the history archive when enough can move (rare by design) and no restore is in
+   * flight. A failure leaves everything as it was (the archive file is only ever replaced by a superset).
+   */
+  private rotateIfDueLocked(): void {
+    const db = this.requireDb();
+    if (this.rotationBlocked || !TurnArchive.rotationDue(db, this.archiveKeep, this.archiveMargin)) return;
+    const started = performance.now();
+    try {
+      const { moved, archiveBytes } = this.archive.rotate(db, this.archiveKeep, { journaled: (fn) => this.commitLocked(fn) });
+      // Physical only (every process holds the same rows): the snapshot written next shrinks to the hot set. SQLite
+      // keeps rowids through VACUUM's copy; were any renumbered, this memory would differ from other processes',
+      // so it is dropped and reloaded from disk instead (the rotation stays; the snapshot keeps its free pages).
+      const before = rowidFingerprint(db);
+      db.exec('VACUUM');
+      applyPragmas(db);
+      if (rowidFingerprint(db) !== before) {
+        this.log.warn('store.archive.vacuum-renumbered');
+        this.reloadLocked('vacuum-renumbered');
+      }
+      this.log.info('store.archive.rotated', { moved, archiveBytes, ms: Math.round((performance.now() - started) * 10) / 10 });
+    } catch (error) {
+      // A damaged archive is left for the next history read, which moves it aside and says so; until then this
+      // process stops retrying (each try would read the whole file).
+      if (error instanceof ArchiveDamage) this.rotationBlocked = true;
+      this.log.warn('store.archive.rotation-failed', { what: error instanceof ArchiveDamage ? error.what : errnoCode(error) });
+    }
   }
 
   private migrateLocked(): void {
@@ -494,4 +640,10 @@ export class DurableStore {
     this.log.warn('store.quarantined', { reason: damage.reason, what: damage.what });
     return movedTo;
   }
+}
+
+/** Row count, rowid sum and maximum of every table: what VACUUM must leave unchanged. */
+function rowidFingerprint(db: Database): string {
+  const tables = (db.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")[0]?.values ?? []).map((r) => String(r[0]));
+  return JSON.stringify(tables.map((t) => db.exec(`SELECT COUNT(*), TOTAL(rowid), MAX(rowid) FROM "${t.replace(/"/g, '""')}"`)[0]?.values[0]));
 }

@@ -12,7 +12,7 @@ import { errnoCode, type StoreDamage } from './storeFiles';
 /** Temps belong to compactions; the caller holds the lock, so any that exist were left by a crash. */
 export function removeLeftoverTemps(dir: string): void {
   for (const name of fs.readdirSync(dir)) {
-    if (/^state\.(sqlite|journal)\.tmp-\d+$/.test(name)) fs.rmSync(path.join(dir, name), { force: true });
+    if (/^state\.(sqlite|journal|archive\.sqlite)\.tmp-\d+$/.test(name)) fs.rmSync(path.join(dir, name), { force: true });
   }
 }
 

@@ -15,10 +15,12 @@ export async function rebuildFromTrailers(ctx: RepoContext): Promise<number> {
   } catch {
     return 0; // unborn repository: nothing to recover
   }
+  // Turns the history archive holds are known too (archived rows never change, so reading them first is safe).
+  const known = await ctx.store.read((r) => new Set(turns.filter((t) => r.get('SELECT 1 AS x FROM turns WHERE id = ?', [t.turnId])).map((t) => t.turnId)), { history: true });
   return ctx.store.transaction((tx) => {
     let recovered = 0;
     for (const t of turns) {
-      if (tx.get('SELECT 1 AS x FROM turns WHERE id = ?', [t.turnId])) continue;
+      if (known.has(t.turnId) || tx.get('SELECT 1 AS x FROM turns WHERE id = ?', [t.turnId])) continue;
       if (!tx.get('SELECT 1 AS x FROM chats WHERE id = ?', [t.chatId])) {
         tx.run('INSERT INTO chats (id, created_at, updated_at) VALUES (?, ?, ?)', [t.chatId, t.time, t.time]);
       }

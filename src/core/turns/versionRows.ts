@@ -6,7 +6,7 @@ import type { RepoContext } from '../context';
 import { readVersionLog } from '../git/versionLog';
 import type { TerminalOutcome } from '../outcomes';
 import { readRecovery } from '../recovery/recoveryLatch';
-import { redoStack, undoableTurns } from '../restore/historyCounts';
+import { isUndoable, redoStack } from '../restore/historyCounts';
 import { kindOfSubject } from './promptSummary';
 import { readSymbolicHead } from './turnLedger';
 
@@ -16,6 +16,8 @@ interface TurnJoinRow {
   agent: string | null;
   terminal_outcome: TerminalOutcome | null;
   undone_by: string | null;
+  branch: string | null;
+  base_commit: string | null;
   title: string | null;
 }
 
@@ -46,17 +48,17 @@ export async function buildVersionsView(ctx: RepoContext, limit: number): Promis
     for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
       const chunk = ids.slice(i, i + IDS_PER_QUERY);
       turns.push(...r.all<TurnJoinRow>(
-        `SELECT t.id, t.chat_id, t.agent, t.terminal_outcome, t.undone_by, c.title
+        `SELECT t.id, t.chat_id, t.agent, t.terminal_outcome, t.undone_by, t.branch, t.base_commit, c.title
          FROM turns t LEFT JOIN chats c ON c.id = t.chat_id WHERE t.id IN (${chunk.map(() => '?').join(',')})`, chunk));
     }
     return {
       recovery: readRecovery(r),
       turns,
-      undoable: branch ? undoableTurns(r, branch).map((t) => t.id) : [],
       canRedo: branch ? redoStack(r, branch, head).length > 0 : false,
+      // Each chat's newest turn stays hot, so the hot table is empty only when the archive is too.
       anyTurn: r.get<{ x: number }>('SELECT 1 AS x FROM turns LIMIT 1') !== undefined,
     };
-  });
+  }, { history: true }); // the rows' turns may be archived (a long history, or pages past the first)
   // The latch may have been set while git ran: the store read above is the one that counts.
   if (joined.recovery) return { kind: 'blocked', message: BLOCKED_MESSAGE };
 
@@ -64,7 +66,8 @@ export async function buildVersionsView(ctx: RepoContext, limit: number): Promis
   const notices = await viewNotices(ctx, branch, new Set(joined.turns.map((t) => t.chat_id)));
   const chatBranchOf = new Map((notices?.chats ?? []).map((c) => [c.chatId, c.state]));
   const turnsById = new Map(joined.turns.map((t) => [t.id, t]));
-  const undoable = new Set(joined.undoable);
+  // The rows' own turns that Undo can take back (what undoableTurns selects, for these ids only).
+  const undoable = new Set(joined.turns.filter((t) => branch !== null && isUndoable(t, branch)).map((t) => t.id));
   const chatNumbers = new Map<string, number>();
   const rows: VersionRow[] = commits.map((c) => {
     const kind = kindOfSubject(c.subject);

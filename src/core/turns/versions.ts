@@ -32,7 +32,7 @@ export async function listVersions(ctx: RepoContext, limit = 100, skip = 0): Pro
   if (ids.length > 0) {
     const outcomes = await ctx.store.read((r) =>
       r.all<{ id: string; terminal_outcome: TerminalOutcome | null }>(
-        `SELECT id, terminal_outcome FROM turns WHERE id IN (${ids.map(() => '?').join(',')})`, ids));
+        `SELECT id, terminal_outcome FROM turns WHERE id IN (${ids.map(() => '?').join(',')})`, ids), { history: true });
     const byId = new Map(outcomes.map((o) => [o.id, o.terminal_outcome]));
     for (const v of versions) {
       const outcome = v.turnId ? byId.get(v.turnId) : undefined;
