@@ -28,8 +28,18 @@ const production = { ...common, define: { AVH_PRODUCTION_BUILD: 'true' } };
 mkdirSync(dist, { recursive: true });
 await viteBuild({ configFile: path.join(root, 'vite.config.ts'), logLevel: 'warn' });
 await build({ ...production, entryPoints: [path.join(root, 'src/extension.ts')], outfile: path.join(dist, 'extension.js'), external: ['vscode'] });
+// The CLI is two bundles (docs/design.md, "Fast hook events"): dist/cli.js, the command, is a small entry with the
+// hook fast path (no sql.js, no simple-git); it requires dist/cliMain.js, the full CLI, by a path only when needed.
 // jsonc-parser's UMD build hides its requires from the bundler: mainFields takes its ES module build.
-await build({ ...production, entryPoints: [path.join(root, 'src/cli/main.ts')], outfile: path.join(dist, 'cli.js'), banner: { js: '#!/usr/bin/env node' }, mainFields: ['module', 'main'] });
+await build({ ...production, entryPoints: [path.join(root, 'src/cli/main.ts')], outfile: path.join(dist, 'cliMain.js'), mainFields: ['module', 'main'] });
+await build({
+  ...production, define: { ...production.define, AVH_CLI_MAIN: '"cliMain.js"' },
+  entryPoints: [path.join(root, 'src/cli/entry.ts')], outfile: path.join(dist, 'cli.js'), banner: { js: '#!/usr/bin/env node' }, metafile: true,
+}).then(({ metafile }) => {
+  // The fast path must stay small: neither engine may creep into it through an import.
+  const heavy = Object.keys(metafile.inputs).filter((input) => /node_modules\/(sql\.js|simple-git|xstate)\//.test(input));
+  if (heavy.length > 0) throw new Error(`dist/cli.js (the hook fast path) must not bundle ${heavy.join(', ')}`);
+});
 chmodSync(path.join(dist, 'cli.js'), 0o755);
 copyFileSync(wasm, path.join(dist, 'sql-wasm.wasm'));
 

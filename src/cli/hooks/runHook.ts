@@ -1,12 +1,14 @@
 import * as path from 'node:path';
 import type { EventLog } from '../../core/log';
 import { loadSqlJs } from '../../core/store/sqlJsLoader';
+import { recordHookFacts } from '../../core/turns/hookFacts';
 import { VersionHistory } from '../../core/versionHistory';
 import type { HookAgent } from '../commandLine';
-import { parseClaudeCodePayload, parseCopilotPayload } from './claudeCode';
-import { parseCodexNotification, parseCodexPayload } from './codex';
 import type { HookEvent } from './hookEvent';
+import { HookResult, ignored, parseHookInput } from './hookInput';
 import { NO_REPOSITORY_HOOK_LINE, openHookRepository } from '../hookRepository';
+
+export type { HookResult } from './hookInput';
 
 export interface HookRequest {
   agent: HookAgent;
@@ -21,30 +23,6 @@ export interface HookRequest {
   init?: boolean;
   log: EventLog;
   stderr: (text: string) => void;
-}
-
-export interface HookResult {
-  agent: string;
-  event: string;
-  action: 'began' | 'ended' | 'ignored';
-  /** Ignored because the folder has no git repository (and no --init). */
-  reason?: 'no-repository';
-  turnId?: string;
-  outcome?: string;
-  version?: string | null;
-  cancelled?: string[];
-}
-
-/** Reads the agent's payload into a HookEvent. Bad input throws an 'invalid-input' AvhError naming the problem. */
-async function parseHookInput(request: Pick<HookRequest, 'agent' | 'readStdin' | 'payload'>): Promise<HookEvent> {
-  switch (request.agent) {
-    case 'claude-code':
-      return parseClaudeCodePayload(await request.readStdin());
-    case 'copilot':
-      return parseCopilotPayload(await request.readStdin());
-    case 'codex':
-      return request.payload !== undefined ? parseCodexNotification(request.payload) : parseCodexPayload(await request.readStdin());
-  }
 }
 
 /**
@@ -66,7 +44,10 @@ export async function runHook(request: HookRequest): Promise<HookResult> {
   const history = await VersionHistory.openRepository(repo, { log: request.log, leaseWaitMs: 3000 });
   try {
     for (const notice of history.notices) request.stderr(`agent-versions: ${notice.message}\n`);
-    return await applyHookEvent(history, event);
+    const result = await applyHookEvent(history, event);
+    // The next event of this chat (and of the recently active ones) can then take the fast path (fastHook.ts).
+    await recordHookFacts(history.ctx, [event.chatId]);
+    return result;
   } finally {
     await history.close();
   }
@@ -101,8 +82,4 @@ export async function applyHookEvent(history: VersionHistory, event: HookEvent):
     case 'ignore':
       return ignored(event);
   }
-}
-
-function ignored(event: HookEvent): HookResult {
-  return { agent: event.agent, event: event.event, action: 'ignored' };
 }
