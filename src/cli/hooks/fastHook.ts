@@ -56,8 +56,9 @@ function decline(reason: string): never {
 export async function tryFastHook(argv: readonly string[], readStdin: () => Promise<string>, cwd: string): Promise<FastHookAnswer> {
   const answer = await fastHook(argv, readStdin, cwd).catch((error: unknown) => ({ kind: 'declined' as const, reason: error instanceof Decline ? error.reason : 'error' }));
   if (typeof AVH_PRODUCTION_BUILD === 'undefined' && process.env.AVH_HOOK_PATH_LOG) {
-    // Test-only (compiled out of the bundles users get): which path each event took.
-    fs.appendFileSync(process.env.AVH_HOOK_PATH_LOG, `${answer.kind === 'done' ? 'fast' : `declined:${answer.reason}`}\n`);
+    // Test-only (compiled out of the bundles users get): which path each event took, and whether an engine was loaded.
+    const engines = Object.keys(require.cache).filter((m) => /[\\/]node_modules[\\/](sql\.js|simple-git)[\\/]/.test(m)).length;
+    fs.appendFileSync(process.env.AVH_HOOK_PATH_LOG, `${answer.kind === 'done' ? `fast engines=${engines}` : `declined:${answer.reason}`}\n`);
   }
   return answer;
 }
