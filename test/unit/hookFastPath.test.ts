@@ -239,15 +239,21 @@ describe('hook fast path: the journal append (in process, real store files)', fu
       assert.equal(fs.statSync(journal).size, size);
 
       const current = (await store.readWithJournalState(() => null)).journal;
-      const long = { ...current, baseSeq: current.lastSeq + 1 - 100 };
-      assert.deepEqual(await appendRecordIfUnchanged(dir, long, [{ sql: "UPDATE meta SET value = 'x' WHERE key = 'probe'" }], 1000), { kind: 'compaction-due' });
-      assert.equal(fs.statSync(journal).size, size);
-
       const appended = await appendRecordIfUnchanged(dir, current, [{ sql: "UPDATE meta SET value = '2' WHERE key = 'probe'" }], 1000);
       assert.equal(appended.kind, 'appended');
       assert.equal(await store.read((r) => r.get<{ value: string }>("SELECT value FROM meta WHERE key = 'probe'")?.value), '2');
       const after = (await store.readWithJournalState(() => null)).journal;
       assert.deepEqual(after, appended.kind === 'appended' ? appended.state : null);
+
+      // 99 records since the journal's base: a 100th would make a compaction due, which only the full store does.
+      let state = after;
+      while (state.lastSeq - state.baseSeq < 99) {
+        await store.transaction((tx) => tx.run("UPDATE meta SET value = value + 1 WHERE key = 'probe'"));
+        state = (await store.readWithJournalState(() => null)).journal;
+      }
+      const full = fs.statSync(journal).size;
+      assert.deepEqual(await appendRecordIfUnchanged(dir, state, [{ sql: "UPDATE meta SET value = 'x' WHERE key = 'probe'" }], 1000), { kind: 'compaction-due' });
+      assert.equal(fs.statSync(journal).size, full);
     } finally {
       await store.close();
     }

@@ -73,6 +73,9 @@ export async function appendRecordIfUnchanged(
       const st = journal.statOpen();
       const onDisk = statOrNull(journal.path);
       if (!onDisk || onDisk.ino !== st.ino || onDisk.dev !== st.dev || journalFileKey(dir, st) !== expected.key) return { kind: 'stale' };
+      // The header too: a file system with coarse change times could show a new journal of an old one's size and inode.
+      const header = journal.readHeader();
+      if (!header || header.baseSeq !== expected.baseSeq || header.lineage !== expected.lineage) return { kind: 'stale' };
       if (expected.lastSeq + 1 - expected.baseSeq >= DEFAULT_COMPACT_EVERY || Number(st.size) + record.length >= MAX_JOURNAL_BYTES) {
         return { kind: 'compaction-due' };
       }
