@@ -1,23 +1,34 @@
 /**
  * `agent-versions`, the command (dist/cli.js): a small entry that keeps the common hook events fast. A `hook`
- * command first tries the fast path (hooks/fastHook.ts: no sql.js, no simple-git, this small bundle only); every
- * other command, and a hook event the fast path declines, loads the full CLI (main.ts, bundled as dist/cliMain.js)
- * and runs it unchanged. docs/design.md, "Fast hook events".
+ * command starts the fast path's one git process first (hooks/earlyProbe.ts), then loads the fast path
+ * (hooks/fastHook.ts, dist/cliHook.js: no sql.js, no simple-git) while it runs; every other command, and a hook
+ * event the fast path declines, loads the full CLI (main.ts, dist/cliMain.js) and runs it unchanged.
+ * docs/design.md, "Fast hook events".
  */
 import * as path from 'node:path';
 import { safeMessage } from '../core/errors';
 import { EXIT } from './exitCodes';
-import { tryFastHook } from './hooks/fastHook';
+import { startEarlyProbe } from './hooks/earlyProbe';
 import { stdinOnce } from './processStdin';
 
-/** The full CLI beside this file: dist/cliMain.js in the bundles (scripts/build.mjs defines it), main.js in tsc output. */
+/** The bundles beside this file (scripts/build.mjs defines their names); the tsc output's modules otherwise. */
 declare const AVH_CLI_MAIN: string | undefined;
+declare const AVH_CLI_HOOK: string | undefined;
 const FULL_CLI = typeof AVH_CLI_MAIN === 'string' ? AVH_CLI_MAIN : 'main.js';
+const FAST_HOOK = typeof AVH_CLI_HOOK === 'string' ? AVH_CLI_HOOK : 'hooks/fastHook.js';
+
+// Loaded by a path, not an import: esbuild leaves these requires alone, so each bundle is loaded only by the
+// commands that need it (and no dynamic import() wraps modules in named initializers: see main.ts).
+function load<T>(file: string): T {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require(path.join(__dirname, file)) as T;
+}
 
 async function main(argv: readonly string[]): Promise<void> {
   const readStdin = stdinOnce();
   if (argv[0] === 'hook') {
-    const fast = await tryFastHook(argv, readStdin, process.cwd());
+    const early = await startEarlyProbe(argv, readStdin, process.cwd());
+    const fast = await load<typeof import('./hooks/fastHook')>(FAST_HOOK).tryFastHook(argv, readStdin, process.cwd(), early);
     if (fast.kind === 'done') {
       // Like the full path: stdout reaches the agent's context, so only --json prints.
       if (fast.json) process.stdout.write(`${JSON.stringify(fast.result)}\n`);
@@ -25,11 +36,7 @@ async function main(argv: readonly string[]): Promise<void> {
       return;
     }
   }
-  // Loaded by a path, not an import: esbuild leaves this require alone, so the full CLI stays its own bundle that
-  // only the commands needing it load (and no dynamic import() wraps modules: see main.ts).
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const full = require(path.join(__dirname, FULL_CLI)) as typeof import('./main');
-  full.runCliProcess(argv, readStdin);
+  load<typeof import('./main')>(FULL_CLI).runCliProcess(argv, readStdin);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

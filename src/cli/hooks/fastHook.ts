@@ -21,6 +21,7 @@ import { HookChatFacts, HookFacts, HookRunningTurn, readHookFacts, writeHookFact
 import { insertTurnStatement, touchChatStatement, turnRunningStatement, turnTerminalStatement, turnVersionStatement } from '../../core/turns/turnRecords';
 import { validateBeginTurn } from '../../core/turns/validation';
 import { HookAgent, parseCommandLine } from '../commandLine';
+import type { EarlyProbe } from './earlyProbe';
 import type { HookEvent } from './hookEvent';
 import { HookResult, ignored, parseHookInput } from './hookInput';
 
@@ -39,6 +40,8 @@ interface Prepared {
   facts: HookFacts;
   chatId: string;
   chat: HookChatFacts;
+  /** The probe's status, already started by the entry (earlyProbe.ts). */
+  status?: Promise<string>;
 }
 
 class Decline {
@@ -53,8 +56,8 @@ function decline(reason: string): never {
  * Handles `hook <agent> …` when the fast path can, or declines (with the reason, for tests and `--verbose`).
  * Never throws; after its record is written it always answers 'done'.
  */
-export async function tryFastHook(argv: readonly string[], readStdin: () => Promise<string>, cwd: string): Promise<FastHookAnswer> {
-  const answer = await fastHook(argv, readStdin, cwd).catch((error: unknown) => ({ kind: 'declined' as const, reason: error instanceof Decline ? error.reason : 'error' }));
+export async function tryFastHook(argv: readonly string[], readStdin: () => Promise<string>, cwd: string, early?: EarlyProbe): Promise<FastHookAnswer> {
+  const answer = await fastHook(argv, readStdin, cwd, early).catch((error: unknown) => ({ kind: 'declined' as const, reason: error instanceof Decline ? error.reason : 'error' }));
   if (typeof AVH_PRODUCTION_BUILD === 'undefined' && process.env.AVH_HOOK_PATH_LOG) {
     // Test-only (compiled out of the bundles users get): which path each event took, and whether an engine was loaded.
     const engines = Object.keys(require.cache).filter((m) => /[\\/]node_modules[\\/](sql\.js|simple-git)[\\/]/.test(m)).length;
@@ -63,9 +66,9 @@ export async function tryFastHook(argv: readonly string[], readStdin: () => Prom
   return answer;
 }
 
-async function fastHook(argv: readonly string[], readStdin: () => Promise<string>, cwd: string): Promise<FastHookAnswer> {
+async function fastHook(argv: readonly string[], readStdin: () => Promise<string>, cwd: string, early: EarlyProbe | undefined): Promise<FastHookAnswer> {
   if (typeof AVH_PRODUCTION_BUILD === 'undefined' && process.env.AVH_HOOK_FAST === 'off') decline('switched-off');
-  const prepared = await prepare(argv, readStdin, cwd);
+  const prepared = await prepare(argv, readStdin, cwd, early);
   const { event, facts, chat } = prepared;
   if (event.action.kind === 'end' && chat.running.length === 0) {
     // What the full path answers too: a Stop with no running turn (after an interrupted prompt, a duplicate).
@@ -87,7 +90,7 @@ async function fastHook(argv: readonly string[], readStdin: () => Promise<string
 }
 
 /** Everything decided before the lease: the command line, the event, the repository and its facts. */
-async function prepare(argv: readonly string[], readStdin: () => Promise<string>, cwd: string): Promise<Prepared> {
+async function prepare(argv: readonly string[], readStdin: () => Promise<string>, cwd: string, early: EarlyProbe | undefined): Promise<Prepared> {
   const invocation = parseCommandLine(argv);
   if (invocation.kind !== 'run' || invocation.command !== 'hook') decline('not-a-hook');
   const { values, args } = invocation;
@@ -107,7 +110,9 @@ async function prepare(argv: readonly string[], readStdin: () => Promise<string>
   if (indexRepairPending(repo)) decline('unsettled');
   const chat = facts.chats[event.chatId];
   if (!chat) decline('unknown-chat');
-  return { event, json: values.json === true, repo, facts, chatId: event.chatId, chat };
+  // The early status is this repository's only if it was started in the same root.
+  const status = early?.root === repo.root ? early.status : undefined;
+  return { event, json: values.json === true, repo, facts, chatId: event.chatId, chat, status };
 }
 
 interface Planned {
@@ -118,8 +123,8 @@ interface Planned {
 }
 
 /** A clean tree on the chat's own branch: HEAD is the base (no snapshot commit), as beginTurn records it. */
-async function planBegin({ repo, chat, chatId, event }: Prepared, prompt: string): Promise<Planned> {
-  const { branch, head } = await cleanTreeOnBranch(repo);
+async function planBegin({ repo, chat, chatId, event, status }: Prepared, prompt: string): Promise<Planned> {
+  const { branch, head } = await cleanTreeOnBranch(repo, status);
   if (chat.branch !== null && chat.branch !== branch) decline('other-branch');
   const now = Date.now();
   const turnId = crypto.randomUUID();
@@ -145,11 +150,11 @@ async function planBegin({ repo, chat, chatId, event }: Prepared, prompt: string
  * taken only when nothing changed since its base: the clean tree is HEAD and HEAD is the base, so endTurn would
  * record 'no-changes' with no version. A turn that did not complete needs no look at the tree.
  */
-async function planEnd({ repo, chat, event }: Prepared, outcome: 'completed' | 'cancelled' | 'errored'): Promise<Planned> {
+async function planEnd({ repo, chat, event, status }: Prepared, outcome: 'completed' | 'cancelled' | 'errored'): Promise<Planned> {
   const older = chat.running.slice(0, -1);
   const last = chat.running[chat.running.length - 1];
   if (outcome === 'completed') {
-    const { head } = await cleanTreeOnBranch(repo);
+    const { head } = await cleanTreeOnBranch(repo, status);
     if (last.baseTree !== null || last.baseCommit !== head || last.baseHead !== head) decline('changes');
   }
   const now = Date.now();
@@ -167,8 +172,8 @@ async function planEnd({ repo, chat, event }: Prepared, outcome: 'completed' | '
 }
 
 /** The health probe's status: the turn gate passes, on a branch with a commit, nothing to snapshot or commit, no nested repository to name. */
-async function cleanTreeOnBranch(repo: GitRepository): Promise<{ branch: string; head: string }> {
-  const health = await inspectHealthDirect(repo);
+async function cleanTreeOnBranch(repo: GitRepository, status: Promise<string> | undefined): Promise<{ branch: string; head: string }> {
+  const health = await inspectHealthDirect(repo, status);
   const gate = turnGate(factsFromHealth(health), 'retry');
   if (!gate.ok || gate.head === null) decline('gate');
   if (!health.clean || health.nestedRepositories.length > 0) decline('dirty');

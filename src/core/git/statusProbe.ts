@@ -84,14 +84,18 @@ export function healthFromStatus(repo: GitRepository, stdout: string): Repositor
   };
 }
 
+/** Starts the health probe's exact status command and environment (GIT_OPTIONAL_LOCKS=0: read-only) in `root`. */
+export function startProbeStatus(root: string): Promise<string> {
+  return runGit(root, PROBE_STATUS_ARGS, { env: { GIT_OPTIONAL_LOCKS: '0' } }).then((r) => r.stdout);
+}
+
 /**
- * The health probe's exact status command and environment (GIT_OPTIONAL_LOCKS=0: read-only) through the thin
- * spawn wrapper instead of simple-git, for a process that lives for one hook event. Read-only.
+ * The health probe through the thin spawn wrapper instead of simple-git, for a process that lives for one hook
+ * event; `started` is that status already started in this repository's root (startProbeStatus). Read-only.
  */
-export async function inspectHealthDirect(repo: GitRepository): Promise<RepositoryHealth> {
+export async function inspectHealthDirect(repo: GitRepository, started?: Promise<string>): Promise<RepositoryHealth> {
   if (!repositoryExists(repo)) return MISSING_HEALTH;
-  const { stdout } = await runGit(repo.root, PROBE_STATUS_ARGS, { env: { GIT_OPTIONAL_LOCKS: '0' } });
-  return healthFromStatus(repo, stdout);
+  return healthFromStatus(repo, await (started ?? startProbeStatus(repo.root)));
 }
 
 /**
