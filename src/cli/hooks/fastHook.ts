@@ -85,7 +85,11 @@ async function fastHook(argv: readonly string[], readStdin: () => Promise<string
     writeHookFacts(prepared.repo.stateDir, { ...facts, journal: appended.state, chats: { ...facts.chats, [prepared.chatId]: planned.chat } });
     return { kind: 'done', result: planned.result, json: prepared.json };
   } finally {
-    lease.release();
+    try {
+      lease.release();
+    } catch {
+      // Left behind, it names this process and is stale once it exits; never a reason to record the event twice.
+    }
   }
 }
 

@@ -83,12 +83,28 @@ export async function appendRecordIfUnchanged(
       if (typeof AVH_PRODUCTION_BUILD === 'undefined') tearAppendAtFailpoint(journal.path, record);
       journal.append(record);
       failpoint('hook-fast:after-append');
-      return { kind: 'appended', state: { ...expected, lastSeq: expected.lastSeq + 1, key: journalFileKey(dir, journal.statOpen()) } };
+      // Acknowledged: nothing after this may throw (the caller would take the event for not recorded).
+      let key = '';
+      try {
+        key = journalFileKey(dir, journal.statOpen());
+      } catch {
+        // An empty key matches no journal: the facts written from this state are simply stale.
+      }
+      return { kind: 'appended', state: { ...expected, lastSeq: expected.lastSeq + 1, key } };
     } finally {
-      journal.close();
+      quietly(() => journal.close());
     }
   } finally {
-    lock.release();
+    quietly(() => lock.release());
+  }
+}
+
+/** A lock file or descriptor that cannot be released goes with this process (a lock naming a dead process is stale). */
+function quietly(release: () => void): void {
+  try {
+    release();
+  } catch {
+    // see above
   }
 }
 
