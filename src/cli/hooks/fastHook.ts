@@ -6,9 +6,9 @@
  * describes the exact journal state on disk. Anything else, and any doubt, declines: the caller then runs the full
  * path (runHook.ts) unchanged. Nothing is written before the one append, so declining is always safe.
  */
-import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { randomUuid } from '../../core/randomId';
 import { readLockHolder } from '../../core/store/pidLock';
 import { appendRecordIfUnchanged, journalFileKey } from '../../core/store/journalAppend';
 import type { JournalStatement } from '../../core/store/journal';
@@ -131,7 +131,7 @@ async function planBegin({ repo, chat, chatId, event, status }: Prepared, prompt
   const { branch, head } = await cleanTreeOnBranch(repo, status);
   if (chat.branch !== null && chat.branch !== branch) decline('other-branch');
   const now = Date.now();
-  const turnId = crypto.randomUUID();
+  const turnId = randomUuid();
   // The still-running turns end cancelled first, oldest turn number first (cancelOpenTurnsOfChat), then the new turn begins.
   const cancelled = [...chat.running].sort((a, b) => a.seq - b.seq);
   const seq = chat.maxSeq + 1;
