@@ -7,12 +7,11 @@
  * path (runHook.ts) unchanged. Nothing is written before the one append, so declining is always safe.
  */
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { randomUuid } from '../../core/randomId';
 import { readLockHolder } from '../../core/store/pidLock';
 import { appendRecordIfUnchanged, journalFileKey } from '../../core/store/journalAppend';
 import type { JournalStatement } from '../../core/store/journal';
-import { guessRepositoryFromFiles, GitRepository } from '../../core/git/repository';
+import { guessRepositoryFromFiles, GitRepository, stateDirOf } from '../../core/git/repository';
 import { acquireRepositoryLease, leasePath } from '../../core/git/repositoryLease';
 import { factsFromHealth, turnGate } from '../../core/git/repositoryGate';
 import { inspectHealthDirect } from '../../core/git/statusProbe';
@@ -23,10 +22,8 @@ import { validateBeginTurn } from '../../core/turns/validation';
 import { HookAgent, parseCommandLine } from '../commandLine';
 import type { EarlyProbe } from './earlyProbe';
 import type { HookEvent } from './hookEvent';
-import { HookResult, ignored, parseHookInput } from './hookInput';
+import { HOOK_LEASE_WAIT_MS, hookFolder, HookResult, ignored, parseHookInput } from './hookInput';
 
-/** The same short wait for another process's lease as the full path's hook (runHook.ts). */
-const LEASE_WAIT_MS = 3000;
 const STORE_LOCK_WAIT_MS = 3000;
 
 export type FastHookAnswer =
@@ -75,7 +72,7 @@ async function fastHook(argv: readonly string[], readStdin: () => Promise<string
     return { kind: 'done', result: ignored(event), json: prepared.json };
   }
   if (readLockHolder(leasePath(prepared.repo))?.alive === false) decline('dead-lease'); // the full open settles what it left
-  const lease = await acquireRepositoryLease(prepared.repo, 'turn', LEASE_WAIT_MS);
+  const lease = await acquireRepositoryLease(prepared.repo, 'turn', HOOK_LEASE_WAIT_MS);
   try {
     const { action } = event;
     const planned = action.kind === 'begin' ? await planBegin(prepared, action.prompt) : action.kind === 'end' ? await planEnd(prepared, action.outcome) : decline('event');
@@ -102,9 +99,9 @@ async function prepare(argv: readonly string[], readStdin: () => Promise<string>
   const event = await parseHookInput({ agent: args[0] as HookAgent, payload: args[1], readStdin });
   if (event.action.kind === 'ignore') decline('event');
   if (event.action.kind === 'begin') validateBeginTurn({ chatId: event.chatId, prompt: event.action.prompt, agent: event.agent });
-  const found = guessRepositoryFromFiles(path.resolve(cwd, values.repo ?? event.cwd ?? '.'));
+  const found = guessRepositoryFromFiles(hookFolder(cwd, values.repo, event));
   if (!found) decline('no-repository');
-  const stateDir = path.join(found.gitDir, 'agent-versions');
+  const stateDir = stateDirOf(found.gitDir);
   const facts = readHookFacts(stateDir);
   // The repository git resolved when the facts were written, and the very journal state they describe.
   if (!facts || facts.root !== found.root || facts.gitDir !== found.gitDir) decline('no-facts');

@@ -1,11 +1,10 @@
-import * as path from 'node:path';
 import type { EventLog } from '../../core/log';
 import { loadSqlJs } from '../../core/store/sqlJsLoader';
 import { recordHookFacts } from '../../core/turns/hookFacts';
 import { VersionHistory } from '../../core/versionHistory';
 import type { HookAgent } from '../commandLine';
 import type { HookEvent } from './hookEvent';
-import { HookResult, ignored, parseHookInput } from './hookInput';
+import { HOOK_LEASE_WAIT_MS, hookFolder, HookResult, ignored, parseHookInput } from './hookInput';
 import { NO_REPOSITORY_HOOK_LINE, openHookRepository } from '../hookRepository';
 
 export type { HookResult } from './hookInput';
@@ -34,14 +33,13 @@ export async function runHook(request: HookRequest): Promise<HookResult> {
   if (event.action.kind === 'ignore') return ignored(event);
   // The SQLite engine compiles while git finds the repository (the store open awaits the same load; a failure surfaces there).
   loadSqlJs().catch(() => undefined);
-  const folder = path.resolve(request.cwd, request.repo ?? event.cwd ?? '.');
-  // A hook must never hold up the agent for long: it waits only briefly for another process's lease.
+  const folder = hookFolder(request.cwd, request.repo, event);
   const repo = await openHookRepository(folder, request.init === true);
   if (!repo) {
     request.stderr(`agent-versions: ${NO_REPOSITORY_HOOK_LINE}\n`);
     return { ...ignored(event), reason: 'no-repository' };
   }
-  const history = await VersionHistory.openRepository(repo, { log: request.log, leaseWaitMs: 3000 });
+  const history = await VersionHistory.openRepository(repo, { log: request.log, leaseWaitMs: HOOK_LEASE_WAIT_MS });
   try {
     for (const notice of history.notices) request.stderr(`agent-versions: ${notice.message}\n`);
     const result = await applyHookEvent(history, event);

@@ -11,6 +11,11 @@ export interface GitRepository {
   readonly stateDir: string;
 }
 
+/** Where Agent Version History keeps its state for the worktree whose git dir is `gitDir`. */
+export function stateDirOf(gitDir: string): string {
+  return path.join(gitDir, 'agent-versions');
+}
+
 /** Resolves the repository containing `folder` with one git process; rejects with a specific reason otherwise. */
 export async function resolveRepository(folder: string): Promise<GitRepository> {
   const abs = path.resolve(folder);
@@ -36,7 +41,7 @@ export async function resolveRepository(folder: string): Promise<GitRepository> 
   }
   const [root, gitDir] = stdout.split('\n');
   if (!root || !gitDir) throw new AvhError('not-a-repository', 'This folder is not a git repository.');
-  return { root, gitDir, stateDir: path.join(gitDir, 'agent-versions') };
+  return { root, gitDir, stateDir: stateDirOf(gitDir) };
 }
 
 /**
