@@ -4,7 +4,7 @@ import { simpleGit, SimpleGit } from 'simple-git';
 import { GitRepository } from './repository';
 import { baseEnv, GitCommandError, gitExecutable, messageFor, reasonFromStderr, runGit } from './gitRunner';
 import type { GateFacts } from './repositoryGate';
-import { healthFromStatus, MISSING_HEALTH, operationsInProgress, PROBE_STATUS_ARGS, repositoryExists, RepositoryHealth } from './statusProbe';
+import { healthFromStatus, missingHealth, operationsInProgress, PROBE_STATUS_ARGS, repositoryExists, RepositoryHealth } from './statusProbe';
 
 export { GIT_OPERATIONS, operationsInProgress, parseStatus, PROBE_STATUS_ARGS } from './statusProbe';
 export type { GitOperation, RepositoryHealth, WorkingTreeCounts } from './statusProbe';
@@ -17,7 +17,7 @@ export type { GitOperation, RepositoryHealth, WorkingTreeCounts } from './status
  * do not count as dirt; a submodule checked out at another commit does.
  */
 export async function inspectRepositoryHealth(repo: GitRepository): Promise<RepositoryHealth> {
-  if (!repositoryExists(repo)) return MISSING_HEALTH;
+  if (!repositoryExists(repo)) return missingHealth();
   const args = [...PROBE_STATUS_ARGS];
   let stdout: string;
   try {

@@ -38,8 +38,10 @@ export interface RepositoryHealth {
 
 const NO_COUNTS: WorkingTreeCounts = { staged: 0, unstaged: 0, untracked: 0, unmerged: 0 };
 
-/** The health of a repository whose folder or git dir is gone. */
-export const MISSING_HEALTH: RepositoryHealth = { exists: false, head: null, branch: null, detached: false, unborn: false, operations: [], indexLocked: false, counts: NO_COUNTS, nestedRepositories: [], clean: false };
+/** The health of a repository whose folder or git dir is gone (a new object each time: callers may keep it). */
+export function missingHealth(): RepositoryHealth {
+  return { exists: false, head: null, branch: null, detached: false, unborn: false, operations: [], indexLocked: false, counts: { ...NO_COUNTS }, nestedRepositories: [], clean: false };
+}
 
 export function repositoryExists(repo: GitRepository): boolean {
   return fs.existsSync(repo.root) && fs.existsSync(repo.gitDir);
@@ -94,7 +96,7 @@ export function startProbeStatus(root: string): Promise<string> {
  * event; `started` is that status already started in this repository's root (startProbeStatus). Read-only.
  */
 export async function inspectHealthDirect(repo: GitRepository, started?: Promise<string>): Promise<RepositoryHealth> {
-  if (!repositoryExists(repo)) return MISSING_HEALTH;
+  if (!repositoryExists(repo)) return missingHealth();
   return healthFromStatus(repo, await (started ?? startProbeStatus(repo.root)));
 }
 
