@@ -70,8 +70,14 @@ export async function runHookBench(options: HookBenchOptions): Promise<{ goals: 
   const floor = p50(times.node) + p50(times.gitStatus);
   const counter = new GitProcessCounter(options.workDir);
   const gitOf = async (input: string) => (await counter.count(async () => hook(input))).map((l) => verb(l.split(' ')));
+  // Journal records per event, from the facts file both paths keep: 1 for the fast path's one record; the full
+  // path writes 2 or more (the begin's two transactions; the end's outcome, then its version).
+  const lastSeq = () => (JSON.parse(fs.readFileSync(path.join(dir, '.git', 'agent-versions', 'hook-facts.json'), 'utf8')) as { journal: { lastSeq: number } }).journal.lastSeq;
+  const seq0 = lastSeq();
   const beginGit = await gitOf(begin);
+  const seq1 = lastSeq();
   const endGit = await gitOf(end);
+  const records = { begin: seq1 - seq0, end: lastSeq() - seq1 };
 
   const row = (id: string, measure: string, value: number, goal: string, pass: boolean | null): GoalRow => ({ id, measure, goal, measured: `${ms(value)}`, pass });
   const goals: GoalRow[] = [
@@ -88,7 +94,7 @@ export async function runHookBench(options: HookBenchOptions): Promise<{ goals: 
     '## Hook events (issue 12)',
     '',
     `Each repetition runs, as new processes from this one in an order that rotates every repetition: \`node -e 0\`, ` +
-      `\`git status --porcelain\`, \`node dist/cli.js --version\` (Node start + loading the CLI bundle), and one turn's two ` +
+      `\`git status --porcelain\`, \`node dist/cli.js --version\` (Node start + loading the full CLI), and one turn's two ` +
       `hook events through \`node dist/cli.js hook claude-code\` (UserPromptSubmit, then Stop with nothing changed, so no ` +
       `version), on a ${files.toLocaleString('en')}-file repository (2 KB files, clean, committed). Wall time spawn → exit, ` +
       `${reps} repetitions after one warm-up.`,
@@ -97,14 +103,15 @@ export async function runHookBench(options: HookBenchOptions): Promise<{ goals: 
     '|---|---:|---:|---:|',
     line('`node -e 0`', times.node),
     line('`git status --porcelain`', times.gitStatus),
-    line('`agent-versions --version` (bundle load)', times.version),
+    line('`agent-versions --version` (full CLI load)', times.version),
     line('hook: UserPromptSubmit (turn begin)', times.begin),
     line('hook: Stop, no changes (turn end)', endTimes),
     '',
     `- Floor (\`node -e 0\` + one \`git status\`): ${ms(floor)}; begin ${fmtRatio(p50(times.begin) / floor)}, end ${fmtRatio(p50(endTimes) / floor)} of it.`,
     `- Git processes per event: begin ${beginGit.length} (${beginGit.join(', ')}); end ${endGit.length} (${endGit.join(', ')}).`,
-    `- Above the floor: loading the bundle costs ${ms(p50(times.version) - p50(times.node))} (\`--version\` − \`node -e 0\`); the rest is sql.js start, ` +
-      'the store open and the git processes listed.',
+    `- Loading the full CLI costs ${ms(p50(times.version) - p50(times.node))} (\`--version\` − \`node -e 0\`: the entry, then dist/cliMain.js). ` +
+      `Journal records per event: begin ${records.begin}, end ${records.end} (1 = the fast path, docs/design.md "Fast hook events": the small entry alone, no sql.js, ` +
+      'the lease and store lock files, the status and one fsynced append; an event it declines pays the full CLI, sql.js and the store open).',
     '',
   ].join('\n');
   return { goals, section };

@@ -28,8 +28,21 @@ const production = { ...common, define: { AVH_PRODUCTION_BUILD: 'true' } };
 mkdirSync(dist, { recursive: true });
 await viteBuild({ configFile: path.join(root, 'vite.config.ts'), logLevel: 'warn' });
 await build({ ...production, entryPoints: [path.join(root, 'src/extension.ts')], outfile: path.join(dist, 'extension.js'), external: ['vscode'] });
+// The CLI is three bundles (docs/design.md, "Fast hook events"): dist/cli.js, the command, is a small entry; for a
+// hook event it starts the one git process, then requires dist/cliHook.js (the fast path: no sql.js, no simple-git)
+// by a path; everything else requires dist/cliMain.js, the full CLI.
 // jsonc-parser's UMD build hides its requires from the bundler: mainFields takes its ES module build.
-await build({ ...production, entryPoints: [path.join(root, 'src/cli/main.ts')], outfile: path.join(dist, 'cli.js'), banner: { js: '#!/usr/bin/env node' }, mainFields: ['module', 'main'] });
+await build({ ...production, entryPoints: [path.join(root, 'src/cli/main.ts')], outfile: path.join(dist, 'cliMain.js'), mainFields: ['module', 'main'] });
+/** The small bundles must stay small: neither engine may creep into them through an import. */
+const light = ({ metafile }) => {
+  const heavy = Object.keys(metafile.inputs).filter((input) => /node_modules\/(sql\.js|simple-git|xstate)\//.test(input));
+  if (heavy.length > 0) throw new Error(`the CLI entry and the hook fast path must not bundle ${heavy.join(', ')}`);
+};
+await build({ ...production, entryPoints: [path.join(root, 'src/cli/hooks/fastHook.ts')], outfile: path.join(dist, 'cliHook.js'), metafile: true }).then(light);
+await build({
+  ...production, define: { ...production.define, AVH_CLI_MAIN: '"cliMain.js"', AVH_CLI_HOOK: '"cliHook.js"' },
+  entryPoints: [path.join(root, 'src/cli/entry.ts')], outfile: path.join(dist, 'cli.js'), banner: { js: '#!/usr/bin/env node' }, metafile: true,
+}).then(light);
 chmodSync(path.join(dist, 'cli.js'), 0o755);
 copyFileSync(wasm, path.join(dist, 'sql-wasm.wasm'));
 

@@ -8,13 +8,22 @@ import type { AgentName } from './commandLine';
 export const CLI_VERSION: string = version;
 
 /**
- * The script a shell runs to reach this installation: the esbuild bundle `dist/cli.js` (everything is one file
- * there, so this module's own file is it) or, in the tsc output, `main.js` beside this module. Symlinks are
- * resolved, so an `npm install -g` bin link or `npm link` of a clone names the real file.
+ * The script a shell runs to reach this installation: the bundles' command `dist/cli.js`, the small entry beside
+ * the full CLI bundle `dist/cliMain.js` this module is part of (src/cli/entry.ts), or, in the tsc output,
+ * `main.js` beside this module. Symlinks are resolved, so an `npm install -g` bin link or `npm link` of a clone
+ * names the real file.
  */
 export function cliEntryFile(): string {
   const here = fs.realpathSync(__filename);
-  return path.basename(here) === 'installation.js' ? path.join(path.dirname(here), 'main.js') : here;
+  const dir = path.dirname(here);
+  switch (path.basename(here)) {
+    case 'installation.js':
+      return path.join(dir, 'main.js');
+    case 'cliMain.js':
+      return path.join(dir, 'cli.js');
+    default:
+      return here;
+  }
 }
 
 /** Quotes one word for a POSIX shell (hooks run through one); plain paths stay unquoted for readability. */

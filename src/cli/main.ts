@@ -10,6 +10,7 @@ import { runInitCommand } from './initCommand';
 import { CliError, EXIT, exitCodeFor, UsageError } from './exitCodes';
 import { runHook } from './hooks/runHook';
 import { CLI_VERSION } from './installation';
+import { readProcessStdin } from './processStdin';
 import { CommandOutput, runRepositoryCommand } from './repositoryCommands';
 
 // Imports stay static: a dynamic import() makes esbuild wrap every module it reaches in a named lazy initializer,
@@ -89,33 +90,22 @@ async function run(invocation: Invocation, io: CliIo): Promise<CommandOutput> {
   }
 }
 
-function readProcessStdin(): Promise<string> {
-  return new Promise((resolve, reject) => {
-    if (process.stdin.isTTY) return resolve('');
-    const chunks: Buffer[] = [];
-    let size = 0;
-    process.stdin.on('data', (d: Buffer) => {
-      size += d.length;
-      if (size > 16 * 1024 * 1024) {
-        reject(new AvhError('invalid-input', 'stdin is larger than 16 MiB.'));
-        process.stdin.destroy();
-      } else chunks.push(d);
-    });
-    process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    process.stdin.on('error', reject);
-  });
+if (require.main === module) {
+  // Run directly (the tsc output the tests spawn); the shipped command is entry.ts, which loads this bundle.
+  runCliProcess(process.argv.slice(2), readProcessStdin);
 }
 
-if (require.main === module) {
+/** Runs the CLI as this process: exit code, output, and never Node's default error report. */
+export function runCliProcess(argv: readonly string[], readStdin: () => Promise<string>): void {
   // sql.js's wasm is compiled by V8's baseline compiler only: a process that lives for one command gains nothing
   // from the optimizing tier, and V8 finishes that background compilation before the process can exit (~300 ms
   // per hook event here; docs/design.md). Set before any wasm is compiled, as flags must be; only in the CLI's own
   // process, never in one that imports runCli (tests), whose wasm may already be compiled.
   v8.setFlagsFromString('--liftoff-only');
-  runCli(process.argv.slice(2), {
+  runCli(argv, {
     stdout: (t) => process.stdout.write(t),
     stderr: (t) => process.stderr.write(t),
-    readStdin: readProcessStdin,
+    readStdin,
     cwd: process.cwd(),
   }).then(
     (code) => { process.exitCode = code; },

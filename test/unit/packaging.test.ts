@@ -14,7 +14,7 @@ const ROOT = path.resolve(__dirname, '../../..');
 const VSIX = path.join(ROOT, 'dist/agent-version-history.vsix');
 const PRODUCTION_CLI = path.join(ROOT, 'dist/cli.js');
 /** Strings only test hooks contain. */
-const TEST_ONLY = ['AVH_FAILPOINT', 'agentVersions._test', 'recentLog', 'recoveryState', 'failpoint', ':during', 'preparing:after', 'turn-store-mutation:before'];
+const TEST_ONLY = ['AVH_FAILPOINT', 'agentVersions._test', 'recentLog', 'recoveryState', 'failpoint', ':during', 'preparing:after', 'turn-store-mutation:before', 'AVH_HOOK_PATH_LOG', 'AVH_HOOK_FAST', 'hook-fast:'];
 
 function npm(args: string[]): void {
   const r = spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, { cwd: ROOT, encoding: 'utf8', timeout: 180_000 });
@@ -41,6 +41,8 @@ describe('what ships (production build)', function () {
     const listing = execFileSync('unzip', ['-Z1', VSIX], { encoding: 'utf8' }).split('\n').filter(Boolean);
     assert.ok(listing.includes('extension/dist/extension.js'), listing.join('\n'));
     assert.ok(listing.includes('extension/dist/cli.js'), listing.join('\n'));
+    // The command is a small entry; the hook fast path and the full CLI it loads sit beside it.
+    for (const bundle of ['cliHook.js', 'cliMain.js']) assert.ok(listing.includes(`extension/dist/${bundle}`), listing.join('\n'));
     assert.deepEqual(listing.filter((f) => /test-extension|\.map$|^extension\/(src|out|test)\//.test(f)), []);
     const unpacked = tempDir('avh-vsix-');
     execFileSync('unzip', ['-q', VSIX, '-d', unpacked]);
@@ -59,6 +61,13 @@ describe('what ships (production build)', function () {
     walk(unpacked);
     assert.deepEqual(found, []);
     assert.ok(fs.existsSync(path.join(unpacked, 'extension/dist/extension.js')), 'the scan saw the bundles');
+  });
+
+  it('the production command is the small entry: `connect` writes dist/cli.js (not the full bundle it loads) into the hook command', () => {
+    const repo = makeRepo();
+    const out = execFileSync(process.execPath, [PRODUCTION_CLI, 'connect', 'claude-code', '--dry-run', '--json'], { cwd: repo, env: testGitEnv(), encoding: 'utf8' });
+    assert.equal((JSON.parse(out) as { command: string }).command, `${process.execPath} ${PRODUCTION_CLI} hook claude-code`);
+    assert.ok(fs.statSync(PRODUCTION_CLI).size < fs.statSync(path.join(ROOT, 'dist/cliMain.js')).size / 4, 'dist/cli.js stays a small entry');
   });
 
   it('the test build keeps the hooks the extension-host suite needs', () => {

@@ -1,12 +1,13 @@
-import * as path from 'node:path';
 import type { EventLog } from '../../core/log';
 import { loadSqlJs } from '../../core/store/sqlJsLoader';
+import { recordHookFacts } from '../../core/turns/hookFacts';
 import { VersionHistory } from '../../core/versionHistory';
 import type { HookAgent } from '../commandLine';
-import { parseClaudeCodePayload, parseCopilotPayload } from './claudeCode';
-import { parseCodexNotification, parseCodexPayload } from './codex';
 import type { HookEvent } from './hookEvent';
+import { HOOK_LEASE_WAIT_MS, hookFolder, HookResult, ignored, parseHookInput } from './hookInput';
 import { NO_REPOSITORY_HOOK_LINE, openHookRepository } from '../hookRepository';
+
+export type { HookResult } from './hookInput';
 
 export interface HookRequest {
   agent: HookAgent;
@@ -23,30 +24,6 @@ export interface HookRequest {
   stderr: (text: string) => void;
 }
 
-export interface HookResult {
-  agent: string;
-  event: string;
-  action: 'began' | 'ended' | 'ignored';
-  /** Ignored because the folder has no git repository (and no --init). */
-  reason?: 'no-repository';
-  turnId?: string;
-  outcome?: string;
-  version?: string | null;
-  cancelled?: string[];
-}
-
-/** Reads the agent's payload into a HookEvent. Bad input throws an 'invalid-input' AvhError naming the problem. */
-async function parseHookInput(request: Pick<HookRequest, 'agent' | 'readStdin' | 'payload'>): Promise<HookEvent> {
-  switch (request.agent) {
-    case 'claude-code':
-      return parseClaudeCodePayload(await request.readStdin());
-    case 'copilot':
-      return parseCopilotPayload(await request.readStdin());
-    case 'codex':
-      return request.payload !== undefined ? parseCodexNotification(request.payload) : parseCodexPayload(await request.readStdin());
-  }
-}
-
 /**
  * Every adapter's one way in: parses the event, and only when it begins or ends a turn opens the repository
  * (the event's `cwd`, or --repo) and applies it. An event we do not act on opens nothing and changes nothing.
@@ -56,17 +33,19 @@ export async function runHook(request: HookRequest): Promise<HookResult> {
   if (event.action.kind === 'ignore') return ignored(event);
   // The SQLite engine compiles while git finds the repository (the store open awaits the same load; a failure surfaces there).
   loadSqlJs().catch(() => undefined);
-  const folder = path.resolve(request.cwd, request.repo ?? event.cwd ?? '.');
-  // A hook must never hold up the agent for long: it waits only briefly for another process's lease.
+  const folder = hookFolder(request.cwd, request.repo, event);
   const repo = await openHookRepository(folder, request.init === true);
   if (!repo) {
     request.stderr(`agent-versions: ${NO_REPOSITORY_HOOK_LINE}\n`);
     return { ...ignored(event), reason: 'no-repository' };
   }
-  const history = await VersionHistory.openRepository(repo, { log: request.log, leaseWaitMs: 3000 });
+  const history = await VersionHistory.openRepository(repo, { log: request.log, leaseWaitMs: HOOK_LEASE_WAIT_MS });
   try {
     for (const notice of history.notices) request.stderr(`agent-versions: ${notice.message}\n`);
-    return await applyHookEvent(history, event);
+    const result = await applyHookEvent(history, event);
+    // The next event of this chat (and of the recently active ones) can then take the fast path (fastHook.ts).
+    await recordHookFacts(history.ctx, [event.chatId]);
+    return result;
   } finally {
     await history.close();
   }
@@ -101,8 +80,4 @@ export async function applyHookEvent(history: VersionHistory, event: HookEvent):
     case 'ignore':
       return ignored(event);
   }
-}
-
-function ignored(event: HookEvent): HookResult {
-  return { agent: event.agent, event: event.event, action: 'ignored' };
 }

@@ -4,63 +4,10 @@ import { simpleGit, SimpleGit } from 'simple-git';
 import { GitRepository } from './repository';
 import { baseEnv, GitCommandError, gitExecutable, messageFor, reasonFromStderr, runGit } from './gitRunner';
 import type { GateFacts } from './repositoryGate';
+import { healthFromStatus, missingHealth, operationsInProgress, PROBE_STATUS_ARGS, repositoryExists, RepositoryHealth } from './statusProbe';
 
-export const GIT_OPERATIONS = ['merge', 'rebase', 'am', 'cherry-pick', 'revert', 'bisect'] as const;
-export type GitOperation = (typeof GIT_OPERATIONS)[number];
-
-export interface WorkingTreeCounts {
-  staged: number;
-  unstaged: number;
-  untracked: number;
-  unmerged: number;
-}
-
-/** Everything SPEC §5.5 asks of repository health, from one status call plus marker files. */
-export interface RepositoryHealth {
-  exists: boolean;
-  /** HEAD's commit, or null when HEAD does not resolve (unborn branch, or repository missing). */
-  head: string | null;
-  /** The branch HEAD is attached to (short name), or null when detached. Present for an unborn branch too. */
-  branch: string | null;
-  detached: boolean;
-  unborn: boolean;
-  operations: GitOperation[];
-  indexLocked: boolean;
-  counts: WorkingTreeCounts;
-  /** Folders with their own `.git` that are not registered submodules: never versioned, never counted as changes. */
-  nestedRepositories: string[];
-  clean: boolean;
-}
-
-const NO_COUNTS: WorkingTreeCounts = { staged: 0, unstaged: 0, untracked: 0, unmerged: 0 };
-
-/** Git operations in progress, from the marker files in the per-worktree git dir (no git process). */
-export function operationsInProgress(gitDir: string): GitOperation[] {
-  const has = (name: string) => fs.existsSync(path.join(gitDir, name));
-  const found: GitOperation[] = [];
-  if (has('MERGE_HEAD')) found.push('merge');
-  if (has('rebase-merge') || (has('rebase-apply') && !has('rebase-apply/applying'))) found.push('rebase');
-  if (has('rebase-apply/applying')) found.push('am');
-  if (has('CHERRY_PICK_HEAD')) found.push('cherry-pick');
-  if (has('REVERT_HEAD')) found.push('revert');
-  if (has('sequencer') && !found.includes('cherry-pick') && !found.includes('revert')) {
-    found.push(readSequencerKind(gitDir));
-  }
-  if (has('BISECT_LOG')) found.push('bisect');
-  return found;
-}
-
-function readSequencerKind(gitDir: string): GitOperation {
-  try {
-    const todo = fs.readFileSync(path.join(gitDir, 'sequencer', 'todo'), 'utf8');
-    return /^\s*revert\b/m.test(todo) ? 'revert' : 'cherry-pick';
-  } catch {
-    return 'cherry-pick';
-  }
-}
-
-/** The probe's one git command (run with GIT_OPTIONAL_LOCKS=0); the benchmark compares it with this exact line. */
-export const PROBE_STATUS_ARGS: readonly string[] = ['status', '--porcelain=v2', '--branch', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=dirty'];
+export { GIT_OPERATIONS, operationsInProgress, parseStatus, PROBE_STATUS_ARGS } from './statusProbe';
+export type { GitOperation, RepositoryHealth, WorkingTreeCounts } from './statusProbe';
 
 /**
  * The single source of truth for repository health (SPEC §5.5): restore preflight, failure disposition,
@@ -70,9 +17,7 @@ export const PROBE_STATUS_ARGS: readonly string[] = ['status', '--porcelain=v2',
  * do not count as dirt; a submodule checked out at another commit does.
  */
 export async function inspectRepositoryHealth(repo: GitRepository): Promise<RepositoryHealth> {
-  if (!fs.existsSync(repo.root) || !fs.existsSync(repo.gitDir)) {
-    return { exists: false, head: null, branch: null, detached: false, unborn: false, operations: [], indexLocked: false, counts: NO_COUNTS, nestedRepositories: [], clean: false };
-  }
+  if (!repositoryExists(repo)) return missingHealth();
   const args = [...PROBE_STATUS_ARGS];
   let stdout: string;
   try {
@@ -82,13 +27,7 @@ export async function inspectRepositoryHealth(repo: GitRepository): Promise<Repo
     const reason = reasonFromStderr(stderr);
     throw new GitCommandError(reason, args, 128, messageFor(reason, args, 128), stderr);
   }
-  const parsed = parseStatus(stdout, (rel) => fs.existsSync(path.join(repo.root, rel, '.git')));
-  return {
-    exists: true,
-    ...parsed,
-    operations: operationsInProgress(repo.gitDir),
-    indexLocked: fs.existsSync(path.join(repo.gitDir, 'index.lock')),
-  };
+  return healthFromStatus(repo, stdout);
 }
 
 /**
@@ -111,44 +50,6 @@ function probeGit(root: string): SimpleGit {
 }
 
 const SIMPLE_GIT_REFUSED = /^(editor|pager|prefix|ssh_askpass|git_(askpass|editor|pager|sequence_editor|exec_path|external_diff|proxy_command|template_dir|ssh|ssh_command|config\w*))$/i;
-
-/**
- * Parses `git status --porcelain=v2 --branch -z` output into head/branch and change counts. With
- * `--untracked-files=all` git lists a folder (trailing slash) only when it will not descend into it: a nested
- * repository. `isRepository` confirms it has its own `.git`.
- */
-export function parseStatus(stdout: string, isRepository: (rel: string) => boolean = () => false): Pick<RepositoryHealth, 'head' | 'branch' | 'detached' | 'unborn' | 'counts' | 'nestedRepositories' | 'clean'> {
-  const nestedRepositories: string[] = [];
-  let head: string | null = null;
-  let branch: string | null = null;
-  let detached = false;
-  let unborn = false;
-  const counts = { staged: 0, unstaged: 0, untracked: 0, unmerged: 0 };
-  for (const record of stdout.split('\0')) {
-    if (record.length === 0) continue;
-    if (record.startsWith('# branch.oid ')) {
-      const oid = record.slice('# branch.oid '.length);
-      if (oid === '(initial)') unborn = true;
-      else head = oid;
-    } else if (record.startsWith('# branch.head ')) {
-      const name = record.slice('# branch.head '.length);
-      if (name === '(detached)') detached = true;
-      else branch = name;
-    } else if (record.startsWith('1 ') || record.startsWith('2 ')) {
-      const xy = record.slice(2, 4);
-      if (xy[0] !== '.') counts.staged++;
-      if (xy[1] !== '.') counts.unstaged++;
-    } else if (record.startsWith('u ')) {
-      counts.unmerged++;
-    } else if (record.startsWith('? ')) {
-      const rel = record.slice(2);
-      if (rel.endsWith('/') && isRepository(rel)) nestedRepositories.push(rel.slice(0, -1));
-      else counts.untracked++;
-    }
-  }
-  const clean = counts.staged + counts.unstaged + counts.untracked + counts.unmerged === 0;
-  return { head, branch, detached, unborn, counts, nestedRepositories, clean };
-}
 
 /** The full ref HEAD points at (`refs/heads/x`), read from the git dir's HEAD file; null when detached. */
 export function readSymbolicHead(gitDir: string): string | null {
@@ -197,7 +98,7 @@ export function guessBranchTip(gitDir: string): { branch: string; head: string }
  * Read-only.
  */
 export async function quickGateFacts(repo: GitRepository, revs: readonly string[] = []): Promise<{ facts: GateFacts; resolved: string[] }> {
-  if (!fs.existsSync(repo.root) || !fs.existsSync(repo.gitDir)) {
+  if (!repositoryExists(repo)) {
     return { facts: { exists: false, operations: [], unmerged: false, indexLocked: false, detached: false, unborn: false, head: null, branch: null }, resolved: [] };
   }
   const headRef = readSymbolicHead(repo.gitDir);

@@ -11,6 +11,11 @@ export interface GitRepository {
   readonly stateDir: string;
 }
 
+/** Where Agent Version History keeps its state for the worktree whose git dir is `gitDir`. */
+export function stateDirOf(gitDir: string): string {
+  return path.join(gitDir, 'agent-versions');
+}
+
 /** Resolves the repository containing `folder` with one git process; rejects with a specific reason otherwise. */
 export async function resolveRepository(folder: string): Promise<GitRepository> {
   const abs = path.resolve(folder);
@@ -36,5 +41,39 @@ export async function resolveRepository(folder: string): Promise<GitRepository> 
   }
   const [root, gitDir] = stdout.split('\n');
   if (!root || !gitDir) throw new AvhError('not-a-repository', 'This folder is not a git repository.');
-  return { root, gitDir, stateDir: path.join(gitDir, 'agent-versions') };
+  return { root, gitDir, stateDir: stateDirOf(gitDir) };
+}
+
+/**
+ * The repository `folder` is in, found from the files alone (the nearest `.git` folder, or `.git` file naming
+ * its git dir), with no git process: only a guess, for the CLI's hook fast path, which trusts it only when it
+ * equals what git itself resolved before (recorded in its facts file). Null when there is no `.git` up to the root.
+ */
+export function guessRepositoryFromFiles(folder: string): { root: string; gitDir: string } | null {
+  let dir: string;
+  try {
+    dir = fs.realpathSync(folder);
+  } catch {
+    return null;
+  }
+  for (;;) {
+    const dotGit = path.join(dir, '.git');
+    let st: fs.Stats | null = null;
+    try {
+      st = fs.statSync(dotGit);
+    } catch { /* none here */ }
+    if (st?.isDirectory()) return { root: dir, gitDir: dotGit };
+    if (st?.isFile()) {
+      const match = /^gitdir: (.+)$/m.exec(fs.readFileSync(dotGit, 'utf8'));
+      if (!match) return null;
+      try {
+        return { root: dir, gitDir: fs.realpathSync(path.resolve(dir, match[1].trim())) };
+      } catch {
+        return null;
+      }
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
 }

@@ -23,6 +23,7 @@ import { silentLog, type EventLog } from '../log';
 import { writeFileAtomic } from './atomicWrite';
 import { applyPragmas, journalSeq, lineage } from './databaseMeta';
 import { JOURNAL_HEADER_SIZE, decodeJournalHeader, encodeRecord, type JournalStatement, type SqlParams } from './journal';
+import { journalFileKey, type JournalState } from './journalAppend';
 import { JournalFile, replay } from './journalFile';
 import { assertKnownSchema, migrate } from './migrations';
 import { moveAside, removeLeftoverTemps } from './quarantine';
@@ -30,6 +31,7 @@ import { ReadModifiedDatabase, guardedQuery, isThenable, readerOf, recordTransac
 import { acquireLock, type LockHandle } from './pidLock';
 import { openSnapshot, isSealed, journalHeaderFor, writeCompaction } from './snapshot';
 import { SCHEMA_VERSION } from './schema';
+import { DEFAULT_COMPACT_EVERY, JOURNAL_FILE, LOCK_FILE, MAX_JOURNAL_BYTES, SNAPSHOT_FILE } from './storeLayout';
 import { loadSqlJs } from './sqlJsLoader';
 import { READ_RETRY_DELAYS_MS, StoreDamage, StoreUnreadable, errnoCode, readOrNull, retryUnreadable, type StoreFileSystem } from './storeFiles';
 
@@ -71,20 +73,9 @@ export interface StoreOpenResult {
   quarantined?: { movedTo: string; reason: 'corrupt' | 'unreadable' };
 }
 
-export const SNAPSHOT_FILE = 'state.sqlite';
-export const JOURNAL_FILE = 'state.journal';
-export const LOCK_FILE = 'state.lock';
+export { SNAPSHOT_FILE, JOURNAL_FILE, LOCK_FILE, DEFAULT_COMPACT_EVERY } from './storeLayout';
 export { ARCHIVE_FILE, DEFAULT_ARCHIVE_KEEP, DEFAULT_ARCHIVE_MARGIN };
-/**
- * Records between compactions, tuned with bench/storeBench.ts. The CLI opens the store in a new process per
- * invocation, where cold wasm replays a record in ~0.2-0.35 ms at 100k turns (vs ~0.05 ms warm), so the
- * journal is kept short; a compaction costs ~5 ms at 1k turns, ~30 ms at 10k and ~250 ms at 100k, so 100
- * records between them adds at most ~2.5 ms per write, paid after the write is acknowledged.
- */
-export const DEFAULT_COMPACT_EVERY = 100;
 const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
-/** Compact early when large blobs make the journal big even with few records. */
-const MAX_JOURNAL_BYTES = 8 * 1024 * 1024;
 
 export class DurableStore {
   readonly path: string;
@@ -230,6 +221,26 @@ export class DurableStore {
         this.commitLocked((tx) => promoteRows(tx, rows));
         this.log.info('store.archive.promoted', { turns: rows.length });
         return rows.length;
+      } finally {
+        lock.release();
+      }
+    });
+  }
+
+  /**
+   * Runs `fn` like read(), under the write lock, and returns with its result the journal state it saw: the hook
+   * fast path's facts file is keyed to it and trusted only while the journal on disk is still exactly that state.
+   */
+  readWithJournalState<T>(fn: (reader: StoreReader) => T): Promise<{ result: T; journal: JournalState }> {
+    return this.enqueue(async () => {
+      this.assertUsable();
+      const lock = await this.lock('state-store-read');
+      try {
+        await this.catchUpWithRetries();
+        const db = this.requireDb();
+        const result = fn(readerOf((sql, params, first) => this.query(db, sql, params, first)));
+        const journal = { lineage: lineage(db), baseSeq: this.journal.base, lastSeq: this.appliedSeq, key: journalFileKey(this.dir, this.journal.statOpen()) };
+        return { result, journal };
       } finally {
         lock.release();
       }

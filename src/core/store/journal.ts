@@ -13,7 +13,6 @@
  * All integers little-endian. A record that is short or fails its checksum at the end of the file is a torn
  * append from a crash (never acknowledged); one followed by a valid record is corruption.
  */
-import * as zlib from 'node:zlib';
 
 export type SqlValue = string | number | null | Uint8Array;
 export type SqlParams = readonly SqlValue[] | Readonly<Record<string, SqlValue>>;
@@ -50,9 +49,20 @@ function crc32Js(data: Uint8Array, value = 0): number {
   return (crc ^ 0xffffffff) >>> 0;
 }
 
+/** Below this size the table is as fast as zlib, and a process that writes one record (a hook event) never loads zlib. */
+const ZLIB_FROM_BYTES = 64 * 1024;
+let zlibCrc32: ((data: Uint8Array, value?: number) => number) | null | undefined;
+
 // zlib.crc32 exists from Node 20.15; older Node 20 runtimes (the CLI) fall back to the table.
-const crc32: (data: Uint8Array, value?: number) => number =
-  typeof zlib.crc32 === 'function' ? (data, value) => zlib.crc32(data, value) : crc32Js;
+function crc32(data: Uint8Array, value = 0): number {
+  if (data.length < ZLIB_FROM_BYTES) return crc32Js(data, value);
+  if (zlibCrc32 === undefined) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, see ZLIB_FROM_BYTES
+    const zlib = require('node:zlib') as typeof import('node:zlib');
+    zlibCrc32 = typeof zlib.crc32 === 'function' ? (d, v) => zlib.crc32(d, v) : null;
+  }
+  return zlibCrc32 ? zlibCrc32(data, value) : crc32Js(data, value);
+}
 
 function writeU64(buf: Buffer, value: number, offset: number): void {
   buf.writeUInt32LE(value % 0x1_0000_0000, offset);

@@ -93,6 +93,11 @@ export class JournalFile {
     }
   }
 
+  /** The open journal's own stat, exact (bigint sizes and change times): the hook fast path's identity check. */
+  statOpen(): fs.BigIntStats {
+    return fs.fstatSync(this.requireFd(), { bigint: true });
+  }
+
   readHeader(): JournalHeader | null {
     return decodeJournalHeader(readAt(this.files, this.requireFd(), 0, JOURNAL_HEADER_SIZE, 'journal'));
   }

@@ -4,10 +4,10 @@
  * while every holder here is a local process whose liveness we can check: pid plus process start time and the
  * boot it was taken in (Linux, exact), or pid plus boot plus a heartbeat elsewhere (see LockLiveness).
  */
-import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { AvhError } from '../errors';
+import { randomUuid } from '../randomId';
 
 export interface LockHandle {
   readonly path: string;
@@ -259,7 +259,7 @@ function createExclusive(lockPath: string, purpose: string): LockHandle | null {
     boot: liveness.currentBoot(),
     purpose,
     acquiredAt: Date.now(),
-    token: randomUUID(),
+    token: randomUuid(),
   };
   const text = JSON.stringify(content);
   let fd: number;

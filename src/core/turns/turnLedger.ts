@@ -16,7 +16,10 @@ import { inFlightOperation } from '../restore/operationRecords';
 import { settleUnderLease } from '../restore/restoreService';
 import { tryAcquireLock } from '../store/pidLock';
 import { agentSubject } from './promptSummary';
-import { getChat, getTurn, markTurnTerminal, nestedNotice, NoVersionReason, openTurnsOfChat, pendingTurns, setTurnVersion, TurnRow } from './turnRecords';
+import {
+  getChat, getTurn, insertChatStatement, insertTurnStatement, markTurnTerminal, maxTurnSeq, nestedNotice, NoVersionReason, openTurnsOfChat, pendingTurns,
+  runStatement, setTurnVersion, touchChatStatement, turnRunningStatement, TurnRow,
+} from './turnRecords';
 import { BeginTurnInput } from './validation';
 
 export const BASE_REF_PREFIX = 'refs/agent-versions/base/';
@@ -59,17 +62,13 @@ export async function beginTurn(ctx: RepoContext, input: BeginTurnInput): Promis
     const now = Date.now();
     await ctx.store.transaction((tx) => {
       const chat = getChat(tx, input.chatId);
-      if (!chat) {
-        tx.run('INSERT INTO chats (id, title, agent, branch, base_branch, remote, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-          [input.chatId, input.chatTitle ?? null, input.agent ?? null, branch, origin?.baseBranch ?? branch, origin?.remote ?? null, now, now]);
-      } else {
-        tx.run('UPDATE chats SET title = COALESCE(?, title), agent = COALESCE(?, agent), updated_at = ? WHERE id = ?',
-          [input.chatTitle ?? null, input.agent ?? null, now, input.chatId]);
-      }
-      const seq = (tx.get<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM turns WHERE chat_id = ?', [input.chatId])?.seq ?? 0) + 1;
-      tx.run(`INSERT INTO turns (id, chat_id, seq, prompt, agent, recovery, branch, base_head, created_at)
-              VALUES (?, ?, ?, ?, ?, 'accepted', ?, ?, ?)`,
-      [turnId, input.chatId, seq, input.prompt, input.agent ?? null, branch, head, now]);
+      const title = input.chatTitle ?? null;
+      const agent = input.agent ?? null;
+      runStatement(tx, chat
+        ? touchChatStatement(input.chatId, title, agent, now)
+        : insertChatStatement({ id: input.chatId, title, agent, branch, baseBranch: origin?.baseBranch ?? branch, remote: origin?.remote ?? null, now }));
+      const seq = maxTurnSeq(tx, input.chatId) + 1;
+      runStatement(tx, insertTurnStatement({ id: turnId, chatId: input.chatId, seq, prompt: input.prompt, agent, branch, head, now }));
     });
     let baseCommit = head;
     let baseHead = head;
@@ -98,7 +97,7 @@ export async function beginTurn(ctx: RepoContext, input: BeginTurnInput): Promis
       large = snapshot.large;
     }
     await ctx.store.transaction((tx) => {
-      tx.run("UPDATE turns SET recovery = 'running', base_head = ?, base_commit = ?, base_tree = ? WHERE id = ?", [baseHead, baseCommit, baseTree, turnId]);
+      runStatement(tx, turnRunningStatement(turnId, baseHead, baseCommit, baseTree));
     });
     const snapshot = head === null ? 'first' : health.clean ? 'head' : 'commit';
     ctx.log.info('turn.begin', { turn: turnId, snapshot, dirty: health.counts.staged + health.counts.unstaged + health.counts.untracked });

@@ -1,6 +1,7 @@
 import type { TerminalOutcome, TurnRecoveryState } from '../outcomes';
 import type { RepoContext } from '../context';
 import type { StoreReader, StoreTx } from '../store/durableStore';
+import type { JournalStatement } from '../store/journal';
 
 export interface ChatRow {
   id: string;
@@ -57,6 +58,11 @@ export function openTurnsOfChat(r: StoreReader | StoreTx, chatId: string): TurnR
   return r.all<TurnRow>("SELECT * FROM turns WHERE chat_id = ? AND recovery <> 'terminal' ORDER BY seq", [chatId]);
 }
 
+/** The chat's highest turn number (0 before its first turn). */
+export function maxTurnSeq(r: StoreReader | StoreTx, chatId: string): number {
+  return r.get<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM turns WHERE chat_id = ?', [chatId])?.seq ?? 0;
+}
+
 export function countTurns(r: StoreReader | StoreTx): { total: number; open: number } {
   const row = r.get<{ total: number; open: number }>(
     "SELECT COUNT(*) AS total, COALESCE(SUM(CASE WHEN recovery <> 'terminal' THEN 1 ELSE 0 END), 0) AS open FROM turns",
@@ -64,13 +70,55 @@ export function countTurns(r: StoreReader | StoreTx): { total: number; open: num
   return { total: row?.total ?? 0, open: row?.open ?? 0 };
 }
 
+// The ledger's writes as statements: turnLedger.ts runs them in its transactions, and the CLI's hook fast path
+// (src/cli/hooks/fastHook.ts) appends the very same statements as one journal record, so the two cannot drift.
+
+/** A new chat, on the branch its first turn begins on. */
+export function insertChatStatement(c: { id: string; title: string | null; agent: string | null; branch: string; baseBranch: string; remote: string | null; now: number }): JournalStatement {
+  return {
+    sql: 'INSERT INTO chats (id, title, agent, branch, base_branch, remote, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    params: [c.id, c.title, c.agent, c.branch, c.baseBranch, c.remote, c.now, c.now],
+  };
+}
+
+/** A known chat's new turn: a title or agent given now replaces the stored one. */
+export function touchChatStatement(id: string, title: string | null, agent: string | null, now: number): JournalStatement {
+  return { sql: 'UPDATE chats SET title = COALESCE(?, title), agent = COALESCE(?, agent), updated_at = ? WHERE id = ?', params: [title, agent, now, id] };
+}
+
+/** A turn as beginTurn first records it ('accepted': its base is not captured yet). */
+export function insertTurnStatement(t: { id: string; chatId: string; seq: number; prompt: string; agent: string | null; branch: string; head: string | null; now: number }): JournalStatement {
+  return {
+    sql: `INSERT INTO turns (id, chat_id, seq, prompt, agent, recovery, branch, base_head, created_at)
+              VALUES (?, ?, ?, ?, ?, 'accepted', ?, ?, ?)`,
+    params: [t.id, t.chatId, t.seq, t.prompt, t.agent, t.branch, t.head, t.now],
+  };
+}
+
+/** The turn's base is captured: it is running. */
+export function turnRunningStatement(id: string, baseHead: string | null, baseCommit: string | null, baseTree: string | null): JournalStatement {
+  return { sql: "UPDATE turns SET recovery = 'running', base_head = ?, base_commit = ?, base_tree = ? WHERE id = ?", params: [baseHead, baseCommit, baseTree, id] };
+}
+
+export function turnTerminalStatement(id: string, outcome: TerminalOutcome, noVersionReason: NoVersionReason | null, endedAt: number): JournalStatement {
+  return { sql: "UPDATE turns SET recovery = 'terminal', terminal_outcome = ?, no_version_reason = ?, ended_at = ? WHERE id = ?", params: [outcome, noVersionReason, endedAt, id] };
+}
+
+export function turnVersionStatement(id: string, versionCommit: string | null, noVersionReason: NoVersionReason | null): JournalStatement {
+  return { sql: 'UPDATE turns SET version_commit = ?, no_version_reason = ? WHERE id = ?', params: [versionCommit, noVersionReason, id] };
+}
+
+export function runStatement(tx: StoreTx, statement: JournalStatement): void {
+  tx.run(statement.sql, statement.params);
+}
+
 /** Persists the terminal outcome and `recovery = terminal` in one durable write (SPEC §4.2). */
 export function markTurnTerminal(tx: StoreTx, id: string, outcome: TerminalOutcome, noVersionReason: NoVersionReason | null, endedAt: number): void {
-  tx.run("UPDATE turns SET recovery = 'terminal', terminal_outcome = ?, no_version_reason = ?, ended_at = ? WHERE id = ?", [outcome, noVersionReason, endedAt, id]);
+  runStatement(tx, turnTerminalStatement(id, outcome, noVersionReason, endedAt));
 }
 
 export function setTurnVersion(tx: StoreTx, id: string, versionCommit: string | null, noVersionReason: NoVersionReason | null): void {
-  tx.run('UPDATE turns SET version_commit = ?, no_version_reason = ? WHERE id = ?', [versionCommit, noVersionReason, id]);
+  runStatement(tx, turnVersionStatement(id, versionCommit, noVersionReason));
 }
 
 const NESTED_NAMED_KEY = 'nested_repositories_named';

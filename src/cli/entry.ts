@@ -1,0 +1,45 @@
+/**
+ * `agent-versions`, the command (dist/cli.js): a small entry that keeps the common hook events fast. A `hook`
+ * command starts the fast path's one git process first (hooks/earlyProbe.ts), then loads the fast path
+ * (hooks/fastHook.ts, dist/cliHook.js: no sql.js, no simple-git) while it runs; every other command, and a hook
+ * event the fast path declines, loads the full CLI (main.ts, dist/cliMain.js) and runs it unchanged.
+ * docs/design.md, "Fast hook events".
+ */
+import * as path from 'node:path';
+import { safeMessage } from '../core/errors';
+import { EXIT } from './exitCodes';
+import { startEarlyProbe } from './hooks/earlyProbe';
+import { stdinOnce } from './processStdin';
+
+/** The bundles beside this file (scripts/build.mjs defines their names); the tsc output's modules otherwise. */
+declare const AVH_CLI_MAIN: string | undefined;
+declare const AVH_CLI_HOOK: string | undefined;
+const FULL_CLI = typeof AVH_CLI_MAIN === 'string' ? AVH_CLI_MAIN : 'main.js';
+const FAST_HOOK = typeof AVH_CLI_HOOK === 'string' ? AVH_CLI_HOOK : 'hooks/fastHook.js';
+
+// Loaded by a path, not an import: esbuild leaves these requires alone, so each bundle is loaded only by the
+// commands that need it (and no dynamic import() wraps modules in named initializers: see main.ts).
+function load<T>(file: string): T {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require(path.join(__dirname, file)) as T;
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  const readStdin = stdinOnce();
+  if (argv[0] === 'hook') {
+    const early = await startEarlyProbe(argv, readStdin, process.cwd());
+    const fast = await load<typeof import('./hooks/fastHook')>(FAST_HOOK).tryFastHook(argv, readStdin, process.cwd(), early);
+    if (fast.kind === 'done') {
+      // Like the full path: stdout reaches the agent's context, so only --json prints.
+      if (fast.json) process.stdout.write(`${JSON.stringify(fast.result)}\n`);
+      process.exitCode = EXIT.ok;
+      return;
+    }
+  }
+  load<typeof import('./main')>(FULL_CLI).runCliProcess(argv, readStdin);
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  process.stderr.write(`agent-versions: ${safeMessage(error)}\n`);
+  process.exitCode = EXIT.failed;
+});

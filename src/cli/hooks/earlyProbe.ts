@@ -1,0 +1,32 @@
+import * as path from 'node:path';
+import { guessRepositoryFromFiles } from '../../core/git/repository';
+import { startProbeStatus } from '../../core/git/statusProbe';
+
+/** The status of the repository an event most likely names, started before the fast path's code loads. */
+export interface EarlyProbe {
+  root: string;
+  status: Promise<string>;
+}
+
+/**
+ * Starts the fast path's one git process as early as possible, so it runs while the rest of the hook code loads
+ * (docs/design.md, "Fast hook events"). A guess from the payload's `cwd` and the `.git` files, read-only: the fast
+ * path uses it only for the very repository it resolves itself, and its decision is checked against the journal
+ * under the store lock like any other. Undefined when there is nothing to guess from (`--repo`, Codex's notify).
+ */
+export async function startEarlyProbe(argv: readonly string[], readStdin: () => Promise<string>, cwd: string): Promise<EarlyProbe | undefined> {
+  // Only the plain form `hook <agent> [--json]`: other options or a payload argument are the fast path's to parse.
+  if (argv[0] !== 'hook' || argv.length < 2 || argv.slice(2).some((a) => a !== '--json')) return undefined;
+  let folder = cwd;
+  try {
+    const event = JSON.parse(await readStdin()) as { cwd?: unknown } | null;
+    if (typeof event?.cwd === 'string') folder = path.resolve(cwd, event.cwd);
+  } catch {
+    return undefined; // the full path reports bad input
+  }
+  const found = guessRepositoryFromFiles(folder);
+  if (!found) return undefined;
+  const status = startProbeStatus(found.root);
+  status.catch(() => undefined); // a failure is the fast path's to decline on, when it uses the result
+  return { root: found.root, status };
+}

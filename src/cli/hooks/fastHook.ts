@@ -1,0 +1,182 @@
+/**
+ * The hook fast path (docs/design.md, "Fast hook events"): the common events — a prompt that begins a turn of a
+ * known chat on a clean tree, a turn that ends with nothing changed — recorded without sql.js, simple-git or the
+ * full CLI bundle. It appends the journal record the full path would have written (the same statements, built by
+ * the same functions in turnRecords.ts) under the same locks, deciding from the facts file (hookFacts.ts) that
+ * describes the exact journal state on disk. Anything else, and any doubt, declines: the caller then runs the full
+ * path (runHook.ts) unchanged. Nothing is written before the one append, so declining is always safe.
+ */
+import * as fs from 'node:fs';
+import { randomUuid } from '../../core/randomId';
+import { readLockHolder } from '../../core/store/pidLock';
+import { appendRecordIfUnchanged, journalFileKey } from '../../core/store/journalAppend';
+import type { JournalStatement } from '../../core/store/journal';
+import { guessRepositoryFromFiles, GitRepository, stateDirOf } from '../../core/git/repository';
+import { acquireRepositoryLease, leasePath } from '../../core/git/repositoryLease';
+import { factsFromHealth, turnGate } from '../../core/git/repositoryGate';
+import { inspectHealthDirect } from '../../core/git/statusProbe';
+import { indexRepairPending } from '../../core/git/workingTree';
+import { HookChatFacts, HookFacts, HookRunningTurn, readHookFacts, writeHookFacts } from '../../core/turns/hookFacts';
+import { insertTurnStatement, touchChatStatement, turnRunningStatement, turnTerminalStatement, turnVersionStatement } from '../../core/turns/turnRecords';
+import { validateBeginTurn } from '../../core/turns/validation';
+import { HookAgent, parseCommandLine } from '../commandLine';
+import type { EarlyProbe } from './earlyProbe';
+import type { HookEvent } from './hookEvent';
+import { HOOK_LEASE_WAIT_MS, hookFolder, HookResult, ignored, parseHookInput } from './hookInput';
+
+const STORE_LOCK_WAIT_MS = 3000;
+
+export type FastHookAnswer =
+  | { kind: 'done'; result: HookResult; json: boolean }
+  | { kind: 'declined'; reason: string };
+
+interface Prepared {
+  event: HookEvent;
+  json: boolean;
+  repo: GitRepository;
+  facts: HookFacts;
+  chatId: string;
+  chat: HookChatFacts;
+  /** The probe's status, already started by the entry (earlyProbe.ts). */
+  status?: Promise<string>;
+}
+
+class Decline {
+  constructor(readonly reason: string) {}
+}
+
+function decline(reason: string): never {
+  throw new Decline(reason);
+}
+
+/**
+ * Handles `hook <agent> …` when the fast path can, or declines (with the reason, for tests and `--verbose`).
+ * Never throws; after its record is written it always answers 'done'.
+ */
+export async function tryFastHook(argv: readonly string[], readStdin: () => Promise<string>, cwd: string, early?: EarlyProbe): Promise<FastHookAnswer> {
+  const answer = await fastHook(argv, readStdin, cwd, early).catch((error: unknown) => ({ kind: 'declined' as const, reason: error instanceof Decline ? error.reason : 'error' }));
+  if (typeof AVH_PRODUCTION_BUILD === 'undefined' && process.env.AVH_HOOK_PATH_LOG) {
+    // Test-only (compiled out of the bundles users get): which path each event took, and whether an engine was loaded.
+    const engines = Object.keys(require.cache).filter((m) => /[\\/]node_modules[\\/](sql\.js|simple-git)[\\/]/.test(m)).length;
+    fs.appendFileSync(process.env.AVH_HOOK_PATH_LOG, `${answer.kind === 'done' ? `fast engines=${engines}` : `declined:${answer.reason}`}\n`);
+  }
+  return answer;
+}
+
+async function fastHook(argv: readonly string[], readStdin: () => Promise<string>, cwd: string, early: EarlyProbe | undefined): Promise<FastHookAnswer> {
+  if (typeof AVH_PRODUCTION_BUILD === 'undefined' && process.env.AVH_HOOK_FAST === 'off') decline('switched-off');
+  const prepared = await prepare(argv, readStdin, cwd, early);
+  const { event, facts, chat } = prepared;
+  if (event.action.kind === 'end' && chat.running.length === 0) {
+    // What the full path answers too: a Stop with no running turn (after an interrupted prompt, a duplicate).
+    return { kind: 'done', result: ignored(event), json: prepared.json };
+  }
+  if (readLockHolder(leasePath(prepared.repo))?.alive === false) decline('dead-lease'); // the full open settles what it left
+  const lease = await acquireRepositoryLease(prepared.repo, 'turn', HOOK_LEASE_WAIT_MS);
+  try {
+    const { action } = event;
+    const planned = action.kind === 'begin' ? await planBegin(prepared, action.prompt) : action.kind === 'end' ? await planEnd(prepared, action.outcome) : decline('event');
+    const appended = await appendRecordIfUnchanged(prepared.repo.stateDir, facts.journal, planned.statements, STORE_LOCK_WAIT_MS);
+    if (appended.kind !== 'appended') decline(appended.kind);
+    // Acknowledged: from here nothing may decline (the full path would record the event a second time).
+    writeHookFacts(prepared.repo.stateDir, { ...facts, journal: appended.state, chats: { ...facts.chats, [prepared.chatId]: planned.chat } });
+    return { kind: 'done', result: planned.result, json: prepared.json };
+  } finally {
+    try {
+      lease.release();
+    } catch {
+      // Left behind, it names this process and is stale once it exits; never a reason to record the event twice.
+    }
+  }
+}
+
+/** Everything decided before the lease: the command line, the event, the repository and its facts. */
+async function prepare(argv: readonly string[], readStdin: () => Promise<string>, cwd: string, early: EarlyProbe | undefined): Promise<Prepared> {
+  const invocation = parseCommandLine(argv);
+  if (invocation.kind !== 'run' || invocation.command !== 'hook') decline('not-a-hook');
+  const { values, args } = invocation;
+  if (values.verbose) decline('verbose');
+  const event = await parseHookInput({ agent: args[0] as HookAgent, payload: args[1], readStdin });
+  if (event.action.kind === 'ignore') decline('event');
+  if (event.action.kind === 'begin') validateBeginTurn({ chatId: event.chatId, prompt: event.action.prompt, agent: event.agent });
+  const found = guessRepositoryFromFiles(hookFolder(cwd, values.repo, event));
+  if (!found) decline('no-repository');
+  const stateDir = stateDirOf(found.gitDir);
+  const facts = readHookFacts(stateDir);
+  // The repository git resolved when the facts were written, and the very journal state they describe.
+  if (!facts || facts.root !== found.root || facts.gitDir !== found.gitDir) decline('no-facts');
+  if (journalFileKey(stateDir) !== facts.journal.key) decline('stale');
+  if (facts.recoveryRequired || facts.restoreInFlight || facts.unsettled > 0) decline('unsettled');
+  const repo: GitRepository = { root: found.root, gitDir: found.gitDir, stateDir };
+  if (indexRepairPending(repo)) decline('unsettled');
+  const chat = facts.chats[event.chatId];
+  if (!chat) decline('unknown-chat');
+  // The early status is this repository's only if it was started in the same root.
+  const status = early?.root === repo.root ? early.status : undefined;
+  return { event, json: values.json === true, repo, facts, chatId: event.chatId, chat, status };
+}
+
+interface Planned {
+  statements: JournalStatement[];
+  result: HookResult;
+  /** The chat's facts once the record is applied. */
+  chat: HookChatFacts;
+}
+
+/** A clean tree on the chat's own branch: HEAD is the base (no snapshot commit), as beginTurn records it. */
+async function planBegin({ repo, chat, chatId, event, status }: Prepared, prompt: string): Promise<Planned> {
+  const { branch, head } = await cleanTreeOnBranch(repo, status);
+  if (chat.branch !== null && chat.branch !== branch) decline('other-branch');
+  const now = Date.now();
+  const turnId = randomUuid();
+  // The still-running turns end cancelled first, oldest turn number first (cancelOpenTurnsOfChat), then the new turn begins.
+  const cancelled = [...chat.running].sort((a, b) => a.seq - b.seq);
+  const seq = chat.maxSeq + 1;
+  const statements = [
+    ...cancelled.map((t) => turnTerminalStatement(t.id, 'cancelled', 'not-completed', now)),
+    touchChatStatement(chatId, null, event.agent, now),
+    insertTurnStatement({ id: turnId, chatId, seq, prompt, agent: event.agent, branch, head, now }),
+    turnRunningStatement(turnId, head, head, null),
+  ];
+  const turn: HookRunningTurn = { id: turnId, seq, baseHead: head, baseCommit: head, baseTree: null };
+  return {
+    statements,
+    result: { agent: event.agent, event: event.event, action: 'began', turnId, cancelled: cancelled.map((t) => t.id) },
+    chat: { branch: chat.branch, maxSeq: seq, running: [turn] },
+  };
+}
+
+/**
+ * The newest running turn gets the event's outcome, older ones end cancelled (applyHookEvent). A completed turn is
+ * taken only when nothing changed since its base: the clean tree is HEAD and HEAD is the base, so endTurn would
+ * record 'no-changes' with no version. A turn that did not complete needs no look at the tree.
+ */
+async function planEnd({ repo, chat, event, status }: Prepared, outcome: 'completed' | 'cancelled' | 'errored'): Promise<Planned> {
+  const older = chat.running.slice(0, -1);
+  const last = chat.running[chat.running.length - 1];
+  if (outcome === 'completed') {
+    const { head } = await cleanTreeOnBranch(repo, status);
+    if (last.baseTree !== null || last.baseCommit !== head || last.baseHead !== head) decline('changes');
+  }
+  const now = Date.now();
+  const statements = [
+    ...older.map((t) => turnTerminalStatement(t.id, 'cancelled', 'not-completed', now)),
+    ...(outcome === 'completed'
+      ? [turnTerminalStatement(last.id, outcome, 'pending', now), turnVersionStatement(last.id, null, 'no-changes')]
+      : [turnTerminalStatement(last.id, outcome, 'not-completed', now)]),
+  ];
+  return {
+    statements,
+    result: { agent: event.agent, event: event.event, action: 'ended', turnId: last.id, outcome, version: null, cancelled: older.map((t) => t.id) },
+    chat: { ...chat, running: [] },
+  };
+}
+
+/** The health probe's status: the turn gate passes, on a branch with a commit, nothing to snapshot or commit, no nested repository to name. */
+async function cleanTreeOnBranch(repo: GitRepository, status: Promise<string> | undefined): Promise<{ branch: string; head: string }> {
+  const health = await inspectHealthDirect(repo, status);
+  const gate = turnGate(factsFromHealth(health), 'retry');
+  if (!gate.ok || gate.head === null) decline('gate');
+  if (!health.clean || health.nestedRepositories.length > 0) decline('dirty');
+  return { branch: gate.branch, head: gate.head };
+}

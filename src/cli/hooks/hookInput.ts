@@ -1,0 +1,43 @@
+import * as path from 'node:path';
+import type { HookAgent } from '../commandLine';
+import { parseClaudeCodePayload, parseCopilotPayload } from './claudeCode';
+import { parseCodexNotification, parseCodexPayload } from './codex';
+import type { HookEvent } from './hookEvent';
+
+// Reading a hook event and the result a hook reports, shared by the full path (runHook.ts) and the fast path (fastHook.ts).
+
+/** A hook must never hold up the agent for long: it waits only briefly for another process's repository lease. */
+export const HOOK_LEASE_WAIT_MS = 3000;
+
+export interface HookResult {
+  agent: string;
+  event: string;
+  action: 'began' | 'ended' | 'ignored';
+  /** Ignored because the folder has no git repository (and no --init). */
+  reason?: 'no-repository';
+  turnId?: string;
+  outcome?: string;
+  version?: string | null;
+  cancelled?: string[];
+}
+
+/** Reads the agent's payload into a HookEvent. Bad input throws an 'invalid-input' AvhError naming the problem. */
+export async function parseHookInput(request: { agent: HookAgent; readStdin: () => Promise<string>; payload?: string }): Promise<HookEvent> {
+  switch (request.agent) {
+    case 'claude-code':
+      return parseClaudeCodePayload(await request.readStdin());
+    case 'copilot':
+      return parseCopilotPayload(await request.readStdin());
+    case 'codex':
+      return request.payload !== undefined ? parseCodexNotification(request.payload) : parseCodexPayload(await request.readStdin());
+  }
+}
+
+/** The folder an event's repository is found from: --repo, else the event's `cwd`, else the process's folder. */
+export function hookFolder(cwd: string, repo: string | undefined, event: HookEvent): string {
+  return path.resolve(cwd, repo ?? event.cwd ?? '.');
+}
+
+export function ignored(event: HookEvent): HookResult {
+  return { agent: event.agent, event: event.event, action: 'ignored' };
+}

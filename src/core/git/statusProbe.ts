@@ -1,0 +1,140 @@
+/**
+ * What `git status --porcelain=v2` and the marker files say about a working tree, with no simple-git: the health
+ * probe (healthProbe.ts) runs the status through simple-git, the CLI's hook fast path through the thin spawn
+ * wrapper (loading simple-git would cost it more than the status itself; docs/design.md "Fast hook events"); both
+ * run the same arguments and environment and share this parser.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { runGit } from './gitRunner';
+import type { GitRepository } from './repository';
+
+export const GIT_OPERATIONS = ['merge', 'rebase', 'am', 'cherry-pick', 'revert', 'bisect'] as const;
+export type GitOperation = (typeof GIT_OPERATIONS)[number];
+
+export interface WorkingTreeCounts {
+  staged: number;
+  unstaged: number;
+  untracked: number;
+  unmerged: number;
+}
+
+/** Everything SPEC §5.5 asks of repository health, from one status call plus marker files. */
+export interface RepositoryHealth {
+  exists: boolean;
+  /** HEAD's commit, or null when HEAD does not resolve (unborn branch, or repository missing). */
+  head: string | null;
+  /** The branch HEAD is attached to (short name), or null when detached. Present for an unborn branch too. */
+  branch: string | null;
+  detached: boolean;
+  unborn: boolean;
+  operations: GitOperation[];
+  indexLocked: boolean;
+  counts: WorkingTreeCounts;
+  /** Folders with their own `.git` that are not registered submodules: never versioned, never counted as changes. */
+  nestedRepositories: string[];
+  clean: boolean;
+}
+
+const NO_COUNTS: WorkingTreeCounts = { staged: 0, unstaged: 0, untracked: 0, unmerged: 0 };
+
+/** The health of a repository whose folder or git dir is gone (a new object each time: callers may keep it). */
+export function missingHealth(): RepositoryHealth {
+  return { exists: false, head: null, branch: null, detached: false, unborn: false, operations: [], indexLocked: false, counts: { ...NO_COUNTS }, nestedRepositories: [], clean: false };
+}
+
+export function repositoryExists(repo: GitRepository): boolean {
+  return fs.existsSync(repo.root) && fs.existsSync(repo.gitDir);
+}
+
+/** Git operations in progress, from the marker files in the per-worktree git dir (no git process). */
+export function operationsInProgress(gitDir: string): GitOperation[] {
+  const has = (name: string) => fs.existsSync(path.join(gitDir, name));
+  const found: GitOperation[] = [];
+  if (has('MERGE_HEAD')) found.push('merge');
+  if (has('rebase-merge') || (has('rebase-apply') && !has('rebase-apply/applying'))) found.push('rebase');
+  if (has('rebase-apply/applying')) found.push('am');
+  if (has('CHERRY_PICK_HEAD')) found.push('cherry-pick');
+  if (has('REVERT_HEAD')) found.push('revert');
+  if (has('sequencer') && !found.includes('cherry-pick') && !found.includes('revert')) {
+    found.push(readSequencerKind(gitDir));
+  }
+  if (has('BISECT_LOG')) found.push('bisect');
+  return found;
+}
+
+function readSequencerKind(gitDir: string): GitOperation {
+  try {
+    const todo = fs.readFileSync(path.join(gitDir, 'sequencer', 'todo'), 'utf8');
+    return /^\s*revert\b/m.test(todo) ? 'revert' : 'cherry-pick';
+  } catch {
+    return 'cherry-pick';
+  }
+}
+
+/** The probe's one git command (run with GIT_OPTIONAL_LOCKS=0); the benchmark compares it with this exact line. */
+export const PROBE_STATUS_ARGS: readonly string[] = ['status', '--porcelain=v2', '--branch', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=dirty'];
+
+/** The whole health from the status output and the marker files. */
+export function healthFromStatus(repo: GitRepository, stdout: string): RepositoryHealth {
+  const parsed = parseStatus(stdout, (rel) => fs.existsSync(path.join(repo.root, rel, '.git')));
+  return {
+    exists: true,
+    ...parsed,
+    operations: operationsInProgress(repo.gitDir),
+    indexLocked: fs.existsSync(path.join(repo.gitDir, 'index.lock')),
+  };
+}
+
+/** Starts the health probe's exact status command and environment (GIT_OPTIONAL_LOCKS=0: read-only) in `root`. */
+export function startProbeStatus(root: string): Promise<string> {
+  return runGit(root, PROBE_STATUS_ARGS, { env: { GIT_OPTIONAL_LOCKS: '0' } }).then((r) => r.stdout);
+}
+
+/**
+ * The health probe through the thin spawn wrapper instead of simple-git, for a process that lives for one hook
+ * event; `started` is that status already started in this repository's root (startProbeStatus). Read-only.
+ */
+export async function inspectHealthDirect(repo: GitRepository, started?: Promise<string>): Promise<RepositoryHealth> {
+  if (!repositoryExists(repo)) return missingHealth();
+  return healthFromStatus(repo, await (started ?? startProbeStatus(repo.root)));
+}
+
+/**
+ * Parses `git status --porcelain=v2 --branch -z` output into head/branch and change counts. With
+ * `--untracked-files=all` git lists a folder (trailing slash) only when it will not descend into it: a nested
+ * repository. `isRepository` confirms it has its own `.git`.
+ */
+export function parseStatus(stdout: string, isRepository: (rel: string) => boolean = () => false): Pick<RepositoryHealth, 'head' | 'branch' | 'detached' | 'unborn' | 'counts' | 'nestedRepositories' | 'clean'> {
+  const nestedRepositories: string[] = [];
+  let head: string | null = null;
+  let branch: string | null = null;
+  let detached = false;
+  let unborn = false;
+  const counts = { staged: 0, unstaged: 0, untracked: 0, unmerged: 0 };
+  for (const record of stdout.split('\0')) {
+    if (record.length === 0) continue;
+    if (record.startsWith('# branch.oid ')) {
+      const oid = record.slice('# branch.oid '.length);
+      if (oid === '(initial)') unborn = true;
+      else head = oid;
+    } else if (record.startsWith('# branch.head ')) {
+      const name = record.slice('# branch.head '.length);
+      if (name === '(detached)') detached = true;
+      else branch = name;
+    } else if (record.startsWith('1 ') || record.startsWith('2 ')) {
+      const xy = record.slice(2, 4);
+      if (xy[0] !== '.') counts.staged++;
+      if (xy[1] !== '.') counts.unstaged++;
+    } else if (record.startsWith('u ')) {
+      counts.unmerged++;
+    } else if (record.startsWith('? ')) {
+      const rel = record.slice(2);
+      if (rel.endsWith('/') && isRepository(rel)) nestedRepositories.push(rel.slice(0, -1));
+      else counts.untracked++;
+    }
+  }
+  const clean = counts.staged + counts.unstaged + counts.untracked + counts.unmerged === 0;
+  return { head, branch, detached, unborn, counts, nestedRepositories, clean };
+}
+

@@ -1,0 +1,76 @@
+/**
+ * The hook fast path killed (SIGKILL, a real process) while it appends its one journal record, through the
+ * command entry's tsc output where failpoints are live: half a record on disk is a torn tail every process cuts
+ * off as never acknowledged; a whole record is the event, applied everywhere. The store opens either way, the next
+ * event is recorded, and no file content is lost.
+ */
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { VersionHistory } from '../../src/core/versionHistory';
+import { assertNothingLost, cleanupTempDirs, contentInventory, makeRepo, testGitEnv } from '../support/gitFixtures';
+
+const ENTRY = path.resolve(__dirname, '../../src/cli/entry.js');
+
+function hook(repo: string, payload: Record<string, unknown>, failpoint?: string): { status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string } {
+  const env = { ...testGitEnv(), ...(failpoint ? { AVH_FAILPOINT: failpoint } : {}) };
+  return spawnSync(process.execPath, [ENTRY, 'hook', 'claude-code', '--json'], { cwd: repo, input: JSON.stringify({ cwd: repo, ...payload }), encoding: 'utf8', env, timeout: 60_000 });
+}
+
+const begin = { hook_event_name: 'UserPromptSubmit', session_id: 'chat-1', prompt: 'p' };
+const stop = { hook_event_name: 'Stop', session_id: 'chat-1' };
+
+async function turns(repo: string): Promise<{ total: number; running: string[] }> {
+  const history = await VersionHistory.open(repo);
+  try {
+    const status = await history.status();
+    return { total: status.counts.turns, running: status.runningTurns.map((t) => t.turnId) };
+  } finally {
+    await history.close();
+  }
+}
+
+describe('hook fast path under SIGKILL during its journal append', function () {
+  this.timeout(120_000);
+  after(cleanupTempDirs);
+
+  /** A repository whose chat is known and whose facts are current, so the next begin takes the fast path. */
+  function readyRepo(): string {
+    const repo = makeRepo();
+    for (const payload of [begin, stop]) assert.equal(hook(repo, payload).status, 0);
+    return repo;
+  }
+
+  it('half a record written: the event is not recorded, the tail is cut, the next event is recorded', async () => {
+    const repo = readyRepo();
+    const before = contentInventory(repo);
+    const journal = path.join(repo, '.git', 'agent-versions', 'state.journal');
+    const size = fs.statSync(journal).size;
+    const killed = hook(repo, begin, 'hook-fast:torn-append');
+    assert.equal(killed.signal, 'SIGKILL', killed.stderr);
+    assert.ok(fs.statSync(journal).size > size, 'the torn half reached the file');
+    assert.deepEqual(await turns(repo), { total: 1, running: [] });
+    assert.equal(fs.statSync(journal).size, size, 'the torn tail was cut off');
+    const next = hook(repo, begin);
+    assert.equal(next.status, 0, next.stderr);
+    const { turnId } = JSON.parse(next.stdout) as { turnId: string };
+    assert.deepEqual(await turns(repo), { total: 2, running: [turnId] });
+    assertNothingLost(repo, before);
+  });
+
+  it('killed after the whole record was fsynced: the turn is recorded, and the next event (facts now stale) ends it', async () => {
+    const repo = readyRepo();
+    const before = contentInventory(repo);
+    const killed = hook(repo, begin, 'hook-fast:after-append');
+    assert.equal(killed.signal, 'SIGKILL', killed.stderr);
+    const after = await turns(repo);
+    assert.equal(after.total, 2);
+    assert.equal(after.running.length, 1);
+    const ended = hook(repo, stop);
+    assert.equal(ended.status, 0, ended.stderr);
+    assert.equal((JSON.parse(ended.stdout) as { turnId: string }).turnId, after.running[0]);
+    assert.deepEqual(await turns(repo), { total: 2, running: [] });
+    assertNothingLost(repo, before);
+  });
+});

@@ -1,0 +1,290 @@
+/**
+ * The hook fast path (src/cli/hooks/fastHook.ts) through the real command entry (the tsc output of
+ * src/cli/entry.ts, which loads the full CLI only when the fast path declines), as real processes in real git
+ * repositories, read back through the real store. Which path each event took comes from the test build's
+ * AVH_HOOK_PATH_LOG; AVH_HOOK_FAST=off (test build only, like failpoints) forces the full path for comparison.
+ */
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { DurableStore } from '../../src/core/store/durableStore';
+import { appendRecordIfUnchanged } from '../../src/core/store/journalAppend';
+import { HOOK_FACTS_FILE } from '../../src/core/turns/hookFacts';
+import { VersionHistory } from '../../src/core/versionHistory';
+import { seedRecoveryLatch } from '../support/assertions';
+import { assertNothingLost, cleanupTempDirs, contentInventory, git, makeRepo, tempDir, testGitEnv, write } from '../support/gitFixtures';
+
+const ENTRY = path.resolve(__dirname, '../../src/cli/entry.js');
+
+interface HookJson {
+  action: 'began' | 'ended' | 'ignored';
+  turnId?: string;
+  outcome?: string;
+  version?: string | null;
+  cancelled?: string[];
+}
+
+interface Hook {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** The path the event took: 'fast engines=N' or 'declined:<reason>' (none when the event never reached the entry's hook code). */
+  path: string | undefined;
+}
+
+let logSeq = 0;
+
+function runHook(repo: string, payload: Record<string, unknown>, options: { fast?: boolean; env?: NodeJS.ProcessEnv } = {}): Hook {
+  const log = path.join(tempDir('avh-hooklog-'), `path-${logSeq++}.log`);
+  const env = { ...testGitEnv(), AVH_HOOK_PATH_LOG: log, ...(options.fast === false ? { AVH_HOOK_FAST: 'off' } : {}), ...options.env };
+  const r = spawnSync(process.execPath, [ENTRY, 'hook', 'claude-code', '--json'], { cwd: repo, input: JSON.stringify({ cwd: repo, ...payload }), encoding: 'utf8', env, timeout: 60_000 });
+  const logged = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim() : undefined;
+  return { code: r.status ?? (r.signal ? -1 : -2), stdout: r.stdout, stderr: r.stderr, path: logged };
+}
+
+const begin = (session: string, prompt = 'do the thing') => ({ hook_event_name: 'UserPromptSubmit', session_id: session, prompt });
+const stop = (session: string) => ({ hook_event_name: 'Stop', session_id: session });
+
+function ok(r: Hook): HookJson {
+  assert.equal(r.code, 0, r.stderr);
+  return JSON.parse(r.stdout) as HookJson;
+}
+
+/** Every row of every table but meta, ids and oids made comparable across repositories, timestamps left out. */
+async function rows(repo: string): Promise<Record<string, unknown[]>> {
+  const { store } = await DurableStore.open(path.join(repo, '.git', 'agent-versions'));
+  try {
+    const raw = await store.read((r) => {
+      const tables = r.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'meta' ORDER BY name").map((t) => t.name);
+      return Object.fromEntries(tables.map((t) => [t, r.all(`SELECT * FROM ${t} ORDER BY rowid`)]));
+    });
+    const ids = new Map<string, string>();
+    const normal = (key: string, value: unknown): unknown => {
+      if (key.endsWith('_at')) return '<time>';
+      if (typeof value !== 'string') return value;
+      if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value)) {
+        if (!ids.has(value)) ids.set(value, `<id ${ids.size}>`);
+        return ids.get(value);
+      }
+      // Commits differ between the two repositories by their dates: compare what they hold.
+      if (/^[0-9a-f]{40}$/.test(value)) return `<tree ${git(repo, 'rev-parse', `${value}^{tree}`)}>`;
+      return value;
+    };
+    return Object.fromEntries(Object.entries(raw).map(([t, list]) => [t, list.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, normal(k, v)])))]));
+  } finally {
+    await store.close();
+  }
+}
+
+async function runningTurns(repo: string): Promise<string[]> {
+  const history = await VersionHistory.open(repo);
+  try {
+    return (await history.status()).runningTurns.map((t) => t.turnId);
+  } finally {
+    await history.close();
+  }
+}
+
+describe('hook fast path: the common hook events recorded without sql.js, exactly as the full path records them', function () {
+  this.timeout(120_000);
+  after(cleanupTempDirs);
+
+  it('the same events leave the same rows through the fast path as through the full path (begin, end, begin, begin again, end with changes)', async () => {
+    const [fastRepo, slowRepo] = [makeRepo(), makeRepo()];
+    const before = contentInventory(fastRepo);
+    const paths: Record<string, (string | undefined)[]> = { fast: [], slow: [] };
+    const results: Record<string, HookJson[]> = { fast: [], slow: [] };
+    for (const [name, repo, fast] of [['fast', fastRepo, true], ['slow', slowRepo, false]] as const) {
+      const step = (payload: Record<string, unknown>) => {
+        const r = runHook(repo, payload, { fast });
+        paths[name].push(r.path);
+        results[name].push(ok(r));
+      };
+      step(begin('chat-1', 'first'));
+      step(stop('chat-1'));
+      step(begin('chat-1', 'second'));
+      step(begin('chat-1', 'third, the second was interrupted'));
+      write(repo, 'src/app.ts', 'export const app = 1;\n');
+      step(stop('chat-1'));
+    }
+    assert.deepEqual(paths.slow, Array(5).fill('declined:switched-off'));
+    // The first event meets a store with no facts yet; the last has changes to commit.
+    assert.deepEqual(paths.fast, ['declined:no-facts', 'fast engines=0', 'fast engines=0', 'fast engines=0', 'declined:dirty']);
+    const shape = (r: HookJson) => ({ action: r.action, outcome: r.outcome, version: r.version === undefined ? undefined : r.version !== null, cancelled: r.cancelled?.length });
+    assert.deepEqual(results.fast.map(shape), results.slow.map(shape));
+    assert.equal(results.fast[3].cancelled?.[0], results.fast[2].turnId, 'the interrupted turn is the one cancelled');
+    assert.deepEqual(await rows(fastRepo), await rows(slowRepo));
+    assert.equal(git(fastRepo, 'log', '-1', '--format=%s'), git(slowRepo, 'log', '-1', '--format=%s'));
+    assertNothingLost(fastRepo, before);
+  });
+
+  it('a store another process holds open (the extension) sees the fast path\'s turns as soon as they are written', async () => {
+    const repo = makeRepo();
+    ok(runHook(repo, begin('chat-1')));
+    ok(runHook(repo, stop('chat-1')));
+    const history = await VersionHistory.open(repo);
+    try {
+      const began = runHook(repo, begin('chat-1', 'seen by the extension'));
+      assert.equal(began.path, 'fast engines=0');
+      const { turnId } = ok(began);
+      assert.deepEqual((await history.status()).runningTurns.map((t) => t.turnId), [turnId]);
+      assert.equal(await history.promptOf(turnId!), 'seen by the extension');
+      const ended = runHook(repo, stop('chat-1'));
+      assert.equal(ended.path, 'fast engines=0');
+      assert.deepEqual((await history.status()).runningTurns, []);
+      // The extension's own write after the fast path's lands after it in the journal: nothing is overwritten.
+      const next = await history.beginTurn({ chatId: 'chat-2', prompt: 'from the extension' });
+      assert.deepEqual((await runningTurns(repo)).sort(), [next.turnId].sort());
+      const view = await rows(repo);
+      assert.equal(view.turns.length, 3);
+    } finally {
+      await history.close();
+    }
+  });
+
+  it('declines, and the full path records the event, when another process wrote since the facts were kept', () => {
+    const repo = makeRepo();
+    ok(runHook(repo, begin('chat-1')));
+    // Another process's write: a turn begun by the CLI's own command, not a hook.
+    const other = spawnSync(process.execPath, [path.resolve(__dirname, '../../src/cli/main.js'), 'turn', 'begin', '--chat', 'chat-2', '--prompt', 'p', '--json'], { cwd: repo, encoding: 'utf8', env: testGitEnv() });
+    assert.equal(other.status, 0, other.stderr);
+    const stale = runHook(repo, stop('chat-1'));
+    assert.equal(stale.path, 'declined:stale');
+    assert.equal(ok(stale).action, 'ended');
+    // The full path wrote the facts again: the next event is fast.
+    assert.equal(runHook(repo, begin('chat-1')).path, 'fast engines=0');
+  });
+
+  it('declines a new chat, a dirty tree, a moved HEAD and a different branch; each is recorded by the full path', async () => {
+    const repo = makeRepo();
+    ok(runHook(repo, begin('chat-1')));
+    ok(runHook(repo, stop('chat-1')));
+    const unknown = runHook(repo, begin('chat-new'));
+    assert.equal(unknown.path, 'declined:unknown-chat');
+    assert.equal(ok(unknown).action, 'began');
+
+    write(repo, 'notes.txt', 'untracked\n');
+    const dirty = runHook(repo, begin('chat-1'));
+    assert.equal(dirty.path, 'declined:dirty');
+    const dirtyTurn = ok(dirty).turnId!;
+    git(repo, 'add', 'notes.txt');
+    git(repo, 'commit', '-q', '-m', 'the user commits');
+    // HEAD moved since the turn's base: the full path decides what the version is.
+    const moved = runHook(repo, stop('chat-1'));
+    assert.equal(moved.path, 'declined:changes');
+    assert.equal(ok(moved).turnId, dirtyTurn);
+
+    ok(runHook(repo, stop('chat-new')));
+    git(repo, 'checkout', '-q', '-b', 'elsewhere');
+    const otherBranch = runHook(repo, begin('chat-1'));
+    assert.equal(otherBranch.path, 'declined:other-branch');
+    assert.equal(otherBranch.code, 0, otherBranch.stderr);
+  });
+
+  it('declines while recovery is required: the full path refuses the begin and nothing is recorded', async () => {
+    const repo = makeRepo();
+    ok(runHook(repo, begin('chat-1')));
+    await seedRecoveryLatch(repo, 'op-1');
+    // Stale (the latch was written since): the full path ends the turn and keeps facts that name the latch.
+    assert.equal(runHook(repo, stop('chat-1')).path, 'declined:stale');
+    const turnsBefore = (await rows(repo)).turns;
+    const refused = runHook(repo, begin('chat-1'));
+    assert.equal(refused.path, 'declined:unsettled');
+    assert.ok(refused.code !== 0 && refused.code !== 2, `exit ${refused.code}`);
+    assert.match(refused.stderr, /Version restore needs attention/);
+    assert.deepEqual((await rows(repo)).turns, turnsBefore);
+  });
+
+  it('an end without a running turn is ignored without taking a lock or writing, as the full path ignores it', () => {
+    const repo = makeRepo();
+    ok(runHook(repo, begin('chat-1')));
+    ok(runHook(repo, stop('chat-1')));
+    const journal = path.join(repo, '.git', 'agent-versions', 'state.journal');
+    const size = fs.statSync(journal).size;
+    const again = runHook(repo, stop('chat-1'));
+    assert.equal(again.path, 'fast engines=0');
+    assert.equal(ok(again).action, 'ignored');
+    assert.equal(fs.statSync(journal).size, size);
+  });
+
+  it('a facts file that is damaged or names another repository is not trusted', () => {
+    const repo = makeRepo();
+    ok(runHook(repo, begin('chat-1')));
+    const file = path.join(repo, '.git', 'agent-versions', HOOK_FACTS_FILE);
+    const facts = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+    fs.writeFileSync(file, JSON.stringify({ ...facts, root: '/elsewhere' }));
+    assert.equal(runHook(repo, stop('chat-1')).path, 'declined:no-facts');
+    fs.writeFileSync(file, '{"format":1,');
+    const damaged = runHook(repo, begin('chat-1'));
+    assert.equal(damaged.path, 'declined:no-facts');
+    assert.equal(ok(damaged).action, 'began');
+  });
+});
+
+describe('hook fast path: the journal append (in process, real store files)', function () {
+  this.timeout(60_000);
+  after(cleanupTempDirs);
+
+  it('never appends when the journal changed since the state was seen, nor when the record would make a compaction due', async () => {
+    const dir = tempDir('avh-append-');
+    const { store } = await DurableStore.open(dir);
+    try {
+      await store.transaction((tx) => tx.run("INSERT INTO meta (key, value) VALUES ('probe', '0')"));
+      const seen = (await store.readWithJournalState(() => null)).journal;
+      await store.transaction((tx) => tx.run("UPDATE meta SET value = '1' WHERE key = 'probe'"));
+      const journal = path.join(dir, 'state.journal');
+      const size = fs.statSync(journal).size;
+      assert.deepEqual(await appendRecordIfUnchanged(dir, seen, [{ sql: "UPDATE meta SET value = 'x' WHERE key = 'probe'" }], 1000), { kind: 'stale' });
+      assert.equal(fs.statSync(journal).size, size);
+
+      const current = (await store.readWithJournalState(() => null)).journal;
+      const appended = await appendRecordIfUnchanged(dir, current, [{ sql: "UPDATE meta SET value = '2' WHERE key = 'probe'" }], 1000);
+      assert.equal(appended.kind, 'appended');
+      assert.equal(await store.read((r) => r.get<{ value: string }>("SELECT value FROM meta WHERE key = 'probe'")?.value), '2');
+      const after = (await store.readWithJournalState(() => null)).journal;
+      assert.deepEqual(after, appended.kind === 'appended' ? appended.state : null);
+
+      // 99 records since the journal's base: a 100th would make a compaction due, which only the full store does.
+      let state = after;
+      while (state.lastSeq - state.baseSeq < 99) {
+        await store.transaction((tx) => tx.run("UPDATE meta SET value = value + 1 WHERE key = 'probe'"));
+        state = (await store.readWithJournalState(() => null)).journal;
+      }
+      const full = fs.statSync(journal).size;
+      assert.deepEqual(await appendRecordIfUnchanged(dir, state, [{ sql: "UPDATE meta SET value = 'x' WHERE key = 'probe'" }], 1000), { kind: 'compaction-due' });
+      assert.equal(fs.statSync(journal).size, full);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('the full path still compacts: the event whose record would make a compaction due goes to the full path', async () => {
+    const repo = makeRepo();
+    ok(runHook(repo, begin('chat-1')));
+    const dir = path.join(repo, '.git', 'agent-versions');
+    // Real records from another process's store until the journal is near the threshold (100 records).
+    const { store } = await DurableStore.open(dir);
+    try {
+      await store.transaction((tx) => tx.run("INSERT INTO meta (key, value) VALUES ('filler', '0')"));
+      for (let state = (await store.readWithJournalState(() => null)).journal; state.lastSeq - state.baseSeq < 92; state = (await store.readWithJournalState(() => null)).journal) {
+        await store.transaction((tx) => tx.run("UPDATE meta SET value = value + 1 WHERE key = 'filler'"));
+      }
+    } finally {
+      await store.close();
+    }
+    const paths: (string | undefined)[] = [];
+    for (let i = 0; i < 16 && !paths.includes('declined:compaction-due'); i++) paths.push(runHook(repo, i % 2 === 0 ? stop('chat-1') : begin('chat-1')).path);
+    assert.equal(paths[0], 'declined:stale');
+    assert.ok(paths.includes('fast engines=0'), paths.join(', '));
+    assert.equal(paths[paths.length - 1], 'declined:compaction-due', paths.join(', '));
+    const { store: reopened } = await DurableStore.open(dir);
+    try {
+      const journal = (await reopened.readWithJournalState(() => null)).journal;
+      assert.ok(journal.lastSeq - journal.baseSeq < 5, `compacted by the full path: ${JSON.stringify(journal)}`);
+    } finally {
+      await reopened.close();
+    }
+    assert.equal(runHook(repo, paths.length % 2 === 0 ? stop('chat-1') : begin('chat-1')).path, 'fast engines=0');
+  });
+});
