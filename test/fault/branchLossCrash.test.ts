@@ -1,5 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { localBranchNames, loseChatBranch, repoWithChatBranch } from '../support/chatBranchFixtures';
 import { CLI, cliJson } from '../support/cliProcess';
@@ -81,5 +83,34 @@ describe('Continue on a New Branch under SIGKILL (real CLI processes)', function
     assert.deepEqual(await chatState(repo), { branch: 'feature/login-2', resume: 'resume-abc', done: 1, pending: 0 });
     assert.deepEqual(localBranchNames(repo), ['feature/login-2', 'main']);
     assertNothingLost(repo, inventory);
+  });
+
+  it('killed with git holding the new branch\'s lock: reconciliation removes only a lock holding our value; a foreign lock is refused by name and kept', async () => {
+    const { repo, inventory } = await lostChatRepo();
+    killedContinue(repo, 'chat-continue:after-plan');
+    const lockFile = path.join(repo, '.git', 'refs', 'heads', 'feature', 'login-2.lock');
+    const base = git(repo, 'rev-parse', 'main').trim();
+    // Exactly what a git update-ref killed between writing its lock and renaming it leaves: the new value in the lock.
+    fs.mkdirSync(path.dirname(lockFile), { recursive: true });
+    fs.writeFileSync(lockFile, `${base}\n`);
+    assert.deepEqual(await chatState(repo), { branch: 'feature/login', resume: 'resume-abc', done: 0, pending: 0 });
+    assert.equal(fs.existsSync(lockFile), false, 'our own lock on the name we picked is removed by reconciliation');
+    const retry = cliJson<{ result: string; continuation: { newBranch: string } }>(['--repo', repo, 'chat', 'continue-on-new-branch', '--chat', 'chat-1']);
+    assert.deepEqual([retry.result, retry.continuation.newBranch], ['continued', 'feature/login-2']);
+    assert.deepEqual(localBranchNames(repo), ['feature/login-2', 'main']);
+    assertNothingLost(repo, inventory);
+
+    // A lock with any other value is some other git command's: it stays, and the retry names it and changes nothing.
+    const other = await lostChatRepo();
+    killedContinue(other.repo, 'chat-continue:after-plan');
+    const otherLock = path.join(other.repo, '.git', 'refs', 'heads', 'feature', 'login-2.lock');
+    fs.mkdirSync(path.dirname(otherLock), { recursive: true });
+    fs.writeFileSync(otherLock, `${'1'.repeat(40)}\n`);
+    const refused = spawnSync(process.execPath, [CLI, '--repo', other.repo, 'chat', 'continue-on-new-branch', '--chat', 'chat-1', '--json'], { encoding: 'utf8', env: testGitEnv() });
+    assert.equal(refused.status, 1);
+    assert.match(refused.stderr, /git lock file for a branch is held/);
+    assert.equal(fs.readFileSync(otherLock, 'utf8'), `${'1'.repeat(40)}\n`);
+    assert.deepEqual(localBranchNames(other.repo), ['main']);
+    assertNothingLost(other.repo, other.inventory);
   });
 });

@@ -1,4 +1,6 @@
 import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { ChatBranchNotice } from '../../shared/viewModels';
 import type { RepoContext } from '../context';
 import { AvhError } from '../errors';
@@ -13,6 +15,7 @@ import type { GitRepository } from '../git/repository';
 import { acquireRepositoryLease, leasePath } from '../git/repositoryLease';
 import { compareAndSetRef, readRef, ZERO_OID } from '../git/workingTree';
 import { assertNoRecovery, readRecovery } from '../recovery/recoveryLatch';
+import { FS_CLOCK_SLACK_MS } from '../recovery/staleLocks';
 import { inFlightOperation } from '../restore/operationRecords';
 import { settleUnderLease } from '../restore/restoreService';
 import { tryAcquireLock } from '../store/pidLock';
@@ -243,6 +246,7 @@ async function planContinuation(ctx: RepoContext, chat: ChatBranchRow, current: 
     old_branch: old, new_branch: name, base_branch: baseBranch, base_commit: baseCommit, created_at: now, updated_at: now,
   };
   await ctx.store.transaction((tx) => insertPendingContinuation(tx, row));
+  failpoint('chat-continue:after-plan');
   return row;
 }
 
@@ -270,6 +274,7 @@ export async function settleChatContinuations(ctx: RepoContext): Promise<number>
     const settled = await ctx.store.read((r) => pendingContinuations(r));
     for (const event of settled) {
       const created = (await readRef(ctx.repo, `refs/heads/${event.new_branch}`)) !== null;
+      if (!created && removeOwnBranchLock(ctx.repo, event)) ctx.log.warn('chat.continuation-lock-removed', { chat: event.chat_id, event: event.id });
       await ctx.store.transaction((tx) => (created ? completeContinuation(tx, event, Date.now()) : deleteContinuation(tx, event.id)));
       ctx.log.warn('chat.continuation-settled', { chat: event.chat_id, event: event.id, completed: created });
     }
@@ -277,6 +282,30 @@ export async function settleChatContinuations(ctx: RepoContext): Promise<number>
   } finally {
     lease.release();
   }
+}
+
+/**
+ * A process of ours killed while its `git update-ref` created the continuation's branch can leave git's lock on
+ * that new ref (`refs/heads/<new>.lock`), and every retry would then be refused. Reconciliation (holding the
+ * lease, so the process that planned it is gone) removes that lock only when it is provably that command's: the
+ * name was free when the continuation was planned, the lock was written after that, and it holds nothing or
+ * exactly the value our command was writing (git writes the new value into the lock before renaming it).
+ * Returns whether a lock was removed. Locks on existing refs stay the user's decision (see staleLocks.ts).
+ */
+function removeOwnBranchLock(repo: GitRepository, event: ChatEventRow): boolean {
+  const lockFile = path.join(repo.gitDir, 'refs', 'heads', `${event.new_branch}.lock`);
+  let stat: fs.Stats;
+  let content: string;
+  try {
+    stat = fs.statSync(lockFile);
+    content = fs.readFileSync(lockFile, 'utf8');
+  } catch {
+    return false;
+  }
+  if (!stat.isFile() || stat.mtimeMs < event.created_at - FS_CLOCK_SLACK_MS) return false;
+  if (content !== '' && content.trim() !== event.base_commit) return false;
+  fs.rmSync(lockFile);
+  return true;
 }
 
 /**

@@ -2,7 +2,8 @@
  * What a crash of ours can leave behind, and the one way out we offer for each (issue 9, items 4 and 10):
  * - git's own lock files (`index.lock`, `HEAD.lock`, the branch's `<ref>.lock`) when our git child was killed
  *   inside read-tree/update-ref: offered for removal (Remove Stale Lock / `recover remove-stale-lock`) only
- *   when provably left by an operation of ours that died, never while any of our operations runs;
+ *   when provably left by an operation of ours that died, never while any of our operations runs (the one lock
+ *   removed without asking is on a branch name a Continue on a New Branch of ours picked free; see chatBranches.ts);
  * - our own temp files (temporary index copies, atomic-write temps) whose process is gone: removed by the next
  *   reconciliation.
  */
@@ -26,7 +27,7 @@ export interface StaleGitLock {
 }
 
 /** File-system timestamps can trail Date.now() by their granularity; a lock this much older than the start still counts. */
-const CLOCK_SLACK_MS = 2_000;
+export const FS_CLOCK_SLACK_MS = 2_000;
 
 /**
  * git lock files left by an operation of ours that died, read-only. A lock is offered only when all hold:
@@ -53,7 +54,7 @@ async function staleLocksLeftByDeadOperation(ctx: RepoContext): Promise<StaleGit
   for (const file of candidateLocks(died)) {
     const stat = statOrNull(path.join(ctx.repo.gitDir, file));
     if (!stat || !stat.isFile()) continue;
-    if (stat.mtimeMs < died.started_at - CLOCK_SLACK_MS || stat.mtimeMs > died.updated_at) continue;
+    if (stat.mtimeMs < died.started_at - FS_CLOCK_SLACK_MS || stat.mtimeMs > died.updated_at) continue;
     found.push({ file, ageMs: Math.max(0, now - stat.mtimeMs), operationId: died.id });
   }
   return found;
