@@ -12,7 +12,7 @@
 // The Version History webview (webview/, Svelte) is built first by Vite into dist/webview/; both builds ship it.
 import { build } from 'esbuild';
 import { build as viteBuild } from 'vite';
-import { copyFileSync, cpSync, mkdirSync, chmodSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
@@ -38,11 +38,27 @@ const light = ({ metafile }) => {
   const heavy = Object.keys(metafile.inputs).filter((input) => /node_modules\/(sql\.js|simple-git|xstate)\//.test(input));
   if (heavy.length > 0) throw new Error(`the CLI entry and the hook fast path must not bundle ${heavy.join(', ')}`);
 };
+/**
+ * esbuild turns each module's `import * as fs from 'node:fs'` into `__toESM(require('node:fs'))`, which copies every
+ * property of the builtin into a fresh object, once per importing module: about 7 ms of the hook fast path's 18 ms
+ * load here (bench/RESULTS.md, hook section). Our code only reads named members of those namespaces, never
+ * `.default`, so the CLI bundles use the builtin module itself; the replacement keeps the line's length (source
+ * maps stay exact), and a bundle that reads `.default` of a builtin namespace fails the build instead.
+ */
+function plainBuiltins(file) {
+  const code = readFileSync(file, 'utf8');
+  const wrapped = /(\w+) = __toESM\(require\("(node:[\w/]+)"\)\)/g;
+  for (const [, name] of code.matchAll(wrapped)) {
+    if (new RegExp(`\\b${name}\\.default\\b`).test(code)) throw new Error(`${path.basename(file)}: ${name}.default is read; plainBuiltins cannot unwrap it`);
+  }
+  writeFileSync(file, code.replace(wrapped, (_, name, id) => `${name} = require("${id}")`.padEnd(`${name} = __toESM(require("${id}"))`.length, ' ')));
+}
 await build({ ...production, entryPoints: [path.join(root, 'src/cli/hooks/fastHook.ts')], outfile: path.join(dist, 'cliHook.js'), metafile: true }).then(light);
 await build({
   ...production, define: { ...production.define, AVH_CLI_MAIN: '"cliMain.js"', AVH_CLI_HOOK: '"cliHook.js"' },
   entryPoints: [path.join(root, 'src/cli/entry.ts')], outfile: path.join(dist, 'cli.js'), banner: { js: '#!/usr/bin/env node' }, metafile: true,
 }).then(light);
+for (const bundle of ['cli.js', 'cliHook.js', 'cliMain.js']) plainBuiltins(path.join(dist, bundle));
 chmodSync(path.join(dist, 'cli.js'), 0o755);
 copyFileSync(wasm, path.join(dist, 'sql-wasm.wasm'));
 

@@ -141,7 +141,9 @@ export function runGit(cwd: string, args: readonly string[], options: GitOptions
       reject(error);
       return;
     }
-    const child = spawn(git, args as string[], { cwd, env: baseEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    // No input: git reads /dev/null, and the pipe (a socket and its streams, ~1 ms of this thread per spawn) is not made.
+    const input = options.input;
+    const child = spawn(git, args as string[], { cwd, env: baseEnv(options.env), stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     if (typeof AVH_PRODUCTION_BUILD === 'undefined') killDuringFailpoint(child.pid, args);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
@@ -150,8 +152,8 @@ export function runGit(cwd: string, args: readonly string[], options: GitOptions
       timedOut = true;
       child.kill('SIGKILL');
     }, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-    child.stdout.on('data', (d: Buffer) => out.push(d));
-    child.stderr.on('data', (d: Buffer) => err.push(d));
+    child.stdout!.on('data', (d: Buffer) => out.push(d));
+    child.stderr!.on('data', (d: Buffer) => err.push(d));
     child.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       if (error.code === 'ENOENT') resolved.delete(cwd); // uninstalled or moved since: look again next time
@@ -171,8 +173,10 @@ export function runGit(cwd: string, args: readonly string[], options: GitOptions
         reject(new GitCommandError(reason, args, exit, messageFor(reason, args, exit), stderr));
       }
     });
-    child.stdin.on('error', () => { /* git may exit before reading its input; the exit code tells */ });
-    child.stdin.end(options.input ?? '');
+    if (input !== undefined) {
+      child.stdin!.on('error', () => { /* git may exit before reading its input; the exit code tells */ });
+      child.stdin!.end(input);
+    }
   });
 }
 
