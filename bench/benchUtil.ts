@@ -5,7 +5,10 @@
 import * as childProcess from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { readyLauncher } from '../src/core/git/gitLauncher';
 import { configureGitExecutable } from '../src/core/git/gitRunner';
+
+type LaunchRequestFields = { args: string[]; env: NodeJS.ProcessEnv };
 
 export interface Spawned {
   code: number;
@@ -338,9 +341,27 @@ export async function traceGitCalls(fn: () => Promise<unknown>, store?: Traceabl
     }
     return child;
   }) as typeof childProcess.spawn;
+  // In a process with a git launcher (the extension host; the bench starts one too), runGit sends its commands
+  // there: those are timed at the launcher's run() (send → answer; the blocking part is the send).
+  const launcher = readyLauncher() as { run: (request: LaunchRequestFields) => Promise<unknown> } | undefined;
+  const originalRun = launcher?.run;
+  if (launcher && originalRun) {
+    launcher.run = function (this: unknown, request: LaunchRequestFields) {
+      const startMs = now() - t0;
+      const answer = originalRun.call(this, request);
+      const gitEnv: Record<string, string> = {};
+      for (const name of ['GIT_OPTIONAL_LOCKS', 'GIT_INDEX_FILE']) if (request.env[name] !== undefined) gitEnv[name] = request.env[name] as string;
+      const call: GitCall = { verb: verb(request.args), args: [...request.args], env: gitEnv, startMs, spawnMs: now() - t0 - startMs, endMs: NaN };
+      calls.push(call);
+      const done = () => { call.endMs = now() - t0; };
+      answer.then(done, done);
+      return answer;
+    };
+  }
   try {
     await fn();
   } finally {
+    if (launcher && originalRun) delete (launcher as Partial<typeof launcher>).run;
     cp.spawn = original;
     if (store && originalTx && originalRead) {
       const bag = store as unknown as Record<string, unknown>;

@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { gitLauncherReady, startGitLauncher } from '../src/core/git/gitLauncher';
 import { GoalRow, runGitBench } from './gitBench';
 import { runStoreBench } from './storeBench';
 import { runSecretsBench } from './secretsBench';
@@ -104,6 +105,10 @@ async function main(): Promise<void> {
   let viewResult: Awaited<ReturnType<typeof runViewBench>>;
   let secretsResult: Awaited<ReturnType<typeof runSecretsBench>>;
   let hookResult: Awaited<ReturnType<typeof runHookBench>>;
+  // As in the extension host: runGit's commands go through the git launcher (docs/design.md, "Starting git from a
+  // large process"). Raw git in the comparisons is spawned from this process, as before.
+  const stopLauncher = startGitLauncher();
+  if (!(await gitLauncherReady())) throw new Error('bench: the git launcher did not start');
   try {
     gitResult = await runGitBench({ workDir, progress, quick, only });
     if (only) {
@@ -119,6 +124,7 @@ async function main(): Promise<void> {
     progress('durable store (in its own Node process)…');
     storeMarkdown = await storeSection();
   } finally {
+    stopLauncher();
     fs.rmSync(workDir, { recursive: true, force: true });
     try { fs.rmdirSync(workRoot); } catch { /* other runs' folders, or not empty */ }
   }

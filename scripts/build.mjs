@@ -27,7 +27,9 @@ const production = { ...common, define: { AVH_PRODUCTION_BUILD: 'true' } };
 
 mkdirSync(dist, { recursive: true });
 await viteBuild({ configFile: path.join(root, 'vite.config.ts'), logLevel: 'warn' });
-await build({ ...production, entryPoints: [path.join(root, 'src/extension.ts')], outfile: path.join(dist, 'extension.js'), external: ['vscode'] });
+// The extension host starts git through a small launcher process (src/core/git/gitLauncher.ts), bundled beside it.
+const launcher = { define: { AVH_GIT_LAUNCHER: '"gitLauncher.js"' } };
+await build({ ...production, define: { ...production.define, ...launcher.define }, entryPoints: [path.join(root, 'src/extension.ts')], outfile: path.join(dist, 'extension.js'), external: ['vscode'] });
 // The CLI is three bundles (docs/design.md, "Fast hook events"): dist/cli.js, the command, is a small entry; for a
 // hook event it starts the one git process, then requires dist/cliHook.js (the fast path: no sql.js, no simple-git)
 // by a path; everything else requires dist/cliMain.js, the full CLI.
@@ -54,18 +56,20 @@ function plainBuiltins(file) {
   writeFileSync(file, code.replace(wrapped, (_, name, id) => `${name} = require("${id}")`.padEnd(`${name} = __toESM(require("${id}"))`.length, ' ')));
 }
 await build({ ...production, entryPoints: [path.join(root, 'src/cli/hooks/fastHook.ts')], outfile: path.join(dist, 'cliHook.js'), metafile: true }).then(light);
+await build({ ...production, entryPoints: [path.join(root, 'src/core/git/gitLauncherMain.ts')], outfile: path.join(dist, 'gitLauncher.js'), metafile: true }).then(light);
 await build({
   ...production, define: { ...production.define, AVH_CLI_MAIN: '"cliMain.js"', AVH_CLI_HOOK: '"cliHook.js"' },
   entryPoints: [path.join(root, 'src/cli/entry.ts')], outfile: path.join(dist, 'cli.js'), banner: { js: '#!/usr/bin/env node' }, metafile: true,
 }).then(light);
-for (const bundle of ['cli.js', 'cliHook.js', 'cliMain.js']) plainBuiltins(path.join(dist, bundle));
+for (const bundle of ['cli.js', 'cliHook.js', 'cliMain.js', 'gitLauncher.js']) plainBuiltins(path.join(dist, bundle));
 chmodSync(path.join(dist, 'cli.js'), 0o755);
 copyFileSync(wasm, path.join(dist, 'sql-wasm.wasm'));
 
 rmSync(TEST_EXTENSION_DIR, { recursive: true, force: true });
 mkdirSync(path.join(TEST_EXTENSION_DIR, 'dist'), { recursive: true });
 copyFileSync(path.join(root, 'package.json'), path.join(TEST_EXTENSION_DIR, 'package.json'));
-await build({ ...common, entryPoints: [path.join(root, 'src/extension.ts')], outfile: path.join(TEST_EXTENSION_DIR, 'dist/extension.js'), external: ['vscode'] });
+await build({ ...common, define: launcher.define, entryPoints: [path.join(root, 'src/extension.ts')], outfile: path.join(TEST_EXTENSION_DIR, 'dist/extension.js'), external: ['vscode'] });
+await build({ ...common, entryPoints: [path.join(root, 'src/core/git/gitLauncherMain.ts')], outfile: path.join(TEST_EXTENSION_DIR, 'dist/gitLauncher.js') });
 copyFileSync(wasm, path.join(TEST_EXTENSION_DIR, 'dist/sql-wasm.wasm'));
 cpSync(path.join(dist, 'webview'), path.join(TEST_EXTENSION_DIR, 'dist/webview'), { recursive: true });
 // The view's icon: the end-to-end tests package this folder as a test .vsix (scripts/vscode/runE2E.mjs).

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { startGitLauncher } from './core/git/gitLauncher';
 import { configureGitExecutable } from './core/git/gitRunner';
 import { TEST_AGENT_TURN_COMMAND } from './shared/enableCopy';
 import { EnableVersionHistory, runTestAgentTurn } from './vscode/enableVersionHistory';
@@ -16,6 +17,8 @@ export function activate(context: vscode.ExtensionContext): AgentVersionHistoryA
   const channel = vscode.window.createOutputChannel('Agent Version History', { log: true });
   const { log, recent } = createOutputLog(channel);
   useConfiguredGit();
+  // git is started from a small launcher process, not from this (large, shared) extension host: docs/design.md.
+  context.subscriptions.push({ dispose: startGitLauncher() });
   context.subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('git.path') && useConfiguredGit()));
   const enabler = new EnableVersionHistory(context.globalState, log);
   const registry = new RepositoryRegistry(log, (folder) => enabler.ask(folder));

@@ -42,7 +42,7 @@ describe('what ships (production build)', function () {
     assert.ok(listing.includes('extension/dist/extension.js'), listing.join('\n'));
     assert.ok(listing.includes('extension/dist/cli.js'), listing.join('\n'));
     // The command is a small entry; the hook fast path and the full CLI it loads sit beside it.
-    for (const bundle of ['cliHook.js', 'cliMain.js']) assert.ok(listing.includes(`extension/dist/${bundle}`), listing.join('\n'));
+    for (const bundle of ['cliHook.js', 'cliMain.js', 'gitLauncher.js']) assert.ok(listing.includes(`extension/dist/${bundle}`), listing.join('\n'));
     assert.deepEqual(listing.filter((f) => /test-extension|\.map$|^extension\/(src|out|test)\//.test(f)), []);
     const unpacked = tempDir('avh-vsix-');
     execFileSync('unzip', ['-q', VSIX, '-d', unpacked]);

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AvhError, ErrorReason } from '../errors';
+import { readyLauncher } from './gitLauncher';
 
 /**
  * The only place that starts git. Argument arrays only, no shell, no terminal prompts, no pager or editor,
@@ -133,17 +134,27 @@ export function gitExecutable(cwd: string): string {
  * (reason mapped from stderr) on failure.
  */
 export function runGit(cwd: string, args: readonly string[], options: GitOptions = {}): Promise<GitResult> {
+  let git: string;
+  try {
+    git = gitExecutable(cwd);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const env = baseEnv(options.env);
+  // A git:<verb>:during crash point needs the child here, to kill it: those test runs always spawn directly.
+  const launcher = typeof AVH_PRODUCTION_BUILD === 'undefined' && process.env.AVH_FAILPOINT?.startsWith('git:') ? undefined : readyLauncher();
+  if (launcher) {
+    return launcher.run({ git, args: [...args], cwd, env, input: options.input, timeoutMs }).then((outcome) => {
+      if (outcome.kind === 'closed') return settle(args, options, outcome);
+      if (outcome.kind === 'spawn-error') throw spawnFailed(cwd, args, outcome.code);
+      throw new GitCommandError('git-failed', args, -1, `git ${verbOf(args)} did not finish: the process that started it stopped`, '');
+    });
+  }
   return new Promise((resolve, reject) => {
-    let git: string;
-    try {
-      git = gitExecutable(cwd);
-    } catch (error) {
-      reject(error);
-      return;
-    }
     // No input: git reads /dev/null, and the pipe (a socket and its streams, ~1 ms of this thread per spawn) is not made.
     const input = options.input;
-    const child = spawn(git, args as string[], { cwd, env: baseEnv(options.env), stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    const child = spawn(git, args as string[], { cwd, env, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     if (typeof AVH_PRODUCTION_BUILD === 'undefined') killDuringFailpoint(child.pid, args);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
@@ -151,26 +162,20 @@ export function runGit(cwd: string, args: readonly string[], options: GitOptions
     const timer = setTimeout(() => {
       timedOut = true;
       child.kill('SIGKILL');
-    }, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    }, timeoutMs);
     child.stdout!.on('data', (d: Buffer) => out.push(d));
     child.stderr!.on('data', (d: Buffer) => err.push(d));
     child.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      if (error.code === 'ENOENT') resolved.delete(cwd); // uninstalled or moved since: look again next time
-      reject(new GitCommandError('git-failed', args, -1, error.code === 'ENOENT' ? GIT_NOT_FOUND : `git ${verbOf(args)} could not start`, ''));
+      reject(spawnFailed(cwd, args, error.code));
     });
     child.on('close', (code) => {
       clearTimeout(timer);
-      const stdout = Buffer.concat(out).toString('utf8');
-      const stderr = Buffer.concat(err).toString('utf8');
-      const exit = code ?? -1;
-      if (timedOut) {
-        reject(new GitCommandError('git-timeout', args, exit, `git ${verbOf(args)} timed out`, stderr));
-      } else if (exit === 0 || options.okCodes?.includes(exit)) {
-        resolve({ stdout, stderr, code: exit });
-      } else {
-        const reason = reasonFromStderr(stderr);
-        reject(new GitCommandError(reason, args, exit, messageFor(reason, args, exit), stderr));
+      const closed = { code: code ?? -1, timedOut, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };
+      try {
+        resolve(settle(args, options, closed));
+      } catch (error) {
+        reject(error);
       }
     });
     if (input !== undefined) {
@@ -178,6 +183,20 @@ export function runGit(cwd: string, args: readonly string[], options: GitOptions
       child.stdin!.end(input);
     }
   });
+}
+
+/** What a finished git process means: its output, or the failure mapped from its stderr. The same for both ways of starting it. */
+function settle(args: readonly string[], options: GitOptions, closed: { code: number; timedOut: boolean; stdout: string; stderr: string }): GitResult {
+  const { code: exit, stdout, stderr } = closed;
+  if (closed.timedOut) throw new GitCommandError('git-timeout', args, exit, `git ${verbOf(args)} timed out`, stderr);
+  if (exit === 0 || options.okCodes?.includes(exit)) return { stdout, stderr, code: exit };
+  const reason = reasonFromStderr(stderr);
+  throw new GitCommandError(reason, args, exit, messageFor(reason, args, exit), stderr);
+}
+
+function spawnFailed(cwd: string, args: readonly string[], code: string | undefined): GitCommandError {
+  if (code === 'ENOENT') resolved.delete(cwd); // uninstalled or moved since: look again next time
+  return new GitCommandError('git-failed', args, -1, code === 'ENOENT' ? GIT_NOT_FOUND : `git ${verbOf(args)} could not start`, '');
 }
 
 /**

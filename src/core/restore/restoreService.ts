@@ -537,6 +537,8 @@ function runMachine(
   const op = async () => (current ??= await freshOp());
   // What the worktree update writes (known only to the process that runs the effects, not to reconciliation).
   let touched: TreeChange[] | null = changesFromHead;
+  // Whether this process proved, while it moved the branch, that the worktree holds exactly what the update wrote.
+  let proven = false;
   const machine = restoreMachine.provide({
     actors: {
       preflight: fromPromise(async ({ input: carried }) => withPhase(ctx, await op(), 'preflight', carried, async (o) => {
@@ -566,7 +568,17 @@ function runMachine(
         await updateWorktree(ctx, o, requireRestoreCommit(o));
       })),
       updateBranch: fromPromise(async ({ input: carried }) => withPhase(ctx, await op(), 'update-branch', carried, async (o) => {
-        await updateBranch(ctx, o, requireRestoreCommit(o));
+        const moving = updateBranch(ctx, o, requireRestoreCommit(o));
+        // While git moves the branch: the worktree is already final (read-tree wrote it), so what it wrote is
+        // checked now, on this thread, instead of after. The answer counts only if the branch then moved.
+        let pathsMatch = false;
+        try {
+          pathsMatch = touched !== null && restoredPathsMatch(ctx, o, touched);
+        } catch {
+          // Unreadable now: not proven, so the full probe decides after the branch moved.
+        }
+        await moving;
+        proven = pathsMatch;
       })),
       // The last phase's effect is itself one store transaction, so the phase and its effect are written together.
       mutateTurnStore: fromPromise(async ({ input: carried }) => {
@@ -575,8 +587,7 @@ function runMachine(
         failpoint('turn-store-mutation:before');
         // Postcondition: the working tree equals the target exactly. Right after this process moved the branch,
         // checking what the update wrote can prove it cheaply; anything it cannot prove, one full probe decides.
-        const proven = touched !== null && o.phase === 'update-branch' && restoredPathsMatch(ctx, o, touched);
-        if (!proven) {
+        if (!(proven && o.phase === 'update-branch')) {
           const health = await inspectRepositoryHealth(ctx.repo);
           if (health.head !== restoreCommit || health.branch !== o.source_branch || !health.clean) throw new PostconditionError();
         }
