@@ -30,9 +30,11 @@ async function main(argv: readonly string[]): Promise<void> {
     const early = await startEarlyProbe(argv, readStdin, process.cwd());
     const fast = await load<typeof import('./hooks/fastHook')>(FAST_HOOK).tryFastHook(argv, readStdin, process.cwd(), early);
     if (fast.kind === 'done') {
-      // Like the full path: stdout reaches the agent's context, so only --json prints.
-      if (fast.json) process.stdout.write(`${JSON.stringify(fast.result)}\n`);
-      process.exitCode = EXIT.ok;
+      // Everything is written (the record fsynced, the facts renamed, the lease released), so the process ends now
+      // instead of when Node has closed its last handles (~5 ms per event here). Like the full path: stdout
+      // reaches the agent's context, so only --json prints, and the exit waits until that write is out.
+      if (fast.json) process.stdout.write(`${JSON.stringify(fast.result)}\n`, () => process.exit(EXIT.ok));
+      else process.exit(EXIT.ok);
       return;
     }
   }
