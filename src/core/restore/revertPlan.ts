@@ -1,5 +1,6 @@
 import type { RepoContext } from '../context';
 import { AvhError } from '../errors';
+import { looseCommitParents } from '../git/looseObject';
 import { ZERO_OID } from '../git/workingTree';
 import { commitsSince, fileRestoredTree, isAncestor, mergeCommits, reverseTurnTree, workingTreeCommit } from '../git/reverseMerge';
 import { treeChanges } from '../git/worktreeUpdate';
@@ -39,9 +40,12 @@ export async function laterWorkAfter(ctx: RepoContext, turn: TurnRow, head: stri
   // From the HEAD the turn began on: a commit the user made while the turn ran counts too (Restore Everything undoes it).
   const since = turn.base_head === ZERO_OID ? null : turn.base_head ?? `${turn.version_commit}^@`;
   // The common case, HEAD still at the turn's version, needs no ancestry check; otherwise both run side by side.
+  // When that version's one parent is the HEAD the turn began on, the range holds only the turn's own version
+  // (never counted below), so git need not list it: the parent is read from the fresh loose commit object.
+  const onlyOwnVersion = head === turn.version_commit && since !== null && !since.endsWith('^@') && sameOids(looseCommitParents(ctx.repo, head), [since]);
   const [inHistory, commits] = await Promise.all([
     head === turn.version_commit || isAncestor(ctx.repo, turn.version_commit, head),
-    commitsSince(ctx.repo, since, head),
+    onlyOwnVersion ? [] : commitsSince(ctx.repo, since, head),
   ]);
   if (!inHistory) return null;
   const laterTurns = commits.filter((c) => kindOfSubject(c.subject) === 'agent' && c.turn && c.turn !== turn.id).map((c) => c.turn);
@@ -53,6 +57,10 @@ export async function laterWorkAfter(ctx: RepoContext, turn: TurnRow, head: stri
     reverts: commits.filter((c) => c.subject.startsWith(REVERT_PREFIX)).length,
     uncommitted: !clean,
   };
+}
+
+function sameOids(a: readonly string[] | null, b: readonly string[]): boolean {
+  return a !== null && a.length === b.length && a.every((oid, i) => oid === b[i]);
 }
 
 /** "3 turns of other chats, 1 of your commits and your uncommitted changes" (empty when nothing). */
