@@ -22,9 +22,9 @@ export interface HookBenchOptions {
   quick: boolean;
 }
 
-function wall(command: string, args: readonly string[], cwd: string, input = ''): number {
+function wall(command: string, args: readonly string[], cwd: string, input = '', env: NodeJS.ProcessEnv = process.env): number {
   const started = performance.now();
-  const r = spawnSync(command, args, { cwd, input, stdio: ['pipe', 'ignore', 'pipe'] });
+  const r = spawnSync(command, args, { cwd, input, env, stdio: ['pipe', 'ignore', 'pipe'] });
   const elapsed = performance.now() - started;
   if (r.status !== 0) throw new Error(`${path.basename(command)} ${args.join(' ')} exited ${r.status}: ${r.stderr.toString('utf8').slice(0, 400)}`);
   return elapsed;
@@ -53,9 +53,25 @@ export async function runHookBench(options: HookBenchOptions): Promise<{ goals: 
       return hook(end);
     },
   };
+  // This machine's environment sets NODE_EXTRA_CA_CERTS, which makes every Node start read and parse a CA bundle
+  // before any of our code runs. For context (no goal), the floor and one turn again without it.
+  const caCerts = process.env.NODE_EXTRA_CA_CERTS;
+  const withoutCa = { ...process.env };
+  delete withoutCa.NODE_EXTRA_CA_CERTS;
+  if (caCerts) {
+    times.nodeNoCa = [];
+    times.beginNoCa = [];
+    times.turnNoCa = [];
+    variants.nodeNoCa = () => wall(process.execPath, ['-e', '0'], dir, '', withoutCa);
+    variants.turnNoCa = () => {
+      times.beginNoCa.push(wall(process.execPath, [CLI, 'hook', 'claude-code'], dir, begin, withoutCa));
+      return wall(process.execPath, [CLI, 'hook', 'claude-code'], dir, end, withoutCa);
+    };
+  }
   // Warm-up (page cache, the store created), then the timed loop; the order rotates every repetition.
   for (const fn of Object.values(variants)) fn();
   times.begin.length = 0;
+  if (times.beginNoCa) times.beginNoCa.length = 0;
   const names = Object.keys(variants);
   options.progress(`hook: ${reps} alternating repetitions of node -e 0, git status, --version, hook begin + end…`);
   for (let i = 0; i < reps; i++) {
@@ -106,7 +122,17 @@ export async function runHookBench(options: HookBenchOptions): Promise<{ goals: 
     line('`agent-versions --version` (full CLI load)', times.version),
     line('hook: UserPromptSubmit (turn begin)', times.begin),
     line('hook: Stop, no changes (turn end)', endTimes),
+    ...(caCerts ? [
+      line('`node -e 0`, `NODE_EXTRA_CA_CERTS` unset', times.nodeNoCa),
+      line('hook: turn begin, `NODE_EXTRA_CA_CERTS` unset', times.beginNoCa),
+      line('hook: turn end, `NODE_EXTRA_CA_CERTS` unset', times.turnNoCa),
+    ] : []),
     '',
+    ...(caCerts ? [
+      `- This machine sets \`NODE_EXTRA_CA_CERTS\` for every process, so each Node start first reads and parses a CA bundle: ` +
+        `${ms(p50(times.node) - p50(times.nodeNoCa))} of \`node -e 0\`'s ${ms(p50(times.node))}. Without it (rows above, context only; ` +
+        `the goals are measured as the machine is), a hook event takes ${ms(p50(times.beginNoCa))} (begin) and ${ms(p50(times.turnNoCa))} (end).`,
+    ] : []),
     `- Floor (\`node -e 0\` + one \`git status\`): ${ms(floor)}; begin ${fmtRatio(p50(times.begin) / floor)}, end ${fmtRatio(p50(endTimes) / floor)} of it.`,
     `- Git processes per event: begin ${beginGit.length} (${beginGit.join(', ')}); end ${endGit.length} (${endGit.join(', ')}).`,
     `- Loading the full CLI costs ${ms(p50(times.version) - p50(times.node))} (\`--version\` − \`node -e 0\`: the entry, then dist/cliMain.js). ` +

@@ -314,6 +314,7 @@ describe('History archive behind the façade (real git, real sql.js files)', fun
     try {
       const contentBefore = contentInventory(repo);
       assert.deepEqual(await facadePicture(history, oids, turns[2].turnId), before);
+      assert.equal(await history.ctx.store.read((r) => getTurn(r, turns[2].turnId)), undefined, 'a preview writes nothing: the archived turn it planned stays archived');
       assert.equal(await rebuildFromTrailers(history.ctx), 0, 'rebuild finds every turn (hot or archived) already known');
 
       await history.close();

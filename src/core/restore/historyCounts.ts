@@ -65,13 +65,7 @@ export async function historyCounts(ctx: RepoContext): Promise<HistoryCounts> {
  * the archive.
  */
 export async function promoteUndoTarget(ctx: RepoContext, branch: string, turnId?: string): Promise<void> {
-  const hot = await ctx.store.read((r) => {
-    if (turnId) return getTurn(r, turnId) !== undefined;
-    const latest = undoableTurns(r, branch)[0];
-    const archivedNewest = archivedCounts(r).newestUndoable?.[branch];
-    return latest !== undefined && (archivedNewest === undefined || latest.created_at > archivedNewest);
-  });
-  if (hot) return;
+  if (await undoTargetIsHot(ctx, branch, turnId)) return;
   await ctx.store.promoteTurns((r) => {
     const target = turnId ? getTurn(r, turnId) : undoableTurns(r, branch)[0];
     if (!target) return [];
@@ -79,6 +73,16 @@ export async function promoteUndoTarget(ctx: RepoContext, branch: string, turnId
       ? r.get<{ id: string }>('SELECT id FROM turns WHERE chat_id = ? AND seq = ?', [target.chat_id, Number(target.seq) + 1])
       : undefined;
     return next ? [target.id, next.id] : [target.id];
+  });
+}
+
+/** Whether Undo's turn (the given one, or the latest undoable of `branch`) is certainly in the hot table: one small read, no archive load. */
+export function undoTargetIsHot(ctx: RepoContext, branch: string, turnId?: string): Promise<boolean> {
+  return ctx.store.read((r) => {
+    if (turnId) return getTurn(r, turnId) !== undefined;
+    const latest = undoableTurns(r, branch)[0];
+    const archivedNewest = archivedCounts(r).newestUndoable?.[branch];
+    return latest !== undefined && (archivedNewest === undefined || latest.created_at > archivedNewest);
   });
 }
 

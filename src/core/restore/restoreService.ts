@@ -19,7 +19,7 @@ import { getTurn, nestedNotice, TurnRow } from '../turns/turnRecords';
 import { endTurnUnderLease } from '../turns/turnLedger';
 import { classifyOperation, Disposition } from './disposition';
 import { failpoint } from '../failpoints';
-import { promoteUndoTarget, redoStack, undoableTurns } from './historyCounts';
+import { promoteUndoTarget, redoStack, undoableTurns, undoTargetIsHot } from './historyCounts';
 import { admitOperation, finishOperation, getOperation, inFlightOperation, OperationRow, recordCommits, setPhase } from './operationRecords';
 import { restoreMachine } from './restoreMachine';
 import { anyLaterWork, checkUndoTree, conflictError, describeLaterWork, LaterWork, laterWorkAfter, revertSubject, undoTree, UndoTree } from './revertPlan';
@@ -317,7 +317,9 @@ async function makePlan(ctx: RepoContext, request: RestoreRequest, ahead?: Ahead
       }, content);
     }
     : undefined;
-  const early = guess ? settled(lookUp(ctx, request, guess.branch, guess.head, prewrite)) : null;
+  // A preview writes nothing: not even an archived turn's copy back to the hot table (it reads the history view).
+  const promote = ahead !== undefined;
+  const early = guess ? settled(lookUp(ctx, request, guess.branch, guess.head, promote, prewrite)) : null;
   let health: RepositoryHealth;
   let gate: { branch: string; head: string };
   try {
@@ -336,7 +338,7 @@ async function makePlan(ctx: RepoContext, request: RestoreRequest, ahead?: Ahead
     looked = unwrap(await early);
   } else {
     await early; // read-only; let it finish before looking again on what git reported
-    looked = await lookUp(ctx, request, branch, head);
+    looked = await lookUp(ctx, request, branch, head, promote);
   }
   if ('nothing' in looked) return looked;
   const { later, changes: wholeChanges, reverse, ...found } = looked;
@@ -383,8 +385,8 @@ async function wholeTargetChanges(ctx: RepoContext, head: string, target: string
  * turn's reverse merged on `head` as a clean tree (objects only; `settled`, so its refusal is reported by the
  * planning that runs it again, if it is needed). `onTarget` receives the content of a restore commit worth writing ahead.
  */
-async function lookUp(ctx: RepoContext, request: RestoreRequest, branch: string, head: string, onTarget?: (found: TargetLookup, content?: RestoreContent) => void) {
-  const found = await lookUpTarget(ctx, request, branch, head);
+async function lookUp(ctx: RepoContext, request: RestoreRequest, branch: string, head: string, promote: boolean, onTarget?: (found: TargetLookup, content?: RestoreContent) => void) {
+  const found = await lookUpTarget(ctx, request, branch, head, promote);
   if ('nothing' in found) return found;
   const unborn = head === ZERO_OID;
   const keepsLater = request.kind === 'undo' && (request.only === 'turn' || request.path !== undefined);
@@ -408,19 +410,22 @@ async function reverseOnHead(ctx: RepoContext, turn: TurnRow, head: string, onTr
 }
 
 /** Resolves the absolute target (store and git lookups only: nothing is changed). */
-async function lookUpTarget(ctx: RepoContext, request: RestoreRequest, branch: string, head: string): Promise<TargetLookup | { nothing: 'nothing-to-undo' | 'nothing-to-redo' }> {
+async function lookUpTarget(ctx: RepoContext, request: RestoreRequest, branch: string, head: string, promote: boolean): Promise<TargetLookup | { nothing: 'nothing-to-undo' | 'nothing-to-redo' }> {
   let target: string;
   let turn: TurnRow | null = null;
   let preservation: PreservationReason = 'none';
   if (request.kind === 'undo') {
-    await promoteUndoTarget(ctx, branch, request.turnId); // an archived turn comes back to the hot table first
+    // A restore brings an archived turn back to the hot table first, so the saga's writes reach it; a preview
+    // reads it through the history view instead and writes nothing.
+    const hot = await undoTargetIsHot(ctx, branch, request.turnId);
+    if (!hot && promote) await promoteUndoTarget(ctx, branch, request.turnId);
     const found = await ctx.store.read((r) => {
       const row = request.turnId ? getTurn(r, request.turnId) : (() => {
         const latest = undoableTurns(r, branch)[0];
         return latest ? getTurn(r, latest.id) : undefined;
       })();
       return row ? { row, preservation: preservationFor(r, row) } : null;
-    });
+    }, { history: !hot && !promote });
     if (!found) {
       if (request.turnId) throw new AvhError('turn-unknown', 'No turn with this id exists in this repository.');
       return { nothing: 'nothing-to-undo' };

@@ -164,16 +164,7 @@ export class DurableStore {
    * If `fn` throws, everything rolls back and the error propagates unchanged.
    */
   transaction<T>(fn: (tx: StoreTx) => T): Promise<T> {
-    return this.enqueue(async () => {
-      this.assertUsable();
-      const lock = await this.lock('state-store-write');
-      try {
-        await this.catchUpWithRetries();
-        return this.commitLocked(fn);
-      } finally {
-        lock.release();
-      }
-    });
+    return this.caughtUpUnderLock('state-store-write', () => this.commitLocked(fn));
   }
 
   /**
@@ -208,22 +199,15 @@ export class DurableStore {
    * Returns how many were copied. Costs nothing (no archive load) when the hot database names no archive.
    */
   promoteTurns(pick: (reader: StoreReader) => readonly string[]): Promise<number> {
-    return this.enqueue(async () => {
-      this.assertUsable();
-      const lock = await this.lock('state-store-write');
-      try {
-        await this.catchUpWithRetries();
-        const db = this.requireDb();
-        const reader = readerOf((sql, params, first) => this.query(db, sql, params, first));
-        if (archiveIdentities(reader).length === 0) return 0;
-        const rows = await this.withHistoryView(true, () => archivedRows(reader, pick(reader)));
-        if (rows.length === 0) return 0;
-        this.commitLocked((tx) => promoteRows(tx, rows));
-        this.log.info('store.archive.promoted', { turns: rows.length });
-        return rows.length;
-      } finally {
-        lock.release();
-      }
+    return this.caughtUpUnderLock('state-store-write', async () => {
+      const db = this.requireDb();
+      const reader = readerOf((sql, params, first) => this.query(db, sql, params, first));
+      if (archiveIdentities(reader).length === 0) return 0;
+      const rows = await this.withHistoryView(true, () => archivedRows(reader, pick(reader)));
+      if (rows.length === 0) return 0;
+      this.commitLocked((tx) => promoteRows(tx, rows));
+      this.log.info('store.archive.promoted', { turns: rows.length });
+      return rows.length;
     });
   }
 
@@ -232,18 +216,11 @@ export class DurableStore {
    * fast path's facts file is keyed to it and trusted only while the journal on disk is still exactly that state.
    */
   readWithJournalState<T>(fn: (reader: StoreReader) => T): Promise<{ result: T; journal: JournalState }> {
-    return this.enqueue(async () => {
-      this.assertUsable();
-      const lock = await this.lock('state-store-read');
-      try {
-        await this.catchUpWithRetries();
-        const db = this.requireDb();
-        const result = fn(readerOf((sql, params, first) => this.query(db, sql, params, first)));
-        const journal = { lineage: lineage(db), baseSeq: this.journal.base, lastSeq: this.appliedSeq, key: journalFileKey(this.dir, this.journal.statOpen()) };
-        return { result, journal };
-      } finally {
-        lock.release();
-      }
+    return this.caughtUpUnderLock('state-store-read', () => {
+      const db = this.requireDb();
+      const result = fn(readerOf((sql, params, first) => this.query(db, sql, params, first)));
+      const journal = { lineage: lineage(db), baseSeq: this.journal.base, lastSeq: this.appliedSeq, key: journalFileKey(this.dir, this.journal.statOpen()) };
+      return { result, journal };
     });
   }
 
@@ -307,6 +284,20 @@ export class DurableStore {
   }
 
   // ---- queue, lock, state ----
+
+  /** Queued, under the cross-process lock (`purpose` names it), caught up with every acknowledged write: then `fn`. */
+  private caughtUpUnderLock<T>(purpose: string, fn: () => T | Promise<T>): Promise<T> {
+    return this.enqueue(async () => {
+      this.assertUsable();
+      const lock = await this.lock(purpose);
+      try {
+        await this.catchUpWithRetries();
+        return await fn();
+      } finally {
+        lock.release();
+      }
+    });
+  }
 
   /**
    * Runs jobs one at a time. A job that follows another back to back first yields an event-loop turn, so a
