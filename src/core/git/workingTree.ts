@@ -92,6 +92,17 @@ export class TemporaryIndex {
     return new TemporaryIndex(file, stat);
   }
 
+  /** A second copy of the same seed (same bytes and times), for a git command that must not share this one's file. */
+  twin(repo: GitRepository): TemporaryIndex {
+    const file = path.join(repo.stateDir, 'tmp', `${TEMP_INDEX_PREFIX}${ownIncarnation()}-${crypto.randomUUID()}`);
+    if (this.seededFrom) {
+      fs.copyFileSync(this.file, file);
+      const stat = fs.statSync(this.file, { bigint: true });
+      fs.utimesSync(file, Number(stat.atimeNs / 1000n) / 1e6, Number(stat.mtimeNs / 1000n) / 1e6);
+    }
+    return new TemporaryIndex(file, this.seededFrom);
+  }
+
   get env(): Record<string, string> {
     return { GIT_INDEX_FILE: this.file };
   }
@@ -254,9 +265,14 @@ export interface WorkingTreeCommitResult {
  */
 export async function commitWorkingTree(repo: GitRepository, request: WorkingTreeCommitRequest): Promise<WorkingTreeCommitResult> {
   const index = TemporaryIndex.create(repo);
+  // The index as the user left it is written as a tree from its own copy, side by side with staging everything.
+  const asLeft = index.twin(repo);
   try {
-    const indexTree = await writeIndexTree(repo, index);
-    const { tree, nested, excluded, large } = await writeWorkingTree(repo, index);
+    const [left, written] = await Promise.allSettled([writeIndexTree(repo, asLeft), writeWorkingTree(repo, index)]);
+    if (left.status === 'rejected') throw left.reason;
+    if (written.status === 'rejected') throw written.reason;
+    const indexTree = left.value;
+    const { tree, nested, excluded, large } = written.value;
     request.step?.('after-write-tree');
     const parentTree = request.parentTree
       ?? (request.parent === null ? await emptyTree(repo) : (await runGit(repo.root, ['rev-parse', `${request.parent}^{tree}`])).stdout.trim());
@@ -284,6 +300,7 @@ export async function commitWorkingTree(repo: GitRepository, request: WorkingTre
     const indexInstalled = request.installIndex ? await followIndex(repo, index, request.durable ?? false) : false;
     return { commit, tree, staged, nested, excluded, large, indexInstalled };
   } finally {
+    asLeft.dispose();
     index.dispose();
   }
 }
