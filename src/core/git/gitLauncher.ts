@@ -9,24 +9,18 @@
  */
 import { ChildProcess, fork } from 'node:child_process';
 import * as path from 'node:path';
+import type { SpawnOutcome, SpawnRequest } from './spawnCollect';
 
-export interface LaunchRequest {
+export interface LaunchRequest extends SpawnRequest {
   id: number;
   git: string;
   args: string[];
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-  input?: string | Uint8Array;
-  timeoutMs: number;
 }
 
-export type LaunchReply =
-  | { id: number; kind: 'ready'; pid: number }
-  | { id: number; kind: 'started'; pid: number }
-  | { id: number; kind: 'spawn-error'; code: string }
-  | { id: number; kind: 'closed'; code: number; timedOut: boolean; stdout: string; stderr: string };
+/** What the launcher sends: once 'ready', then one outcome of spawnCollect per request. */
+export type LaunchReply = { id: number; kind: 'ready' } | ({ id: number } & SpawnOutcome);
 
-export type LaunchOutcome = Exclude<LaunchReply, { kind: 'ready' | 'started' }> | { id: number; kind: 'launcher-gone' };
+export type LaunchOutcome = ({ id: number } & SpawnOutcome) | { id: number; kind: 'launcher-gone' };
 
 /** The launcher beside this module: dist/gitLauncher.js in the bundles (scripts/build.mjs), the tsc output otherwise. */
 declare const AVH_GIT_LAUNCHER: string | undefined;
@@ -64,7 +58,7 @@ class GitLauncher {
         this.ready = true;
         this.keepAliveWhileBusy();
         this.wakeReadyWaiters(true);
-      } else if (message.kind !== 'started') {
+      } else {
         const entry = this.pending.get(message.id);
         this.pending.delete(message.id);
         this.keepAliveWhileBusy();

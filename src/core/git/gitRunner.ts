@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AvhError, ErrorReason } from '../errors';
 import { readyLauncher } from './gitLauncher';
+import { spawnCollect, SpawnOutcome } from './spawnCollect';
 
 /**
  * The only place that starts git. Argument arrays only, no shell, no terminal prompts, no pager or editor,
@@ -144,49 +144,18 @@ export function runGit(cwd: string, args: readonly string[], options: GitOptions
   const env = baseEnv(options.env);
   // A git:<verb>:during crash point needs the child here, to kill it: those test runs always spawn directly.
   const launcher = typeof AVH_PRODUCTION_BUILD === 'undefined' && process.env.AVH_FAILPOINT?.startsWith('git:') ? undefined : readyLauncher();
-  if (launcher) {
-    return launcher.run({ git, args: [...args], cwd, env, input: options.input, timeoutMs }).then((outcome) => {
-      if (outcome.kind === 'closed') return settle(args, options, outcome);
-      if (outcome.kind === 'spawn-error') throw spawnFailed(cwd, args, outcome.code);
-      throw new GitCommandError('git-failed', args, -1, `git ${verbOf(args)} did not finish: the process that started it stopped`, '');
-    });
-  }
-  return new Promise((resolve, reject) => {
-    // No input: git reads /dev/null, and the pipe (a socket and its streams, ~1 ms of this thread per spawn) is not made.
-    const input = options.input;
-    const child = spawn(git, args as string[], { cwd, env, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
-    if (typeof AVH_PRODUCTION_BUILD === 'undefined') killDuringFailpoint(child.pid, args);
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, timeoutMs);
-    child.stdout!.on('data', (d: Buffer) => out.push(d));
-    child.stderr!.on('data', (d: Buffer) => err.push(d));
-    child.on('error', (error: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      reject(spawnFailed(cwd, args, error.code));
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      const closed = { code: code ?? -1, timedOut, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };
-      try {
-        resolve(settle(args, options, closed));
-      } catch (error) {
-        reject(error);
-      }
-    });
-    if (input !== undefined) {
-      child.stdin!.on('error', () => { /* git may exit before reading its input; the exit code tells */ });
-      child.stdin!.end(input);
-    }
+  const started = typeof AVH_PRODUCTION_BUILD === 'undefined' ? (pid: number | undefined) => killDuringFailpoint(pid, args) : undefined;
+  const request = { cwd, env, input: options.input, timeoutMs };
+  const outcome = launcher ? launcher.run({ git, args: [...args], ...request }) : spawnCollect(git, args, request, started);
+  return outcome.then((o) => {
+    if (o.kind === 'closed') return settle(args, options, o);
+    if (o.kind === 'spawn-error') throw spawnFailed(cwd, args, o.code);
+    throw new GitCommandError('git-failed', args, -1, `git ${verbOf(args)} did not finish: the process that started it stopped`, '');
   });
 }
 
 /** What a finished git process means: its output, or the failure mapped from its stderr. The same for both ways of starting it. */
-function settle(args: readonly string[], options: GitOptions, closed: { code: number; timedOut: boolean; stdout: string; stderr: string }): GitResult {
+function settle(args: readonly string[], options: GitOptions, closed: Extract<SpawnOutcome, { kind: 'closed' }>): GitResult {
   const { code: exit, stdout, stderr } = closed;
   if (closed.timedOut) throw new GitCommandError('git-timeout', args, exit, `git ${verbOf(args)} timed out`, stderr);
   if (exit === 0 || options.okCodes?.includes(exit)) return { stdout, stderr, code: exit };

@@ -61,11 +61,11 @@ export async function historyCounts(ctx: RepoContext): Promise<HistoryCounts> {
  * Before Undo plans: when its turn (the given one, or the latest undoable of `branch`) may be archived, copies it
  * back to the hot table, so the plan finds it and the saga's writes reach it; with it, for a turn without a
  * recorded outcome, the next turn of its chat (the legacy rule of targetOutcome.ts reads it). A hot hit — the turn
- * is hot, or the latest hot undoable turn is newer than every archived one — costs one small read and never loads
- * the archive.
+ * is hot, or the latest hot undoable turn is newer than every archived one — costs one small read (none when the
+ * caller already asked undoTargetIsHot: `knownHot`) and never loads the archive.
  */
-export async function promoteUndoTarget(ctx: RepoContext, branch: string, turnId?: string): Promise<void> {
-  if (await undoTargetIsHot(ctx, branch, turnId)) return;
+export async function promoteUndoTarget(ctx: RepoContext, branch: string, turnId?: string, knownHot?: boolean): Promise<void> {
+  if (knownHot ?? (await undoTargetIsHot(ctx, branch, turnId))) return;
   await ctx.store.promoteTurns((r) => {
     const target = turnId ? getTurn(r, turnId) : undoableTurns(r, branch)[0];
     if (!target) return [];

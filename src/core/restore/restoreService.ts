@@ -418,7 +418,7 @@ async function lookUpTarget(ctx: RepoContext, request: RestoreRequest, branch: s
     // A restore brings an archived turn back to the hot table first, so the saga's writes reach it; a preview
     // reads it through the history view instead and writes nothing.
     const hot = await undoTargetIsHot(ctx, branch, request.turnId);
-    if (!hot && promote) await promoteUndoTarget(ctx, branch, request.turnId);
+    if (promote) await promoteUndoTarget(ctx, branch, request.turnId, hot);
     const found = await ctx.store.read((r) => {
       const row = request.turnId ? getTurn(r, request.turnId) : (() => {
         const latest = undoableTurns(r, branch)[0];
