@@ -46,6 +46,21 @@ describe('git executable resolution', () => {
     assert.deepEqual(findGitExecutable(env, ['./git', 'relative/git'], '/tmp/x', 'linux'), { git: REAL_GIT });
   });
 
+  it('a working folder that was deleted → "no longer exists", not "git was not found", and git is still found after', async () => {
+    const repo = makeRepo();
+    const gone = path.join(repo, 'moved-away');
+    fs.mkdirSync(gone);
+    assert.equal(gitExecutable(gone), REAL_GIT); // resolved while the folder existed
+    fs.rmdirSync(gone);
+    await assert.rejects(runGit(gone, ['status']), (error: Error & { reason?: string }) => {
+      assert.match(error.message, /no longer exists/);
+      assert.doesNotMatch(error.message, /not found on PATH/);
+      assert.equal(error.reason, 'not-a-repository');
+      return true;
+    });
+    assert.equal((await runGit(repo, ['rev-parse', '--is-inside-work-tree'])).stdout.trim(), 'true');
+  });
+
   it('a repository folder on PATH is the only git → a specific refusal, and nothing ran', async () => {
     const repo = makeRepo();
     plantFakeGit(path.join(repo, 'tools'), marker);

@@ -76,6 +76,14 @@ function isExecutableFile(file: string): boolean {
   }
 }
 
+function isFolder(dir: string): boolean {
+  try {
+    return fs.statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 function isInside(child: string, parent: string): boolean {
   const rel = path.relative(parent, child);
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
@@ -163,7 +171,11 @@ function settle(args: readonly string[], options: GitOptions, closed: Extract<Sp
   throw new GitCommandError(reason, args, exit, messageFor(reason, args, exit), stderr);
 }
 
+const FOLDER_GONE = 'The folder to work in no longer exists (it was moved or deleted). Open the folder where it is now, then try again. Nothing was changed.';
+
 function spawnFailed(cwd: string, args: readonly string[], code: string | undefined): GitCommandError {
+  // spawn says ENOENT for a missing working folder too: that is not a missing git.
+  if (code === 'ENOENT' && !isFolder(cwd)) return new GitCommandError('not-a-repository', args, -1, FOLDER_GONE, '');
   if (code === 'ENOENT') resolved.delete(cwd); // uninstalled or moved since: look again next time
   return new GitCommandError('git-failed', args, -1, code === 'ENOENT' ? GIT_NOT_FOUND : `git ${verbOf(args)} could not start`, '');
 }
