@@ -27,8 +27,10 @@ function load<T>(file: string): T {
 async function main(argv: readonly string[]): Promise<void> {
   const readStdin = stdinOnce();
   if (argv[0] === 'hook') {
-    const early = await startEarlyProbe(argv, readStdin, process.cwd());
-    const fast = await load<typeof import('./hooks/fastHook')>(FAST_HOOK).tryFastHook(argv, readStdin, process.cwd(), early);
+    // The status starts and stdin is asked for first; the fast path's code loads while both run.
+    const early = startEarlyProbe(argv, readStdin, process.cwd());
+    const fastHook = load<typeof import('./hooks/fastHook')>(FAST_HOOK);
+    const fast = await fastHook.tryFastHook(argv, readStdin, process.cwd(), await early);
     if (fast.kind === 'done') {
       // Everything is written (the record fsynced, the facts renamed, the lease released), so the process ends now
       // instead of when Node has closed its last handles (~5 ms per event here). Like the full path: stdout

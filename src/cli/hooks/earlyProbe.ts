@@ -17,6 +17,10 @@ export interface EarlyProbe {
 export async function startEarlyProbe(argv: readonly string[], readStdin: () => Promise<string>, cwd: string): Promise<EarlyProbe | undefined> {
   // Only the plain form `hook <agent> [--json]`: other options or a payload argument are the fast path's to parse.
   if (argv[0] !== 'hook' || argv.length < 2 || argv.slice(2).some((a) => a !== '--json')) return undefined;
+  // An agent runs its hook in the project's folder: the status starts there before stdin is read (reading it
+  // starts Node's stream machinery, ~10 ms here), and is used when the payload names the same repository.
+  const here = guessRepositoryFromFiles(cwd);
+  const started = here ? probeOf(here.root) : undefined;
   let folder = cwd;
   try {
     const event = JSON.parse(await readStdin()) as { cwd?: unknown } | null;
@@ -24,9 +28,13 @@ export async function startEarlyProbe(argv: readonly string[], readStdin: () => 
   } catch {
     return undefined; // the full path reports bad input
   }
-  const found = guessRepositoryFromFiles(folder);
+  const found = folder === cwd ? here : guessRepositoryFromFiles(folder);
   if (!found) return undefined;
-  const status = startProbeStatus(found.root);
+  return started?.root === found.root ? started : probeOf(found.root);
+}
+
+function probeOf(root: string): EarlyProbe {
+  const status = startProbeStatus(root);
   status.catch(() => undefined); // a failure is the fast path's to decline on, when it uses the result
-  return { root: found.root, status };
+  return { root, status };
 }
