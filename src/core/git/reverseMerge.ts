@@ -81,13 +81,8 @@ export async function workingTreeCommit(repo: GitRepository, head: string): Prom
   }
 }
 
-/** Whether `ancestor` is `descendant` or one of its ancestors. Read-only. */
-export async function isAncestor(repo: GitRepository, ancestor: string, descendant: string): Promise<boolean> {
-  const { code } = await runGit(repo.root, ['merge-base', '--is-ancestor', ancestor, descendant], { okCodes: [1] });
-  return code === 0;
-}
-
 export interface LaterCommit {
+  oid: string;
   subject: string;
   /** The `Agent-Turn` trailer (agent versions only), else ''. */
   turn: string;
@@ -98,9 +93,9 @@ export async function commitsSince(repo: GitRepository, since: string | null, he
   // `since` null (a turn that began on an unborn branch): all of HEAD's history is after it. `X^@` names all of
   // X's parents, none for a root commit, so a root version excludes nothing.
   const range = since === null ? [head] : [head, '--not', since];
-  const { stdout } = await runGit(repo.root, ['log', '--format=%s%x1f%(trailers:key=Agent-Turn,valueonly,separator=%x2c)%x1e', ...range, '--']);
+  const { stdout } = await runGit(repo.root, ['log', '--format=%H%x1f%s%x1f%(trailers:key=Agent-Turn,valueonly,separator=%x2c)%x1e', ...range, '--']);
   return stdout.split('\x1e').map((r) => r.replace(/^\n/, '')).filter(Boolean).map((r) => {
-    const [subject, turn] = r.split('\x1f');
-    return { subject, turn: (turn ?? '').trim() };
+    const [oid, subject, turn] = r.split('\x1f');
+    return { oid, subject, turn: (turn ?? '').trim() };
   });
 }

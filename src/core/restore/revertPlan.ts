@@ -2,7 +2,7 @@ import type { RepoContext } from '../context';
 import { AvhError } from '../errors';
 import { looseCommitParents } from '../git/looseObject';
 import { ZERO_OID } from '../git/workingTree';
-import { commitsSince, fileRestoredTree, isAncestor, mergeCommits, reverseTurnTree, workingTreeCommit } from '../git/reverseMerge';
+import { commitsSince, fileRestoredTree, mergeCommits, reverseTurnTree, workingTreeCommit } from '../git/reverseMerge';
 import { treeChanges } from '../git/worktreeUpdate';
 import type { UndoScope } from '../store/schema';
 import { agentSubject, kindOfSubject, REVERT_PREFIX } from '../turns/promptSummary';
@@ -39,15 +39,16 @@ export async function laterWorkAfter(ctx: RepoContext, turn: TurnRow, head: stri
   if (!turn.version_commit || !turn.base_commit) return null;
   // From the HEAD the turn began on: a commit the user made while the turn ran counts too (Restore Everything undoes it).
   const since = turn.base_head === ZERO_OID ? null : turn.base_head ?? `${turn.version_commit}^@`;
-  // The common case, HEAD still at the turn's version, needs no ancestry check; otherwise both run side by side.
-  // When that version's one parent is the HEAD the turn began on, the range holds only the turn's own version
-  // (never counted below), so git need not list it: the parent is read from the fresh loose commit object.
+  // One `log` of that range answers both questions: what landed, and whether the version is in HEAD's history.
+  // When HEAD is still the version and its one parent is the HEAD the turn began on, the range holds only the
+  // turn's own version (never counted below), so git need not list it: the parent is read from the fresh loose
+  // commit object.
   const onlyOwnVersion = head === turn.version_commit && since !== null && !since.endsWith('^@') && sameOids(looseCommitParents(ctx.repo, head), [since]);
-  const [inHistory, commits] = await Promise.all([
-    head === turn.version_commit || isAncestor(ctx.repo, turn.version_commit, head),
-    onlyOwnVersion ? [] : commitsSince(ctx.repo, since, head),
-  ]);
-  if (!inHistory) return null;
+  const commits = onlyOwnVersion ? [] : await commitsSince(ctx.repo, since, head);
+  // The version is in HEAD's history exactly when the range lists it: it is a descendant of every commit the range
+  // leaves out (the HEAD the turn began on was there before it; `X^@` are its own parents).
+  const version = turn.version_commit;
+  if (head !== version && !commits.some((c) => c.oid === version)) return null;
   const laterTurns = commits.filter((c) => kindOfSubject(c.subject) === 'agent' && c.turn && c.turn !== turn.id).map((c) => c.turn);
   const inEffect = (await turnsByIds(ctx, laterTurns)).filter((t) => t.undone_by === null);
   return {
