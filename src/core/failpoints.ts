@@ -7,7 +7,18 @@
 export function failpoint(name: string): void {
   if (typeof AVH_PRODUCTION_BUILD !== 'undefined') return;
   const wanted = process.env.AVH_FAILPOINT;
-  if (wanted !== undefined && wanted === name) {
-    process.kill(process.pid, 'SIGKILL');
-  }
+  if (wanted !== undefined && wanted === name) crashNow();
+}
+
+/** Test-only: what dies with this process at a crash point (the git processes it started: gitRunner registers them). */
+const dyingWithUs: (() => void)[] = [];
+
+export function onCrash(kill: () => void): void {
+  dyingWithUs.push(kill);
+}
+
+/** SIGKILLs this process and, first, what dies with it: a power cut, not orphans finishing their work afterwards. */
+export function crashNow(): void {
+  for (const kill of dyingWithUs) kill();
+  process.kill(process.pid, 'SIGKILL');
 }

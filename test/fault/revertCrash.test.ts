@@ -1,9 +1,11 @@
 import * as assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { VersionHistory } from '../../src/core/versionHistory';
-import { CrashScenario, newTally, RESTORE_CRASH_POINTS, sweepCrashPoints, treeOf } from '../support/crashSweep';
-import { cleanupTempDirs, git, head, makeRepo, tempDir, write } from '../support/gitFixtures';
+import { CrashScenario, KEEPS_LATER_CRASH_POINTS, newTally, RESTORE_CRASH_POINTS, sweepCrashPoints, treeOf } from '../support/crashSweep';
+import { CLI, cliJson } from '../support/cliProcess';
+import { assertNothingLost, cleanupTempDirs, contentInventory, git, head, makeRepo, read, tempDir, testGitEnv, write } from '../support/gitFixtures';
 
 /**
  * Fault injection for Undo Only This Turn and Undo This File: the same saga as every restore, so the same sweep
@@ -68,6 +70,19 @@ const SCENARIOS: CrashScenario[] = [
     },
   },
   {
+    name: 'Undo Only This Turn in place: uncommitted, staged and untracked changes in files the turn did not change stay as they are',
+    keepsUncommitted: true,
+    setup: async () => {
+      const { repo, a1 } = await interleavedRepo();
+      const targetTree = oracleTree(repo, head(repo), [['revert', '--no-edit', a1.version]]);
+      write(repo, 'mine.txt', 'user commit, then edited\n');
+      write(repo, 'staged.txt', 'staged, never committed\n');
+      git(repo, 'add', 'staged.txt');
+      write(repo, 'notes.txt', 'untracked notes\n');
+      return { repo, args: ['undo', '--turn', a1.turnId, '--only', 'turn', '--json'], targetTree };
+    },
+  },
+  {
     name: 'Undo Only This Turn with uncommitted edits and an untracked file (saved first)',
     setup: async () => {
       const { repo, a1 } = await interleavedRepo();
@@ -99,12 +114,59 @@ describe('Undo Only This Turn / Undo This File fault injection (SIGKILL at every
 
   for (const scenario of SCENARIOS) {
     it(`${scenario.name}: every crash point reconciles to old state, new state or recovery, losing nothing`, async () => {
-      assert.deepEqual(await sweepCrashPoints(scenario, RESTORE_CRASH_POINTS, tally), []);
+      assert.deepEqual(await sweepCrashPoints(scenario, [...RESTORE_CRASH_POINTS, ...KEEPS_LATER_CRASH_POINTS], tally), []);
     });
   }
 
+  it('killed once the branch moved while read-tree was still writing: reconciliation finishes the update, losing nothing', async () => {
+      const repo = makeRepo();
+    write(repo, 'app.ts', 'one\ntwo\nthree\nfour\nfive\n');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'app');
+    const h = await VersionHistory.open(repo);
+    let a1: { turnId: string; version: string };
+    try {
+      const t1 = await h.beginTurn({ chatId: 'A', prompt: 'A1 change' });
+      write(repo, 'app.ts', 'ONE by A1\ntwo\nthree\nfour\nfive\n');
+      a1 = { turnId: t1.turnId, version: (await h.endTurn(t1.turnId, 'completed')).version! };
+      const t2 = await h.beginTurn({ chatId: 'B', prompt: 'B1 change' });
+      write(repo, 'b1.ts', 'from B1\n');
+      assert.ok((await h.endTurn(t2.turnId, 'completed')).version);
+    } finally {
+      await h.close();
+    }
+    const targetTree = oracleTree(repo, head(repo), [['revert', '--no-edit', a1.version]]);
+    const before = contentInventory(repo);
+    const oldHead = head(repo);
+    // An fsmonitor hook that sleeps holds read-tree at its start, when it loads the index (before it touches a
+    // file), until well after the branch moved; update-ref never reads the index.
+    const hook = path.join(tempDir('avh-fsmonitor-'), 'slow-fsmonitor');
+    fs.writeFileSync(hook, '#!/bin/sh\nsleep 2\nexit 1\n', { mode: 0o755 });
+    git(repo, 'config', 'core.fsmonitor', hook);
+    const run = spawnSync(process.execPath, [CLI, 'undo', '--turn', a1.turnId, '--only', 'turn', '--json'], {
+      cwd: repo, env: { ...testGitEnv(), AVH_FAILPOINT: 'update-worktree:branch-moved' }, encoding: 'utf8', timeout: 60_000,
+    });
+    git(repo, 'config', '--unset', 'core.fsmonitor');
+    assert.equal(run.signal, 'SIGKILL', run.stderr);
+    assert.notEqual(head(repo), oldHead, 'the branch moved');
+    assert.equal(read(repo, 'app.ts').split('\n')[0], 'ONE by A1', 'read-tree wrote nothing');
+    // The killed read-tree left git's own index.lock; git tells the user to remove it, and so does our message.
+    fs.rmSync(path.join(repo, '.git', 'index.lock'), { force: true });
+    const status = cliJson<{ recovery: unknown; operation: unknown; health: { clean: boolean } }>(['status'], { cwd: repo });
+    assert.equal(status.recovery, null);
+    assert.equal(status.operation, null);
+    assert.equal(treeOf(repo), targetTree);
+    assert.ok(status.health.clean);
+    assert.equal(read(repo, 'app.ts').split('\n')[0], 'one');
+    assertNothingLost(repo, before);
+    // The redo entry names the HEAD the Undo began on (the restore commit is never taken for a saved-edits commit).
+    const oldTree = treeOf(repo, oldHead);
+    assert.equal(cliJson<{ result: string }>(['redo', '--json'], { cwd: repo }).result, 'restored');
+    assert.equal(treeOf(repo), oldTree);
+  });
+
   it('every named crash point fired in at least one revert scenario', () => {
-    const never = RESTORE_CRASH_POINTS.filter((p) => !tally.fired.has(p));
+    const never = [...RESTORE_CRASH_POINTS, ...KEEPS_LATER_CRASH_POINTS].filter((p) => !tally.fired.has(p));
     assert.deepEqual(never, [], `crash points that never fired: ${never.join(', ')}`);
   });
 });

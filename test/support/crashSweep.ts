@@ -17,6 +17,8 @@ export interface CrashScenario {
   name: string;
   /** Builds the repository; returns the CLI arguments of the operation and the tree it targets. */
   setup: () => Promise<{ repo: string; args: string[]; targetTree: string }>;
+  /** The operation leaves uncommitted edits in files it does not write as they are (Undo Only This Turn in place). */
+  keepsUncommitted?: boolean;
 }
 
 export const RESTORE_PHASES_SWEPT = ['preflight', 'preserve-dirty-tree', 'write-restore-commit', 'update-worktree', 'update-branch', 'turn-store-mutation'];
@@ -32,6 +34,9 @@ export const RESTORE_CRASH_POINTS = [
   'git:read-tree:during',
   'git:update-ref:during',
 ];
+
+/** An Undo that keeps later work moves its branch while read-tree writes: killed once the branch moved. */
+export const KEEPS_LATER_CRASH_POINTS = ['update-worktree:branch-moved'];
 
 const DURING = /^git:(.+):during$/;
 
@@ -104,7 +109,7 @@ export async function sweepCrashPoints(scenario: CrashScenario, points: readonly
       assert.equal(status.operation, null, 'no operation left in flight');
       assert.equal(fs.existsSync(path.join(repo, '.git', 'agent-versions', 'repository.lease')), false, 'lease released');
       const nowTree = treeOf(repo);
-      const atNew = nowTree === targetTree && status.health.clean;
+      const atNew = nowTree === targetTree && (scenario.keepsUncommitted === true || status.health.clean);
       const atOld = status.health.head === oldHead || git(repo, 'log', '-1', '--format=%s', 'HEAD').startsWith('[Interrupted]');
       const ops = cliJson<unknown>(['versions', '--limit', '1'], { cwd: repo }) as { kind: string }[];
       tally.outcomes[status.recovery ? 'recovery required' : atNew ? 'new state' : 'old state']++;

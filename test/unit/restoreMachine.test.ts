@@ -20,6 +20,7 @@ const EFFECTS: Record<string, { id: string; outputs: unknown[] }> = {
 const DISPOSITIONS: Disposition[] = [
   { kind: 'ordinary' },
   { kind: 'rolled-back', preserved: null },
+  { kind: 'roll-forward', resume: 'update-worktree', preserved: null },
   { kind: 'roll-forward', resume: 'update-branch', preserved: null },
   { kind: 'roll-forward', resume: 'turn-store-mutation', preserved: null },
   { kind: 'recovery-required', reason: 'worktree-partially-restored' },
@@ -92,6 +93,7 @@ describe('restore machine (xstate graph shortest paths)', () => {
         assert.equal(shortest('rolledBack', 'ordinary'), 'error:preflight → done:classifyFailure → done:settleRolledBack');
         assert.equal(shortest('recoveryRequired', null), 'error:preflight → error:classifyFailure → done:latchRecovery');
         assert.equal(shortest('updatingBranch', 'roll-forward'), 'error:preflight → done:classifyFailure', 'roll-forward resumes at the branch update');
+        assert.equal(shortest('updatingWorktree', 'roll-forward'), 'error:preflight → done:classifyFailure', 'or at the worktree update (the branch moved first)');
       }
     });
   }

@@ -231,6 +231,69 @@ describe('Undo Only This Turn and Undo This File (real git, real store)', functi
     }
   });
 
+  it('in place: uncommitted, staged and untracked changes in files the turn did not change stay exactly as they are (no save commit)', async () => {
+    const { repo, history, a1 } = await interleaved();
+    try {
+      write(repo, 'mine.txt', 'my commit, then edited\n'); // tracked, modified, not staged
+      write(repo, 'b1.txt', 'from B1, edited and staged\n');
+      git(repo, 'add', 'b1.txt'); // a staged change to a tracked file
+      write(repo, 'new.txt', 'staged, never committed\n');
+      git(repo, 'add', 'new.txt'); // a staged new file
+      write(repo, 'scratch.txt', 'untracked notes\n');
+      const before = contentInventory(repo);
+      const headBefore = head(repo);
+      const statusBefore = git(repo, 'status', '--porcelain', '--untracked-files=all');
+      const stagedBefore = git(repo, 'diff', '--cached', '--name-status');
+      const r = await history.undo(a1.turnId, { only: 'turn' });
+      assert.equal(r.result, 'restored');
+      assert.equal(r.scope, 'turn');
+      assert.equal(r.preserved, undefined, 'nothing needed saving');
+      assert.equal(subjectOf(repo), '[Revert] Undid turn "A1: first change"');
+      assert.equal(git(repo, 'rev-parse', 'HEAD^').trim(), headBefore, 'the revert sits right on the old tip: no save commit');
+      assert.equal(fs.existsSync(path.join(repo, 'a1.txt')), false);
+      assert.equal(read(repo, 'shared.txt').split('\n')[0], 'line 1');
+      assert.equal(git(repo, 'status', '--porcelain', '--untracked-files=all'), statusBefore, 'the same uncommitted, staged and untracked changes');
+      assert.equal(git(repo, 'diff', '--cached', '--name-status'), stagedBefore, 'staged stays staged');
+      assert.equal(read(repo, 'mine.txt'), 'my commit, then edited\n');
+      assert.equal(git(repo, 'show', ':b1.txt'), 'from B1, edited and staged\n');
+      assert.equal(read(repo, 'scratch.txt'), 'untracked notes\n');
+      assert.equal((await history.status()).recovery, null);
+      assertNothingLost(repo, before);
+      // Redo restores a whole version: with uncommitted changes in the tree it is refused, changing nothing.
+      const headAfter = head(repo);
+      await expectReason(history.redo(), 'dirty-conflict');
+      assert.equal(head(repo), headAfter);
+      assert.equal(git(repo, 'status', '--porcelain', '--untracked-files=all'), statusBefore);
+    } finally {
+      await history.close();
+    }
+  });
+
+  it('in place refused by git (a staged change in a file the turn changed): planned in full instead, the change saved first, no recovery', async () => {
+    const { repo, history, a1 } = await interleaved();
+    try {
+      write(repo, 'shared.txt', read(repo, 'shared.txt').replace('line 6', 'line 6 staged by me'));
+      git(repo, 'add', 'shared.txt');
+      const before = contentInventory(repo);
+      const headBefore = head(repo);
+      const r = await history.undo(a1.turnId, { only: 'turn' });
+      assert.equal(r.result, 'restored');
+      assert.ok(r.preserved, 'the staged change was saved first');
+      assert.equal(git(repo, 'rev-parse', 'HEAD^^').trim(), headBefore);
+      assert.equal(subjectOf(repo, 'HEAD^'), '[Interrupted] Saved uncommitted changes before undoing a turn');
+      assert.equal(subjectOf(repo), '[Revert] Undid turn "A1: first change"');
+      const shared = read(repo, 'shared.txt').split('\n');
+      assert.equal(shared[0], 'line 1');
+      assert.equal(shared[5], 'line 6 staged by me');
+      assert.equal(fs.existsSync(path.join(repo, 'a1.txt')), false);
+      assert.ok(clean(repo));
+      assert.equal((await history.status()).recovery, null);
+      assertNothingLost(repo, before);
+    } finally {
+      await history.close();
+    }
+  });
+
   it('with nothing after the turn, Undo Only This Turn is exactly today\'s Undo', async () => {
     const { repo, history, b2 } = await interleaved();
     try {

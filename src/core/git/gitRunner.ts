@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AvhError, ErrorReason } from '../errors';
+import { crashNow, onCrash } from '../failpoints';
 import { readyLauncher } from './gitLauncher';
 import { spawnCollect, SpawnOutcome } from './spawnCollect';
 
@@ -137,6 +138,16 @@ export function gitExecutable(cwd: string): string {
 
 // ---- running it ----
 
+/** Test-only bookkeeping for crash points: the git processes this process started that have not finished die with it. */
+const runningChildren = new Set<number>();
+if (typeof AVH_PRODUCTION_BUILD === 'undefined') {
+  onCrash(() => {
+    for (const pid of runningChildren) {
+      try { process.kill(pid, 'SIGKILL'); } catch { /* already finished */ }
+    }
+  });
+}
+
 /**
  * Runs `git <args>` in cwd with the resolved git (never one found in cwd); rejects with a GitCommandError
  * (reason mapped from stderr) on failure.
@@ -152,9 +163,15 @@ export function runGit(cwd: string, args: readonly string[], options: GitOptions
   const env = baseEnv(options.env);
   // A git:<verb>:during crash point needs the child here, to kill it: those test runs always spawn directly.
   const launcher = typeof AVH_PRODUCTION_BUILD === 'undefined' && process.env.AVH_FAILPOINT?.startsWith('git:') ? undefined : readyLauncher();
-  const started = typeof AVH_PRODUCTION_BUILD === 'undefined' ? (pid: number | undefined) => killDuringFailpoint(pid, args) : undefined;
+  let child: number | undefined;
+  const started = typeof AVH_PRODUCTION_BUILD === 'undefined' ? (pid: number | undefined) => { child = pid; killDuringFailpoint(pid, args); } : undefined;
   const request = { cwd, env, input: options.input, timeoutMs };
   const outcome = launcher ? launcher.run({ git, args: [...args], ...request }) : spawnCollect(git, args, request, started);
+  if (typeof AVH_PRODUCTION_BUILD === 'undefined' && child !== undefined) {
+    const pid = child;
+    runningChildren.add(pid);
+    void outcome.finally(() => runningChildren.delete(pid));
+  }
   return outcome.then((o) => {
     if (o.kind === 'closed') return settle(args, options, o);
     if (o.kind === 'spawn-error') throw spawnFailed(cwd, args, o.code);
@@ -189,9 +206,10 @@ function killDuringFailpoint(pid: number | undefined, args: readonly string[]): 
   const wanted = process.env.AVH_FAILPOINT;
   if (!wanted || !pid || wanted !== `git:${verbOf(args)}:during`) return;
   const delayMs = Number(process.env.AVH_FAILPOINT_DELAY_MS ?? '5');
+  // The named command dies with this process, like any other that runs side by side with it (onCrash below). One
+  // that already finished (a read-tree that refused at once) is not "during": a later run of that command is.
   setTimeout(() => {
-    try { process.kill(pid, 'SIGKILL'); } catch { /* already finished */ }
-    process.kill(process.pid, 'SIGKILL');
+    if (runningChildren.has(pid)) crashNow();
   }, delayMs);
 }
 
@@ -225,7 +243,7 @@ export function reasonFromStderr(stderr: string): ErrorReason {
   if (/not a git repository/i.test(stderr)) return 'not-a-repository';
   if (/cannot lock ref|is at [0-9a-f]+ but expected|reference already exists/.test(stderr)) return 'ref-moved';
   if (/needs merge|unmerged|you need to resolve your current index first/i.test(stderr)) return 'unmerged-entries';
-  if (/would be overwritten|not uptodate\. Cannot merge|Entry '.*' not uptodate/.test(stderr)) return 'dirty-conflict';
+  if (/would be overwritten|would lose untracked files|not uptodate\. Cannot merge|Entry '.*' not uptodate/.test(stderr)) return 'dirty-conflict';
   return 'git-failed';
 }
 

@@ -1,12 +1,11 @@
-import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { RepoContext } from '../context';
-import { isAvhError } from '../errors';
+import { AvhError, ErrorReason, isAvhError } from '../errors';
 import { readSymbolicHead } from '../git/healthProbe';
 import { parentsAndTrailer, readHead } from '../git/history';
 import { CommitSpec, commitWorkingTree, compareAndSetRef, createCommit, ZERO_OID } from '../git/workingTree';
-import { TreeChange, updateWorktreeBetween } from '../git/worktreeUpdate';
+import { blobOid, TreeChange, updateWorktreeBetween } from '../git/worktreeUpdate';
 import { INTERRUPTED_SUBJECT, restoreSubject, SAVED_EDITS_SUBJECT } from '../turns/promptSummary';
 import { failpoint } from '../failpoints';
 import type { OperationRow } from './operationRecords';
@@ -107,7 +106,8 @@ const MAX_PROVEN_BYTES = 64 * 1024 * 1024;
  * commit: HEAD is still attached to the branch, the index equals the restore commit, and every path the update
  * wrote holds exactly the target blob and mode (deleted paths are gone). The rest of the tree was clean at
  * preflight and was not written (and read-tree wrote the index from the restore commit), so the working tree
- * equals the target. Returns false whenever it cannot prove it (a filter or line-ending conversion, a large
+ * equals the target; for an Undo that keeps later work, whose postcondition is those paths alone (the rest may
+ * hold the user's own edits), read-tree wrote their index entries from the restore commit. Returns false whenever it cannot prove it (a filter or line-ending conversion, a large
  * update, anything unexpected); the caller then runs the full probe.
  */
 export function restoredPathsMatch(ctx: RepoContext, op: OperationRow, changes: readonly TreeChange[]): boolean {
@@ -135,15 +135,48 @@ export function restoredPathsMatch(ctx: RepoContext, op: OperationRow, changes: 
     } else {
       return false; // submodules and anything else: let the full probe decide
     }
-    const oid = crypto.createHash('sha1').update(`blob ${data.length}\0`).update(data).digest('hex');
-    if (oid !== change.oid) return false;
+    if (blobOid(data) !== change.oid) return false;
   }
   return true;
 }
 
+/**
+ * read-tree refused before it wrote anything: a path it would write holds uncommitted or staged changes, or an
+ * untracked file, or the index has unmerged entries or is locked. git checks all of these before the first write
+ * (unpack-trees), so the index, the working tree and the branch are exactly as they were.
+ */
+export class WorktreeUpdateRefused extends AvhError {
+  constructor(cause: AvhError) {
+    super(cause.reason,
+      'Files this restore would write have changes of their own (uncommitted, staged or untracked), or git is busy with the index. Nothing was changed.',
+      {}, { cause });
+    this.name = 'WorktreeUpdateRefused';
+  }
+}
+
+const REFUSED_BEFORE_WRITING: readonly ErrorReason[] = ['dirty-conflict', 'unmerged-entries', 'index-locked'];
+
 /** Moves index and working tree from base to the restore commit with a two-tree merge (refuses to overwrite local changes). */
 export async function updateWorktree(ctx: RepoContext, op: OperationRow, restoreCommit: string): Promise<void> {
-  await updateWorktreeBetween(ctx.repo, baseOf(op), restoreCommit);
+  try {
+    await updateWorktreeBetween(ctx.repo, baseOf(op), restoreCommit);
+  } catch (error) {
+    if (error instanceof AvhError && REFUSED_BEFORE_WRITING.includes(error.reason)) throw new WorktreeUpdateRefused(error);
+    throw error;
+  }
+}
+
+/**
+ * An Undo that keeps later work whose worktree update failed after its branch moved (the two run side by side):
+ * the branch goes back to base, compare-and-set, so the failure is classified on the repository as it was.
+ * Never throws: wherever the branch is left, classification reads it.
+ */
+export async function moveBranchBack(ctx: RepoContext, op: OperationRow, restoreCommit: string): Promise<void> {
+  try {
+    await compareAndSetRef(ctx.repo, branchRef(op), baseOf(op), restoreCommit, `agent-versions: ${op.kind} not applied`);
+  } catch {
+    // Moved by someone else meanwhile: classification finds it there.
+  }
 }
 
 /** Compare-and-set the branch from base to the restore commit; already there (a re-run) counts as done. */

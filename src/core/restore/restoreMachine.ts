@@ -63,6 +63,7 @@ export const restoreMachine = setup({
   },
   guards: {
     needsPreserve: ({ context }) => context.needsPreserve && context.preserved === null,
+    resumeWorktree: ({ context }) => context.disposition?.kind === 'roll-forward' && context.disposition.resume === 'update-worktree' && !context.rollForwardTried,
     resumeBranch: ({ context }) => context.disposition?.kind === 'roll-forward' && context.disposition.resume === 'update-branch' && !context.rollForwardTried,
     resumeStore: ({ context }) => context.disposition?.kind === 'roll-forward' && context.disposition.resume === 'turn-store-mutation' && !context.rollForwardTried,
     isSettledBack: ({ context }) => context.disposition?.kind === 'rolled-back' || context.disposition?.kind === 'ordinary',
@@ -159,6 +160,7 @@ export const restoreMachine = setup({
     },
     decided: {
       always: [
+        { guard: 'resumeWorktree', target: 'updatingWorktree', actions: assign({ rollForwardTried: true }) },
         { guard: 'resumeBranch', target: 'updatingBranch', actions: assign({ rollForwardTried: true }) },
         { guard: 'resumeStore', target: 'mutatingStore', actions: assign({ rollForwardTried: true }) },
         { guard: 'isSettledBack', target: 'settlingRollback' },

@@ -7,7 +7,7 @@ import { AvhError } from '../errors';
 import { guessBranchTip, inspectRepositoryHealth, operationsInProgress, RepositoryHealth } from '../git/healthProbe';
 import { resolveCommit, subjectsSince } from '../git/history';
 import { factsFromHealth, passGate, passTurnGate } from '../git/repositoryGate';
-import { ignoredPathsInTheWay, TreeChange, treeChanges } from '../git/worktreeUpdate';
+import { ignoredPathsInTheWay, pathsHold, TreeChange, treeChanges } from '../git/worktreeUpdate';
 import { acquireRepositoryLease, leasePath } from '../git/repositoryLease';
 import { assertNoRecovery, readRecovery, setRecovery } from '../recovery/recoveryLatch';
 import type { LockHandle } from '../store/pidLock';
@@ -15,7 +15,7 @@ import { readLockHolder, tryAcquireLock } from '../store/pidLock';
 import type { PreservationReason } from '../store/schema';
 import type { StoreTx } from '../store/durableStore';
 import { kindOfSubject } from '../turns/promptSummary';
-import { getTurn, nestedNotice, TurnRow } from '../turns/turnRecords';
+import { getTurn, nestedNotice, openTurns, TurnRow } from '../turns/turnRecords';
 import { endTurnUnderLease } from '../turns/turnLedger';
 import { classifyOperation, Disposition } from './disposition';
 import { failpoint } from '../failpoints';
@@ -27,7 +27,7 @@ import { preservationFor } from './targetOutcome';
 import { assertTurnBranchUsable } from '../chats/chatBranches';
 import { removeLeftoverTempFiles } from '../recovery/staleLocks';
 import { clearOwnStaleIndexLock, emptyTree, indexRepairPending, repairRecordedIndex, ZERO_OID } from '../git/workingTree';
-import { baseOf, PrewrittenCommit, prewriteRestoreCommit, preserveDirtyTree, RestoreContent, restoredPathsMatch, updateBranch, updateWorktree, wholeTargetContent, writeRestoreCommit } from './restoreEffects';
+import { baseOf, currentHead, moveBranchBack, PrewrittenCommit, prewriteRestoreCommit, preserveDirtyTree, RestoreContent, restoredPathsMatch, updateBranch, updateWorktree, wholeTargetContent, WorktreeUpdateRefused, writeRestoreCommit } from './restoreEffects';
 import type { RestorePhase, UndoScope } from '../store/schema';
 
 /** Undo's choice when work landed after the turn: only the turn's own changes, or everything since its base. */
@@ -93,8 +93,13 @@ interface Plan {
   request: RestoreRequest;
   branch: string;
   head: string;
-
+  /** The working tree is clean; for an Undo in place (`inPlace`), only the paths it writes matter and read-tree checks them. */
   clean: boolean;
+  /**
+   * Undo Only This Turn in place: planned without scanning the working tree; uncommitted edits elsewhere stay as they
+   * are. A refusal by read-tree (a path it writes has changes of its own) falls back to the full plan.
+   */
+  inPlace: boolean;
   target: string;
   /** What moving from HEAD to the target writes (empty: the target's tree is HEAD's). */
   changes: TreeChange[];
@@ -150,101 +155,114 @@ export async function runRestore(ctx: RepoContext, request: RestoreRequest, opti
   try {
     await settleUnderLease(ctx);
     await assertNoRecovery(ctx.store);
-    const ahead: AheadOperation = { id: crypto.randomUUID(), startedAt: Date.now() };
-    let plan = await makePlan(ctx, request, ahead);
-    if (options.expectedPlan !== undefined && planFingerprint(plan) !== options.expectedPlan) {
-      throw new AvhError('confirmation-required',
-        'What this restore would do changed since it was confirmed (a new turn or a commit). Confirm again; nothing was changed.',
-        { planChanged: true, count: 'nothing' in plan ? 0 : plan.userCommits });
-    }
-    if ('nothing' in plan) return { result: plan.nothing };
-    if (plan.undoTree && plan.undoTree.conflicts.length > 0) throw conflictError(plan.undoTree.conflicts);
-    // Later turns, and turns undone on their own since, would silently go (or come back) with an unchosen Undo.
-    const laterTurns = plan.scope === 'everything' && plan.later ? plan.later.otherChatTurns + plan.later.sameChatTurns + plan.later.reverts : 0;
-    if (laterTurns > 0 && plan.request.kind === 'undo' && plan.request.only === undefined && !options.confirmUserCommits) {
-      throw new AvhError('confirmation-required',
-        `Work landed after this turn: ${describeLaterWork(plan.later!)}. Choose Undo Only This Turn (keeps it) or Restore Everything to Before This Turn (takes it away too; it stays in history). Nothing was changed.`,
-        { count: laterTurns, choice: true });
-    }
-    if (plan.userCommits > 0 && !options.confirmUserCommits) {
-      throw new AvhError('confirmation-required',
-        `This restore undoes ${plan.userCommits} commit${plan.userCommits === 1 ? '' : 's'} you made yourself after that version (they stay reachable in history). Confirm to continue; nothing was changed.`,
-        { count: plan.userCommits });
-    }
-    if (plan.turn && plan.turn.recovery !== 'terminal') {
-      // Undo of a running turn ends it cancelled first, then re-reads everything under the same lease.
-      await endTurnUnderLease(ctx, plan.turn.id, 'cancelled');
-      options.onTurnCancelled?.({ turnId: plan.turn.id, chatId: plan.turn.chat_id });
-      const replanned = await makePlan(ctx, { kind: 'undo', turnId: plan.turn.id, ...(plan.request.kind === 'undo' && plan.request.only ? { only: plan.request.only } : {}) }, ahead);
-      if ('nothing' in replanned) return { result: replanned.nothing };
-      plan = { ...replanned, preservation: 'active-cancel' };
-    }
-    if (plan.clean && plan.changes.length === 0) {
-      ctx.log.info('restore.no-change', { kind: request.kind });
-      return { result: 'no-change', target: plan.target, ...(plan.turn ? { turnId: plan.turn.id } : {}) };
-    }
-    // An Undo that keeps later work saves uncommitted edits first (they are part of the "current" it merges with).
-    const keepsLater = plan.scope !== 'everything';
-    if (!plan.clean && plan.preservation === 'none' && !keepsLater) {
-      throw new AvhError('dirty-conflict',
-        `You have uncommitted changes that are not from a cancelled agent turn. Commit or stash them, then try again${plan.later ? ' (or choose Undo Only This Turn, which keeps them)' : ''}. Nothing was changed.`);
-    }
-    if (plan.clean) await refuseIgnoredFilesInTheWay(ctx, plan.changes); // a dirty tree is checked once it is preserved
-    const op: OperationRow = {
-      id: ahead.id,
-      kind: request.kind,
-      phase: 'preparing',
-      status: 'in-flight',
-      turn_id: plan.turn?.id ?? null,
-      source_branch: plan.branch,
-      source_head: plan.head,
-      target_commit: plan.target,
-      scope: plan.scope,
-      scope_path: plan.scopePath,
-      preservation: plan.clean ? 'none' : plan.preservation,
-      preserve_commit: null,
-      restore_commit: null,
-      attempts: 1,
-      last_error: null,
-      started_at: ahead.startedAt,
-      updated_at: ahead.startedAt, // as admitOperation writes it
-    };
-    await ctx.store.transaction((tx) => admitOperation(tx, op));
-    ctx.log.info('restore.admit', { operation: op.id, kind: op.kind, preservation: op.preservation });
-    failpoint('preparing:after');
-    const output = await runMachine(ctx, op.id, { needsPreserve: op.preservation !== 'none' || (keepsLater && !plan.clean) }, plan.changes,
-      plan.clean ? plan.undoTree?.tree ?? null : null, plan.prewritten, op);
-    if (output.status === 'completed') {
-      const notice = await nestedNotice(ctx, plan.nestedRepositories);
-      return {
-        ...(notice ? { notice } : {}),
-        result: 'restored',
-        operationId: op.id,
-        restoreCommit: output.restoreCommit ?? undefined,
-        ...(output.preserved ? { preserved: output.preserved } : {}),
-        target: plan.target,
-        ...(plan.turn ? { turnId: plan.turn.id } : {}),
-        ...(request.kind === 'undo' ? { scope: plan.scope } : {}),
-      };
-    }
-    if (output.status === 'recovery-required') {
-      throw new AvhError('recovery-required',
-        'Version restore needs attention — Agent Version History could not verify the restore. Your files are kept; resolve the recovery notice to continue.',
-        { operation: op.id });
-    }
-    const error = output.error;
-    if (output.preserved) {
-      // Rolled back after the partial work was committed: say where it is, whatever stopped the restore.
-      const why = error instanceof AvhError ? ` (${error.message.replace(/\s*Nothing was changed\.?$|; nothing was changed\.?$/i, '')})` : '';
-      throw new AvhError(error instanceof AvhError ? error.reason : 'git-failed',
-        `The restore did not complete${why}. Your partial changes were saved as an Interrupted version (${output.preserved.slice(0, 7)}) in Version History; nothing else changed.`,
-        { operation: op.id, preserved: output.preserved }, { cause: error });
-    }
-    if (error instanceof AvhError) throw error;
-    throw new AvhError('git-failed', 'The restore failed and was rolled back; nothing was changed.', { operation: op.id }, { cause: error });
+    const inPlace = await planAndRun(ctx, request, options, {});
+    if (inPlace !== IN_PLACE_REFUSED) return inPlace;
+    // A path Undo Only This Turn writes holds changes of its own: planned in full, its edits are saved first.
+    ctx.log.info('restore.in-place-declined');
+    return await planAndRun(ctx, request, options, { inPlace: false }) as RestoreResult;
   } finally {
     lease.release();
   }
+}
+
+/** An Undo in place that read-tree refused before writing anything (its operation is settled as rolled back). */
+const IN_PLACE_REFUSED = Symbol('in-place-refused');
+
+/** One admitted restore under the caller's lease: plan, confirmations, the saga, and what it means for the caller. */
+async function planAndRun(ctx: RepoContext, request: RestoreRequest, options: RestoreOptions, planOptions: { inPlace?: false }): Promise<RestoreResult | typeof IN_PLACE_REFUSED> {
+  const ahead: AheadOperation = { id: crypto.randomUUID(), startedAt: Date.now() };
+  let plan = await makePlan(ctx, request, ahead, planOptions);
+  if (options.expectedPlan !== undefined && planFingerprint(plan) !== options.expectedPlan) {
+    throw new AvhError('confirmation-required',
+      'What this restore would do changed since it was confirmed (a new turn or a commit). Confirm again; nothing was changed.',
+      { planChanged: true, count: 'nothing' in plan ? 0 : plan.userCommits });
+  }
+  if ('nothing' in plan) return { result: plan.nothing };
+  if (plan.undoTree && plan.undoTree.conflicts.length > 0) throw conflictError(plan.undoTree.conflicts);
+  // Later turns, and turns undone on their own since, would silently go (or come back) with an unchosen Undo.
+  const laterTurns = plan.scope === 'everything' && plan.later ? plan.later.otherChatTurns + plan.later.sameChatTurns + plan.later.reverts : 0;
+  if (laterTurns > 0 && plan.request.kind === 'undo' && plan.request.only === undefined && !options.confirmUserCommits) {
+    throw new AvhError('confirmation-required',
+      `Work landed after this turn: ${describeLaterWork(plan.later!)}. Choose Undo Only This Turn (keeps it) or Restore Everything to Before This Turn (takes it away too; it stays in history). Nothing was changed.`,
+      { count: laterTurns, choice: true });
+  }
+  if (plan.userCommits > 0 && !options.confirmUserCommits) {
+    throw new AvhError('confirmation-required',
+      `This restore undoes ${plan.userCommits} commit${plan.userCommits === 1 ? '' : 's'} you made yourself after that version (they stay reachable in history). Confirm to continue; nothing was changed.`,
+      { count: plan.userCommits });
+  }
+  if (plan.turn && plan.turn.recovery !== 'terminal') {
+    // Undo of a running turn ends it cancelled first, then re-reads everything under the same lease.
+    await endTurnUnderLease(ctx, plan.turn.id, 'cancelled');
+    options.onTurnCancelled?.({ turnId: plan.turn.id, chatId: plan.turn.chat_id });
+    const replanned = await makePlan(ctx, { kind: 'undo', turnId: plan.turn.id, ...(plan.request.kind === 'undo' && plan.request.only ? { only: plan.request.only } : {}) }, ahead, { inPlace: false });
+    if ('nothing' in replanned) return { result: replanned.nothing };
+    plan = { ...replanned, preservation: 'active-cancel' };
+  }
+  if (plan.clean && plan.changes.length === 0) {
+    ctx.log.info('restore.no-change', { kind: request.kind });
+    return { result: 'no-change', target: plan.target, ...(plan.turn ? { turnId: plan.turn.id } : {}) };
+  }
+  // An Undo that keeps later work saves uncommitted edits first (they are part of the "current" it merges with).
+  const keepsLater = plan.scope !== 'everything';
+  if (!plan.clean && plan.preservation === 'none' && !keepsLater) {
+    throw new AvhError('dirty-conflict',
+      `You have uncommitted changes that are not from a cancelled agent turn. Commit or stash them, then try again${plan.later ? ' (or choose Undo Only This Turn, which keeps them)' : ''}. Nothing was changed.`);
+  }
+  if (plan.clean) await refuseIgnoredFilesInTheWay(ctx, plan.changes); // a dirty tree is checked once it is preserved
+  const op: OperationRow = {
+    id: ahead.id,
+    kind: request.kind,
+    phase: 'preparing',
+    status: 'in-flight',
+    turn_id: plan.turn?.id ?? null,
+    source_branch: plan.branch,
+    source_head: plan.head,
+    target_commit: plan.target,
+    scope: plan.scope,
+    scope_path: plan.scopePath,
+    preservation: plan.clean ? 'none' : plan.preservation,
+    preserve_commit: null,
+    restore_commit: null,
+    attempts: 1,
+    last_error: null,
+    started_at: ahead.startedAt,
+    updated_at: ahead.startedAt, // as admitOperation writes it
+  };
+  await ctx.store.transaction((tx) => admitOperation(tx, op));
+  ctx.log.info('restore.admit', { operation: op.id, kind: op.kind, preservation: op.preservation });
+  failpoint('preparing:after');
+  const output = await runMachine(ctx, op.id, { needsPreserve: op.preservation !== 'none' || (keepsLater && !plan.clean) }, plan.changes,
+    plan.clean ? plan.undoTree?.tree ?? null : null, plan.prewritten, op);
+  if (plan.inPlace && output.status === 'rolled-back' && output.error instanceof WorktreeUpdateRefused) return IN_PLACE_REFUSED;
+  if (output.status === 'completed') {
+    const notice = await nestedNotice(ctx, plan.nestedRepositories);
+    return {
+      ...(notice ? { notice } : {}),
+      result: 'restored',
+      operationId: op.id,
+      restoreCommit: output.restoreCommit ?? undefined,
+      ...(output.preserved ? { preserved: output.preserved } : {}),
+      target: plan.target,
+      ...(plan.turn ? { turnId: plan.turn.id } : {}),
+      ...(request.kind === 'undo' ? { scope: plan.scope } : {}),
+    };
+  }
+  if (output.status === 'recovery-required') {
+    throw new AvhError('recovery-required',
+      'Version restore needs attention — Agent Version History could not verify the restore. Your files are kept; resolve the recovery notice to continue.',
+      { operation: op.id });
+  }
+  const error = output.error;
+  if (output.preserved) {
+    // Rolled back after the partial work was committed: say where it is, whatever stopped the restore.
+    const why = error instanceof AvhError ? ` (${error.message.replace(/\s*Nothing was changed\.?$|; nothing was changed\.?$/i, '')})` : '';
+    throw new AvhError(error instanceof AvhError ? error.reason : 'git-failed',
+      `The restore did not complete${why}. Your partial changes were saved as an Interrupted version (${output.preserved.slice(0, 7)}) in Version History; nothing else changed.`,
+      { operation: op.id, preserved: output.preserved }, { cause: error });
+  }
+  if (error instanceof AvhError) throw error;
+  throw new AvhError('git-failed', 'The restore failed and was rolled back; nothing was changed.', { operation: op.id }, { cause: error });
 }
 
 /** Finishes or settles an operation left unfinished by a crashed process (SPEC §5.4). Idempotent; never sleeps. */
@@ -300,7 +318,7 @@ async function acquireRestoreLease(ctx: RepoContext): Promise<LockHandle> {
   return acquireRepositoryLease(ctx.repo, 'restore', ctx.leaseWaitMs);
 }
 
-async function makePlan(ctx: RepoContext, request: RestoreRequest, ahead?: AheadOperation): Promise<Plan | { nothing: 'nothing-to-undo' | 'nothing-to-redo' }> {
+async function makePlan(ctx: RepoContext, request: RestoreRequest, ahead?: AheadOperation, options: { inPlace?: false } = {}): Promise<Plan | { nothing: 'nothing-to-undo' | 'nothing-to-redo' }> {
   // The lookups (store, diff-tree, log, the reverse merge of Undo Only This Turn) read only commits or write only
   // objects, so they start on the branch tip the ref files name while the probe scans the working tree; their
   // result counts only when the probe reports the same branch and HEAD, and only after the gate passed (a blocker
@@ -320,6 +338,10 @@ async function makePlan(ctx: RepoContext, request: RestoreRequest, ahead?: Ahead
   // A preview writes nothing: not even an archived turn's copy back to the hot table (it reads the history view).
   const promote = ahead !== undefined;
   const early = guess ? settled(lookUp(ctx, request, guess.branch, guess.head, promote, prewrite)) : null;
+  if (ahead && guess && early && options.inPlace !== false && isOnlyThisTurn(request) && (await committedAfterTurn(ctx, request, guess))) {
+    const inPlace = await inPlacePlan(ctx, request, guess, await early, () => prewritten);
+    if (inPlace) return inPlace;
+  }
   let health: RepositoryHealth;
   let gate: { branch: string; head: string };
   try {
@@ -343,7 +365,7 @@ async function makePlan(ctx: RepoContext, request: RestoreRequest, ahead?: Ahead
   if ('nothing' in looked) return looked;
   const { later, changes: wholeChanges, reverse, ...found } = looked;
   const plan: Plan = {
-    request, branch, head, clean: health.clean, nestedRepositories: health.nestedRepositories, ...found,
+    request, branch, head, clean: health.clean, inPlace: false, nestedRepositories: health.nestedRepositories, ...found,
     changes: [], userCommits: 0, scope: 'everything', scopePath: null, later: null, undoTree: null, prewritten,
   };
   const whole = () => wholeChanges ?? wholeTargetChanges(ctx, head, plan.target);
@@ -365,6 +387,55 @@ async function makePlan(ctx: RepoContext, request: RestoreRequest, ahead?: Ahead
   return {
     ...plan, scope, scopePath: request.path ?? null, undoTree: undo, userCommits: 0, preservation: 'none',
     changes: health.clean ? reversed?.changes ?? await treeChanges(ctx.repo, head, undo.tree) : [],
+  };
+}
+
+const isOnlyThisTurn = (request: RestoreRequest) => request.kind === 'undo' && request.only === 'turn' && request.path === undefined;
+
+/**
+ * Whether the turn an Undo names (or the latest undoable one) ended with a version that is no longer the branch
+ * tip: the case Undo in place is for. One read of the hot table, so a request it does not fit starts the probe at
+ * once (with nothing after the turn, Undo Only This Turn is today's Undo).
+ */
+async function committedAfterTurn(ctx: RepoContext, request: RestoreRequest, tip: { branch: string; head: string }): Promise<boolean> {
+  if (request.kind !== 'undo') return false;
+  const turn = await ctx.store.read((r) => {
+    const id = request.turnId ?? undoableTurns(r, tip.branch)[0]?.id;
+    return id ? getTurn(r, id) : undefined;
+  });
+  return turn !== undefined && turn.recovery === 'terminal' && turn.version_commit !== null && turn.version_commit !== tip.head;
+}
+
+/** Above this many paths an Undo Only This Turn is planned in full (its cheap postcondition checks at most this many). */
+const MAX_IN_PLACE_PATHS = 2000;
+
+/**
+ * Undo Only This Turn in place (docs/design.md, "Undo Only This Turn in place"): when commits landed after the turn,
+ * no other turn is open and no git operation or index.lock is in the way (marker files), the reverse merged on the
+ * branch tip — looked up from the ref files while nothing else ran — is the plan, with no working-tree scan. The
+ * saga's two-tree read-tree then writes only the paths the reverse changes, and refuses before its first write when
+ * one of them holds changes of its own; uncommitted edits anywhere else are not touched. Null when any of this does
+ * not hold: the full plan (probe, and the saved working tree when it is dirty) decides. Read-only.
+ */
+async function inPlacePlan(
+  ctx: RepoContext,
+  request: RestoreRequest,
+  tip: { branch: string; head: string },
+  looked: Settled<Awaited<ReturnType<typeof lookUp>>>,
+  prewritten: () => PrewrittenCommit | null,
+): Promise<Plan | null> {
+  if (!looked.ok || 'nothing' in looked.value) return null;
+  const { later, reverse, target, turn, preservation } = looked.value;
+  const undo = reverse?.ok ? reverse.value : null;
+  if (!turn || !later || !undo || undo.changes === null || preservation !== 'none') return null;
+  const committedAfter = { ...later, uncommitted: false };
+  if (!anyLaterWork(committedAfter) || undo.changes.length === 0 || undo.changes.length > MAX_IN_PLACE_PATHS) return null;
+  if (operationsInProgress(ctx.repo.gitDir).length > 0 || fs.existsSync(path.join(ctx.repo.gitDir, 'index.lock'))) return null;
+  // Another turn's partial work may be in the tree: its version would then take this Undo's writes for its own.
+  if ((await ctx.store.read((r) => openTurns(r).some((t) => t.id !== turn.id)))) return null;
+  return {
+    request, branch: tip.branch, head: tip.head, clean: true, inPlace: true, nestedRepositories: [], target, turn, preservation,
+    changes: undo.changes, userCommits: 0, scope: 'turn', scopePath: null, later: committedAfter, undoTree: undo.undo, prewritten: prewritten(),
   };
 }
 
@@ -544,6 +615,8 @@ function runMachine(
   let touched: TreeChange[] | null = changesFromHead;
   // Whether this process proved, while it moved the branch, that the worktree holds exactly what the update wrote.
   let proven = false;
+  // Whether the worktree update moved the branch too (an Undo that keeps later work).
+  let branchMoved = false;
   const machine = restoreMachine.provide({
     actors: {
       preflight: fromPromise(async ({ input: carried }) => withPhase(ctx, await op(), 'preflight', carried, async (o) => {
@@ -570,10 +643,22 @@ function runMachine(
         return writeRestoreCommit(ctx, o, content, prewritten);
       })),
       updateWorktree: fromPromise(async ({ input: carried }) => withPhase(ctx, await op(), 'update-worktree', carried, async (o) => {
-        await updateWorktree(ctx, o, requireRestoreCommit(o));
+        const restoreCommit = requireRestoreCommit(o);
+        if (o.scope === 'everything') return updateWorktree(ctx, o, restoreCommit);
+        // An Undo that keeps later work writes only the paths its reverse changes, and classification tells every
+        // state of those paths and the branch apart (disposition.ts), so the branch moves while read-tree writes.
+        // read-tree refusing before its first write puts the branch back: nothing changed.
+        const moving = updateBranch(ctx, o, restoreCommit).then(() => failpoint('update-worktree:branch-moved'));
+        const [written, moved] = await Promise.allSettled([updateWorktree(ctx, o, restoreCommit), moving]);
+        if (written.status === 'rejected') {
+          if (moved.status === 'fulfilled') await moveBranchBack(ctx, o, restoreCommit);
+          throw written.reason;
+        }
+        if (moved.status === 'rejected') throw moved.reason;
+        branchMoved = true;
       })),
       updateBranch: fromPromise(async ({ input: carried }) => withPhase(ctx, await op(), 'update-branch', carried, async (o) => {
-        const moving = updateBranch(ctx, o, requireRestoreCommit(o));
+        const moving = branchMoved ? Promise.resolve() : updateBranch(ctx, o, requireRestoreCommit(o));
         // While git moves the branch: the worktree is already final (read-tree wrote it), so what it wrote is
         // checked now, on this thread, instead of after. The answer counts only if the branch then moved.
         let pathsMatch = false;
@@ -592,10 +677,7 @@ function runMachine(
         failpoint('turn-store-mutation:before');
         // Postcondition: the working tree equals the target exactly. Right after this process moved the branch,
         // checking what the update wrote can prove it cheaply; anything it cannot prove, one full probe decides.
-        if (!(proven && o.phase === 'update-branch')) {
-          const health = await inspectRepositoryHealth(ctx.repo);
-          if (health.head !== restoreCommit || health.branch !== o.source_branch || !health.clean) throw new PostconditionError();
-        }
+        if (!(proven && o.phase === 'update-branch') && !(await postconditionHolds(ctx, o, restoreCommit, touched))) throw new PostconditionError();
         await ctx.store.transaction((tx) => {
           recordCommits(tx, o.id, { restore_commit: restoreCommit, ...(carried.preserved ? { preserve_commit: carried.preserved } : {}) });
           applyTurnStoreMutation(tx, { ...o, restore_commit: restoreCommit, preserve_commit: carried.preserved ?? o.preserve_commit }, restoreCommit);
@@ -609,7 +691,7 @@ function runMachine(
         const error = input.error;
         const disposition: Disposition = error instanceof PostconditionError
           ? { kind: 'recovery-required', reason: 'worktree-partially-restored' }
-          : await classifyOperation(ctx, op);
+          : await classifyOperation(ctx, op, { worktreeUntouched: error instanceof WorktreeUpdateRefused });
         if (disposition.kind === 'rolled-back' && disposition.preserved && !op.preserve_commit) {
           await ctx.store.transaction((tx) => recordCommits(tx, opId, { preserve_commit: disposition.preserved! }));
         }
@@ -636,6 +718,21 @@ function runMachine(
   const actor = createActor(machine, { input });
   actor.start();
   return toPromise(actor);
+}
+
+/**
+ * The restore's postcondition when the cheap proof (restoredPathsMatch) could not give it: HEAD is the restore
+ * commit on the source branch, and the working tree is the target — all of it for a restore of the whole target;
+ * for an Undo that keeps later work, the paths its update wrote (the rest may hold the user's own edits).
+ */
+async function postconditionHolds(ctx: RepoContext, op: OperationRow, restoreCommit: string, touched: TreeChange[] | null): Promise<boolean> {
+  if (op.scope === 'everything') {
+    const health = await inspectRepositoryHealth(ctx.repo);
+    return health.head === restoreCommit && health.branch === op.source_branch && health.clean;
+  }
+  const tip = guessBranchTip(ctx.repo.gitDir);
+  if (tip?.branch !== op.source_branch || (await currentHead(ctx)) !== restoreCommit) return false;
+  return pathsHold(ctx.repo, restoreCommit, touched ?? await treeChanges(ctx.repo, baseOf(op), restoreCommit), 'new');
 }
 
 /**
