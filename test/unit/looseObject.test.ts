@@ -1,6 +1,9 @@
 import * as assert from 'node:assert/strict';
-import { looseCommitParents } from '../../src/core/git/looseObject';
-import { cleanupTempDirs, git, head, makeRepo, write } from '../support/gitFixtures';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { looseCommitParents, writeLooseCommit } from '../../src/core/git/looseObject';
+import { cleanupTempDirs, git, head, makeRepo, tempDir, testGitEnv, write } from '../support/gitFixtures';
 
 const repoOf = (root: string) => ({ root, gitDir: `${root}/.git`, stateDir: `${root}/.git/agent-versions` });
 const gitParents = (repo: string, rev: string) => git(repo, 'rev-list', '--parents', '-n', '1', rev).trim().split(' ').slice(1);
@@ -42,5 +45,48 @@ describe('looseCommitParents: a fresh commit\'s parents without starting git, el
     git(repo, 'replace', '-d', commit);
     git(repo, 'gc', '-q');
     assert.equal(looseCommitParents(repoOf(repo), commit), null, 'packed');
+  });
+});
+
+describe('writeLooseCommit: the synthetic merge input written without starting git, else null', () => {
+  afterEach(cleanupTempDirs);
+
+  const spec = (repo: string) => ({
+    tree: git(repo, 'rev-parse', 'HEAD^{tree}').trim(),
+    parents: [head(repo)],
+    message: 'Agent Version History: turn taken back (merge input, never on a branch)\n',
+    date: 1,
+  });
+
+  it('the same object, byte for byte, as git commit-tree makes from the same inputs; valid for git fsck; written once', () => {
+    const repo = makeRepo();
+    const s = spec(repo);
+    const ours = writeLooseCommit(repoOf(repo), s);
+    const identity = { GIT_AUTHOR_NAME: 'Agent Version History', GIT_AUTHOR_EMAIL: 'agent-versions@localhost', GIT_AUTHOR_DATE: '@1 +0000',
+      GIT_COMMITTER_NAME: 'Agent Version History', GIT_COMMITTER_EMAIL: 'agent-versions@localhost', GIT_COMMITTER_DATE: '@1 +0000' };
+    const theirs = execFileSync('git', ['commit-tree', s.tree, '-p', s.parents[0]], { cwd: repo, input: s.message, env: { ...testGitEnv(), ...identity }, encoding: 'utf8' }).trim();
+    assert.equal(ours, theirs);
+    assert.equal(git(repo, 'cat-file', '-t', ours!).trim(), 'commit');
+    git(repo, 'fsck', '--strict', '--no-dangling');
+    assert.equal(writeLooseCommit(repoOf(repo), s), ours, 'an object already there is taken as is');
+    const leftovers = fs.readdirSync(path.join(repo, '.git', 'objects', ours!.slice(0, 2))).filter((f) => f.startsWith('tmp_obj'));
+    assert.deepEqual(leftovers, []);
+  });
+
+  it('null where git must write it: a name instead of an oid, SHA-256 objects, a shared repository, an outside object directory', () => {
+    const repo = makeRepo();
+    assert.equal(writeLooseCommit(repoOf(repo), { ...spec(repo), tree: 'HEAD^{tree}' }), null);
+    git(repo, 'config', 'core.sharedRepository', 'group');
+    assert.equal(writeLooseCommit(repoOf(repo), spec(repo)), null);
+    git(repo, 'config', '--unset', 'core.sharedRepository');
+    process.env.GIT_OBJECT_DIRECTORY = path.join(repo, '.git', 'objects');
+    try {
+      assert.equal(writeLooseCommit(repoOf(repo), spec(repo)), null);
+    } finally {
+      delete process.env.GIT_OBJECT_DIRECTORY;
+    }
+    const sha256 = tempDir('avh-sha256-');
+    git(sha256, 'init', '-q', '--object-format=sha256');
+    assert.equal(writeLooseCommit(repoOf(sha256), { tree: 'a'.repeat(40), parents: [], message: 'x\n', date: 1 }), null);
   });
 });

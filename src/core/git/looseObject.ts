@@ -1,9 +1,12 @@
 /**
- * Reading one fresh commit's parents without starting git (docs/design.md, "Undo's cost"). A commit this product
- * made moments ago is a loose object: `<objects>/<2 hex>/<rest>`, zlib-deflated `commit <size>\0` + headers.
- * Anything else (packed, replaced, unreadable, not a commit, a grafted or shallow repository) answers null, and
- * the caller asks git. Only ever used to skip a lookup whose answer the parents decide; never to write.
+ * Loose objects without starting git (docs/design.md, "Undo's cost"). A commit this product made moments ago is a
+ * loose object: `<objects>/<2 hex>/<rest>`, zlib-deflated `commit <size>\0` + headers. Reading one commit's
+ * parents: anything else (packed, replaced, unreadable, not a commit, a grafted or shallow repository) answers
+ * null, and the caller asks git. Writing: only the synthetic merge input of Undo Only This Turn, an object on no
+ * ref; wherever git's own object writing could differ (another hash, a shared repository, an object directory
+ * set from outside), null, and the caller runs `git commit-tree`.
  */
+import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
@@ -47,4 +50,54 @@ export function looseCommitParents(repo: GitRepository, oid: string): string[] |
     parents.push(parent);
   }
   return parents;
+}
+
+/** What the synthetic commit holds: a tree, parents, a one-line message, a fixed date, our own name. */
+export interface LooseCommitSpec {
+  tree: string;
+  parents: readonly string[];
+  message: string;
+  date: number;
+}
+
+const OWN_IDENT = 'Agent Version History <agent-versions@localhost>';
+
+/**
+ * Writes a commit object as git would store it (same bytes for the same inputs, so the same oid), via a temporary
+ * file and a link, never replacing an object already there. Null when this repository needs git to do it.
+ */
+export function writeLooseCommit(repo: GitRepository, spec: LooseCommitSpec): string | null {
+  if (!/^[0-9a-f]{40}$/.test(spec.tree) || !spec.parents.every((p) => /^[0-9a-f]{40}$/.test(p)) || !spec.message.endsWith('\n')) return null;
+  if (process.env.GIT_OBJECT_DIRECTORY || process.env.GIT_QUARANTINE_PATH) return null;
+  const objects = objectsDir(repo.gitDir);
+  let config = '';
+  try {
+    config = fs.readFileSync(path.join(path.dirname(objects), 'config'), 'utf8');
+  } catch {
+    return null;
+  }
+  // Another object format (SHA-256) or group-shared permissions: git knows how those are written.
+  if (/^\s*(objectformat|sharedrepository)\s*=/im.test(config)) return null;
+  const headers = [`tree ${spec.tree}`, ...spec.parents.map((p) => `parent ${p}`), `author ${OWN_IDENT} ${spec.date} +0000`, `committer ${OWN_IDENT} ${spec.date} +0000`];
+  const body = Buffer.from(`${headers.join('\n')}\n\n${spec.message}`, 'utf8');
+  const object = Buffer.concat([Buffer.from(`commit ${body.length}\0`, 'latin1'), body]);
+  const oid = crypto.createHash('sha1').update(object).digest('hex');
+  const dir = path.join(objects, oid.slice(0, 2));
+  const file = path.join(dir, oid.slice(2));
+  try {
+    if (fs.existsSync(file)) return oid;
+    fs.mkdirSync(dir, { recursive: true });
+    const temporary = path.join(dir, `tmp_obj_avh_${process.pid}_${crypto.randomBytes(4).toString('hex')}`);
+    fs.writeFileSync(temporary, zlib.deflateSync(object), { mode: 0o444 });
+    try {
+      fs.linkSync(temporary, file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      fs.rmSync(temporary, { force: true });
+    }
+    return oid;
+  } catch {
+    return null;
+  }
 }

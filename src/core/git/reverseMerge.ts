@@ -1,4 +1,5 @@
 import { runGit } from './gitRunner';
+import { writeLooseCommit } from './looseObject';
 import { GitRepository } from './repository';
 import { createCommit, TemporaryIndex, writeWorkingTree } from './workingTree';
 
@@ -26,12 +27,10 @@ const SYNTHETIC_DATE = 1;
  * merges with). Writes only objects; never touches refs, the index or the working tree.
  */
 export async function reverseTurnTree(repo: GitRepository, turn: { version: string; preTurn: string }, ours: string): Promise<ReverseTree> {
-  const theirs = await createCommit(repo, {
-    tree: turn.preTurn,
-    parents: [turn.version],
-    message: 'Agent Version History: turn taken back (merge input, never on a branch)\n',
-    date: SYNTHETIC_DATE,
-  });
+  const spec = { tree: turn.preTurn, parents: [turn.version], message: 'Agent Version History: turn taken back (merge input, never on a branch)\n', date: SYNTHETIC_DATE };
+  // With the pre-turn tree's oid known, the object is written here (one git process fewer); a name like
+  // `<version>^^{tree}` needs git to resolve it.
+  const theirs = writeLooseCommit(repo, spec) ?? await createCommit(repo, spec);
   return mergeCommits(repo, ours, theirs);
 }
 
@@ -86,16 +85,30 @@ export interface LaterCommit {
   subject: string;
   /** The `Agent-Turn` trailer (agent versions only), else ''. */
   turn: string;
+  parents: string[];
+  tree: string;
 }
 
-/** The commits in `since..head`, newest first, with subject and turn trailer. Read-only. */
-export async function commitsSince(repo: GitRepository, since: string | null, head: string): Promise<LaterCommit[]> {
+export interface CommitRange {
+  /** The commits in `since..head`, newest first. */
+  commits: LaterCommit[];
+  /** The tree of each commit listed, and of each commit the range stops at (its boundary). */
+  trees: ReadonlyMap<string, string>;
+}
+
+/** The commits in `since..head`, newest first, with subject, turn trailer, parents and tree. Read-only. */
+export async function commitsSince(repo: GitRepository, since: string | null, head: string): Promise<CommitRange> {
   // `since` null (a turn that began on an unborn branch): all of HEAD's history is after it. `X^@` names all of
   // X's parents, none for a root commit, so a root version excludes nothing.
   const range = since === null ? [head] : [head, '--not', since];
-  const { stdout } = await runGit(repo.root, ['log', '--format=%H%x1f%s%x1f%(trailers:key=Agent-Turn,valueonly,separator=%x2c)%x1e', ...range, '--']);
-  return stdout.split('\x1e').map((r) => r.replace(/^\n/, '')).filter(Boolean).map((r) => {
-    const [oid, subject, turn] = r.split('\x1f');
-    return { oid, subject, turn: (turn ?? '').trim() };
-  });
+  const { stdout } = await runGit(repo.root,
+    ['log', '--boundary', '--format=%m%x1f%H%x1f%P%x1f%T%x1f%s%x1f%(trailers:key=Agent-Turn,valueonly,separator=%x2c)%x1e', ...range, '--']);
+  const commits: LaterCommit[] = [];
+  const trees = new Map<string, string>();
+  for (const record of stdout.split('\x1e').map((r) => r.replace(/^\n/, '')).filter(Boolean)) {
+    const [mark, oid, parents, tree, subject, turn] = record.split('\x1f');
+    trees.set(oid, tree);
+    if (mark !== '-') commits.push({ oid, subject, turn: (turn ?? '').trim(), parents: parents ? parents.split(' ') : [], tree });
+  }
+  return { commits, trees };
 }

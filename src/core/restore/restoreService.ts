@@ -22,7 +22,8 @@ import { failpoint } from '../failpoints';
 import { promoteUndoTarget, redoStack, undoableTurns, undoTargetIsHot } from './historyCounts';
 import { admitOperation, finishOperation, getOperation, inFlightOperation, OperationRow, recordCommits, setPhase } from './operationRecords';
 import { restoreMachine } from './restoreMachine';
-import { anyLaterWork, checkUndoTree, conflictError, describeLaterWork, LaterWork, laterWorkAfter, revertSubject, undoTree, UndoTree } from './revertPlan';
+import { anyLaterWork, checkUndoTree, conflictError, describeLaterWork, LaterWork, laterCommits, laterWorkAfter, revertSubject, undoTree, UndoTree } from './revertPlan';
+import type { CommitRange } from '../git/reverseMerge';
 import { preservationFor } from './targetOutcome';
 import { assertTurnBranchUsable } from '../chats/chatBranches';
 import { removeLeftoverTempFiles } from '../recovery/staleLocks';
@@ -463,18 +464,21 @@ async function lookUp(ctx: RepoContext, request: RestoreRequest, branch: string,
   const keepsLater = request.kind === 'undo' && (request.only === 'turn' || request.path !== undefined);
   const reversible = request.kind === 'undo' && request.only === 'turn' && request.path === undefined && !unborn && found.turn?.recovery === 'terminal' && found.turn.version_commit;
   if (!keepsLater) onTarget?.(found);
+  const counted = request.kind === 'undo' && found.turn?.recovery === 'terminal' && !unborn;
+  const listed = counted ? laterCommits(ctx, found.turn!, head) : null;
+  listed?.catch(() => undefined); // its failure is reported by whichever lookup awaits it
   const [later, changes, reverse] = await Promise.all([
     // The uncommitted flag is set from the probe by the caller.
-    request.kind === 'undo' && found.turn?.recovery === 'terminal' && !unborn ? laterWorkAfter(ctx, found.turn, head, true) : null,
+    counted ? laterWorkAfter(ctx, found.turn!, head, true, listed) : null,
     keepsLater ? null : wholeTargetChanges(ctx, head, found.target),
-    reversible ? settled(reverseOnHead(ctx, found.turn!, head, (content) => onTarget?.(found, content))) : null,
+    reversible ? settled(reverseOnHead(ctx, found.turn!, head, (content) => onTarget?.(found, content), listed)) : null,
   ]);
   return { ...found, later, changes, reverse };
 }
 
 /** Undo Only This Turn on a clean tree at `head`: the tree, and (when it applies cleanly) what it writes. Objects only. */
-async function reverseOnHead(ctx: RepoContext, turn: TurnRow, head: string, onTree: (content: RestoreContent) => void): Promise<{ undo: UndoTree; changes: TreeChange[] | null }> {
-  const undo = await undoTree(ctx, turn, 'turn', head, null, true);
+async function reverseOnHead(ctx: RepoContext, turn: TurnRow, head: string, onTree: (content: RestoreContent) => void, listed: Promise<CommitRange> | null): Promise<{ undo: UndoTree; changes: TreeChange[] | null }> {
+  const undo = await undoTree(ctx, turn, 'turn', head, null, true, listed);
   if (undo.conflicts.length > 0) return { undo, changes: null };
   onTree({ tree: undo.tree, subject: revertSubject(turn, { scope: 'turn', scope_path: null }) });
   return { undo, changes: await treeChanges(ctx.repo, head, undo.tree) };

@@ -2,7 +2,7 @@ import type { RepoContext } from '../context';
 import { AvhError } from '../errors';
 import { looseCommitParents } from '../git/looseObject';
 import { ZERO_OID } from '../git/workingTree';
-import { commitsSince, fileRestoredTree, mergeCommits, reverseTurnTree, workingTreeCommit } from '../git/reverseMerge';
+import { CommitRange, commitsSince, fileRestoredTree, mergeCommits, reverseTurnTree, workingTreeCommit } from '../git/reverseMerge';
 import { treeChanges } from '../git/worktreeUpdate';
 import type { UndoScope } from '../store/schema';
 import { agentSubject, kindOfSubject, REVERT_PREFIX } from '../turns/promptSummary';
@@ -35,18 +35,12 @@ export const anyLaterWork = (l: LaterWork | null): boolean =>
  * What landed after `turn` on HEAD's history, or null when its own changes cannot be told apart from the rest:
  * the turn made no version (cancelled, errored, no changes), or its version is not in HEAD's history. Read-only.
  */
-export async function laterWorkAfter(ctx: RepoContext, turn: TurnRow, head: string, clean: boolean): Promise<LaterWork | null> {
+export async function laterWorkAfter(ctx: RepoContext, turn: TurnRow, head: string, clean: boolean, listed: Promise<CommitRange> | null = laterCommits(ctx, turn, head)): Promise<LaterWork | null> {
   if (!turn.version_commit || !turn.base_commit) return null;
-  // From the HEAD the turn began on: a commit the user made while the turn ran counts too (Restore Everything undoes it).
-  const since = turn.base_head === ZERO_OID ? null : turn.base_head ?? `${turn.version_commit}^@`;
-  // One `log` of that range answers both questions: what landed, and whether the version is in HEAD's history.
-  // When HEAD is still the version and its one parent is the HEAD the turn began on, the range holds only the
-  // turn's own version (never counted below), so git need not list it: the parent is read from the fresh loose
-  // commit object.
-  const onlyOwnVersion = head === turn.version_commit && since !== null && !since.endsWith('^@') && sameOids(looseCommitParents(ctx.repo, head), [since]);
-  const commits = onlyOwnVersion ? [] : await commitsSince(ctx.repo, since, head);
-  // The version is in HEAD's history exactly when the range lists it: it is a descendant of every commit the range
-  // leaves out (the HEAD the turn began on was there before it; `X^@` are its own parents).
+  const commits = listed === null ? [] : (await listed).commits;
+  // One `log` answers both questions: what landed, and whether the version is in HEAD's history. It is exactly when
+  // the range lists it: it is a descendant of every commit the range leaves out (the HEAD the turn began on was
+  // there before it; `X^@` are its own parents).
   const version = turn.version_commit;
   if (head !== version && !commits.some((c) => c.oid === version)) return null;
   const laterTurns = commits.filter((c) => kindOfSubject(c.subject) === 'agent' && c.turn && c.turn !== turn.id).map((c) => c.turn);
@@ -58,6 +52,19 @@ export async function laterWorkAfter(ctx: RepoContext, turn: TurnRow, head: stri
     reverts: commits.filter((c) => c.subject.startsWith(REVERT_PREFIX)).length,
     uncommitted: !clean,
   };
+}
+
+/**
+ * The commits that landed after `turn` began (`git log` from the HEAD it began on; a commit the user made while the
+ * turn ran counts too: Restore Everything undoes it), started once so the later-work count and the reverse share
+ * it. Null when git need not be asked: HEAD is still the version and its one parent is the HEAD the turn began on,
+ * so the range holds only the turn's own version (the parent is read from the fresh loose commit object).
+ */
+export function laterCommits(ctx: RepoContext, turn: TurnRow, head: string): Promise<CommitRange> | null {
+  if (!turn.version_commit || !turn.base_commit) return null;
+  const since = turn.base_head === ZERO_OID ? null : turn.base_head ?? `${turn.version_commit}^@`;
+  const onlyOwnVersion = head === turn.version_commit && since !== null && !since.endsWith('^@') && sameOids(looseCommitParents(ctx.repo, head), [since]);
+  return onlyOwnVersion ? null : commitsSince(ctx.repo, since, head);
 }
 
 function sameOids(a: readonly string[] | null, b: readonly string[]): boolean {
@@ -88,9 +95,9 @@ export interface UndoTree {
  * Writes only objects. `ours` is a commit: HEAD, the saved working tree, or the preservation commit;
  * `oursInIndex`: the repository's index holds exactly `ours` (a clean tree at HEAD).
  */
-export async function undoTree(ctx: RepoContext, turn: TurnRow, scope: Exclude<UndoScope, 'everything'>, ours: string, file: string | null, oursInIndex = false): Promise<UndoTree> {
+export async function undoTree(ctx: RepoContext, turn: TurnRow, scope: Exclude<UndoScope, 'everything'>, ours: string, file: string | null, oursInIndex = false, listed: Promise<CommitRange> | null = null): Promise<UndoTree> {
   const { version } = turnCommits(turn);
-  const preTurn = await preTurnTree(ctx, turn);
+  const preTurn = await preTurnTree(ctx, turn, listed);
   if (scope === 'file') return { tree: await fileRestoredTree(ctx.repo, oursInIndex ? null : ours, preTurn, file!), conflicts: [] };
   return reverseTurnTree(ctx.repo, { version, preTurn }, ours);
 }
@@ -101,9 +108,16 @@ export async function undoTree(ctx: RepoContext, turn: TurnRow, scope: Exclude<U
  * tree: the version's parent itself. One that began dirty: its snapshot merged with that parent (the snapshot
  * alone when they conflict). Objects only.
  */
-async function preTurnTree(ctx: RepoContext, turn: TurnRow): Promise<string> {
+async function preTurnTree(ctx: RepoContext, turn: TurnRow, listed: Promise<CommitRange> | null = null): Promise<string> {
   const { version, base } = turnCommits(turn);
-  if (turn.base_head === null || base === turn.base_head) return `${version}^^{tree}`;
+  if (turn.base_head === null || base === turn.base_head) {
+    // The range of later commits lists the version with its parents, and the tree of the one it stops at: the oid
+    // lets the synthetic merge input be written without git (reverseTurnTree).
+    const range = listed === null ? null : await listed;
+    const parents = range?.commits.find((c) => c.oid === version)?.parents;
+    const tree = parents?.length === 1 ? range!.trees.get(parents[0]) : undefined;
+    return tree ?? `${version}^^{tree}`;
+  }
   const merged = await mergeCommits(ctx.repo, base, `${version}^`);
   return merged.conflicts.length === 0 ? merged.tree : `${base}^{tree}`;
 }
