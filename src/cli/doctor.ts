@@ -12,7 +12,7 @@ import { ADAPTERS, AgentAdapter, HookEntries, ourHookEntries, readSettings, Sett
 import { AGENTS } from './commandLine';
 import { settingsFiles } from './connectCommand';
 import { CliError } from './exitCodes';
-import { cliEntryFile, hookCommand, missingFilesOf } from './installation';
+import { cliEntryFile, hookCommand, hookProcessEnv, missingFilesOf, runsThisInstallation } from './installation';
 import { terminalSafe } from './output';
 
 /**
@@ -184,10 +184,15 @@ async function checkHooks(adapter: AgentAdapter, folder: string): Promise<Check>
     return warning(id, `${adapter.displayName}: connected in ${only.file}, but not for ${absent.join(', ')}.`, `agent-versions connect ${adapter.agent} --${only.scope}`, facts);
   }
   const current = hookCommand(adapter.agent);
-  const other = [...only.entries.values()].flat().some((c) => c !== current);
-  return other
-    ? warning(id, `${adapter.displayName}: connected in ${only.file}, to another agent-versions installation than this one.`, `To use this one: agent-versions connect ${adapter.agent} --${only.scope}`, facts)
-    : ok(id, `${adapter.displayName}: connected in ${only.file}`, facts);
+  const commands = [...only.entries.values()].flat();
+  if (commands.some((c) => !runsThisInstallation(c, adapter.agent))) {
+    return warning(id, `${adapter.displayName}: connected in ${only.file}, to another agent-versions installation than this one.`, `To use this one: agent-versions connect ${adapter.agent} --${only.scope}`, facts);
+  }
+  if (commands.some((c) => c !== current)) {
+    return warning(id, `${adapter.displayName}: connected in ${only.file} with an older form of this installation's hook command.`,
+      `To write the current one (it starts faster on every event): agent-versions connect ${adapter.agent} --${only.scope}`, facts);
+  }
+  return ok(id, `${adapter.displayName}: connected in ${only.file}`, facts);
 }
 
 /**
@@ -199,7 +204,7 @@ async function checkHookLatency(repo: GitRepository): Promise<Check> {
   const event = JSON.stringify({ hook_event_name: 'Stop', session_id: 'agent-versions-doctor', cwd: repo.root });
   const started = performance.now();
   const code = await new Promise<number | null>((resolve) => {
-    const child = spawn(process.execPath, [cliEntryFile(), 'hook', AGENTS[0]], { cwd: repo.root, stdio: ['pipe', 'ignore', 'ignore'] });
+    const child = spawn(process.execPath, [cliEntryFile(), 'hook', AGENTS[0]], { cwd: repo.root, env: hookProcessEnv(process.env), stdio: ['pipe', 'ignore', 'ignore'] });
     const timer = setTimeout(() => child.kill('SIGKILL'), HOOK_RUN_TIMEOUT_MS);
     child.on('error', () => { clearTimeout(timer); resolve(null); });
     child.on('close', (exit) => { clearTimeout(timer); resolve(exit); });

@@ -32,11 +32,44 @@ export function shellWord(word: string): string {
 }
 
 /**
- * The hook command written into an agent's settings: this Node binary and this CLI by absolute paths, so it
- * works whatever PATH the agent's shell has, for a global install and for a clone alike.
+ * What the hook command starts Node without (docs/design.md, "Fast hook events"). Node reads and parses the CA bundle
+ * `NODE_EXTRA_CA_CERTS` names at every start, before any of our code runs: 43 ms of a 101 ms `node -e 0` on a machine
+ * that sets it (bench/RESULTS.md, hook section), on every prompt and every stop. A hook makes no TLS connection of
+ * Node's own (git's network commands use git's certificate settings), so the command drops the variable through
+ * env(1). Only where hooks run in a POSIX shell; on Windows the command is the plain one.
  */
-export function hookCommand(agent: AgentName): string {
-  return [process.execPath, cliEntryFile(), 'hook', agent].map(shellWord).join(' ');
+export const HOOK_UNSET_ENV: readonly string[] = process.platform === 'win32' ? [] : ['NODE_EXTRA_CA_CERTS'];
+
+/** This installation's hook, as words: this Node binary and this CLI (`cliFile`) by absolute paths. */
+function installationWords(agent: AgentName, cliFile = cliEntryFile()): string[] {
+  return [process.execPath, cliFile, 'hook', agent];
+}
+
+/**
+ * The hook command written into an agent's settings: this Node binary and this CLI by absolute paths, so it
+ * works whatever PATH the agent's shell has, for a global install and for a clone alike; started without the
+ * variables in HOOK_UNSET_ENV.
+ */
+export function hookCommand(agent: AgentName, cliFile = cliEntryFile()): string {
+  return [...hookEnvWords(), ...installationWords(agent, cliFile)].map(shellWord).join(' ');
+}
+
+/** The words before the Node binary in hookCommand: `env -u NAME …`, or none. */
+export function hookEnvWords(): string[] {
+  return HOOK_UNSET_ENV.length > 0 ? ['env', ...HOOK_UNSET_ENV.flatMap((name) => ['-u', name])] : [];
+}
+
+/** The environment a hook process of hookCommand gets from the one given (doctor times a hook run with it). */
+export function hookProcessEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out = { ...env };
+  for (const name of HOOK_UNSET_ENV) delete out[name];
+  return out;
+}
+
+/** Whether a hook command runs this very installation's hook for `agent`, in whatever form (an older one, too). */
+export function runsThisInstallation(command: string, agent: AgentName): boolean {
+  const expected = installationWords(agent);
+  return shellWords(command).slice(-expected.length).join('\0') === expected.join('\0');
 }
 
 /** Splits a hook command into words (single and double quotes, backslash escapes): enough to recognise ours. */

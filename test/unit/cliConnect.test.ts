@@ -6,8 +6,12 @@ import { CLI, runCliProcess } from '../support/cliProcess';
 import { assertNothingLost, cleanupTempDirs, contentInventory, makeRepo, read, tempDir, testGitEnv, write } from '../support/gitFixtures';
 
 const EVENTS = ['UserPromptSubmit', 'Stop', 'StopFailure', 'SessionEnd'];
-/** What connect must write: this Node and this CLI's compiled entry, by absolute path. */
-const OUR_COMMAND = `${process.execPath} ${CLI} hook claude-code`;
+/**
+ * What connect must write: this Node and this CLI's compiled entry, by absolute path, started without
+ * NODE_EXTRA_CA_CERTS (installation.ts, HOOK_UNSET_ENV; these tests run on POSIX).
+ */
+const ourCommand = (agent: string) => `env -u NODE_EXTRA_CA_CERTS ${process.execPath} ${CLI} hook ${agent}`;
+const OUR_COMMAND = ourCommand('claude-code');
 
 // Another tool's hooks and unrelated settings, in a style our writer would not produce (4-space indent, inline objects).
 const ORIGINAL = `{
@@ -128,6 +132,22 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
     assert.deepEqual(status.runningTurns.map((t) => t.chatId), ['s-connect']);
   });
 
+  it('the hook command written starts Node without NODE_EXTRA_CA_CERTS: a bundle Node cannot read is never opened (the plain command warns about it)', () => {
+    const repo = makeRepo();
+    const home = tempDir('avh-home-');
+    assert.equal(cliIn(repo, home, 'connect', 'claude-code', '--local').code, 0);
+    const command = commandsOf(JSON.parse(read(repo, '.claude/settings.local.json')) as Settings, 'Stop')[0];
+    // Node warns on stderr at start when it cannot load the bundle the variable names: the proof it tried.
+    const env = { ...testGitEnv(), NODE_EXTRA_CA_CERTS: path.join(home, 'no-such-bundle.pem') };
+    const event = JSON.stringify({ hook_event_name: 'Stop', session_id: 's-ca', cwd: repo });
+    const plain = spawnSync('/bin/sh', ['-c', `${process.execPath} ${CLI} hook claude-code`], { cwd: repo, input: event, encoding: 'utf8', env });
+    assert.equal(plain.status, 0, plain.stderr);
+    assert.match(plain.stderr, /Ignoring extra certs from .*no-such-bundle\.pem/);
+    const ours = spawnSync('/bin/sh', ['-c', command], { cwd: repo, input: event, encoding: 'utf8', env });
+    assert.equal(ours.status, 0, ours.stderr);
+    assert.equal(ours.stderr, '');
+  });
+
   it('connect codex: .codex/hooks.json gets UserPromptSubmit, Stop, StopFailure; its command records a codex turn; --local is refused', () => {
     const repo = makeRepo();
     const home = tempDir('avh-home-');
@@ -142,7 +162,7 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
     const settings = JSON.parse(read(repo, '.codex/hooks.json')) as Settings;
     assert.deepEqual(Object.keys(settings.hooks), ['UserPromptSubmit', 'Stop', 'StopFailure']);
     const command = commandsOf(settings, 'UserPromptSubmit')[0];
-    assert.equal(command, `${process.execPath} ${CLI} hook codex`);
+    assert.equal(command, ourCommand('codex'));
     assert.equal(cliIn(repo, home, 'connect', 'codex').stdout.split('\n')[0], `Codex is already connected in ${path.join(repo, '.codex/hooks.json')} (project settings); nothing changed.`);
     const event = JSON.stringify({ hook_event_name: 'UserPromptSubmit', session_id: 'thread-1', turn_id: 't1', cwd: repo, prompt: 'hello' });
     const r = spawnSync('/bin/sh', ['-c', command], { cwd: home, input: event, encoding: 'utf8', env: testGitEnv() });

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { repoPicture, seedRecoveryLatch } from '../support/assertions';
-import { runCliProcess } from '../support/cliProcess';
+import { CLI, runCliProcess } from '../support/cliProcess';
 import { assertNothingLost, cleanupTempDirs, contentInventory, git, makeRepo, tempDir, write } from '../support/gitFixtures';
 
 interface Check {
@@ -141,6 +141,16 @@ describe('CLI doctor (real git, real state files, a real hook process)', functio
     assert.match(hooks.summary, /connected in 2 settings files .*every hook runs more than once/);
 
     assert.equal(runCliProcess(['disconnect', 'claude-code', '--user'], { cwd: repo, env: { HOME: home } }).code, 0);
+    // This installation's command in its older form (no env prefix): it works, connect again writes the faster one.
+    write(repo, '.claude/settings.local.json', JSON.stringify({ hooks: Object.fromEntries(['UserPromptSubmit', 'Stop', 'StopFailure', 'SessionEnd']
+      .map((event) => [event, [{ hooks: [{ type: 'command', command: `${process.execPath} ${CLI} hook claude-code` }] }]])) }));
+    hooks = check(doctor(repo, home).report, 'hooks:claude-code');
+    assert.equal(hooks.status, 'warning');
+    assert.equal(hooks.summary, `Claude Code: connected in ${path.join(repo, '.claude/settings.local.json')} with an older form of this installation's hook command.`);
+    assert.equal(hooks.fix, 'To write the current one (it starts faster on every event): agent-versions connect claude-code --local');
+    assert.equal(runCliProcess(['connect', 'claude-code', '--local'], { cwd: repo, env: { HOME: home } }).code, 0);
+    assert.equal(check(doctor(repo, home).report, 'hooks:claude-code').status, 'ok');
+
     const gone = '/nonexistent/agent-version-history/dist/cli.js';
     write(repo, '.claude/settings.local.json', JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: `${process.execPath} ${gone} hook claude-code` }] }] } }));
     const { code, report } = doctor(repo, home);

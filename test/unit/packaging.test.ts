@@ -43,6 +43,8 @@ describe('what ships (production build)', function () {
     assert.ok(listing.includes('extension/dist/cli.js'), listing.join('\n'));
     // The command is a small entry; the hook fast path and the full CLI it loads sit beside it.
     for (const bundle of ['cliHook.js', 'cliMain.js', 'gitLauncher.js']) assert.ok(listing.includes(`extension/dist/${bundle}`), listing.join('\n'));
+    // The CLI's code caches fit only the Node that built them (src/cli/codeCache.ts): not shipped.
+    assert.deepEqual(listing.filter((f) => f.endsWith('.v8cache')), []);
     assert.deepEqual(listing.filter((f) => /test-extension|\.map$|^extension\/(src|out|test)\//.test(f)), []);
     const unpacked = tempDir('avh-vsix-');
     execFileSync('unzip', ['-q', VSIX, '-d', unpacked]);
@@ -66,7 +68,7 @@ describe('what ships (production build)', function () {
   it('the production command is the small entry: `connect` writes dist/cli.js (not the full bundle it loads) into the hook command', () => {
     const repo = makeRepo();
     const out = execFileSync(process.execPath, [PRODUCTION_CLI, 'connect', 'claude-code', '--dry-run', '--json'], { cwd: repo, env: testGitEnv(), encoding: 'utf8' });
-    assert.equal((JSON.parse(out) as { command: string }).command, `${process.execPath} ${PRODUCTION_CLI} hook claude-code`);
+    assert.equal((JSON.parse(out) as { command: string }).command, `env -u NODE_EXTRA_CA_CERTS ${process.execPath} ${PRODUCTION_CLI} hook claude-code`);
     assert.ok(fs.statSync(PRODUCTION_CLI).size < fs.statSync(path.join(ROOT, 'dist/cliMain.js')).size / 4, 'dist/cli.js stays a small entry');
   });
 
