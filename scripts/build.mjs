@@ -12,7 +12,8 @@
 // The Version History webview (webview/, Svelte) is built first by Vite into dist/webview/; both builds ship it.
 import { build } from 'esbuild';
 import { build as viteBuild } from 'vite';
-import { copyFileSync, cpSync, mkdirSync, chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, cpSync, mkdirSync, chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
@@ -62,6 +63,15 @@ await build({
   entryPoints: [path.join(root, 'src/cli/entry.ts')], outfile: path.join(dist, 'cli.js'), banner: { js: '#!/usr/bin/env node' }, metafile: true,
 }).then(light);
 for (const bundle of ['cli.js', 'cliHook.js', 'cliMain.js', 'gitLauncher.js']) plainBuiltins(path.join(dist, bundle));
+// The code caches of the two bundles the command loads (src/cli/codeCache.ts), written by this Node in a process of
+// its own started as a hook starts it (src/cli/codeCacheWriter.ts); a Node that did not write them loads the bundles
+// without. The .vsix leaves them out (.vscodeignore): the Node that runs its CLI is rarely this one.
+const cacheWriter = path.join(dist, '.codeCacheWriter.js');
+await build({ ...production, entryPoints: [path.join(root, 'src/cli/codeCacheWriter.ts')], outfile: cacheWriter, sourcemap: false });
+for (const file of readdirSync(dist).filter((f) => f.endsWith('.v8cache'))) rmSync(path.join(dist, file));
+const written = spawnSync(process.execPath, [cacheWriter, dist], { cwd: dist, stdio: 'inherit', env: { ...process.env, NODE_OPTIONS: '' } });
+rmSync(cacheWriter);
+if (written.status !== 0) throw new Error('writing the CLI bundles\' code caches failed');
 chmodSync(path.join(dist, 'cli.js'), 0o755);
 copyFileSync(wasm, path.join(dist, 'sql-wasm.wasm'));
 

@@ -7,6 +7,7 @@
  */
 import * as path from 'node:path';
 import { safeMessage } from '../core/errors';
+import { requireBundle } from './codeCache';
 import { EXIT } from './exitCodes';
 import { startEarlyProbe } from './hooks/earlyProbe';
 import { stdinOnce } from './processStdin';
@@ -18,10 +19,10 @@ const FULL_CLI = typeof AVH_CLI_MAIN === 'string' ? AVH_CLI_MAIN : 'main.js';
 const FAST_HOOK = typeof AVH_CLI_HOOK === 'string' ? AVH_CLI_HOOK : 'hooks/fastHook.js';
 
 // Loaded by a path, not an import: esbuild leaves these requires alone, so each bundle is loaded only by the
-// commands that need it (and no dynamic import() wraps modules in named initializers: see main.ts).
+// commands that need it (and no dynamic import() wraps modules in named initializers: see main.ts); from the code
+// cache the build wrote beside it, when this Node has one (codeCache.ts).
 function load<T>(file: string): T {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require(path.join(__dirname, file)) as T;
+  return requireBundle<T>(path.join(__dirname, file));
 }
 
 async function main(argv: readonly string[]): Promise<void> {

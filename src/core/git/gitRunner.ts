@@ -17,6 +17,8 @@ export interface GitOptions {
   timeoutMs?: number;
   /** Exit codes that are answers, not failures (e.g. 1 for `diff --quiet`). */
   okCodes?: readonly number[];
+  /** stdout through a temporary file, stderr dropped (spawnCollect's SpawnRequest.stdoutViaFile): a hook's early status. */
+  stdoutViaFile?: boolean;
 }
 
 export interface GitResult {
@@ -165,7 +167,7 @@ export function runGit(cwd: string, args: readonly string[], options: GitOptions
   const launcher = typeof AVH_PRODUCTION_BUILD === 'undefined' && process.env.AVH_FAILPOINT?.startsWith('git:') ? undefined : readyLauncher();
   let child: number | undefined;
   const started = typeof AVH_PRODUCTION_BUILD === 'undefined' ? (pid: number | undefined) => { child = pid; killDuringFailpoint(pid, args); } : undefined;
-  const request = { cwd, env, input: options.input, timeoutMs };
+  const request = { cwd, env, input: options.input, timeoutMs, stdoutViaFile: options.stdoutViaFile };
   const outcome = launcher ? launcher.run({ git, args: [...args], ...request }) : spawnCollect(git, args, request, started);
   if (typeof AVH_PRODUCTION_BUILD === 'undefined' && child !== undefined) {
     const pid = child;

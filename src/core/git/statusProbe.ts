@@ -86,9 +86,13 @@ export function healthFromStatus(repo: GitRepository, stdout: string): Repositor
   };
 }
 
-/** Starts the health probe's exact status command and environment (GIT_OPTIONAL_LOCKS=0: read-only) in `root`. */
+/**
+ * Starts the health probe's exact status command and environment (GIT_OPTIONAL_LOCKS=0: read-only) in `root`, for
+ * the hook fast path: its output through a file, its stderr dropped (a failure only makes the fast path decline;
+ * the full path's own probe then reports it).
+ */
 export function startProbeStatus(root: string): Promise<string> {
-  return runGit(root, PROBE_STATUS_ARGS, { env: { GIT_OPTIONAL_LOCKS: '0' } }).then((r) => r.stdout);
+  return runGit(root, PROBE_STATUS_ARGS, { env: { GIT_OPTIONAL_LOCKS: '0' }, stdoutViaFile: true }).then((r) => r.stdout);
 }
 
 /**
