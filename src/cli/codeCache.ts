@@ -20,6 +20,14 @@ export function wrapCommonJs(source: string): string {
   return `(function (exports, require, module, __filename, __dirname) { ${source}\n})`;
 }
 
+/** Compiles a CommonJS bundle exactly as the cache was made for (optionally from `cachedData`) and runs its top level. */
+export function runBundle<T>(file: string, cachedData?: Buffer): { script: vm.Script; exports: T } {
+  const script = new vm.Script(wrapCommonJs(fs.readFileSync(file, 'utf8')), { filename: file, cachedData });
+  const module = { exports: {} as T };
+  (script.runInThisContext() as (...args: unknown[]) => void).call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file));
+  return { script, exports: module.exports };
+}
+
 /** Loads a CommonJS bundle as `require` would, from its code cache when this Node has one that V8 accepts. */
 export function requireBundle<T>(file: string): T {
   let cachedData: Buffer;
@@ -29,8 +37,5 @@ export function requireBundle<T>(file: string): T {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     return require(file) as T;
   }
-  const script = new vm.Script(wrapCommonJs(fs.readFileSync(file, 'utf8')), { filename: file, cachedData });
-  const module = { exports: {} as T };
-  (script.runInThisContext() as (...args: unknown[]) => void).call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file));
-  return module.exports;
+  return runBundle<T>(file, cachedData).exports;
 }

@@ -7,24 +7,10 @@
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import * as vm from 'node:vm';
-import { codeCacheFile, wrapCommonJs } from './codeCache';
+import { codeCacheFile, runBundle } from './codeCache';
 import type { tryFastHook } from './hooks/fastHook';
-
-interface Loaded {
-  script: vm.Script;
-  exports: Record<string, unknown>;
-}
-
-function compileAndRun(file: string): Loaded {
-  const script = new vm.Script(wrapCommonJs(fs.readFileSync(file, 'utf8')), { filename: file });
-  const module = { exports: {} as Record<string, unknown> };
-  (script.runInThisContext() as (...args: unknown[]) => void).call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file));
-  return { script, exports: module.exports };
-}
 
 /** One turn through the real command (the full path: the chat and the facts), then its prompt and stop through the fast path in this process. */
 async function warmHookPath(dist: string, fastHook: typeof tryFastHook): Promise<string | null> {
@@ -60,10 +46,10 @@ async function warmHookPath(dist: string, fastHook: typeof tryFastHook): Promise
 }
 
 async function main(dist: string): Promise<void> {
-  const full = compileAndRun(path.join(dist, 'cliMain.js'));
+  const full = runBundle<unknown>(path.join(dist, 'cliMain.js'));
   fs.writeFileSync(codeCacheFile(path.join(dist, 'cliMain.js')), full.script.createCachedData());
-  const hook = compileAndRun(path.join(dist, 'cliHook.js'));
-  const notWarmed = await warmHookPath(dist, hook.exports.tryFastHook as typeof tryFastHook);
+  const hook = runBundle<{ tryFastHook: typeof tryFastHook }>(path.join(dist, 'cliHook.js'));
+  const notWarmed = await warmHookPath(dist, hook.exports.tryFastHook);
   if (notWarmed !== null) process.stderr.write(`code cache: the hook path was not run (${notWarmed}); its cache holds the top level only\n`);
   fs.writeFileSync(codeCacheFile(path.join(dist, 'cliHook.js')), hook.script.createCachedData());
 }

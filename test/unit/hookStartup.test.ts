@@ -25,7 +25,7 @@ describe('hook start-up: the early status through a file, the bundles from a cod
   this.timeout(60_000);
   afterEach(cleanupTempDirs);
 
-  it('the status through a file is byte for byte the piped one (odd names, 1 MB of output), exit codes are kept, no file is left', async () => {
+  it('the status through a file is byte for byte the piped one (odd names, 1 MB of output), exit codes and failures are kept, no file is left', async () => {
     const repo = makeRepo();
     write(repo, 'README.md', 'changed\n');
     write(repo, 'new file ü\nline.txt', 'x\n');
@@ -44,6 +44,10 @@ describe('hook start-up: the early status through a file, the bundles from a cod
     assert.equal(ok.code, 1);
     const timedOut = await runGit(repo, ['-c', 'alias.slow=!sleep 2', 'slow'], { stdoutViaFile: true, timeoutMs: 200 }).catch((e: unknown) => e);
     assert.ok(timedOut instanceof GitCommandError && timedOut.reason === 'git-timeout');
+    // A start that fails (the folder is gone) is the same failure as with pipes.
+    const gone = await runGit(path.join(repo, 'no-such-folder'), ['status'], { stdoutViaFile: true }).catch((e: unknown) => e);
+    assert.ok(gone instanceof GitCommandError && gone.reason === 'not-a-repository', String(gone));
+    assert.match(gone.message, /no longer exists/);
     assert.deepEqual(ourTempFiles(), [], 'every output file is unlinked as soon as it is open');
   });
 

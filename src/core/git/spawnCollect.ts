@@ -93,7 +93,11 @@ function openOutputFile(): number | null {
 
 function spawnToFile(file: string, args: readonly string[], request: SpawnRequest, out: number, onStarted?: (pid: number | undefined) => void): Promise<SpawnOutcome> {
   return new Promise((resolve) => {
+    let settled = false;
+    // Once only: a failed start can report both 'error' and 'exit', and a descriptor closed twice could be another's by then.
     const done = (outcome: SpawnOutcome) => {
+      if (settled) return;
+      settled = true;
       closeQuietly(out);
       resolve(outcome);
     };
