@@ -44,7 +44,7 @@ export async function runHookBench(options: HookBenchOptions): Promise<{ goals: 
   const begin = event('UserPromptSubmit', dir);
   const end = event('Stop', dir);
   // What an agent runs: the command `connect` writes (installation.ts, hookCommand), through a shell, as agents do.
-  const installed = hookCommand('claude-code', CLI);
+  const installed = hookCommand('claude-code', { cliFile: CLI });
   const hook = (input: string) => wall('/bin/sh', ['-c', installed], dir, input);
   // The same CLI started plainly, as a hand-written `node …/dist/cli.js hook claude-code` would (context, no goal).
   const plain = (input: string) => wall(process.execPath, [CLI, 'hook', 'claude-code'], dir, input);

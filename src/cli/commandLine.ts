@@ -34,7 +34,7 @@ const OPTIONS = {
   local: { type: 'boolean', help: 'the project’s .claude/settings.local.json (yours only, not committed; Claude Code only)' },
   user: { type: 'boolean', help: 'your ~/.claude/settings.json or ~/.codex/hooks.json (every project)' },
   'dry-run': { type: 'boolean', help: 'show what would change and write nothing' },
-  init: { type: 'boolean', help: 'in a folder without git, create the repository (git init) and record the turn' },
+  init: { type: 'boolean', help: 'in a folder without git, create the repository (git init) and record the turn (connect: write the hook command with it)' },
   'base-branch': { type: 'string', value: '<branch>', help: 'the branch a new conversation starts from (default: the remote’s default branch, else the current one)' },
 } as const satisfies Record<string, OptionDecl>;
 
@@ -176,9 +176,9 @@ export const COMMANDS: readonly CommandSpec[] = [
     json: '{"recovery": "required"|"not-required", "result"?: string, "assessment"?: {"kind": "healthy"|"dirty"|"blocked", ...}, "removed"?: [{"file": string, "ageMs": number}]}',
   },
   {
-    name: 'connect', args: [{ name: 'agent', choices: AGENTS, what: 'agent' }], options: [...SCOPE_OPTIONS, 'dry-run'], exclusive: [SCOPE_OPTIONS],
+    name: 'connect', args: [{ name: 'agent', choices: AGENTS, what: 'agent' }], options: [...SCOPE_OPTIONS, 'dry-run', 'init'], exclusive: [SCOPE_OPTIONS],
     summary: 'add this CLI’s hooks to the agent’s settings file (idempotent)',
-    description: 'Adds one hook entry per event to the agent’s settings file, calling this installation by its absolute path. Other settings and other tools’ hooks are kept as they are; running it again changes nothing. The file is written atomically.',
+    description: 'Adds one hook entry per event to the agent’s settings file, calling this installation by its absolute path. Other settings and other tools’ hooks are kept as they are; running it again changes nothing. The file is written atomically. With --init, the hook creates the git repository on the first prompt in a folder without one (`hook … --init`); connecting again without it writes the plain command.',
     example: 'agent-versions connect claude-code --user --dry-run',
     json: '{"agent": string, "scope": "project"|"local"|"user", "file": string, "command": string, "dryRun": boolean, "changed": boolean, "changes": [{"event": string, "action": "added"|"updated"|"removed"}], "alsoConnectedIn": string[]}',
   },

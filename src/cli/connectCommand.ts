@@ -11,6 +11,8 @@ export interface ConnectRequest {
   agent: AgentName;
   scope: SettingsScope;
   dryRun: boolean;
+  /** connect: the hook command creates the repository in a folder without git (`hook … --init`). */
+  init?: boolean;
   /** The folder given by --repo or the current one; project scopes use its repository's top level. */
   folder: string;
 }
@@ -42,7 +44,7 @@ export async function runConnect(request: ConnectRequest): Promise<{ json: unkno
     throw new UsageError(`${adapter.displayName} has no ${SCOPE_LABELS[request.scope]} file; use ${adapter.scopes.map((s) => `--${s}`).join(' or ')}`, request.action);
   }
   const file = adapter.settingsFile(request.scope, request.scope === 'user' ? '' : await projectRoot(request.folder), os.homedir());
-  const command = hookCommand(request.agent);
+  const command = hookCommand(request.agent, { init: request.init === true });
   const before = readSettings(file);
   const edit = request.action === 'connect' ? planConnect(file, before, adapter, command) : planDisconnect(file, before, adapter);
   if (edit.after !== null && !request.dryRun) writeSettings(file, edit.after);

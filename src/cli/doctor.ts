@@ -12,7 +12,7 @@ import { ADAPTERS, AgentAdapter, HookEntries, ourHookEntries, readSettings, Sett
 import { AGENTS } from './commandLine';
 import { settingsFiles } from './connectCommand';
 import { CliError } from './exitCodes';
-import { cliEntryFile, hookCommand, hookProcessEnv, missingFilesOf, runsThisInstallation } from './installation';
+import { cliEntryFile, currentFormOf, hookCommandInits, hookProcessEnv, missingFilesOf, runsThisInstallation } from './installation';
 import { terminalSafe } from './output';
 
 /**
@@ -183,14 +183,13 @@ async function checkHooks(adapter: AgentAdapter, folder: string): Promise<Check>
   if (absent.length > 0) {
     return warning(id, `${adapter.displayName}: connected in ${only.file}, but not for ${absent.join(', ')}.`, `agent-versions connect ${adapter.agent} --${only.scope}`, facts);
   }
-  const current = hookCommand(adapter.agent);
   const commands = [...only.entries.values()].flat();
   if (commands.some((c) => !runsThisInstallation(c, adapter.agent))) {
     return warning(id, `${adapter.displayName}: connected in ${only.file}, to another agent-versions installation than this one.`, `To use this one: agent-versions connect ${adapter.agent} --${only.scope}`, facts);
   }
-  if (commands.some((c) => c !== current)) {
+  if (commands.some((c) => c !== currentFormOf(c, adapter.agent))) {
     return warning(id, `${adapter.displayName}: connected in ${only.file} with an older form of this installation's hook command.`,
-      `To write the current one (it starts faster on every event): agent-versions connect ${adapter.agent} --${only.scope}`, facts);
+      `To write the current one (it starts faster on every event): agent-versions connect ${adapter.agent} --${only.scope}${commands.some(hookCommandInits) ? ' --init' : ''}`, facts);
   }
   return ok(id, `${adapter.displayName}: connected in ${only.file}`, facts);
 }

@@ -45,13 +45,40 @@ function installationWords(agent: AgentName, cliFile = cliEntryFile()): string[]
   return [process.execPath, cliFile, 'hook', agent];
 }
 
+/** The options a hook command of ours may end with (connect --init writes the first). */
+const HOOK_COMMAND_OPTIONS: readonly string[] = ['--init'];
+
+export interface HookCommandOptions {
+  /** `hook … --init`: in a folder without git, create the repository first. */
+  init?: boolean;
+  /** The CLI the command runs (default: this installation's entry). */
+  cliFile?: string;
+}
+
+/** A hook command's words without the options it ends with, and those options. */
+function splitOptions(words: string[]): { words: string[]; options: string[] } {
+  let n = words.length;
+  while (n > 0 && HOOK_COMMAND_OPTIONS.includes(words[n - 1])) n--;
+  return { words: words.slice(0, n), options: words.slice(n) };
+}
+
 /**
  * The hook command written into an agent's settings: this Node binary and this CLI by absolute paths, so it
  * works whatever PATH the agent's shell has, for a global install and for a clone alike; started without the
  * variables in HOOK_UNSET_ENV.
  */
-export function hookCommand(agent: AgentName, cliFile = cliEntryFile()): string {
-  return [...hookEnvWords(), ...installationWords(agent, cliFile)].map(shellWord).join(' ');
+export function hookCommand(agent: AgentName, options: HookCommandOptions = {}): string {
+  return [...hookEnvWords(), ...installationWords(agent, options.cliFile), ...(options.init ? ['--init'] : [])].map(shellWord).join(' ');
+}
+
+/** Whether a hook command ends with --init (the hook creates the repository in a folder without git). */
+export function hookCommandInits(command: string): boolean {
+  return splitOptions(shellWords(command)).options.includes('--init');
+}
+
+/** The command connect would write now in place of `command`, one of ours, keeping its options (--init). */
+export function currentFormOf(command: string, agent: AgentName): string {
+  return hookCommand(agent, { init: hookCommandInits(command) });
 }
 
 /** The words before the Node binary in hookCommand: `env -u NAME …`, or none. */
@@ -69,7 +96,7 @@ export function hookProcessEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 /** Whether a hook command runs this very installation's hook for `agent`, in whatever form (an older one, too). */
 export function runsThisInstallation(command: string, agent: AgentName): boolean {
   const expected = installationWords(agent);
-  return shellWords(command).slice(-expected.length).join('\0') === expected.join('\0');
+  return splitOptions(shellWords(command)).words.slice(-expected.length).join('\0') === expected.join('\0');
 }
 
 /** Splits a hook command into words (single and double quotes, backslash escapes): enough to recognise ours. */
@@ -107,11 +134,11 @@ export function shellWords(command: string): string[] {
 
 /**
  * Whether a hook command runs agent-versions' hook for `agent`, from this or any other installation:
- * `… <agent-versions | …/dist/cli.js | …/src/cli/main.js> hook <agent>` (so a stale path or the README's
+ * `… <agent-versions | …/dist/cli.js | …/src/cli/main.js> hook <agent> [--init]` (so a stale path or the README's
  * `agent-versions hook claude-code` is recognised, and another tool's "hook claude-code" is not).
  */
 export function isOurHookCommand(command: string, agent: AgentName): boolean {
-  const words = shellWords(command);
+  const { words } = splitOptions(shellWords(command));
   const n = words.length;
   if (n < 3 || words[n - 2] !== 'hook' || words[n - 1] !== agent) return false;
   const script = words[n - 3];

@@ -72,7 +72,7 @@ async function run(invocation: Invocation, io: CliIo): Promise<CommandOutput> {
   }
   if (command === 'connect' || command === 'disconnect') {
     return runConnect({
-      action: command, agent: args[0] as AgentName, dryRun: values['dry-run'] === true, folder,
+      action: command, agent: args[0] as AgentName, dryRun: values['dry-run'] === true, init: values.init === true, folder,
       scope: values.user ? 'user' : values.local ? 'local' : 'project',
     });
   }

@@ -148,6 +148,38 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
     assert.equal(ours.stderr, '');
   });
 
+  it('connect --init: the command ends with --init and creates the repository on the first prompt; again → unchanged; without it → updated; hand-written --init entries are ours', () => {
+    const home = tempDir('avh-home-');
+    const folder = tempDir('avh-no-git-');
+    const repo = makeRepo();
+    const first = cliIn(repo, home, 'connect', 'claude-code', '--user', '--init', '--json');
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal((JSON.parse(first.stdout) as { command: string }).command, `${OUR_COMMAND} --init`);
+    const file = path.join(home, '.claude/settings.json');
+    const settings = () => JSON.parse(fs.readFileSync(file, 'utf8')) as Settings;
+    for (const event of EVENTS) assert.deepEqual(commandsOf(settings(), event), [`${OUR_COMMAND} --init`], event);
+    // Through a shell, in a folder without git: the repository is created and the turn begins.
+    const event = JSON.stringify({ hook_event_name: 'UserPromptSubmit', session_id: 's-init', cwd: folder, prompt: 'start a project' });
+    const r = spawnSync('/bin/sh', ['-c', commandsOf(settings(), 'UserPromptSubmit')[0]], { cwd: folder, input: event, encoding: 'utf8', env: testGitEnv() });
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(fs.existsSync(path.join(folder, '.git')), 'the hook ran git init');
+    const status = JSON.parse(runCliProcess(['status', '--json'], { cwd: folder }).stdout) as { runningTurns: { chatId: string }[] };
+    assert.deepEqual(status.runningTurns.map((t) => t.chatId), ['s-init']);
+    const bytes = fs.readFileSync(file, 'utf8');
+    assert.match(cliIn(repo, home, 'connect', 'claude-code', '--user', '--init').stdout, /already connected/);
+    assert.equal(fs.readFileSync(file, 'utf8'), bytes, 'untouched');
+    const plain = JSON.parse(cliIn(repo, home, 'connect', 'claude-code', '--user', '--json').stdout) as { changes: { action: string }[] };
+    assert.deepEqual(plain.changes.map((c) => c.action), EVENTS.map(() => 'updated'));
+    for (const event of EVENTS) assert.deepEqual(commandsOf(settings(), event), [OUR_COMMAND], event);
+    // The README's older hand-written form with --init, of an installation that moved: connect updates it in place, disconnect removes it.
+    fs.writeFileSync(file, JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: '/usr/bin/node /path/to/dist/cli.js hook claude-code --init' }] }] } }));
+    const updated = JSON.parse(cliIn(repo, home, 'connect', 'claude-code', '--user', '--init', '--json').stdout) as { changes: { event: string; action: string }[] };
+    assert.deepEqual(updated.changes.find((c) => c.event === 'UserPromptSubmit'), { event: 'UserPromptSubmit', action: 'updated' });
+    assert.deepEqual(commandsOf(settings(), 'UserPromptSubmit'), [`${OUR_COMMAND} --init`], 'one entry, not two');
+    assert.equal(cliIn(repo, home, 'disconnect', 'claude-code', '--user').code, 0);
+    assert.equal(fs.readFileSync(file, 'utf8'), '{}', 'every entry of ours removed (the file had no final newline, and still has none)');
+  });
+
   it('connect codex: .codex/hooks.json gets UserPromptSubmit, Stop, StopFailure; its command records a codex turn; --local is refused', () => {
     const repo = makeRepo();
     const home = tempDir('avh-home-');

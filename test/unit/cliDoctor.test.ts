@@ -150,6 +150,9 @@ describe('CLI doctor (real git, real state files, a real hook process)', functio
     assert.equal(hooks.fix, 'To write the current one (it starts faster on every event): agent-versions connect claude-code --local');
     assert.equal(runCliProcess(['connect', 'claude-code', '--local'], { cwd: repo, env: { HOME: home } }).code, 0);
     assert.equal(check(doctor(repo, home).report, 'hooks:claude-code').status, 'ok');
+    // connect --init's form is current too.
+    assert.equal(runCliProcess(['connect', 'claude-code', '--local', '--init'], { cwd: repo, env: { HOME: home } }).code, 0);
+    assert.equal(check(doctor(repo, home).report, 'hooks:claude-code').status, 'ok');
 
     const gone = '/nonexistent/agent-version-history/dist/cli.js';
     write(repo, '.claude/settings.local.json', JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: `${process.execPath} ${gone} hook claude-code` }] }] } }));
