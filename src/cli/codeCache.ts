@@ -1,18 +1,23 @@
 /**
  * Loading the hook fast path's bundle with a V8 code cache (docs/design.md, "Fast hook events"): compiling
  * dist/cliHook.js takes 2.5–4 ms of every hook event here, reading its compiled form back about 0.5 ms. The build
- * writes the cache beside the bundle (scripts/codeCache.mjs), for the Node that built it, so it is as trusted as the
+ * writes the cache beside the bundle (codeCacheWriter.ts), for the Node that built it, so it is as trusted as the
  * bundle itself (never in a shared temporary folder: cached code runs without being parsed). Any other Node, a
- * missing file, or a cache V8 refuses (other flags, another bundle) loads the bundle as plain `require` would.
+ * bundle written since (V8 itself compares only the source's length), a missing file, or a cache V8 refuses (other
+ * flags) loads the bundle as plain `require` would.
  */
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import * as vm from 'node:vm';
 
-/** The cache file for `bundle` under this very Node: its version and architecture are in the name. */
+/**
+ * The cache file for `bundle` as it is now, under this very Node: the Node version and architecture, and the bundle's
+ * size and modification time, are in the name (a rebuilt or edited bundle names another file).
+ */
 export function codeCacheFile(bundle: string): string {
-  return `${bundle}.${process.version}-${process.arch}.v8cache`;
+  const st = fs.statSync(bundle, { bigint: true });
+  return `${bundle}.${process.version}-${process.arch}.${st.size}-${st.mtimeNs}.v8cache`;
 }
 
 /** The CommonJS wrapper, as one line: the bundle's own lines keep their numbers. */
