@@ -111,13 +111,13 @@ export async function sweepCrashPoints(scenario: CrashScenario, points: readonly
       const nowTree = treeOf(repo);
       const atNew = nowTree === targetTree && (scenario.keepsUncommitted === true || status.health.clean);
       const atOld = status.health.head === oldHead || git(repo, 'log', '-1', '--format=%s', 'HEAD').startsWith('[Interrupted]');
-      const ops = cliJson<unknown>(['versions', '--limit', '1'], { cwd: repo }) as { kind: string }[];
       tally.outcomes[status.recovery ? 'recovery required' : atNew ? 'new state' : 'old state']++;
       if (status.recovery) {
         // Fail-closed: everything preserved (checked above); turns and restores are blocked with exit code 3.
         const blocked = spawnSync(process.execPath, [CLI, 'undo'], { cwd: repo, env: testGitEnv(), encoding: 'utf8' });
         assert.equal(blocked.status, 3, 'recovery blocks undo with exit code 3');
       } else if (atNew) {
+        const ops = cliJson<unknown>(['versions', '--limit', '1'], { cwd: repo }) as { kind: string }[];
         assert.equal(ops[0].kind, 'restore', 'new state is recorded as a [Restore] (or [Revert]) version');
       } else {
         assert.ok(atOld, `neither old nor new state at ${point}`);
