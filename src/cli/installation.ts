@@ -33,7 +33,7 @@ export function shellWord(word: string): string {
 
 /**
  * What the hook command starts Node without (docs/design.md, "Fast hook events"). Node reads and parses the CA bundle
- * `NODE_EXTRA_CA_CERTS` names at every start, before any of our code runs: 43 ms of a 101 ms `node -e 0` on a machine
+ * `NODE_EXTRA_CA_CERTS` names at every start, before any of our code runs: 35–45 ms of a ~100 ms `node -e 0` on a machine
  * that sets it (bench/RESULTS.md, hook section), on every prompt and every stop. A hook makes no TLS connection of
  * Node's own (git's network commands use git's certificate settings), so the command drops the variable through
  * env(1). Only where hooks run in a POSIX shell; on Windows the command is the plain one.
