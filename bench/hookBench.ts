@@ -46,7 +46,7 @@ export async function runHookBench(options: HookBenchOptions): Promise<{ goals: 
   // What an agent runs: the command `connect` writes (installation.ts, hookCommand), through a shell, as agents do.
   const installed = hookCommand('claude-code', { cliFile: CLI });
   const hook = (input: string) => wall('/bin/sh', ['-c', installed], dir, input);
-  // The same CLI started plainly, as a hand-written `node …/dist/cli.js hook claude-code` would (context, no goal).
+  // The same CLI started plainly, as a hand-written `node …/dist/cli.js hook claude-code` would (its ratio has a goal row too).
   const plain = (input: string) => wall(process.execPath, [CLI, 'hook', 'claude-code'], dir, input);
   const times: Record<string, number[]> = { node: [], nodeInstalled: [], gitStatus: [], version: [], begin: [], turn: [], beginPlain: [], turnPlain: [] };
   const variants: Record<string, () => number> = {

@@ -38,7 +38,7 @@ export function shellWord(word: string): string {
  * Node's own (git's network commands use git's certificate settings), so the command drops the variable through
  * env(1). Only where hooks run in a POSIX shell; on Windows the command is the plain one.
  */
-export const HOOK_UNSET_ENV: readonly string[] = process.platform === 'win32' ? [] : ['NODE_EXTRA_CA_CERTS'];
+const HOOK_UNSET_ENV: readonly string[] = process.platform === 'win32' ? [] : ['NODE_EXTRA_CA_CERTS'];
 
 /** This installation's hook, as words: this Node binary and this CLI (`cliFile`) by absolute paths. */
 function installationWords(agent: AgentName, cliFile = cliEntryFile()): string[] {
