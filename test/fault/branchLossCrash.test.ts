@@ -6,6 +6,7 @@ import { VersionHistory } from '../../src/core/versionHistory';
 import { localBranchNames, loseChatBranch, repoWithChatBranch } from '../support/chatBranchFixtures';
 import { CLI, cliJson } from '../support/cliProcess';
 import { assertNothingLost, cleanupTempDirs, contentInventory, git, testGitEnv, write } from '../support/gitFixtures';
+import { holdRefTransaction, killedWhileRunning } from '../support/slowGit';
 
 interface ChatState { branch: string; resume: string | null; done: number; pending: number }
 
@@ -24,12 +25,31 @@ async function chatState(repo: string): Promise<ChatState> {
   }
 }
 
-/** The real CLI, SIGKILLed at `failpoint` in the middle of Continue on a New Branch. */
-function killedContinue(repo: string, failpoint: string): void {
+/**
+ * The real CLI, SIGKILLed at `failpoint` in the middle of Continue on a New Branch. `env` adds to the failpoint's
+ * environment (a `git:<verb>:during` point gets a delay and a trace2 file to prove the kill landed while git ran).
+ */
+function killedContinue(repo: string, failpoint: string, env: Record<string, string> = {}): void {
   const killed = spawnSync(process.execPath, [CLI, '--repo', repo, 'chat', 'continue-on-new-branch', '--chat', 'chat-1', '--json'], {
-    encoding: 'utf8', env: { ...testGitEnv(), AVH_FAILPOINT: failpoint }, timeout: 60_000,
+    encoding: 'utf8', env: { ...testGitEnv(), AVH_FAILPOINT: failpoint, ...env }, timeout: 60_000,
   });
   assert.equal(killed.signal, 'SIGKILL', `the CLI died at ${failpoint} (status ${killed.status}, stderr ${killed.stderr})`);
+}
+
+/**
+ * Kills the CLI 300 ms into the `git update-ref` that creates the new branch, while git's transaction on it is
+ * held at `state` (see holdRefTransaction), and proves from git's trace2 events that git was still running.
+ */
+function killedWhileCreatingBranch(repo: string, state: 'prepared' | 'committed'): void {
+  const release = holdRefTransaction(repo, state, 'refs/heads/feature/login-2');
+  const trace = path.join(repo, '.git', 'avh-trace2.json');
+  try {
+    killedContinue(repo, 'git:update-ref:during', { AVH_FAILPOINT_DELAY_MS: '300', GIT_TRACE2_EVENT: trace });
+    assert.ok(killedWhileRunning(trace, 'update-ref'), 'the kill landed while git update-ref ran');
+  } finally {
+    release();
+    fs.rmSync(trace, { force: true });
+  }
 }
 
 async function lostChatRepo(): Promise<{ repo: string; inventory: Set<string> }> {
@@ -72,35 +92,37 @@ describe('Continue on a New Branch under SIGKILL (real CLI processes)', function
     assertNothingLost(repo, inventory);
   });
 
-  it('killed while git creates the branch: whichever way the ref landed, the retry ends with one branch and one warning', async () => {
+  it('killed while git creates the branch, before the ref moved: reconciliation removes git\'s lock; the retry makes the branch', async () => {
     const { repo, inventory } = await lostChatRepo();
-    killedContinue(repo, 'git:update-ref:during');
-    const settled = await chatState(repo);
-    assert.equal(settled.pending, 0, 'reconciliation leaves nothing pending');
-    assert.ok(settled.done <= 1);
-    const retry = cliJson<{ continuation: { newBranch: string } }>(['--repo', repo, 'chat', 'continue-on-new-branch', '--chat', 'chat-1']);
-    assert.equal(retry.continuation.newBranch, 'feature/login-2');
+    killedWhileCreatingBranch(repo, 'prepared');
+    const lockFile = path.join(repo, '.git', 'refs', 'heads', 'feature', 'login-2.lock');
+    assert.ok(fs.existsSync(lockFile), 'git was killed holding the new branch\'s lock');
+    assert.deepEqual(localBranchNames(repo), ['main']);
+    assert.deepEqual(await chatState(repo), { branch: 'feature/login', resume: 'resume-abc', done: 0, pending: 0 });
+    assert.equal(fs.existsSync(lockFile), false, 'our own lock is removed by reconciliation');
+    const retry = cliJson<{ result: string; continuation: { newBranch: string } }>(['--repo', repo, 'chat', 'continue-on-new-branch', '--chat', 'chat-1']);
+    assert.deepEqual([retry.result, retry.continuation.newBranch], ['continued', 'feature/login-2']);
     assert.deepEqual(await chatState(repo), { branch: 'feature/login-2', resume: 'resume-abc', done: 1, pending: 0 });
     assert.deepEqual(localBranchNames(repo), ['feature/login-2', 'main']);
     assertNothingLost(repo, inventory);
   });
 
-  it('killed with git holding the new branch\'s lock: reconciliation removes only a lock holding our value; a foreign lock is refused by name and kept', async () => {
+  it('killed while git creates the branch, after the ref moved: reconciliation completes it; the retry makes no second branch or warning', async () => {
     const { repo, inventory } = await lostChatRepo();
-    killedContinue(repo, 'chat-continue:after-plan');
-    const lockFile = path.join(repo, '.git', 'refs', 'heads', 'feature', 'login-2.lock');
-    const base = git(repo, 'rev-parse', 'main').trim();
-    // Exactly what a git update-ref killed between writing its lock and renaming it leaves: the new value in the lock.
-    fs.mkdirSync(path.dirname(lockFile), { recursive: true });
-    fs.writeFileSync(lockFile, `${base}\n`);
-    assert.deepEqual(await chatState(repo), { branch: 'feature/login', resume: 'resume-abc', done: 0, pending: 0 });
-    assert.equal(fs.existsSync(lockFile), false, 'our own lock on the name we picked is removed by reconciliation');
+    killedWhileCreatingBranch(repo, 'committed');
+    assert.deepEqual(localBranchNames(repo), ['feature/login-2', 'main'], 'the ref landed before the kill');
+    assert.deepEqual(await chatState(repo), { branch: 'feature/login-2', resume: 'resume-abc', done: 1, pending: 0 });
     const retry = cliJson<{ result: string; continuation: { newBranch: string } }>(['--repo', repo, 'chat', 'continue-on-new-branch', '--chat', 'chat-1']);
-    assert.deepEqual([retry.result, retry.continuation.newBranch], ['continued', 'feature/login-2']);
+    assert.deepEqual([retry.result, retry.continuation.newBranch], ['already-continued', 'feature/login-2']);
+    assert.equal(git(repo, 'symbolic-ref', '--short', 'HEAD').trim(), 'feature/login-2');
+    assert.deepEqual(await chatState(repo), { branch: 'feature/login-2', resume: 'resume-abc', done: 1, pending: 0 });
     assert.deepEqual(localBranchNames(repo), ['feature/login-2', 'main']);
     assertNothingLost(repo, inventory);
+  });
 
-    // A lock with any other value is some other git command's: it stays, and the retry names it and changes nothing.
+  it('killed after planning, with a lock on the new branch holding another value: it is some other git command\'s, so it stays and the retry names it', async () => {
+    // Our own lock (the value our command was writing) is removed: 'killed while git creates the branch, before
+    // the ref moved' above. A lock with any other value stays, and the retry names it and changes nothing.
     const other = await lostChatRepo();
     killedContinue(other.repo, 'chat-continue:after-plan');
     const otherLock = path.join(other.repo, '.git', 'refs', 'heads', 'feature', 'login-2.lock');

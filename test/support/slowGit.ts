@@ -1,6 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { git } from './gitFixtures';
+import { git, tempDir } from './gitFixtures';
 
 /**
  * For a "during" point, makes the git command slow in the ways git itself allows (a clean/smudge filter for
@@ -33,4 +34,30 @@ export function killedWhileRunning(traceFile: string, verb: string): boolean {
   const started = events.filter((e) => e.event === 'start' && (e.argv ?? []).filter((a) => !a.startsWith('-')).slice(1).find((a) => !a.includes('='))  === verb);
   const last = started[started.length - 1];
   return last !== undefined && !events.some((e) => e.sid === last.sid && (e.event === 'exit' || e.event === 'atexit'));
+}
+
+/**
+ * Holds git's transaction on `ref` at one of its reference-transaction hook states for two seconds: `prepared`
+ * (git holds `<ref>.lock` with the new value; the ref has not moved yet) or `committed` (the ref has moved and
+ * the lock is gone; git has not exited). A kill 300 ms into that `update-ref` then lands in exactly that state.
+ * Other transactions pass at once. Returns a function that removes the hook again.
+ */
+export function holdRefTransaction(repo: string, state: 'prepared' | 'committed', ref: string): () => void {
+  const hook = path.join(repo, '.git', 'hooks', 'reference-transaction');
+  fs.mkdirSync(path.dirname(hook), { recursive: true });
+  fs.writeFileSync(hook, `#!/bin/sh\ninput=$(cat)\nif [ "$1" = ${state} ]; then\n  case "$input" in *" ${ref}"*) sleep 2 ;; esac\nfi\nexit 0\n`, { mode: 0o755 });
+  return () => fs.rmSync(hook, { force: true });
+}
+
+/**
+ * For git commands nothing in git can slow (`write-tree`, `commit-tree`): a PATH whose `git` runs the real one
+ * and then, for `verb` only, waits two seconds before exiting with git's status. A kill 300 ms into that command
+ * lands after git wrote its objects and before our process learned of them: the latest point inside the command,
+ * and the only one that differs from a kill before it (git writes each object to a temporary file and renames it).
+ */
+export function lingeringGitPath(verb: string): string {
+  const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+  const dir = tempDir('avh-lingering-git-');
+  fs.writeFileSync(path.join(dir, 'git'), `#!/bin/sh\n'${real}' "$@"\nstatus=$?\ncase " $* " in *" ${verb} "*) sleep 2 ;; esac\nexit $status\n`, { mode: 0o755 });
+  return `${dir}${path.delimiter}${process.env.PATH ?? ''}`;
 }

@@ -254,7 +254,7 @@ export function messageFor(reason: ErrorReason, args: readonly string[], exit: n
     case 'index-locked':
       return 'Another git process is using this repository (index.lock is held). Wait for it to finish, or remove .git/index.lock if no git process is running, then try again.';
     case 'ref-locked':
-      return 'A git lock file for a branch is held (a .lock file under .git/refs). Wait for the other git process to finish, or remove the stale .lock file if none is running, then try again.';
+      return 'A git lock file for a branch is held (a .lock file under .git/refs, or .git/HEAD.lock for the current branch). Wait for the other git process to finish, or remove the stale .lock file if none is running, then try again.';
     case 'not-a-repository':
       return 'This folder is not a git repository.';
     case 'ref-moved':
