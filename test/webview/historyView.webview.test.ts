@@ -5,7 +5,7 @@ import { FakeHostPage, launchChromium, openFakeHostPage, row, screenshot, turn, 
 
 // The page's globals, as the callbacks passed to page.evaluate see them (this project compiles without the DOM lib).
 declare const window: { __posted: { type: string }[]; __avhClient: { ignored: number } };
-declare const document: { activeElement: unknown };
+declare const document: { activeElement: unknown; querySelector(selector: string): { inert: boolean } | null };
 
 describe('Version History webview (Vite-built page in real Chromium, fake host in the page)', function () {
   this.timeout(60_000);
@@ -192,9 +192,29 @@ describe('Version History webview (Vite-built page in real Chromium, fake host i
     assert.equal((await host.posted()).length, before, 'nothing is sent while busy');
     await host.send({ type: 'didChangeBusy', busy: null });
     await host.page.getByRole('progressbar').waitFor({ state: 'detached' });
+    await host.page.waitForFunction(() => document.querySelector('[role="listbox"]')?.inert === false);
     await host.failNext('showChanges', 'The version could not be read.');
     await options().nth(1).dblclick();
-    await host.page.getByRole('alert').filter({ hasText: 'The version could not be read.' }).waitFor();
+    // Two steps, so a failure says which half broke: the double click sent nothing, or the error reply showed nothing.
+    await host.page.waitForFunction(() => window.__posted.some((m) => m.type === 'showChanges'), undefined, { timeout: 10_000 })
+      .catch(async () => assert.fail(`no showChanges after the double click; posted: ${JSON.stringify(await host.posted())}`));
+    await host.page.getByRole('alert').filter({ hasText: 'The version could not be read.' }).waitFor({ timeout: 10_000 });
+    const showRequests = async () => (await host.posted()).filter((m) => m.type === 'showChanges').length;
+    assert.equal(await showRequests(), 1, 'a double click on a row asks once, wherever in the row it lands');
+    await host.page.getByRole('button', { name: 'Dismiss the error' }).click();
+    await host.page.getByRole('alert').waitFor({ state: 'detached' });
+
+    // A double click on a row's own button acts once too, and the error it brings moves no row: it sits over the
+    // bottom of the view (above the list, it pushed the rows down between the two clicks).
+    const topOfFirst = () => options().nth(0).evaluate((el) => (el as unknown as { getBoundingClientRect(): { top: number } }).getBoundingClientRect().top);
+    await options().nth(0).hover();
+    const rowTop = await topOfFirst();
+    await host.failNext('showChanges', 'The second version could not be read.');
+    await options().nth(0).getByRole('button', { name: 'Show Changes', includeHidden: true }).dblclick();
+    await host.page.getByRole('alert').filter({ hasText: 'The second version could not be read.' }).waitFor({ timeout: 10_000 });
+    assert.equal(await showRequests(), 2);
+    assert.equal(await topOfFirst(), rowTop);
+    await screenshot(host.page, 'error');
   });
 
   it('ignores malformed host messages and keeps working', async () => {
