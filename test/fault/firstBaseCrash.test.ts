@@ -37,7 +37,7 @@ describe('first turn in a repository without commits, killed while [Base] is mad
   // events; write-tree and commit-tree, which nothing slows, are killed after their objects are written.
   const cases: { point: string; name: string; slow: (repo: string) => { env: NodeJS.ProcessEnv; release: () => void } }[] = [
     { point: 'git:write-tree:during', name: 'after its tree is written', slow: () => ({ env: { PATH: lingeringGitPath('write-tree') }, release: () => undefined }) },
-    { point: 'git:add:during', name: 'in its clean filter', slow: (repo) => ({ env: {}, release: slowGit(repo) }) },
+    { point: 'git:add:during', name: 'in its clean filter', slow: (repo) => ({ env: {}, release: slowGit(repo, 'add') }) },
     { point: 'git:commit-tree:during', name: 'after its commit is written', slow: () => ({ env: { PATH: lingeringGitPath('commit-tree') }, release: () => undefined }) },
     { point: 'git:update-ref:during', name: 'holding the branch\'s lock', slow: (repo) => ({ env: {}, release: holdRefTransaction(repo, 'prepared', 'refs/heads/main') }) },
     { point: 'git:update-ref:during', name: 'after the branch moved', slow: (repo) => ({ env: {}, release: holdRefTransaction(repo, 'committed', 'refs/heads/main') }) },

@@ -43,7 +43,7 @@ async function repoWithTurn(): Promise<{ repo: string; base: string }> {
 
 /** Runs `args` in a CLI process that is SIGKILLed (with its git child) while `git read-tree` runs. */
 function killDuringReadTree(repo: string, args: string[]): void {
-  const unslow = slowGit(repo);
+  const unslow = slowGit(repo, 'read-tree');
   const trace = path.join(repo, '.git', 'avh-trace2.json');
   const run = spawnSync(process.execPath, [CLI, ...args], {
     cwd: repo, env: { ...testGitEnv(), AVH_FAILPOINT: 'git:read-tree:during', AVH_FAILPOINT_DELAY_MS: '150', GIT_TRACE2_EVENT: trace }, encoding: 'utf8', timeout: 60_000,

@@ -79,7 +79,7 @@ export async function sweepCrashPoints(scenario: CrashScenario, points: readonly
     const oldHead = head(repo);
     const oldTree = git(repo, 'write-tree').trim();
     const during = DURING.exec(point);
-    const unslow = during ? slowGit(repo) : null;
+    const unslow = during ? slowGit(repo, during[1]) : null;
     const trace = path.join(repo, '.git', 'avh-trace2.json');
     const run = spawnSync(process.execPath, [CLI, ...args], {
       cwd: repo,

@@ -4,19 +4,23 @@ import * as path from 'node:path';
 import { git, tempDir } from './gitFixtures';
 
 /**
- * For a "during" point, makes the git command slow in the ways git itself allows (a clean/smudge filter for
- * `add` and `read-tree -u`, a reference-transaction hook for `update-ref`), so the kill can land while it runs.
- * Returns a function that removes them again.
+ * For a "during" point, makes `git <verb>` slow in the ways git itself allows (a clean/smudge filter for `add` and
+ * `read-tree -u`, a reference-transaction hook for `update-ref`), so the kill can land while it runs. Only that
+ * command waits: the filter and the hook look at the command line of the git that runs them (/proc), so the other
+ * git commands before it (a status that compares racy files through the filter, an earlier ref update) run at full
+ * speed. Returns a function that removes them again.
  */
-export function slowGit(repo: string): () => void {
+export function slowGit(repo: string, verb: string): () => void {
   const attributes = path.join(repo, '.git', 'info', 'attributes');
   const hook = path.join(repo, '.git', 'hooks', 'reference-transaction');
+  // Where /proc cannot say, every command waits (slower, never a kill that misses).
+  const waitInVerb = `case " $(tr '\\0' ' ' < /proc/$PPID/cmdline 2>/dev/null || echo ${verb}) " in *" ${verb} "*) sleep 1 ;; esac`;
   fs.mkdirSync(path.dirname(attributes), { recursive: true });
   fs.writeFileSync(attributes, '* filter=avhslow\n');
-  git(repo, 'config', 'filter.avhslow.clean', 'sleep 1; cat');
-  git(repo, 'config', 'filter.avhslow.smudge', 'sleep 1; cat');
+  git(repo, 'config', 'filter.avhslow.clean', `${waitInVerb}; cat`);
+  git(repo, 'config', 'filter.avhslow.smudge', `${waitInVerb}; cat`);
   fs.mkdirSync(path.dirname(hook), { recursive: true });
-  fs.writeFileSync(hook, '#!/bin/sh\nsleep 1\nexit 0\n', { mode: 0o755 });
+  fs.writeFileSync(hook, `#!/bin/sh\n${waitInVerb}\nexit 0\n`, { mode: 0o755 });
   return () => {
     fs.rmSync(attributes, { force: true });
     fs.rmSync(hook, { force: true });
