@@ -7,9 +7,14 @@
 //   node scripts/vscode/runE2E.mjs [--ext <dir to package, default the repo>] [--vsix <prebuilt .vsix>]
 //     [--test-ext <test build to package, default dist/test-extension>]
 //     [--tests <dir with *.e2e.test.js, default out/test/e2e>] [--stats <counts.json>] [--grep <re>]
-//     [--timeout <overall seconds, default 1200>]
-import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+//     [--timeout <overall seconds, default 1200>] [--jobs <files run side by side, default 2>]
+//
+// Files run side by side in `--jobs` worker processes (one mocha per file, each file its own code-server and
+// Chromium in temporary profiles on free ports), largest file first. A file spends most of its time waiting on the
+// workbench (about half a core), so two at once on this 2-core machine take about two thirds of the time. Each
+// file's output is printed whole when it finishes, so the log reads file by file.
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -28,6 +33,9 @@ try {
       stats: { type: 'string' },
       grep: { type: 'string' },
       timeout: { type: 'string', default: '1200' },
+      jobs: { type: 'string', default: '2' },
+      // Internal: run these files (comma-separated) in this process and write their counts to --stats.
+      files: { type: 'string' },
     },
   }));
 } catch (err) {
@@ -44,41 +52,93 @@ for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.once(sig, () => proce
 let counts = { passed: 0, failed: 0 };
 let exitCode = 1;
 
-// A hung browser or server must not hang CI: codeServer.mjs kills its process groups on exit.
+const workers = new Set();
+process.on('exit', () => {
+  for (const worker of workers) worker.kill('SIGTERM');
+});
+// A hung browser or server must not hang CI: codeServer.mjs kills its process groups on exit, and so does each
+// worker, which is stopped with SIGTERM.
 const watchdog = setTimeout(() => {
   console.log(`[e2e] timed out after ${opts.timeout} s (counted as one failure)`);
+  for (const worker of workers) worker.kill('SIGTERM');
   finish({ passed: counts.passed, failed: counts.failed + 1 }, 1);
 }, Number(opts.timeout) * 1000);
 watchdog.unref();
 
 try {
-  const vsix = opts.vsix ? path.resolve(opts.vsix) : packageExtension(path.resolve(opts.ext), 'extension');
-  const testExt = path.resolve(opts['test-ext']);
-  if (!existsSync(path.join(testExt, 'package.json'))) throw new Error(`no test build at ${testExt} (run 'npm run build' first)`);
-  const testVsix = packageExtension(testExt, 'test-extension');
-  const files = existsSync(opts.tests)
-    ? readdirSync(opts.tests, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.e2e.test.js')).sort().map((f) => path.join(opts.tests, f))
-    : [];
-  if (files.length === 0) throw new Error(`no *.e2e.test.js under ${opts.tests} (run 'npx tsc -p .' first)`);
-
-  process.env.AVH_E2E_VSIX = vsix;
-  process.env.AVH_E2E_TEST_VSIX = testVsix;
-  const mocha = new Mocha({ ui: 'bdd', reporter: 'spec', timeout: 180_000, slow: 20_000, grep: opts.grep });
-  for (const file of files) mocha.addFile(file);
-  await mocha.loadFilesAsync();
-  const failures = await new Promise((resolve) => {
-    const runner = mocha.run((n) => {
-      counts = { passed: runner.stats?.passes ?? 0, failed: n };
-      resolve(n);
-    });
-  });
-  exitCode = failures === 0 ? 0 : 1;
+  if (opts.files) {
+    // A worker: the .vsix paths come in the environment from the parent.
+    counts = await runMocha(opts.files.split(','));
+    exitCode = counts.failed === 0 ? 0 : 1;
+  } else {
+    const vsix = opts.vsix ? path.resolve(opts.vsix) : packageExtension(path.resolve(opts.ext), 'extension');
+    const testExt = path.resolve(opts['test-ext']);
+    if (!existsSync(path.join(testExt, 'package.json'))) throw new Error(`no test build at ${testExt} (run 'npm run build' first)`);
+    const testVsix = packageExtension(testExt, 'test-extension');
+    const files = existsSync(opts.tests)
+      ? readdirSync(opts.tests, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.e2e.test.js')).map((f) => path.join(opts.tests, f))
+      : [];
+    if (files.length === 0) throw new Error(`no *.e2e.test.js under ${opts.tests} (run 'npx tsc -p .' first)`);
+    process.env.AVH_E2E_VSIX = vsix;
+    process.env.AVH_E2E_TEST_VSIX = testVsix;
+    const jobs = Math.max(1, Number.parseInt(opts.jobs, 10) || 1);
+    counts = jobs === 1 ? await runMocha(files.sort()) : await runSideBySide(files, jobs);
+    exitCode = counts.failed === 0 ? 0 : 1;
+  }
 } catch (err) {
   console.log(`[e2e] harness error (counted as one failure): ${err.stack ?? err}`);
   counts.failed += 1;
 }
-console.log(`[e2e] done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+if (!opts.files) console.log(`[e2e] done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 finish(counts, exitCode);
+
+/** Runs `files` in this process with the spec reporter; resolves to their counts. */
+async function runMocha(files) {
+  const mocha = new Mocha({ ui: 'bdd', reporter: 'spec', timeout: 180_000, slow: 20_000, grep: opts.grep });
+  for (const file of files) mocha.addFile(file);
+  await mocha.loadFilesAsync();
+  return new Promise((resolve) => {
+    const runner = mocha.run((failures) => resolve({ passed: runner.stats?.passes ?? 0, failed: failures }));
+  });
+}
+
+/**
+ * Runs each file in its own worker process, `jobs` at a time, the largest file first (size stands in for length:
+ * the longest walk should not start last). A worker that ends without counts is one failure.
+ */
+async function runSideBySide(files, jobs) {
+  const queue = files.map((file) => ({ file, size: statSync(file).size })).sort((a, b) => b.size - a.size).map((f) => f.file);
+  const total = { passed: 0, failed: 0 };
+  const runOne = (file) => new Promise((resolve) => {
+    const stats = path.join(tmp, `${path.basename(file)}.json`);
+    const args = [new URL(import.meta.url).pathname, '--files', file, '--stats', stats, ...(opts.grep ? ['--grep', opts.grep] : [])];
+    const worker = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+    workers.add(worker);
+    const output = [];
+    worker.stdout.on('data', (d) => output.push(d));
+    worker.stderr.on('data', (d) => output.push(d));
+    const t0 = Date.now();
+    worker.on('close', (code, signal) => {
+      workers.delete(worker);
+      let c = { passed: 0, failed: 1 };
+      try {
+        c = JSON.parse(readFileSync(stats, 'utf8'));
+      } catch {
+        output.push(Buffer.from(`[e2e] ${path.basename(file)} ended (${signal ?? `exit ${code}`}) without counts: counted as one failure\n`));
+      }
+      total.passed += c.passed;
+      total.failed += c.failed;
+      process.stdout.write(`\n[e2e] ${path.basename(file)}: ${c.passed} passed, ${c.failed} failed (${((Date.now() - t0) / 1000).toFixed(1)} s)\n`);
+      process.stdout.write(Buffer.concat(output));
+      resolve();
+    });
+  });
+  const lane = async () => {
+    for (let file = queue.shift(); file !== undefined; file = queue.shift()) await runOne(file);
+  };
+  await Promise.all(Array.from({ length: Math.min(jobs, files.length) }, lane));
+  return total;
+}
 
 /** Packages `extDir` into `<tmp>/<name>.vsix` with vsce and returns its path. */
 function packageExtension(extDir, name) {
