@@ -170,6 +170,7 @@ function finish(c, code) {
     mkdirSync(path.dirname(path.resolve(opts.stats)), { recursive: true });
     writeFileSync(opts.stats, JSON.stringify(c));
   }
-  console.log(`${c.passed} passed, ${c.failed} failed`);
+  // A worker's counts go to its --stats file; the parent prints them with the file's name.
+  if (!opts.files) console.log(`${c.passed} passed, ${c.failed} failed`);
   process.exit(code);
 }
