@@ -127,7 +127,7 @@ describe('golden path: demo → Version History → stop → Undo → Redo → c
     // 1. Version History lists the demo's turns.
     assert.deepEqual(git(demo, 'log', '--format=%s').trim().split('\n'), ['[Agent] Add a greeter module with a test', 'Initial commit']);
     const initialCounts = await statusBarCounts(page);
-    await runCommand(page, 'Agent Versions: Show Version History', { attempts: 3 });
+    await runCommand(page, 'Agent Versions: Show Version History');
     await view.getByRole('option', { name: /^Agent: Add a greeter module with a test, completed, by demo-agent/ }).waitFor({ timeout: 30_000 });
     await view.getByRole('option', { name: /^Commit: Initial commit,/ }).waitFor();
     // Room for the list: collapse the other Source Control sections (Changes, Graph), as a user might.
@@ -148,7 +148,7 @@ describe('golden path: demo → Version History → stop → Undo → Redo → c
     await shot('turn-stopped');
 
     // 3. Undo Agent Turn: the partial changes are saved as [Interrupted], the tree is the base snapshot again.
-    await runCommand(page, UNDO, { attempts: 3 });
+    await runCommand(page, UNDO);
     await waitForNotification(page, /Agent turn undone\. Its partial changes were saved as an Interrupted entry/);
     assert.match(subjectOf(demo), /^\[Restore\] /);
     assert.equal(subjectOf(demo, 'HEAD~1'), INTERRUPTED_SUBJECT);
@@ -161,7 +161,7 @@ describe('golden path: demo → Version History → stop → Undo → Redo → c
     await shot('undone');
 
     // 4. Redo Agent Turn: the pre-undo tree is back.
-    await runCommand(page, REDO, { attempts: 3 });
+    await runCommand(page, REDO);
     await waitForNotification(page, /Agent turn redone — restored version/);
     assert.equal(treeOf(demo), preUndoTree, 'the tree equals the pre-undo tree');
     assert.equal(porcelain(demo), '');
@@ -178,7 +178,7 @@ describe('golden path: demo → Version History → stop → Undo → Redo → c
     await statusBarCounts(page, { undo: initialCounts.undo + 1, redo: 0 });
     const hosts = extensionHostPids(wb.server.pid);
     assert.ok(hosts.length > 0, 'an extension host runs');
-    await runCommand(page, UNDO, { attempts: 3 });
+    await runCommand(page, UNDO);
     await waitUntil('the extension host to die at the failpoint', () => hosts.some((pid) => !fs.existsSync(`/proc/${pid}`)));
     await shot('host-killed');
     restoreCheckout();
@@ -193,7 +193,7 @@ describe('golden path: demo → Version History → stop → Undo → Redo → c
     // The toast may already have hidden (toasts do after a few seconds): the notification center keeps every notice.
     await runCommand(page, 'Notifications: Show Notifications');
     const notice = await waitForNotification(page, REQUIRED, { timeout: 60_000 });
-    await runCommand(page, 'Agent Versions: Show Version History', { attempts: 3 });
+    await runCommand(page, 'Agent Versions: Show Version History');
     await view.getByText(BLOCKED_MESSAGE).waitFor({ timeout: 30_000 });
     assert.equal(await view.getByRole('option').count(), 0);
     assert.equal(await recoveryLatchPresent(demo), true);
@@ -219,7 +219,7 @@ describe('golden path: demo → Version History → stop → Undo → Redo → c
     await shot('recovered');
 
     // 9. Undo works again: the stopped turn is undone to its base snapshot once more.
-    await runCommand(page, UNDO, { attempts: 3 });
+    await runCommand(page, UNDO);
     await waitForNotification(page, /Agent turn undone — restored version/);
     assert.match(subjectOf(demo), /^\[Restore\] /);
     assert.equal(treeOf(demo), baseTree, 'the tree equals the base snapshot again');

@@ -166,22 +166,23 @@ export function versionHistoryPane(page: Page): FrameLocator {
 
 /**
  * Runs a command by its palette title: F1, type, wait for the row whose aria-label starts with the
- * title, select it. Right after load the palette often lists no extension commands yet: Escape and retry.
+ * title, select it. Right after load, and longer on a busy machine (end-to-end files run two at a time), the
+ * palette lists no extension commands yet: Escape and try again, 5 s at a time, until `timeoutMs` has passed.
  */
-export async function runCommand(page: Page, title: string, options: { attempts?: number } = {}): Promise<void> {
-  const attempts = options.attempts ?? 2;
+export async function runCommand(page: Page, title: string, options: { timeoutMs?: number } = {}): Promise<void> {
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   const widget = page.locator('.quick-input-widget');
-  for (let attempt = 1; attempt <= attempts; attempt++) {
+  for (let attempt = 1; ; attempt++) {
     await page.keyboard.press('F1');
     await widget.waitFor({ state: 'visible', timeout: 10_000 });
     const input = widget.locator('input');
     await input.fill(`>${title}`);
     const row = widget.locator(`.monaco-list-row[aria-label^=${cssString(title)}]`).first();
     try {
-      await row.waitFor({ state: 'visible', timeout: attempt === attempts ? 15_000 : 5_000 });
+      await row.waitFor({ state: 'visible', timeout: 5_000 });
     } catch (err) {
       await page.keyboard.press('Escape');
-      if (attempt === attempts) throw new Error(`command palette has no "${title}" after ${attempts} tries: ${(err as Error).message}`);
+      if (Date.now() >= deadline) throw new Error(`command palette has no "${title}" after ${attempt} tries: ${(err as Error).message}`);
       await page.waitForTimeout(1_500);
       continue;
     }

@@ -30,7 +30,7 @@ async function waitForConfirm(page: Page): Promise<void> {
 
 /** Runs Undo from the palette (the harness retries while extension commands are not listed yet) and waits for the modal. */
 async function undoUntilConfirm(page: Page): Promise<void> {
-  await runCommand(page, UNDO, { attempts: 3 });
+  await runCommand(page, UNDO);
   await waitForConfirm(page);
 }
 
@@ -138,7 +138,7 @@ describe('undo / redo agent turn from the palette (code-server + Chromium, exten
     const { page } = workbench!;
     const undoCommit = head(folder);
     await runCommand(page, 'Notifications: Clear All Notifications').catch(() => undefined);
-    await runCommand(page, REDO, { attempts: 3 });
+    await runCommand(page, REDO);
     // No user commit lies between the pre-undo version and now: Redo must not ask.
     await waitForNotification(page, /Agent turn redone — restored version [0-9a-f]{7} as a new \[Restore\] version\./);
     assert.equal(await dialog(page).count(), 0, 'no confirm for redo');
