@@ -57,10 +57,9 @@ process.on('exit', () => {
   for (const worker of workers) worker.kill('SIGTERM');
 });
 // A hung browser or server must not hang CI: codeServer.mjs kills its process groups on exit, and so does each
-// worker, which is stopped with SIGTERM.
+// worker, which the exit handler above stops with SIGTERM.
 const watchdog = setTimeout(() => {
   console.log(`[e2e] timed out after ${opts.timeout} s (counted as one failure)`);
-  for (const worker of workers) worker.kill('SIGTERM');
   finish({ passed: counts.passed, failed: counts.failed + 1 }, 1);
 }, Number(opts.timeout) * 1000);
 watchdog.unref();
