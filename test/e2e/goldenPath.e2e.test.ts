@@ -17,7 +17,8 @@ import { BLOCKED_MESSAGE } from '../../src/shared/protocol';
 import { recoveryLatchPresent } from '../support/assertions';
 import { assertNothingLost, contentInventory, git, head, subjectOf, testGitEnv } from '../support/gitFixtures';
 import {
-  clickNotificationButton, elementScreenshot, extensionHostPids, runCommand, startWorkbench, TEST_VSIX_ENV, versionHistoryPane, waitForNotification,
+  clickNotificationButton, elementScreenshot, extensionHostPids, moveMouseAway, runCommand, startWorkbench, TEST_VSIX_ENV, versionHistoryPane,
+  waitForNotification,
   type Workbench,
 } from './harness';
 
@@ -168,7 +169,7 @@ describe('golden path: demo → Version History → stop → Undo → Redo → c
     await statusBarCounts(page, { undo: initialCounts.undo + 1, redo: 0 });
     await shot('redone');
     // The pane's box (the webview is laid over it): the README's picture of Version History.
-    await page.mouse.move(700, 450); // no hover tooltip in the picture
+    await moveMouseAway(page); // no hover tooltip in the picture
     await elementScreenshot(page.locator('.part.sidebar .pane', { has: page.locator('.pane-header', { hasText: 'Agent Version History' }) }), 'readme-version-history');
     const redoHead = head(demo);
 

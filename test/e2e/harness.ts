@@ -204,15 +204,31 @@ export async function waitForNotification(page: Page, text: string | RegExp, opt
   } catch {
     // Toasts hide after a while (and never show while a modal is up): the center keeps them all.
     await page.locator('#status\\.notifications, .statusbar-item[id$="status.notifications"]').first().click();
+    await moveMouseAway(page); // the bell's tooltip opens over the bottom of the center, where the buttons are
     await notification.waitFor({ state: 'visible', timeout: timeout / 2 });
     return notification;
   }
 }
 
-/** Clicks `buttonName` on the notification that contains `text`. */
+/** Clicks `buttonName` on the notification that contains `text`, with no tooltip left open over it. */
 export async function clickNotificationButton(page: Page, text: string | RegExp, buttonName: string, options: { timeout?: number } = {}): Promise<void> {
   const notification = await waitForNotification(page, text, options);
+  await moveMouseAway(page);
   await notification.getByRole('button', { name: buttonName }).click();
+}
+
+/**
+ * Moves the pointer to the middle of the editor area and waits for the workbench's tooltips to close. A tooltip
+ * stays open while the pointer is on it, so one left over a button (the notification bell's, over the bottom of
+ * the notification center) would take every click aimed at that button.
+ */
+export async function moveMouseAway(page: Page): Promise<void> {
+  const editor = await page.locator('.monaco-workbench .part.editor').first().boundingBox();
+  const viewport = page.viewportSize();
+  const x = editor ? editor.x + editor.width / 2 : (viewport?.width ?? 800) / 2;
+  const y = editor ? editor.y + editor.height / 2 : (viewport?.height ?? 600) / 2;
+  await page.mouse.move(x, y);
+  await page.locator('.workbench-hover').first().waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
 }
 
 function cssString(value: string): string {
