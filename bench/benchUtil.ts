@@ -20,7 +20,11 @@ export interface Spawned {
  * The raw baseline: `git <args>` spawned directly (no shell, no wrapper), as a user's terminal would run it.
  * Rejects when git exits non-zero.
  */
-export function git(cwd: string, args: readonly string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<Spawned> {
+export function git(
+  cwd: string,
+  args: readonly string[],
+  options: { env?: Record<string, string>; input?: string } = {},
+): Promise<Spawned> {
   return new Promise((resolve, reject) => {
     const child = childProcess.spawn('git', args as string[], {
       cwd,
@@ -33,7 +37,11 @@ export function git(cwd: string, args: readonly string[], options: { env?: Recor
     child.stderr.on('data', (d: Buffer) => err.push(d));
     child.on('error', reject);
     child.on('close', (code) => {
-      const result = { code: code ?? -1, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };
+      const result = {
+        code: code ?? -1,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+      };
       if (result.code === 0) resolve(result);
       else reject(new Error(`git ${args.join(' ')} exited ${result.code}: ${result.stderr.trim()}`));
     });
@@ -77,9 +85,11 @@ function textPool(bytes: number, seed: number): Buffer {
   let x = seed >>> 0 || 1;
   const rand = () => {
     // xorshift32
-    x ^= x << 13; x >>>= 0;
+    x ^= x << 13;
+    x >>>= 0;
     x ^= x >>> 17;
-    x ^= x << 5; x >>>= 0;
+    x ^= x << 5;
+    x >>>= 0;
     return x;
   };
   const letters = 'etaoinshrdlucmfwypvbgkjqxz';
@@ -181,7 +191,9 @@ export async function buildRepo(dir: string, count: number, fileBytes: number): 
   await add('.gitignore', Buffer.from('build/\n*.log\n'), count + 1);
   const message = 'Initial import\n';
   const ident = 'Bench User <bench@example.invalid> 1700000000 +0000';
-  await send(`commit refs/heads/main\nauthor ${ident}\ncommitter ${ident}\ndata ${Buffer.byteLength(message)}\n${message}`);
+  await send(
+    `commit refs/heads/main\nauthor ${ident}\ncommitter ${ident}\ndata ${Buffer.byteLength(message)}\n${message}`,
+  );
   for (let i = 0; i < files.length; i++) await send(`M 100644 :${i + 1} ${files[i]}\n`);
   await send('\ndone\n');
   importer.stdin.end();
@@ -193,7 +205,14 @@ export async function buildRepo(dir: string, count: number, fileBytes: number): 
   const tIndex = now();
   const base = (await git(dir, ['rev-parse', 'HEAD'])).stdout.trim();
   await assertClean(dir);
-  return { dir, files, base, fileBytes, totalBytes, buildMs: { writeAndImport: tImport - t0, index: tIndex - tImport } };
+  return {
+    dir,
+    files,
+    base,
+    fileBytes,
+    totalBytes,
+    buildMs: { writeAndImport: tImport - t0, index: tIndex - tImport },
+  };
 }
 
 /** The 100 (or `n`) files a turn edits: spread evenly across the tree. */
@@ -255,14 +274,20 @@ export class GitProcessCounter {
       process.env.PATH = this.savedPath;
       configureGitExecutable([]);
     }
-    return fs.readFileSync(this.logFile, 'utf8').split('\n').filter((l) => l.length > 0);
+    return fs
+      .readFileSync(this.logFile, 'utf8')
+      .split('\n')
+      .filter((l) => l.length > 0);
   }
 }
 
 /** The git subcommand of a command line (skips `-c k=v` and other leading options). */
 export function verb(args: readonly string[]): string {
   for (let i = 0; i < args.length; i++) {
-    if (args[i] === '-c' || args[i] === '-C') { i++; continue; }
+    if (args[i] === '-c' || args[i] === '-C') {
+      i++;
+      continue;
+    }
     if (!args[i].startsWith('-')) return args[i];
   }
   return 'git';
@@ -317,7 +342,9 @@ export async function traceGitCalls(fn: () => Promise<unknown>, store?: Traceabl
     function (this: unknown, ...args: never[]) {
       const started = now();
       const result = method.apply(this, args);
-      const done = () => { sink.push(now() - started); };
+      const done = () => {
+        sink.push(now() - started);
+      };
       result.then(done, done);
       return result;
     };
@@ -334,10 +361,20 @@ export async function traceGitCalls(fn: () => Promise<unknown>, store?: Traceabl
     if (path.basename(command) === 'git') {
       const env = (options?.env ?? {}) as Record<string, string | undefined>;
       const gitEnv: Record<string, string> = {};
-      for (const name of ['GIT_OPTIONAL_LOCKS', 'GIT_INDEX_FILE']) if (env[name] !== undefined) gitEnv[name] = env[name] as string;
-      const call: GitCall = { verb: verb(args), args: [...args], env: gitEnv, startMs, spawnMs: now() - t0 - startMs, endMs: NaN };
+      for (const name of ['GIT_OPTIONAL_LOCKS', 'GIT_INDEX_FILE'])
+        if (env[name] !== undefined) gitEnv[name] = env[name] as string;
+      const call: GitCall = {
+        verb: verb(args),
+        args: [...args],
+        env: gitEnv,
+        startMs,
+        spawnMs: now() - t0 - startMs,
+        endMs: NaN,
+      };
       calls.push(call);
-      child.on('close', () => { call.endMs = now() - t0; });
+      child.on('close', () => {
+        call.endMs = now() - t0;
+      });
     }
     return child;
   }) as typeof childProcess.spawn;
@@ -350,10 +387,20 @@ export async function traceGitCalls(fn: () => Promise<unknown>, store?: Traceabl
       const startMs = now() - t0;
       const answer = originalRun.call(this, request);
       const gitEnv: Record<string, string> = {};
-      for (const name of ['GIT_OPTIONAL_LOCKS', 'GIT_INDEX_FILE']) if (request.env[name] !== undefined) gitEnv[name] = request.env[name] as string;
-      const call: GitCall = { verb: verb(request.args), args: [...request.args], env: gitEnv, startMs, spawnMs: now() - t0 - startMs, endMs: NaN };
+      for (const name of ['GIT_OPTIONAL_LOCKS', 'GIT_INDEX_FILE'])
+        if (request.env[name] !== undefined) gitEnv[name] = request.env[name] as string;
+      const call: GitCall = {
+        verb: verb(request.args),
+        args: [...request.args],
+        env: gitEnv,
+        startMs,
+        spawnMs: now() - t0 - startMs,
+        endMs: NaN,
+      };
       calls.push(call);
-      const done = () => { call.endMs = now() - t0; };
+      const done = () => {
+        call.endMs = now() - t0;
+      };
       answer.then(done, done);
       return answer;
     };
@@ -365,8 +412,10 @@ export async function traceGitCalls(fn: () => Promise<unknown>, store?: Traceabl
     cp.spawn = original;
     if (store && originalTx && originalRead) {
       const bag = store as unknown as Record<string, unknown>;
-      if (ownTx) store.transaction = originalTx; else delete bag.transaction;
-      if (ownRead) store.read = originalRead; else delete bag.read;
+      if (ownTx) store.transaction = originalTx;
+      else delete bag.transaction;
+      if (ownRead) store.read = originalRead;
+      else delete bag.read;
     }
   }
   return { totalMs: now() - t0, calls, storeTx, storeRead };
@@ -417,7 +466,8 @@ export async function spawnProbe(): Promise<{ rssMb: number; spawnMs: number; pr
     rssMb,
     spawnMs,
     processMs,
-    text: `bench process RSS ${rssMb.toFixed(0)} MB; one \`git --version\` from it costs ${ms(processMs)} spawn → close, ` +
+    text:
+      `bench process RSS ${rssMb.toFixed(0)} MB; one \`git --version\` from it costs ${ms(processMs)} spawn → close, ` +
       `of which the synchronous \`spawn()\` call ${ms(spawnMs)}`,
   };
 }

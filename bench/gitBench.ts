@@ -67,14 +67,33 @@ interface Sizes {
   mediumFiles: number;
   largeFiles: number;
   fileBytes: number;
-  reps: { commit: number; begin: number; simpleGit: number; undo: number; revert: number; health: number; largeUndo: number; largeCommit: number };
+  reps: {
+    commit: number;
+    begin: number;
+    simpleGit: number;
+    undo: number;
+    revert: number;
+    health: number;
+    largeUndo: number;
+    largeCommit: number;
+  };
 }
 
 function sizesFor(quick: boolean): Sizes {
   if (quick) {
-    return { mediumFiles: 2_000, largeFiles: 5_000, fileBytes: 10_240, reps: { commit: 3, begin: 3, simpleGit: 3, undo: 3, revert: 3, health: 5, largeUndo: 2, largeCommit: 2 } };
+    return {
+      mediumFiles: 2_000,
+      largeFiles: 5_000,
+      fileBytes: 10_240,
+      reps: { commit: 3, begin: 3, simpleGit: 3, undo: 3, revert: 3, health: 5, largeUndo: 2, largeCommit: 2 },
+    };
   }
-  return { mediumFiles: 20_000, largeFiles: 100_000, fileBytes: 10_240, reps: { commit: 15, begin: 15, simpleGit: 11, undo: 11, revert: 11, health: 31, largeUndo: 7, largeCommit: 7 } };
+  return {
+    mediumFiles: 20_000,
+    largeFiles: 100_000,
+    fileBytes: 10_240,
+    reps: { commit: 15, begin: 15, simpleGit: 11, undo: 11, revert: 11, health: 31, largeUndo: 7, largeCommit: 7 },
+  };
 }
 
 // -------------------------------------------------------------------------------------------------------------
@@ -100,7 +119,18 @@ const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
 
 function attribution(traces: readonly Trace[]): Attribution {
   if (traces.length === 0) {
-    return { lines: [], gitMs: NaN, otherMs: NaN, processes: 0, txCount: 0, txMs: NaN, readCount: 0, readMs: NaN, restMs: NaN, summary: '' };
+    return {
+      lines: [],
+      gitMs: NaN,
+      otherMs: NaN,
+      processes: 0,
+      txCount: 0,
+      txMs: NaN,
+      readCount: 0,
+      readMs: NaN,
+      restMs: NaN,
+      summary: '',
+    };
   }
   // Use the most common call sequence; report each position's median.
   const key = (t: Trace) => t.calls.map((c) => c.verb).join(' ');
@@ -123,7 +153,8 @@ function attribution(traces: readonly Trace[]): Attribution {
   const readMs = median(same.map((t) => sum(t.storeRead)));
   const restMs = median(same.map((t) => t.totalMs - gitWallMs(t.calls) - sum(t.storeTx) - sum(t.storeRead)));
   const spawnMs = median(same.map((t) => sum(t.calls.map((c) => c.spawnMs))));
-  const summary = `- total ${ms(median(same.map((t) => t.totalMs)))} = git processes ${ms(gitMs)} (${positions} calls, spawn → close; ` +
+  const summary =
+    `- total ${ms(median(same.map((t) => t.totalMs)))} = git processes ${ms(gitMs)} (${positions} calls, spawn → close; ` +
     `of which the synchronous \`spawn()\` calls blocked this process ${ms(spawnMs)}) + ` +
     `${txCount} durable store transactions ${ms(txMs)} (each: store lock, journal append, fsync) + ${readCount} store reads ` +
     `${ms(readMs)} + the rest ${ms(restMs)} (repository lease, temporary-index copy, xstate, JS, event-loop turns between calls). ` +
@@ -136,8 +167,15 @@ function describe(args: readonly string[]): string {
   const out: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
-    if (a === '-c') { i++; continue; } // -c config pairs: noise here
-    if (a === '-m' && verb(args) === 'update-ref') { out.push('-m …'); i++; continue; }
+    if (a === '-c') {
+      i++;
+      continue;
+    } // -c config pairs: noise here
+    if (a === '-m' && verb(args) === 'update-ref') {
+      out.push('-m …');
+      i++;
+      continue;
+    }
     out.push(/^[0-9a-f]{40}/.test(a) ? `${a.slice(0, 7)}${a.slice(40)}` : a.length > 60 ? `${a.slice(0, 57)}…` : a);
   }
   return out.join(' ');
@@ -146,10 +184,18 @@ function describe(args: readonly string[]): string {
 /** What each git call of a restore is for, to compare with raw git's two commands. */
 function purposeOf(call: GitCall, index: number): string {
   switch (call.verb) {
-    case 'status': return index === 0 ? 'health probe before planning' : 'postcondition check after the restore';
-    case 'read-tree': case 'commit-tree': case 'update-ref': return 'the restore itself';
-    case 'diff-index': case 'diff-files': case 'ls-files': return 'postcondition check after the restore';
-    default: return 'lookups';
+    case 'status':
+      return index === 0 ? 'health probe before planning' : 'postcondition check after the restore';
+    case 'read-tree':
+    case 'commit-tree':
+    case 'update-ref':
+      return 'the restore itself';
+    case 'diff-index':
+    case 'diff-files':
+    case 'ls-files':
+      return 'postcondition check after the restore';
+    default:
+      return 'lookups';
   }
 }
 
@@ -261,13 +307,15 @@ export async function runGitBench(options: GitBenchOptions): Promise<GitBenchRes
       progress('[Agent] version commit on the large repository…');
       const largeCommit = await commitBench(large, largeHistory, sizes.reps.largeCommit, null);
       const statusLarge = await rawStatusMs(large, 11);
-      sections.push([
-        repoLine('Large repository', large),
-        `Raw \`git status --porcelain=v2 -uall\` on it: ${ms(statusLarge)} (median of 11).`,
-        '',
-        largeUndo.markdown,
-        largeCommit.markdown.replace('## [Agent] version commit (issue 2)', '## [Agent] version commit at scale'),
-      ].join('\n'));
+      sections.push(
+        [
+          repoLine('Large repository', large),
+          `Raw \`git status --porcelain=v2 -uall\` on it: ${ms(statusLarge)} (median of 11).`,
+          '',
+          largeUndo.markdown,
+          largeCommit.markdown.replace('## [Agent] version commit (issue 2)', '## [Agent] version commit at scale'),
+        ].join('\n'),
+      );
       const atScale = (g: GoalRow): GoalRow => ({
         ...g,
         id: g.id === '3.6' ? '3.8' : `${g.id} (scale)`,
@@ -330,7 +378,12 @@ interface CommitResult extends SectionResult {
   rawMs: number;
 }
 
-async function commitBench(repo: BenchRepo, history: VersionHistory, reps: number, counter: GitProcessCounter | null): Promise<CommitResult> {
+async function commitBench(
+  repo: BenchRepo,
+  history: VersionHistory,
+  reps: number,
+  counter: GitProcessCounter | null,
+): Promise<CommitResult> {
   const files = pickFiles(repo);
   const core: number[] = [];
   const raw: number[] = [];
@@ -378,8 +431,9 @@ async function commitBench(repo: BenchRepo, history: VersionHistory, reps: numbe
     modifyFiles(repo, files, 'count');
     const lines = await counter.count(() => history.endTurn(turnId, 'completed'));
     processes = lines.length;
-    processLine = `- git processes per endTurn (PATH shim count): **${processes}** — ${groupCommands(lines)}. ` +
-      'Raw `git add -A && git commit` starts 2 (plus git\'s own `maintenance run --auto` child of `commit`, not counted by the shim).';
+    processLine =
+      `- git processes per endTurn (PATH shim count): **${processes}** — ${groupCommands(lines)}. ` +
+      "Raw `git add -A && git commit` starts 2 (plus git's own `maintenance run --auto` child of `commit`, not counted by the shim).";
     await resetTo(repo, repo.base);
   }
 
@@ -418,20 +472,27 @@ async function commitBench(repo: BenchRepo, history: VersionHistory, reps: numbe
     markdown,
     coreMs,
     rawMs,
-    goals: [{
-      id: '2.2',
-      measure: `\`[Agent]\` version commit (endTurn) vs \`git add -A && git commit\`, 100 files changed (${shortSize(repo)})`,
-      goal: 'ratio ≤ 1.05',
-      measured: `${fmtRatio(r)} (${ms(coreMs)} vs ${ms(rawMs)})`,
-      pass: r <= 1.05,
-    }],
+    goals: [
+      {
+        id: '2.2',
+        measure: `\`[Agent]\` version commit (endTurn) vs \`git add -A && git commit\`, 100 files changed (${shortSize(repo)})`,
+        goal: 'ratio ≤ 1.05',
+        measured: `${fmtRatio(r)} (${ms(coreMs)} vs ${ms(rawMs)})`,
+        pass: r <= 1.05,
+      },
+    ],
   };
 }
 
 // -------------------------------------------------------------------------------------------------------------
 // Issue 2: base snapshot (beginTurn) on a clean tree and on a tree with 100 modified files
 
-async function beginBench(repo: BenchRepo, history: VersionHistory, reps: number, counter: GitProcessCounter): Promise<SectionResult> {
+async function beginBench(
+  repo: BenchRepo,
+  history: VersionHistory,
+  reps: number,
+  counter: GitProcessCounter,
+): Promise<SectionResult> {
   const files = pickFiles(repo);
   const { args: statusArgs, env: statusEnv } = await probeCommand(history);
   const cleanCore: number[] = [];
@@ -448,7 +509,10 @@ async function beginBench(repo: BenchRepo, history: VersionHistory, reps: number
       if (variant === 'core') {
         let turnId = '';
         let base = '';
-        const t = await timed(async () => ({ turnId, baseCommit: base } = await history.beginTurn({ chatId: CHAT, prompt: 'Bench: clean begin' })));
+        const t = await timed(
+          async () =>
+            ({ turnId, baseCommit: base } = await history.beginTurn({ chatId: CHAT, prompt: 'Bench: clean begin' })),
+        );
         if (base !== repo.base) throw new Error('bench: a clean beginTurn should use HEAD as its base');
         await history.endTurn(turnId, 'cancelled');
         if (rep >= 0) cleanCore.push(t);
@@ -469,7 +533,10 @@ async function beginBench(repo: BenchRepo, history: VersionHistory, reps: number
     for (const variant of order) {
       if (variant === 'core') {
         let turnId = '';
-        const trace = await traceGitCalls(async () => ({ turnId } = await history.beginTurn({ chatId: CHAT, prompt: 'Bench: dirty begin' })), storeOf(history));
+        const trace = await traceGitCalls(
+          async () => ({ turnId } = await history.beginTurn({ chatId: CHAT, prompt: 'Bench: dirty begin' })),
+          storeOf(history),
+        );
         await history.endTurn(turnId, 'cancelled');
         if (rep >= 0) {
           dirtyCore.push(trace.totalMs);
@@ -482,7 +549,9 @@ async function beginBench(repo: BenchRepo, history: VersionHistory, reps: number
         try {
           await git(repo.dir, ['add', '-A', '--', '.'], { env: index.env });
           const tree = (await git(repo.dir, ['write-tree'], { env: index.env })).stdout.trim();
-          const commit = (await git(repo.dir, ['commit-tree', tree, '-p', head], { input: 'bench raw snapshot\n' })).stdout.trim();
+          const commit = (
+            await git(repo.dir, ['commit-tree', tree, '-p', head], { input: 'bench raw snapshot\n' })
+          ).stdout.trim();
           await git(repo.dir, ['update-ref', `refs/bench/raw-${rep}`, commit]);
         } finally {
           index.dispose();
@@ -544,7 +613,10 @@ async function probeCommand(history: VersionHistory): Promise<{ args: string[]; 
   // and check with the git shim that it starts exactly that one process.
   const counter = new GitProcessCounter(fs.mkdtempSync(path.join(os.tmpdir(), 'avh-probe-shim-')));
   const lines = await counter.count(() => inspectRepositoryHealth(history.repository));
-  if (lines.length !== 1 || lines[0] !== PROBE_STATUS_ARGS.join(' ')) throw new Error(`bench: expected the health probe to run one \`git ${PROBE_STATUS_ARGS.join(' ')}\`, it ran ${JSON.stringify(lines)}`);
+  if (lines.length !== 1 || lines[0] !== PROBE_STATUS_ARGS.join(' '))
+    throw new Error(
+      `bench: expected the health probe to run one \`git ${PROBE_STATUS_ARGS.join(' ')}\`, it ran ${JSON.stringify(lines)}`,
+    );
   return { args: [...PROBE_STATUS_ARGS], env: { GIT_OPTIONAL_LOCKS: '0' } };
 }
 
@@ -561,9 +633,26 @@ async function countBegin(history: VersionHistory, counter: GitProcessCounter, p
  * set (EDITOR, PAGER, GIT_EDITOR, GIT_ASKPASS, GIT_CONFIG_*, … — `npm run` sets EDITOR, for one).
  */
 function simpleGitSafeEnv(): Record<string, string> {
-  const refused = new Set(['editor', 'git_askpass', 'git_config_global', 'git_config_system', 'git_config_count', 'git_config',
-    'git_editor', 'git_exec_path', 'git_external_diff', 'git_pager', 'git_proxy_command', 'git_template_dir', 'git_sequence_editor',
-    'git_ssh', 'git_ssh_command', 'pager', 'prefix', 'ssh_askpass']);
+  const refused = new Set([
+    'editor',
+    'git_askpass',
+    'git_config_global',
+    'git_config_system',
+    'git_config_count',
+    'git_config',
+    'git_editor',
+    'git_exec_path',
+    'git_external_diff',
+    'git_pager',
+    'git_proxy_command',
+    'git_template_dir',
+    'git_sequence_editor',
+    'git_ssh',
+    'git_ssh_command',
+    'pager',
+    'prefix',
+    'ssh_askpass',
+  ]);
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
     const key = name.toLowerCase().trim();
@@ -631,12 +720,15 @@ async function simpleGitBench(repo: BenchRepo, history: VersionHistory, reps: nu
     `One snapshot of the ${shortSize(repo)} tree with 100 files modified, through a temporary index copied from ` +
       '`.git/index`: `git add -A`, `git write-tree`, `git commit-tree`. simple-git 3 with its default configuration ' +
       '(`simpleGit(dir).env({...process.env, GIT_INDEX_FILE}).raw([...])`; the environment minus the variables simple-git ' +
-      'refuses without an `unsafe` opt-in, such as `EDITOR` and `PAGER`) vs the product\'s `runGit`. ' +
+      "refuses without an `unsafe` opt-in, such as `EDITOR` and `PAGER`) vs the product's `runGit`. " +
       `${reps} repetitions each after one warm-up, order rotated every repetition.`,
     '',
     '| through | snapshot p50 / p99 | of which `add -A` p50 |',
     '|---|---:|---:|',
-    ...variants.map((v) => `| ${v === 'runGit' ? '`runGit` (thin spawn wrapper)' : v === 'simple-git' ? 'simple-git, default' : 'simple-git, `add -A --verbose` (so add prints)'} | ${statsCell(times.get(v)!)} | ${ms(median(addTimes.get(v)!))} |`),
+    ...variants.map(
+      (v) =>
+        `| ${v === 'runGit' ? '`runGit` (thin spawn wrapper)' : v === 'simple-git' ? 'simple-git, default' : 'simple-git, `add -A --verbose` (so add prints)'} | ${statsCell(times.get(v)!)} | ${ms(median(addTimes.get(v)!))} |`,
+    ),
     '',
     `simple-git's completion plugin waits 50 ms after any command that wrote nothing to stdout or stderr (\`git add -A\` ` +
       'is silent); its `completion` options only choose between the `exit` and `close` events and do not remove that ' +
@@ -646,13 +738,15 @@ async function simpleGitBench(repo: BenchRepo, history: VersionHistory, reps: nu
   ].join('\n');
   return {
     markdown,
-    goals: [{
-      id: '2.5',
-      measure: `One snapshot (add -A + write-tree + commit-tree): simple-git default vs \`runGit\` (${shortSize(repo)})`,
-      goal: '— (justifies the wrapper)',
-      measured: `${ms(sgMs)} vs ${ms(rgMs)} (+${ms(sgMs - rgMs)}, ${fmtRatio(sgMs / rgMs)})`,
-      pass: null,
-    }],
+    goals: [
+      {
+        id: '2.5',
+        measure: `One snapshot (add -A + write-tree + commit-tree): simple-git default vs \`runGit\` (${shortSize(repo)})`,
+        goal: '— (justifies the wrapper)',
+        measured: `${ms(sgMs)} vs ${ms(rgMs)} (+${ms(sgMs - rgMs)}, ${fmtRatio(sgMs / rgMs)})`,
+        pass: null,
+      },
+    ],
   };
 }
 
@@ -666,7 +760,13 @@ interface UndoResult extends SectionResult {
   rawRedoMs: number;
 }
 
-async function undoBench(repo: BenchRepo, history: VersionHistory, reps: number, counter: GitProcessCounter, title: string): Promise<UndoResult> {
+async function undoBench(
+  repo: BenchRepo,
+  history: VersionHistory,
+  reps: number,
+  counter: GitProcessCounter,
+  title: string,
+): Promise<UndoResult> {
   const files = pickFiles(repo);
   const undo: number[] = [];
   const rawUndo: number[] = [];
@@ -702,12 +802,18 @@ async function undoBench(repo: BenchRepo, history: VersionHistory, reps: number,
     let restoreCommit = '';
     const coreUndo = async () => {
       let result: Awaited<ReturnType<VersionHistory['undo']>> | undefined;
-      const trace = await traceGitCalls(async () => { result = await history.undo(turnId); }, storeOf(history));
-      if (result?.result !== 'restored' || !result.restoreCommit) throw new Error(`bench: undo returned ${result?.result}`);
+      const trace = await traceGitCalls(async () => {
+        result = await history.undo(turnId);
+      }, storeOf(history));
+      if (result?.result !== 'restored' || !result.restoreCommit)
+        throw new Error(`bench: undo returned ${result?.result}`);
       restoreCommit = result.restoreCommit;
       const tree = (await git(repo.dir, ['rev-parse', 'HEAD^{tree}', `${repo.base}^{tree}`])).stdout.trim().split('\n');
       if (tree[0] !== tree[1]) throw new Error('bench: undo did not restore the base tree');
-      if (keep) { undo.push(trace.totalMs); undoTraces.push(trace); }
+      if (keep) {
+        undo.push(trace.totalMs);
+        undoTraces.push(trace);
+      }
     };
     const plainUndo = async () => {
       await rawRestore(repo.base, keep ? rawUndo : [], keep ? rawUndoReadTree : undefined);
@@ -726,9 +832,14 @@ async function undoBench(repo: BenchRepo, history: VersionHistory, reps: number,
     await resetTo(repo, restoreCommit);
     const coreRedo = async () => {
       let result: Awaited<ReturnType<VersionHistory['redo']>> | undefined;
-      const trace = await traceGitCalls(async () => { result = await history.redo(); }, storeOf(history));
+      const trace = await traceGitCalls(async () => {
+        result = await history.redo();
+      }, storeOf(history));
       if (result?.result !== 'restored') throw new Error(`bench: redo returned ${result?.result}`);
-      if (keep) { redo.push(trace.totalMs); redoTraces.push(trace); }
+      if (keep) {
+        redo.push(trace.totalMs);
+        redoTraces.push(trace);
+      }
     };
     const plainRedo = () => rawRestore(version, keep ? rawRedo : []);
     if (rep % 2 === 0) {
@@ -761,7 +872,7 @@ async function undoBench(repo: BenchRepo, history: VersionHistory, reps: number,
     'Each repetition: a completed turn changing 100 files makes version V (untimed), index refreshed at V; then, in ' +
       'alternating order from the same state, `history.undo(turnId)` (the VersionHistory was opened before timing; no ' +
       'process start) and raw `git read-tree -u --reset <base> && git commit -q --no-verify -m …`, with `git reset --hard V` ' +
-      'between them (untimed). Then Redo from the undo\'s result R: `history.redo()` vs raw `git read-tree -u --reset V && ' +
+      "between them (untimed). Then Redo from the undo's result R: `history.redo()` vs raw `git read-tree -u --reset V && " +
       `git commit\`. ${reps} timed repetitions after one warm-up.`,
     '',
     '| operation | core p50 / p99 | raw p50 / p99 | ratio (p50) | git processes (core) |',
@@ -771,7 +882,7 @@ async function undoBench(repo: BenchRepo, history: VersionHistory, reps: number,
     '',
     `Raw undo split: \`read-tree -u --reset\` ${ms(median(rawUndoReadTree))}, \`commit\` ${ms(rawUndoMs - median(rawUndoReadTree))}.`,
     '',
-    'Where Undo\'s time goes, by purpose (each git call timed spawn → close):',
+    "Where Undo's time goes, by purpose (each git call timed spawn → close):",
     '',
     ...purposeTable(undoTraces),
     '',
@@ -819,7 +930,12 @@ async function undoBench(repo: BenchRepo, history: VersionHistory, reps: number,
  * index), alternately: `history.undo(turnA, { only: 'turn' })` and raw `git revert --no-edit V`, with
  * `git reset --hard W` between them (untimed). Both must produce the same tree.
  */
-export async function revertBench(repo: BenchRepo, history: VersionHistory, reps: number, counter: GitProcessCounter): Promise<SectionResult> {
+export async function revertBench(
+  repo: BenchRepo,
+  history: VersionHistory,
+  reps: number,
+  counter: GitProcessCounter,
+): Promise<SectionResult> {
   const all = pickFiles(repo, 200);
   const filesA = all.filter((_, i) => i % 2 === 0);
   const filesB = all.filter((_, i) => i % 2 === 1);
@@ -845,9 +961,15 @@ export async function revertBench(repo: BenchRepo, history: VersionHistory, reps
     const { turnId, version, later } = await makeTurns(String(rep));
     const coreRevert = async () => {
       let result: Awaited<ReturnType<VersionHistory['undo']>> | undefined;
-      const trace = await traceGitCalls(async () => { result = await history.undo(turnId, { only: 'turn' }); }, storeOf(history));
-      if (result?.result !== 'restored' || result.scope !== 'turn') throw new Error(`bench: undo only this turn returned ${result?.result}/${result?.scope}`);
-      if (keep) { core.push(trace.totalMs); traces.push(trace); }
+      const trace = await traceGitCalls(async () => {
+        result = await history.undo(turnId, { only: 'turn' });
+      }, storeOf(history));
+      if (result?.result !== 'restored' || result.scope !== 'turn')
+        throw new Error(`bench: undo only this turn returned ${result?.result}/${result?.scope}`);
+      if (keep) {
+        core.push(trace.totalMs);
+        traces.push(trace);
+      }
       return treeNow();
     };
     const rawRevert = async () => {
@@ -880,8 +1002,8 @@ export async function revertBench(repo: BenchRepo, history: VersionHistory, reps
   const markdown = [
     `## Undo Only This Turn vs \`git revert\` (issue 12) — ${shortSize(repo)}`,
     '',
-    'Each repetition: chat A\'s turn changes 100 files (version V), then chat B\'s turn changes 100 other files (untimed). ' +
-      'From there (index refreshed), in alternating order: `history.undo(turnA, { only: \'turn\' })` (the VersionHistory ' +
+    "Each repetition: chat A's turn changes 100 files (version V), then chat B's turn changes 100 other files (untimed). " +
+      "From there (index refreshed), in alternating order: `history.undo(turnA, { only: 'turn' })` (the VersionHistory " +
       'opened before timing) and raw `git revert --no-edit V`, with `git reset --hard` between them (untimed); both ' +
       `must make the same tree (${expectedTree.slice(0, 7)} in the last repetition). ${reps} timed repetitions after one warm-up.`,
     '',
@@ -899,13 +1021,15 @@ export async function revertBench(repo: BenchRepo, history: VersionHistory, reps
   ].join('\n');
   return {
     markdown,
-    goals: [{
-      id: '12.3',
-      measure: `Undo Only This Turn vs \`git revert --no-edit\` of the same commit, 100 of 200 changed files (${shortSize(repo)})`,
-      goal: 'ratio ≤ 1.3',
-      measured: `${fmtRatio(coreMs / rawMs)} (${ms(coreMs)} vs ${ms(rawMs)}; ${lines.length} git processes)`,
-      pass: coreMs / rawMs <= 1.3,
-    }],
+    goals: [
+      {
+        id: '12.3',
+        measure: `Undo Only This Turn vs \`git revert --no-edit\` of the same commit, 100 of 200 changed files (${shortSize(repo)})`,
+        goal: 'ratio ≤ 1.3',
+        measured: `${fmtRatio(coreMs / rawMs)} (${ms(coreMs)} vs ${ms(rawMs)}; ${lines.length} git processes)`,
+        pass: coreMs / rawMs <= 1.3,
+      },
+    ],
   };
 }
 
@@ -919,7 +1043,8 @@ async function runRevertOnly(quick: boolean): Promise<void> {
     try {
       const result = await revertBench(medium, history, sizes.reps.revert, new GitProcessCounter(workDir));
       process.stdout.write(`${repoLine('Medium repository', medium)}\n${result.markdown}\n`);
-      for (const g of result.goals) process.stdout.write(`| ${g.id} | ${g.measure} | ${g.goal} | ${g.measured} | ${g.pass ? 'pass' : 'MISS'} |\n`);
+      for (const g of result.goals)
+        process.stdout.write(`| ${g.id} | ${g.measure} | ${g.goal} | ${g.measured} | ${g.pass ? 'pass' : 'MISS'} |\n`);
     } finally {
       await history.close();
     }
@@ -938,7 +1063,12 @@ if (require.main === module && process.argv[2] === 'revert') {
 // -------------------------------------------------------------------------------------------------------------
 // Issue 3: inspectRepositoryHealth vs one raw `git status` with the probe's flags
 
-async function healthBench(repo: BenchRepo, history: VersionHistory, reps: number, counter: GitProcessCounter): Promise<SectionResult> {
+async function healthBench(
+  repo: BenchRepo,
+  history: VersionHistory,
+  reps: number,
+  counter: GitProcessCounter,
+): Promise<SectionResult> {
   const { args, env } = await probeCommand(history);
   const rows: string[] = [];
   const goals: GoalRow[] = [];
@@ -954,9 +1084,10 @@ async function healthBench(repo: BenchRepo, history: VersionHistory, reps: numbe
     for (let rep = -1; rep < reps; rep++) {
       const order = rep % 2 === 0 ? (['core', 'raw'] as const) : (['raw', 'core'] as const);
       for (const variant of order) {
-        const t = variant === 'core'
-          ? await timed(() => inspectRepositoryHealth(history.repository))
-          : await timed(() => git(repo.dir, args, { env }));
+        const t =
+          variant === 'core'
+            ? await timed(() => inspectRepositoryHealth(history.repository))
+            : await timed(() => git(repo.dir, args, { env }));
         if (rep >= 0) (variant === 'core' ? core : raw).push(t);
       }
     }
@@ -974,7 +1105,13 @@ async function healthBench(repo: BenchRepo, history: VersionHistory, reps: numbe
   const markdown = [
     `## Repository health probe (issue 3) — ${shortSize(repo)}`,
     '',
-    `Raw: \`git ${args.join(' ')}\`${Object.keys(env).length ? ` with \`${Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ')}\`` : ''}, ` +
+    `Raw: \`git ${args.join(' ')}\`${
+      Object.keys(env).length
+        ? ` with \`${Object.entries(env)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(' ')}\``
+        : ''
+    }, ` +
       `the probe's exact command line (captured from the probe in this run); ${reps} alternating ` +
       `repetitions after one warm-up. The probe starts **${probeCount.length}** git process (${groupCommands(probeCount)}) ` +
       'plus marker-file `stat`s.',
@@ -989,7 +1126,14 @@ async function healthBench(repo: BenchRepo, history: VersionHistory, reps: numbe
 
 // -------------------------------------------------------------------------------------------------------------
 
-function scalingTable(undo20: UndoResult, undo100: UndoResult, commit20: CommitResult, commit100: CommitResult, m: BenchRepo, l: BenchRepo): string {
+function scalingTable(
+  undo20: UndoResult,
+  undo100: UndoResult,
+  commit20: CommitResult,
+  commit100: CommitResult,
+  m: BenchRepo,
+  l: BenchRepo,
+): string {
   const row = (label: string, a: number, b: number) => `| ${label} | ${ms(a)} | ${ms(b)} | ${fmtRatio(a / b)} |`;
   return [
     '## How cost grows with size (issue 3)',

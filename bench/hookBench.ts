@@ -24,15 +24,30 @@ export interface HookBenchOptions {
   quick: boolean;
 }
 
-function wall(command: string, args: readonly string[], cwd: string, input = '', env: NodeJS.ProcessEnv = process.env): number {
+function wall(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  input = '',
+  env: NodeJS.ProcessEnv = process.env,
+): number {
   const started = performance.now();
   const r = spawnSync(command, args, { cwd, input, env, stdio: ['pipe', 'ignore', 'pipe'] });
   const elapsed = performance.now() - started;
-  if (r.status !== 0) throw new Error(`${path.basename(command)} ${args.join(' ')} exited ${r.status}: ${r.stderr.toString('utf8').slice(0, 400)}`);
+  if (r.status !== 0)
+    throw new Error(
+      `${path.basename(command)} ${args.join(' ')} exited ${r.status}: ${r.stderr.toString('utf8').slice(0, 400)}`,
+    );
   return elapsed;
 }
 
-const event = (name: string, dir: string) => JSON.stringify({ hook_event_name: name, session_id: SESSION, cwd: dir, prompt: name === 'UserPromptSubmit' ? 'bench prompt' : undefined });
+const event = (name: string, dir: string) =>
+  JSON.stringify({
+    hook_event_name: name,
+    session_id: SESSION,
+    cwd: dir,
+    prompt: name === 'UserPromptSubmit' ? 'bench prompt' : undefined,
+  });
 
 export async function runHookBench(options: HookBenchOptions): Promise<{ goals: GoalRow[]; section: string }> {
   if (!fs.existsSync(CLI)) throw new Error('hook bench: dist/cli.js is missing (npm run build)');
@@ -48,11 +63,21 @@ export async function runHookBench(options: HookBenchOptions): Promise<{ goals: 
   const hook = (input: string) => wall('/bin/sh', ['-c', installed], dir, input);
   // The same CLI started plainly, as a hand-written `node …/dist/cli.js hook claude-code` would (its ratio has a goal row too).
   const plain = (input: string) => wall(process.execPath, [CLI, 'hook', 'claude-code'], dir, input);
-  const times: Record<string, number[]> = { node: [], nodeInstalled: [], gitStatus: [], version: [], begin: [], turn: [], beginPlain: [], turnPlain: [] };
+  const times: Record<string, number[]> = {
+    node: [],
+    nodeInstalled: [],
+    gitStatus: [],
+    version: [],
+    begin: [],
+    turn: [],
+    beginPlain: [],
+    turnPlain: [],
+  };
   const variants: Record<string, () => number> = {
     node: () => wall(process.execPath, ['-e', '0'], dir),
     // The floor of the installed command: the same shell and the same Node start, doing nothing.
-    nodeInstalled: () => wall('/bin/sh', ['-c', [...hookEnvWords(), process.execPath, '-e', '0'].map(shellWord).join(' ')], dir),
+    nodeInstalled: () =>
+      wall('/bin/sh', ['-c', [...hookEnvWords(), process.execPath, '-e', '0'].map(shellWord).join(' ')], dir),
     gitStatus: () => wall('git', ['status', '--porcelain'], dir),
     version: () => wall(process.execPath, [CLI, '--version'], dir),
     // One turn: its begin then its end (nothing changed in between, so no version is made).
@@ -89,27 +114,58 @@ export async function runHookBench(options: HookBenchOptions): Promise<{ goals: 
   const gitOf = async (input: string) => (await counter.count(async () => hook(input))).map((l) => verb(l.split(' ')));
   // Journal records per event, from the facts file both paths keep: 1 for the fast path's one record; the full
   // path writes 2 or more (the begin's two transactions; the end's outcome, then its version).
-  const lastSeq = () => (JSON.parse(fs.readFileSync(path.join(dir, '.git', 'agent-versions', 'hook-facts.json'), 'utf8')) as { journal: { lastSeq: number } }).journal.lastSeq;
+  const lastSeq = () =>
+    (
+      JSON.parse(fs.readFileSync(path.join(dir, '.git', 'agent-versions', 'hook-facts.json'), 'utf8')) as {
+        journal: { lastSeq: number };
+      }
+    ).journal.lastSeq;
   const seq0 = lastSeq();
   const beginGit = await gitOf(begin);
   const seq1 = lastSeq();
   const endGit = await gitOf(end);
   const records = { begin: seq1 - seq0, end: lastSeq() - seq1 };
 
-  const row = (id: string, measure: string, value: number, goal: string, pass: boolean | null): GoalRow => ({ id, measure, goal, measured: `${ms(value)}`, pass });
+  const row = (id: string, measure: string, value: number, goal: string, pass: boolean | null): GoalRow => ({
+    id,
+    measure,
+    goal,
+    measured: `${ms(value)}`,
+    pass,
+  });
   const goals: GoalRow[] = [
-    row('12.1', `Hook event as \`connect\` installs it, prompt (turn begin), ${files.toLocaleString('en')} files`, p50(times.begin), `≤ ${GOAL_MS} ms`, p50(times.begin) <= GOAL_MS),
-    row('12.1', `Hook event as \`connect\` installs it, stop with no changes (turn end), ${files.toLocaleString('en')} files`, p50(endTimes), `≤ ${GOAL_MS} ms`, p50(endTimes) <= GOAL_MS),
+    row(
+      '12.1',
+      `Hook event as \`connect\` installs it, prompt (turn begin), ${files.toLocaleString('en')} files`,
+      p50(times.begin),
+      `≤ ${GOAL_MS} ms`,
+      p50(times.begin) <= GOAL_MS,
+    ),
+    row(
+      '12.1',
+      `Hook event as \`connect\` installs it, stop with no changes (turn end), ${files.toLocaleString('en')} files`,
+      p50(endTimes),
+      `≤ ${GOAL_MS} ms`,
+      p50(endTimes) <= GOAL_MS,
+    ),
     {
-      id: '12.1', measure: 'Hook event (slower of begin/end) vs the same Node start doing nothing + one `git status`',
-      goal: `≤ ${GOAL_RATIO}×`, measured: fmtRatio(slower / floor), pass: slower / floor <= GOAL_RATIO,
+      id: '12.1',
+      measure: 'Hook event (slower of begin/end) vs the same Node start doing nothing + one `git status`',
+      goal: `≤ ${GOAL_RATIO}×`,
+      measured: fmtRatio(slower / floor),
+      pass: slower / floor <= GOAL_RATIO,
     },
     {
-      id: '12.1', measure: 'Hook event started plainly (`node dist/cli.js hook`, slower of begin/end) vs `node -e 0` + one `git status`',
-      goal: `≤ ${GOAL_RATIO}×`, measured: fmtRatio(slowerPlain / floorPlain), pass: slowerPlain / floorPlain <= GOAL_RATIO,
+      id: '12.1',
+      measure:
+        'Hook event started plainly (`node dist/cli.js hook`, slower of begin/end) vs `node -e 0` + one `git status`',
+      goal: `≤ ${GOAL_RATIO}×`,
+      measured: fmtRatio(slowerPlain / floorPlain),
+      pass: slowerPlain / floorPlain <= GOAL_RATIO,
     },
   ];
-  const line = (label: string, values: number[]) => `| ${label} | ${ms(p50(values))} | ${ms(percentile(values, 90))} | ${ms(Math.min(...values))} |`;
+  const line = (label: string, values: number[]) =>
+    `| ${label} | ${ms(p50(values))} | ${ms(percentile(values, 90))} | ${ms(Math.min(...values))} |`;
   const caCerts = process.env.NODE_EXTRA_CA_CERTS !== undefined;
   const section = [
     '## Hook events (issue 12)',
@@ -152,6 +208,10 @@ export async function runHookBench(options: HookBenchOptions): Promise<{ goals: 
 if (require.main === module) {
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'avh-hook-bench-'));
   runHookBench({ workDir, progress: (l) => process.stderr.write(`${l}\n`), quick: process.env.AVH_BENCH_QUICK === '1' })
-    .then((r) => process.stdout.write(`${r.section}\n${r.goals.map((g) => `${g.measure}: ${g.measured} (${g.goal})`).join('\n')}\n`))
+    .then((r) =>
+      process.stdout.write(
+        `${r.section}\n${r.goals.map((g) => `${g.measure}: ${g.measured} (${g.goal})`).join('\n')}\n`,
+      ),
+    )
     .finally(() => fs.rmSync(workDir, { recursive: true, force: true }));
 }

@@ -27,7 +27,10 @@ function sh(command: string, args: string[]): string {
 }
 
 function loadAverage(): string {
-  return os.loadavg().map((l) => l.toFixed(2)).join(', ');
+  return os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(', ');
 }
 
 function progress(line: string): void {
@@ -46,9 +49,15 @@ const started = performance.now();
 async function storeSection(): Promise<string> {
   const script = path.join(__dirname, 'storeBench.js');
   try {
-    return execFileSync(process.execPath, [script], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'inherit'] });
+    return execFileSync(process.execPath, [script], {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
   } catch (error) {
-    progress(`store bench child process failed (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); running it in this process`);
+    progress(
+      `store bench child process failed (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); running it in this process`,
+    );
     return runStoreBench();
   }
 }
@@ -126,11 +135,21 @@ async function main(): Promise<void> {
   } finally {
     stopLauncher();
     fs.rmSync(workDir, { recursive: true, force: true });
-    try { fs.rmdirSync(workRoot); } catch { /* other runs' folders, or not empty */ }
+    try {
+      fs.rmdirSync(workRoot);
+    } catch {
+      /* other runs' folders, or not empty */
+    }
   }
   const loadAfter = loadAverage();
   const totalSeconds = (performance.now() - started) / 1000;
-  const goals = [...gitResult.goals, ...viewResult.goals, ...hookResult.goals, { id: '15.1', ...secretsResult.goal }, ...storeGoals(storeMarkdown)];
+  const goals = [
+    ...gitResult.goals,
+    ...viewResult.goals,
+    ...hookResult.goals,
+    { id: '15.1', ...secretsResult.goal },
+    ...storeGoals(storeMarkdown),
+  ];
   goals.sort((a, b) => a.id.localeCompare(b.id, 'en', { numeric: true }));
 
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
@@ -151,7 +170,7 @@ async function main(): Promise<void> {
       'around one call, warm page cache, after one discarded warm-up; p50 is the median, p99 the nearest-rank 99th ' +
       'percentile (with fewer than 100 repetitions it is the slowest run). "Raw" means `git` spawned directly from ' +
       'this process (no shell). Git processes are counted with a PATH shim (a `git` script that logs its command line ' +
-      'and execs the real git). Where a goal is missed, the section breaks the product\'s time down per git call ' +
+      "and execs the real git). Where a goal is missed, the section breaks the product's time down per git call " +
       '(timed spawn → close by wrapping `child_process.spawn` in the bench) and shows what is left outside git.',
     '',
     '## Goals',
@@ -159,7 +178,14 @@ async function main(): Promise<void> {
     goalsTable(goals),
     '',
   ].join('\n');
-  const markdown = [header, ...gitResult.sections, viewResult.section, secretsResult.markdown, hookResult.section, storeMarkdown].join('\n');
+  const markdown = [
+    header,
+    ...gitResult.sections,
+    viewResult.section,
+    secretsResult.markdown,
+    hookResult.section,
+    storeMarkdown,
+  ].join('\n');
   const out = quick ? path.join(workRoot, 'RESULTS.quick.md') : path.join(ROOT, 'bench', 'RESULTS.md');
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, markdown.endsWith('\n') ? markdown : `${markdown}\n`);

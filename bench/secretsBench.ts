@@ -15,7 +15,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { runGit } from '../src/core/git/gitRunner';
 import { GitRepository, resolveRepository } from '../src/core/git/repository';
-import { compareAndSetRef, createCommit, installIndex, TemporaryIndex, writeWorkingTree } from '../src/core/git/workingTree';
+import {
+  compareAndSetRef,
+  createCommit,
+  installIndex,
+  TemporaryIndex,
+  writeWorkingTree,
+} from '../src/core/git/workingTree';
 import { excludeNewSecrets, secretsLeftOutOf } from '../src/core/git/secretExclusion';
 import { scanForSecrets } from '../src/core/secrets/secretScanner';
 import { VersionHistory } from '../src/core/versionHistory';
@@ -48,7 +54,9 @@ async function versionCommit(repo: GitRepository, check: boolean): Promise<{ tot
   let checkMs = 0;
   const index = TemporaryIndex.create(repo);
   try {
-    const added = await runGit(repo.root, ['add', '-A', ...(check ? ['--verbose'] : []), '--', '.'], { env: index.env });
+    const added = await runGit(repo.root, ['add', '-A', ...(check ? ['--verbose'] : []), '--', '.'], {
+      env: index.env,
+    });
     if (check) {
       const c0 = now();
       const found = await excludeNewSecrets(repo, index, added.stdout);
@@ -66,15 +74,24 @@ async function versionCommit(repo: GitRepository, check: boolean): Promise<{ tot
   }
 }
 
-const cell = (values: readonly number[]) => `${ms(median(values))} / ${ms(percentile(values, 99))} / ${ms(Math.min(...values))}`;
+const cell = (values: readonly number[]) =>
+  `${ms(median(values))} / ${ms(percentile(values, 99))} / ${ms(Math.min(...values))}`;
 
 export interface SecretsBenchResult {
   markdown: string;
   goal: { measure: string; goal: string; measured: string; pass: boolean };
 }
 
-export async function runSecretsBench(workDir: string, quick: boolean, progress: (line: string) => void): Promise<SecretsBenchResult> {
-  const load = () => os.loadavg().map((l) => l.toFixed(1)).join(', ');
+export async function runSecretsBench(
+  workDir: string,
+  quick: boolean,
+  progress: (line: string) => void,
+): Promise<SecretsBenchResult> {
+  const load = () =>
+    os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(', ');
   const loadBefore = load();
   const fileCount = quick ? 2_000 : 20_000;
   const reps = quick ? 3 : 15;
@@ -109,7 +126,10 @@ export async function runSecretsBench(workDir: string, quick: boolean, progress:
       if (!end.version || end.excluded.length > 0) throw new Error('bench: endTurn did not version the 100 files');
       // The scanner alone on the same 100 files (warm cache, as inside the commit): its share of the check.
       const t2 = now();
-      scanForSecrets(repo.dir, created.map((p) => ({ path: p, mode: '100644' })));
+      scanForSecrets(
+        repo.dir,
+        created.map((p) => ({ path: p, mode: '100644' })),
+      );
       const t3 = now();
       if (rep >= 0) {
         endTurn.push(t1 - t0);
@@ -123,7 +143,12 @@ export async function runSecretsBench(workDir: string, quick: boolean, progress:
     const index = TemporaryIndex.create(gitRepo);
     try {
       await writeWorkingTree(gitRepo, index);
-      if (secretsLeftOutOf(index).map((f) => f.path).join() !== 'pkg000/.env') throw new Error('bench: the secret check did not run');
+      if (
+        secretsLeftOutOf(index)
+          .map((f) => f.path)
+          .join() !== 'pkg000/.env'
+      )
+        throw new Error('bench: the secret check did not run');
     } finally {
       index.dispose();
     }
@@ -181,16 +206,22 @@ if (require.main === module) {
   fs.mkdirSync(workDir, { recursive: true });
   runSecretsBench(workDir, quick, (line) => process.stderr.write(`[secrets bench] ${line}\n`))
     .then(({ markdown, goal }) => {
-      process.stdout.write(`${markdown}\n\nGoal: ${goal.measure}: ${goal.measured} (${goal.goal}) ${goal.pass ? 'met' : 'MISSED'}\n`);
+      process.stdout.write(
+        `${markdown}\n\nGoal: ${goal.measure}: ${goal.measured} (${goal.goal}) ${goal.pass ? 'met' : 'MISSED'}\n`,
+      );
       if (quick) return;
       const results = path.join(root, 'bench', 'RESULTS.md');
       const text = fs.existsSync(results) ? fs.readFileSync(results, 'utf8') : '';
       const start = text.indexOf(SECTION_START);
       const end = text.indexOf(SECTION_END);
-      const dated = markdown.replace('## Secret check in version commits (issue 15)', `## Secret check in version commits (issue 15)\n\nMeasured ${new Date().toISOString()} with \`npx tsc -p . && node out/bench/secretsBench.js\`. Goal (≤ 5%): ${goal.pass ? 'met' : 'missed'}.`);
-      const next = start >= 0 && end > start
-        ? `${text.slice(0, start)}${dated}${text.slice(end + SECTION_END.length)}`
-        : `${text.trimEnd()}\n\n${dated}\n`;
+      const dated = markdown.replace(
+        '## Secret check in version commits (issue 15)',
+        `## Secret check in version commits (issue 15)\n\nMeasured ${new Date().toISOString()} with \`npx tsc -p . && node out/bench/secretsBench.js\`. Goal (≤ 5%): ${goal.pass ? 'met' : 'missed'}.`,
+      );
+      const next =
+        start >= 0 && end > start
+          ? `${text.slice(0, start)}${dated}${text.slice(end + SECTION_END.length)}`
+          : `${text.trimEnd()}\n\n${dated}\n`;
       fs.writeFileSync(results, next);
     })
     .catch((error: unknown) => {

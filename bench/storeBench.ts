@@ -8,12 +8,20 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { EventLog, LogFields } from '../src/core/log';
-import { ARCHIVE_FILE, DEFAULT_ARCHIVE_KEEP, DEFAULT_ARCHIVE_MARGIN, DEFAULT_COMPACT_EVERY, DurableStore, type StoreTx } from '../src/core/store/durableStore';
+import {
+  ARCHIVE_FILE,
+  DEFAULT_ARCHIVE_KEEP,
+  DEFAULT_ARCHIVE_MARGIN,
+  DEFAULT_COMPACT_EVERY,
+  DurableStore,
+  type StoreTx,
+} from '../src/core/store/durableStore';
 import { loadSqlJs } from '../src/core/store/sqlJsLoader';
 
 const SIZES = [1_000, 10_000, 100_000];
 const WRITES = 300;
-const PROMPT = 'Refactor the session cache so that expired entries are evicted lazily on read; keep the public API '.repeat(2);
+const PROMPT =
+  'Refactor the session cache so that expired entries are evicted lazily on read; keep the public API '.repeat(2);
 
 const TURN_COLUMNS =
   'id, chat_id, seq, prompt, agent, recovery, terminal_outcome, branch, base_head, base_commit, base_tree, version_commit, created_at, ended_at';
@@ -76,7 +84,22 @@ const INSERT_TURN = `INSERT INTO turns (${TURN_COLUMNS}) VALUES (?, ?, ?, ?, ?, 
 
 function turnParams(seq: number, now: number): (string | number)[] {
   const id = `turn-${String(seq).padStart(8, '0')}-1111-1111-1111-111111111111`;
-  return [id, 'chat-0', seq, PROMPT, 'bench', 'terminal', 'completed', 'main', hex(seq), hex(seq + 1), hex(seq + 2), hex(seq + 3), now, now];
+  return [
+    id,
+    'chat-0',
+    seq,
+    PROMPT,
+    'bench',
+    'terminal',
+    'completed',
+    'main',
+    hex(seq),
+    hex(seq + 1),
+    hex(seq + 2),
+    hex(seq + 3),
+    now,
+    now,
+  ];
 }
 
 /** One turn-like durable write: the turn row plus its chat's updated_at. */
@@ -142,11 +165,16 @@ function freshHistoryRead(dir: string, expected: number): number {
   const modulePath = path.join(__dirname, '..', 'src', 'core', 'store', 'durableStore.js');
   const times: number[] = [];
   for (let i = 0; i < 3; i++) {
-    const out = JSON.parse(execFileSync(process.execPath, ['-e', FRESH_HISTORY_SCRIPT, modulePath, dir], { encoding: 'utf8' })) as { historyMs: number; n: number };
+    const out = JSON.parse(
+      execFileSync(process.execPath, ['-e', FRESH_HISTORY_SCRIPT, modulePath, dir], { encoding: 'utf8' }),
+    ) as { historyMs: number; n: number };
     if (out.n !== expected) throw new Error(`history read saw ${out.n} turns, expected ${expected}`);
     times.push(out.historyMs);
   }
-  return percentile(times.sort((a, b) => a - b), 50);
+  return percentile(
+    times.sort((a, b) => a - b),
+    50,
+  );
 }
 
 function freshProcess(dir: string, seq: number): FreshRun {
@@ -155,11 +183,24 @@ function freshProcess(dir: string, seq: number): FreshRun {
   for (let i = 0; i < 3; i++) {
     const params = JSON.stringify(turnParams(seq + i, Date.now()));
     const started = performance.now();
-    const out = execFileSync(process.execPath, ['-e', FRESH_PROCESS_SCRIPT, modulePath, dir, INSERT_TURN, params], { encoding: 'utf8' });
-    runs.push({ ...(JSON.parse(out) as { openMs: number; firstWriteMs: number }), wallMs: performance.now() - started });
+    const out = execFileSync(process.execPath, ['-e', FRESH_PROCESS_SCRIPT, modulePath, dir, INSERT_TURN, params], {
+      encoding: 'utf8',
+    });
+    runs.push({
+      ...(JSON.parse(out) as { openMs: number; firstWriteMs: number }),
+      wallMs: performance.now() - started,
+    });
   }
-  const median = (pick: (r: FreshRun) => number) => percentile(runs.map(pick).sort((a, b) => a - b), 50);
-  return { openMs: median((r) => r.openMs), firstWriteMs: median((r) => r.firstWriteMs), wallMs: median((r) => r.wallMs) };
+  const median = (pick: (r: FreshRun) => number) =>
+    percentile(
+      runs.map(pick).sort((a, b) => a - b),
+      50,
+    );
+  return {
+    openMs: median((r) => r.openMs),
+    firstWriteMs: median((r) => r.firstWriteMs),
+    wallMs: median((r) => r.wallMs),
+  };
 }
 
 function fsyncBaseline(dir: string): number {
@@ -177,7 +218,10 @@ function fsyncBaseline(dir: string): number {
     fs.closeSync(fd);
     fs.rmSync(file, { force: true });
   }
-  return percentile(times.sort((a, b) => a - b), 50);
+  return percentile(
+    times.sort((a, b) => a - b),
+    50,
+  );
 }
 
 export async function runStoreBench(): Promise<string> {
@@ -213,7 +257,10 @@ export async function runStoreBench(): Promise<string> {
       await timedWrites(compacting, seq, 3);
       seq += 3;
       await compacting.close();
-      const compactMs = percentile(log.compactions.map((f) => Number(f.ms)).sort((a, b) => a - b), 50);
+      const compactMs = percentile(
+        log.compactions.map((f) => Number(f.ms)).sort((a, b) => a - b),
+        50,
+      );
 
       rows.push(
         `| ${size.toLocaleString('en-US')} | ${ms(percentile(writes, 50))} | ${ms(percentile(writes, 99))} | ${ms(writes[writes.length - 1])} | ` +

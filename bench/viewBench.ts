@@ -23,7 +23,11 @@ export interface ViewBenchOptions {
 }
 
 /** The page's globals the paint probe uses (this project compiles without the DOM lib). */
-declare const window: { dispatchEvent(event: unknown): void; requestAnimationFrame(cb: () => void): void; __benchMessage: unknown };
+declare const window: {
+  dispatchEvent(event: unknown): void;
+  requestAnimationFrame(cb: () => void): void;
+  __benchMessage: unknown;
+};
 declare const MessageEvent: new (type: string, init: { data: unknown }) => unknown;
 
 /** A repository of `count` commits built with one `git fast-import`: every other one an [Agent] turn with trailers. */
@@ -38,8 +42,16 @@ async function buildHistory(dir: string, count: number): Promise<void> {
       ? `[Agent] Turn number ${i}\n\nAgent-Turn: turn-${i}\nAgent-Chat: chat-${i % 7}\n`
       : `Commit number ${i}\n`;
     const content = `line ${i}\n`.repeat(1 + (i % 5));
-    lines.push('commit refs/heads/main', `committer Bench <bench@example.com> ${t0 + i} +0000`,
-      `data ${Buffer.byteLength(message)}`, message, `M 100644 inline src/file${i % 50}.txt`, `data ${Buffer.byteLength(content)}`, content, '');
+    lines.push(
+      'commit refs/heads/main',
+      `committer Bench <bench@example.com> ${t0 + i} +0000`,
+      `data ${Buffer.byteLength(message)}`,
+      message,
+      `M 100644 inline src/file${i % 50}.txt`,
+      `data ${Buffer.byteLength(content)}`,
+      content,
+      '',
+    );
   }
   await git(dir, ['fast-import', '--quiet'], { input: lines.join('\n') });
   await git(dir, ['checkout', '-q', '-f', 'main']);
@@ -68,7 +80,10 @@ export async function runViewBench(options: ViewBenchOptions): Promise<{ goals: 
     await core();
     await raw();
     for (let i = 0; i < reps; i++) {
-      const pair: [number[], () => Promise<unknown>][] = [[hostCore, core], [hostRaw, raw]];
+      const pair: [number[], () => Promise<unknown>][] = [
+        [hostCore, core],
+        [hostRaw, raw],
+      ];
       if (i % 2 === 1) pair.reverse();
       for (const [into, fn] of pair) into.push(await timed(fn));
     }
@@ -81,7 +96,8 @@ export async function runViewBench(options: ViewBenchOptions): Promise<{ goals: 
 
   options.progress('view: Chromium paint, 100 vs 10,000 versions…');
   const small = rows.slice(0, 100);
-  const large = rows.length >= 10_000 ? rows.slice(0, 10_000) : Array.from({ length: 10_000 }, (_, i) => rows[i % rows.length]);
+  const large =
+    rows.length >= 10_000 ? rows.slice(0, 10_000) : Array.from({ length: 10_000 }, (_, i) => rows[i % rows.length]);
   const browser = await launchChromium();
   const paint: Record<'small' | 'large', number[]> = { small: [], large: [] };
   try {
@@ -89,21 +105,41 @@ export async function runViewBench(options: ViewBenchOptions): Promise<{ goals: 
     // The message is copied into the page first, untimed: that copy is the transport's (VS Code's postMessage
     // deserializes it before any handler runs), the same for any view; the clock starts when it is dispatched.
     const probe = async (list: VersionRow[], tag: number) => {
-      const message = { type: 'didChangeVersions', view: { kind: 'versions', branch: 'main', rows: list.map((r) => ({ ...r, label: `${r.label} ${tag}` })), hasMore: false, canRedo: false, hasTurns: true } };
-      await host.page.evaluate((data) => { window.__benchMessage = data; }, message);
+      const message = {
+        type: 'didChangeVersions',
+        view: {
+          kind: 'versions',
+          branch: 'main',
+          rows: list.map((r) => ({ ...r, label: `${r.label} ${tag}` })),
+          hasMore: false,
+          canRedo: false,
+          hasTurns: true,
+        },
+      };
+      await host.page.evaluate((data) => {
+        window.__benchMessage = data;
+      }, message);
       await host.page.evaluate(() => new Promise<void>((resolve) => window.requestAnimationFrame(() => resolve())));
-      return host.page.evaluate(() => new Promise<number>((resolve) => {
-        const started = performance.now();
-        window.dispatchEvent(new MessageEvent('message', { data: window.__benchMessage }));
-        window.requestAnimationFrame(() => window.requestAnimationFrame(() => resolve(performance.now() - started)));
-      }));
+      return host.page.evaluate(
+        () =>
+          new Promise<number>((resolve) => {
+            const started = performance.now();
+            window.dispatchEvent(new MessageEvent('message', { data: window.__benchMessage }));
+            window.requestAnimationFrame(() =>
+              window.requestAnimationFrame(() => resolve(performance.now() - started)),
+            );
+          }),
+      );
     };
     for (let i = 0; i < 2; i++) {
       await probe(small, -1);
       await probe(large, -1);
     }
     for (let i = 0; i < reps * 2; i++) {
-      const order: ['small' | 'large', VersionRow[]][] = [['small', small], ['large', large]];
+      const order: ['small' | 'large', VersionRow[]][] = [
+        ['small', small],
+        ['large', large],
+      ];
       if (i % 2 === 1) order.reverse();
       for (const [name, list] of order) paint[name].push(await probe(list, i));
     }
@@ -117,21 +153,41 @@ export async function runViewBench(options: ViewBenchOptions): Promise<{ goals: 
   const n = commits.toLocaleString('en');
 
   const goals: GoalRow[] = [
-    { id: '7.1', measure: 'View paint after didChangeVersions, 10,000 vs 100 versions (Chromium)', goal: '≤ 1.5×', measured: `${ms(paintLarge)} vs ${ms(paintSmall)} = ${fmtRatio(paintRatio)}`, pass: paintRatio <= 1.5 },
-    { id: '7.2', measure: `View model for ${n} commits (git log + store join) vs raw git log`, goal: '≤ 1.5×', measured: `${ms(coreP50)} vs ${ms(rawP50)} = ${fmtRatio(hostRatio)}`, pass: hostRatio <= 1.5 },
-    { id: '7.3', measure: 'Git processes per view refresh', goal: '1', measured: String(processes.length), pass: processes.length === 1 },
+    {
+      id: '7.1',
+      measure: 'View paint after didChangeVersions, 10,000 vs 100 versions (Chromium)',
+      goal: '≤ 1.5×',
+      measured: `${ms(paintLarge)} vs ${ms(paintSmall)} = ${fmtRatio(paintRatio)}`,
+      pass: paintRatio <= 1.5,
+    },
+    {
+      id: '7.2',
+      measure: `View model for ${n} commits (git log + store join) vs raw git log`,
+      goal: '≤ 1.5×',
+      measured: `${ms(coreP50)} vs ${ms(rawP50)} = ${fmtRatio(hostRatio)}`,
+      pass: hostRatio <= 1.5,
+    },
+    {
+      id: '7.3',
+      measure: 'Git processes per view refresh',
+      goal: '1',
+      measured: String(processes.length),
+      pass: processes.length === 1,
+    },
   ];
   const section = [
     '## Version History view (issue 7)',
     '',
     '| measure | product p50 | baseline p50 | ratio |',
     '|---|---:|---:|---:|',
-    `| view model, ${n} commits (${(rows.filter((r) => r.turn).length).toLocaleString('en')} of them turns joined from the store) vs raw \`git log\` with the same arguments | ${ms(coreP50)} | ${ms(rawP50)} | ${fmtRatio(hostRatio)} |`,
+    `| view model, ${n} commits (${rows.filter((r) => r.turn).length.toLocaleString('en')} of them turns joined from the store) vs raw \`git log\` with the same arguments | ${ms(coreP50)} | ${ms(rawP50)} | ${fmtRatio(hostRatio)} |`,
     `| Chromium: didChangeVersions → list painted, 10,000 vs 100 versions | ${ms(paintLarge)} | ${ms(paintSmall)} | ${fmtRatio(paintRatio)} |`,
     '',
     `- Git processes per refresh: ${processes.length} (\`${processes.map((p) => p.split(' ').slice(0, 3).join(' ')).join('`, `')} …\`).`,
-    `- Host: ${reps} alternating repetitions after one warm-up each; the raw side is \`git ${versionLogArgs(commits + 1).slice(0, 6).join(' ')} …\` spawned directly. ` +
-      'Chromium: the message is first copied into the page untimed (the transport\'s structured clone, which VS Code does before any handler runs), then dispatched as a `message` event; the clock stops two animation frames later (the frame that paints the list); ' +
+    `- Host: ${reps} alternating repetitions after one warm-up each; the raw side is \`git ${versionLogArgs(commits + 1)
+      .slice(0, 6)
+      .join(' ')} …\` spawned directly. ` +
+      "Chromium: the message is first copied into the page untimed (the transport's structured clone, which VS Code does before any handler runs), then dispatched as a `message` event; the clock stops two animation frames later (the frame that paints the list); " +
       `${reps * 2} alternating repetitions after two warm-ups, every message with new labels so the list re-renders. Rows are validated as they scroll into view, and only the rows in view exist in the DOM.`,
     '',
   ].join('\n');
@@ -140,9 +196,15 @@ export async function runViewBench(options: ViewBenchOptions): Promise<{ goals: 
 
 if (require.main === module) {
   const workDir = fs.mkdtempSync(path.join(path.resolve(__dirname, '..', '..', 'bench'), '.view-'));
-  runViewBench({ workDir, progress: (l) => process.stderr.write(`[view bench] ${l}\n`), quick: process.env.AVH_BENCH_QUICK === '1' })
+  runViewBench({
+    workDir,
+    progress: (l) => process.stderr.write(`[view bench] ${l}\n`),
+    quick: process.env.AVH_BENCH_QUICK === '1',
+  })
     .then(({ goals, section }) => {
-      process.stdout.write(`${goals.map((g) => `| ${g.id} | ${g.measure} | ${g.goal} | ${g.measured} | ${g.pass === null ? 'info' : g.pass ? '**pass**' : '**FAIL**'} |`).join('\n')}\n\n${section}`);
+      process.stdout.write(
+        `${goals.map((g) => `| ${g.id} | ${g.measure} | ${g.goal} | ${g.measured} | ${g.pass === null ? 'info' : g.pass ? '**pass**' : '**FAIL**'} |`).join('\n')}\n\n${section}`,
+      );
     })
     .catch((error: unknown) => {
       process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);

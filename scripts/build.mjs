@@ -23,22 +23,43 @@ const dist = path.join(root, 'dist');
 const TEST_EXTENSION_DIR = path.join(dist, 'test-extension');
 const wasm = require.resolve('sql.js/dist/sql-wasm.wasm');
 
-const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', sourcemap: 'linked', logLevel: 'warning', minifySyntax: true };
+const common = {
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+  minifySyntax: true,
+};
 const production = { ...common, define: { AVH_PRODUCTION_BUILD: 'true' } };
 
 mkdirSync(dist, { recursive: true });
 await viteBuild({ configFile: path.join(root, 'vite.config.ts'), logLevel: 'warn' });
 // The extension host starts git through a small launcher process (src/core/git/gitLauncher.ts), bundled beside it.
 const launcher = { define: { AVH_GIT_LAUNCHER: '"gitLauncher.js"' } };
-await build({ ...production, define: { ...production.define, ...launcher.define }, entryPoints: [path.join(root, 'src/extension.ts')], outfile: path.join(dist, 'extension.js'), external: ['vscode'] });
+await build({
+  ...production,
+  define: { ...production.define, ...launcher.define },
+  entryPoints: [path.join(root, 'src/extension.ts')],
+  outfile: path.join(dist, 'extension.js'),
+  external: ['vscode'],
+});
 // The CLI is three bundles (docs/design.md, "Fast hook events"): dist/cli.js, the command, is a small entry; for a
 // hook event it starts the one git process, then requires dist/cliHook.js (the fast path: no sql.js, no simple-git)
 // by a path; everything else requires dist/cliMain.js, the full CLI.
 // jsonc-parser's UMD build hides its requires from the bundler: mainFields takes its ES module build.
-await build({ ...production, entryPoints: [path.join(root, 'src/cli/main.ts')], outfile: path.join(dist, 'cliMain.js'), mainFields: ['module', 'main'] });
+await build({
+  ...production,
+  entryPoints: [path.join(root, 'src/cli/main.ts')],
+  outfile: path.join(dist, 'cliMain.js'),
+  mainFields: ['module', 'main'],
+});
 /** The small bundles must stay small: neither engine may creep into them through an import. */
 const light = ({ metafile }) => {
-  const heavy = Object.keys(metafile.inputs).filter((input) => /node_modules\/(sql\.js|simple-git|xstate)\//.test(input));
+  const heavy = Object.keys(metafile.inputs).filter((input) =>
+    /node_modules\/(sql\.js|simple-git|xstate)\//.test(input),
+  );
   if (heavy.length > 0) throw new Error(`the CLI entry and the hook fast path must not bundle ${heavy.join(', ')}`);
 };
 /**
@@ -52,34 +73,73 @@ function plainBuiltins(file) {
   const code = readFileSync(file, 'utf8');
   const wrapped = /(\w+) = __toESM\(require\("(node:[\w/]+)"\)\)/g;
   for (const [, name] of code.matchAll(wrapped)) {
-    if (new RegExp(`\\b${name}\\.default\\b`).test(code)) throw new Error(`${path.basename(file)}: ${name}.default is read; plainBuiltins cannot unwrap it`);
+    if (new RegExp(`\\b${name}\\.default\\b`).test(code))
+      throw new Error(`${path.basename(file)}: ${name}.default is read; plainBuiltins cannot unwrap it`);
   }
-  writeFileSync(file, code.replace(wrapped, (_, name, id) => `${name} = require("${id}")`.padEnd(`${name} = __toESM(require("${id}"))`.length, ' ')));
+  writeFileSync(
+    file,
+    code.replace(wrapped, (_, name, id) =>
+      `${name} = require("${id}")`.padEnd(`${name} = __toESM(require("${id}"))`.length, ' '),
+    ),
+  );
 }
-await build({ ...production, entryPoints: [path.join(root, 'src/cli/hooks/fastHook.ts')], outfile: path.join(dist, 'cliHook.js'), metafile: true }).then(light);
-await build({ ...production, entryPoints: [path.join(root, 'src/core/git/gitLauncherMain.ts')], outfile: path.join(dist, 'gitLauncher.js'), metafile: true }).then(light);
 await build({
-  ...production, define: { ...production.define, AVH_CLI_MAIN: '"cliMain.js"', AVH_CLI_HOOK: '"cliHook.js"' },
-  entryPoints: [path.join(root, 'src/cli/entry.ts')], outfile: path.join(dist, 'cli.js'), banner: { js: '#!/usr/bin/env node' }, metafile: true,
+  ...production,
+  entryPoints: [path.join(root, 'src/cli/hooks/fastHook.ts')],
+  outfile: path.join(dist, 'cliHook.js'),
+  metafile: true,
+}).then(light);
+await build({
+  ...production,
+  entryPoints: [path.join(root, 'src/core/git/gitLauncherMain.ts')],
+  outfile: path.join(dist, 'gitLauncher.js'),
+  metafile: true,
+}).then(light);
+await build({
+  ...production,
+  define: { ...production.define, AVH_CLI_MAIN: '"cliMain.js"', AVH_CLI_HOOK: '"cliHook.js"' },
+  entryPoints: [path.join(root, 'src/cli/entry.ts')],
+  outfile: path.join(dist, 'cli.js'),
+  banner: { js: '#!/usr/bin/env node' },
+  metafile: true,
 }).then(light);
 for (const bundle of ['cli.js', 'cliHook.js', 'cliMain.js', 'gitLauncher.js']) plainBuiltins(path.join(dist, bundle));
 // The code caches of the two bundles the command loads (src/cli/codeCache.ts), written by this Node in a process of
 // its own started as a hook starts it (src/cli/codeCacheWriter.ts); a Node that did not write them loads the bundles
 // without. The .vsix leaves them out (.vscodeignore): the Node that runs its CLI is rarely this one.
 const cacheWriter = path.join(dist, '.codeCacheWriter.js');
-await build({ ...production, entryPoints: [path.join(root, 'src/cli/codeCacheWriter.ts')], outfile: cacheWriter, sourcemap: false });
+await build({
+  ...production,
+  entryPoints: [path.join(root, 'src/cli/codeCacheWriter.ts')],
+  outfile: cacheWriter,
+  sourcemap: false,
+});
 for (const file of readdirSync(dist).filter((f) => f.endsWith('.v8cache'))) rmSync(path.join(dist, file));
-const written = spawnSync(process.execPath, [cacheWriter, dist], { cwd: dist, stdio: 'inherit', env: { ...process.env, NODE_OPTIONS: '' } });
+const written = spawnSync(process.execPath, [cacheWriter, dist], {
+  cwd: dist,
+  stdio: 'inherit',
+  env: { ...process.env, NODE_OPTIONS: '' },
+});
 rmSync(cacheWriter);
-if (written.status !== 0) throw new Error('writing the CLI bundles\' code caches failed');
+if (written.status !== 0) throw new Error("writing the CLI bundles' code caches failed");
 chmodSync(path.join(dist, 'cli.js'), 0o755);
 copyFileSync(wasm, path.join(dist, 'sql-wasm.wasm'));
 
 rmSync(TEST_EXTENSION_DIR, { recursive: true, force: true });
 mkdirSync(path.join(TEST_EXTENSION_DIR, 'dist'), { recursive: true });
 copyFileSync(path.join(root, 'package.json'), path.join(TEST_EXTENSION_DIR, 'package.json'));
-await build({ ...common, define: launcher.define, entryPoints: [path.join(root, 'src/extension.ts')], outfile: path.join(TEST_EXTENSION_DIR, 'dist/extension.js'), external: ['vscode'] });
-await build({ ...common, entryPoints: [path.join(root, 'src/core/git/gitLauncherMain.ts')], outfile: path.join(TEST_EXTENSION_DIR, 'dist/gitLauncher.js') });
+await build({
+  ...common,
+  define: launcher.define,
+  entryPoints: [path.join(root, 'src/extension.ts')],
+  outfile: path.join(TEST_EXTENSION_DIR, 'dist/extension.js'),
+  external: ['vscode'],
+});
+await build({
+  ...common,
+  entryPoints: [path.join(root, 'src/core/git/gitLauncherMain.ts')],
+  outfile: path.join(TEST_EXTENSION_DIR, 'dist/gitLauncher.js'),
+});
 copyFileSync(wasm, path.join(TEST_EXTENSION_DIR, 'dist/sql-wasm.wasm'));
 cpSync(path.join(dist, 'webview'), path.join(TEST_EXTENSION_DIR, 'dist/webview'), { recursive: true });
 // The view's icon: the end-to-end tests package this folder as a test .vsix (scripts/vscode/runE2E.mjs).

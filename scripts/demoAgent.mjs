@@ -43,7 +43,14 @@ import { greet } from './greeting.js';
 
 assert.equal(greet('Ada'), 'Hello, Ada!');
 `;
-const MORE_LANGUAGES = [['de', 'Hallo'], ['it', 'Ciao'], ['pt', 'Olá'], ['nl', 'Hallo'], ['sv', 'Hej'], ['fi', 'Hei']];
+const MORE_LANGUAGES = [
+  ['de', 'Hallo'],
+  ['it', 'Ciao'],
+  ['pt', 'Olá'],
+  ['nl', 'Hallo'],
+  ['sv', 'Hej'],
+  ['fi', 'Hei'],
+];
 
 /**
  * The demo's tasks, one per turn. Each step is one edit an agent makes; the first task whose files are not there
@@ -56,7 +63,10 @@ const TASKS = [
     steps: [
       { file: 'greeting.js', edit: () => GREETING_V1 },
       { file: 'greeting.test.js', edit: () => TEST_V1 },
-      { file: 'README.md', edit: () => '# greeter\n\n`greet(name)` returns a greeting. Run the test with `node greeting.test.js`.\n' },
+      {
+        file: 'README.md',
+        edit: () => '# greeter\n\n`greet(name)` returns a greeting. Run the test with `node greeting.test.js`.\n',
+      },
     ],
   },
   {
@@ -65,7 +75,10 @@ const TASKS = [
     steps: [
       { file: 'languages.js', edit: () => LANGUAGES },
       { file: 'greeting.js', edit: () => GREETING_V2 },
-      { file: 'greeting.test.js', edit: (text) => `${text || TEST_V1}assert.equal(greet('Ada', 'fr'), 'Bonjour, Ada!');\n` },
+      {
+        file: 'greeting.test.js',
+        edit: (text) => `${text || TEST_V1}assert.equal(greet('Ada', 'fr'), 'Bonjour, Ada!');\n`,
+      },
     ],
   },
   {
@@ -73,8 +86,15 @@ const TASKS = [
     due: () => true,
     steps: [
       { file: 'languages.js', edit: (text) => text.replace(/\n};\n?$/, `\n  ${nextLanguage(text)},\n};\n`) },
-      { file: 'greeting.test.js', edit: (text, repo) => `${text || TEST_V1}assert.ok(greet('Ada', '${lastLanguage(repo)}').endsWith(', Ada!'));\n` },
-      { file: 'CHANGES.md', edit: (text, repo) => `${text || '# Changes\n'}- Added the "${lastLanguage(repo)}" greeting.\n` },
+      {
+        file: 'greeting.test.js',
+        edit: (text, repo) =>
+          `${text || TEST_V1}assert.ok(greet('Ada', '${lastLanguage(repo)}').endsWith(', Ada!'));\n`,
+      },
+      {
+        file: 'CHANGES.md',
+        edit: (text, repo) => `${text || '# Changes\n'}- Added the "${lastLanguage(repo)}" greeting.\n`,
+      },
     ],
   },
 ];
@@ -104,7 +124,10 @@ function nextTask(repo) {
 function runCliJson(cli, repo, args) {
   const what = `agent-versions ${args.slice(0, 2).join(' ')}`;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, '--repo', repo, ...args, '--json'], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(process.execPath, [cli, '--repo', repo, ...args, '--json'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -119,7 +142,10 @@ function runCliJson(cli, repo, args) {
         }
         return;
       }
-      const message = stderr.split('\n').find((l) => l.startsWith('agent-versions: '))?.slice('agent-versions: '.length);
+      const message = stderr
+        .split('\n')
+        .find((l) => l.startsWith('agent-versions: '))
+        ?.slice('agent-versions: '.length);
       reject(new Error(`${what} failed (${signal ?? `exit ${code}`}): ${message ?? stderr.trim()}`));
     });
   });
@@ -145,9 +171,28 @@ function pause(ms, signal) {
  * @param {{ repo: string, cli?: string, stepMs?: number, signal?: AbortSignal, stopAfterSteps?: number,
  *   say?: (line: string) => void, onBegin?: (turnId: string) => void }} options
  */
-export async function runDemoTurn({ repo, cli = defaultCli, stepMs = 1500, signal, stopAfterSteps, say = () => undefined, onBegin }) {
+export async function runDemoTurn({
+  repo,
+  cli = defaultCli,
+  stepMs = 1500,
+  signal,
+  stopAfterSteps,
+  say = () => undefined,
+  onBegin,
+}) {
   const task = nextTask(repo);
-  const { turnId } = await runCliJson(cli, repo, ['turn', 'begin', '--chat', DEMO_CHAT, '--agent', 'demo-agent', '--title', 'Demo agent', '--prompt', task.prompt]);
+  const { turnId } = await runCliJson(cli, repo, [
+    'turn',
+    'begin',
+    '--chat',
+    DEMO_CHAT,
+    '--agent',
+    'demo-agent',
+    '--title',
+    'Demo agent',
+    '--prompt',
+    task.prompt,
+  ]);
   say(`turn ${turnId.slice(0, 8)} started: "${task.prompt}"`);
   onBegin?.(turnId);
   let stepsDone = 0;
@@ -170,11 +215,22 @@ export async function runDemoTurn({ repo, cli = defaultCli, stepMs = 1500, signa
   const outcome = stepsDone === task.steps.length ? 'completed' : 'cancelled';
   const ended = await runCliJson(cli, repo, ['turn', 'end', turnId, '--outcome', outcome]);
   if (outcome === 'completed') {
-    say(`turn ${turnId.slice(0, 8)} completed: ${ended.version ? `version ${ended.version.slice(0, 10)}` : 'no files changed, no version'}`);
+    say(
+      `turn ${turnId.slice(0, 8)} completed: ${ended.version ? `version ${ended.version.slice(0, 10)}` : 'no files changed, no version'}`,
+    );
   } else {
-    say(`turn ${turnId.slice(0, 8)} stopped after ${stepsDone} of ${task.steps.length} edits: it ended cancelled and its partial changes stay in the working tree.`);
+    say(
+      `turn ${turnId.slice(0, 8)} stopped after ${stepsDone} of ${task.steps.length} edits: it ended cancelled and its partial changes stay in the working tree.`,
+    );
   }
-  return { turnId, outcome: ended.outcome, version: ended.version ?? null, stepsDone, stepsTotal: task.steps.length, prompt: task.prompt };
+  return {
+    turnId,
+    outcome: ended.outcome,
+    version: ended.version ?? null,
+    stepsDone,
+    stepsTotal: task.steps.length,
+    prompt: task.prompt,
+  };
 }
 
 const USAGE = `Usage: npm run demo-agent -- [--repo <path>] [--cancel-after <ms>] [--step-ms <ms>] [--cli <path>]
@@ -191,7 +247,8 @@ function fail(message, code = 2) {
 
 function wholeNumber(value, name) {
   if (value === undefined) return undefined;
-  if (!/^\d{1,9}$/.test(value)) fail(`${name} must be a whole number of milliseconds, got "${value.slice(0, 20)}"\n${USAGE}`);
+  if (!/^\d{1,9}$/.test(value))
+    fail(`${name} must be a whole number of milliseconds, got "${value.slice(0, 20)}"\n${USAGE}`);
   return Number(value);
 }
 
@@ -219,13 +276,19 @@ async function main() {
   const cli = path.resolve(values.cli ?? defaultCli);
   if (!values.cli) {
     // Build first (well under a second) so the demo always drives the CLI of the sources it sits beside.
-    const built = spawnSync(process.execPath, [path.join(repoRoot, 'scripts/build.mjs')], { stdio: ['ignore', 'inherit', 'inherit'] });
+    const built = spawnSync(process.execPath, [path.join(repoRoot, 'scripts/build.mjs')], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
     if (built.status !== 0) fail(`'node scripts/build.mjs' failed (exit ${built.status ?? built.signal}).`, 1);
   }
   if (!existsSync(cli)) fail(`${cli} is missing: run 'npm run build' first.`, 1);
   const repo = path.resolve(values.repo ?? defaultDemoRepo);
   if (!existsSync(repo) || !statSync(repo).isDirectory()) {
-    fail(values.repo ? `${repo} is not a folder.` : `There is no demo repository yet (${repo}): run 'npm start' first, or pass --repo <path>.`);
+    fail(
+      values.repo
+        ? `${repo} is not a folder.`
+        : `There is no demo repository yet (${repo}): run 'npm start' first, or pass --repo <path>.`,
+    );
   }
 
   const stop = new AbortController();
@@ -257,7 +320,9 @@ async function main() {
   const result = await runDemoTurn({ repo, cli, stepMs, signal: stop.signal, say, onBegin });
   clearTimeout(timer);
   if (result.outcome === 'cancelled') {
-    say(`Stopped (${why || 'stop'}). In VS Code, "Agent Versions: Undo Agent Turn" saves these partial changes as an [Interrupted] version, then restores the state before the turn.`);
+    say(
+      `Stopped (${why || 'stop'}). In VS Code, "Agent Versions: Undo Agent Turn" saves these partial changes as an [Interrupted] version, then restores the state before the turn.`,
+    );
   }
 }
 

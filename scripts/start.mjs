@@ -22,7 +22,18 @@ import { groupAlive, installVsix, repoRoot, startCodeServer, vscodeTestDir } fro
 export const vsixPath = path.join(repoRoot, 'dist/agent-version-history.vsix');
 const defaultProfile = path.join(vscodeTestDir, 'start');
 // What the .vsix is made from: a change to any of these makes `npm start` package again.
-const PACKAGE_INPUTS = ['src', 'webview', 'media', 'package.json', 'package-lock.json', 'scripts/build.mjs', 'README.md', 'CHANGELOG.md', 'LICENSE', '.vscodeignore'];
+const PACKAGE_INPUTS = [
+  'src',
+  'webview',
+  'media',
+  'package.json',
+  'package-lock.json',
+  'scripts/build.mjs',
+  'README.md',
+  'CHANGELOG.md',
+  'LICENSE',
+  '.vscodeignore',
+];
 const PACKAGE_OUTPUTS = ['dist/extension.js', 'dist/cli.js', 'dist/agent-version-history.vsix'];
 const DEMO_MARKER = 'avh-demo'; // in the demo repository's .git: "preparing" while npm start builds it, then "ready"
 
@@ -51,7 +62,12 @@ function run(command, args, options = {}) {
     child.once('exit', (code, signal) => {
       running.delete(child);
       if (code === 0) resolve();
-      else reject(new StartError(`'${[command, ...args].map((a) => path.relative(repoRoot, a) || a).join(' ')}' failed (${signal ?? `exit ${code}`})`));
+      else
+        reject(
+          new StartError(
+            `'${[command, ...args].map((a) => path.relative(repoRoot, a) || a).join(' ')}' failed (${signal ?? `exit ${code}`})`,
+          ),
+        );
     });
   });
 }
@@ -124,9 +140,13 @@ function git(cwd, ...args) {
 
 /** Refuses a --demo-repo folder that holds something npm start did not make (it may be remade from scratch). */
 function checkDemoRepoIsOurs(dir) {
-  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new StartError(`--demo-repo ${dir} is a file; nothing was started.`, 2);
+  if (existsSync(dir) && !statSync(dir).isDirectory())
+    throw new StartError(`--demo-repo ${dir} is a file; nothing was started.`, 2);
   if (demoState(dir) === 'foreign') {
-    throw new StartError(`${dir} already exists and was not made by npm start; nothing was started or changed. Pass --demo-repo <another path>, or open it with --repo ${dir}.`, 2);
+    throw new StartError(
+      `${dir} already exists and was not made by npm start; nothing was started or changed. Pass --demo-repo <another path>, or open it with --repo ${dir}.`,
+      2,
+    );
   }
 }
 
@@ -149,7 +169,9 @@ export async function ensureDemoRepo(dir, { reset, signal }) {
     return;
   }
   if (state !== 'absent') {
-    say(`demo repository: ${state === 'preparing' ? 'an earlier start stopped while preparing it; ' : ''}making ${shown(dir)} afresh`);
+    say(
+      `demo repository: ${state === 'preparing' ? 'an earlier start stopped while preparing it; ' : ''}making ${shown(dir)} afresh`,
+    );
     rmSync(dir, { recursive: true, force: true });
   } else {
     say(`demo repository: creating ${shown(dir)}`);
@@ -161,7 +183,10 @@ export async function ensureDemoRepo(dir, { reset, signal }) {
   git(dir, 'config', 'user.name', 'Demo User');
   git(dir, 'config', 'user.email', 'demo@example.invalid');
   git(dir, 'config', 'commit.gpgsign', 'false');
-  writeFileSync(path.join(dir, 'README.md'), `# Demo project\n\nA scratch repository made by \`npm start\` for trying Agent Version History.\nThe demo agent (\`npm run demo-agent\`) edits files under \`${DEMO_FOLDER}/\`.\n`);
+  writeFileSync(
+    path.join(dir, 'README.md'),
+    `# Demo project\n\nA scratch repository made by \`npm start\` for trying Agent Version History.\nThe demo agent (\`npm run demo-agent\`) edits files under \`${DEMO_FOLDER}/\`.\n`,
+  );
   writeFileSync(path.join(dir, '.gitignore'), 'node_modules/\n*.log\n');
   git(dir, 'add', '-A');
   git(dir, '-c', 'core.hooksPath=/dev/null', 'commit', '-q', '--no-verify', '-m', 'Initial commit');
@@ -177,11 +202,15 @@ export async function ensureDemoRepo(dir, { reset, signal }) {
 // ---- a repository the user names ----
 
 function checkUserRepo(dir) {
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new StartError(`--repo ${dir}: there is no such folder; nothing was started.`, 2);
+  if (!existsSync(dir) || !statSync(dir).isDirectory())
+    throw new StartError(`--repo ${dir}: there is no such folder; nothing was started.`, 2);
   try {
     git(dir, 'rev-parse', '--show-toplevel');
   } catch {
-    throw new StartError(`--repo ${dir} is not inside a git repository; nothing was started. Agent Version History records versions as git commits: run 'git init' there (and make a first commit) or leave out --repo to open the demo.`, 2);
+    throw new StartError(
+      `--repo ${dir} is not inside a git repository; nothing was started. Agent Version History records versions as git commits: run 'git init' there (and make a first commit) or leave out --repo to open the demo.`,
+      2,
+    );
   }
 }
 
@@ -200,7 +229,10 @@ function portIsFree(port) {
  * repository carry their identity and settings, as in their own VS Code.
  */
 function userGitEnv() {
-  const candidates = [path.join(os.homedir(), '.gitconfig'), path.join(process.env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'git', 'config')];
+  const candidates = [
+    path.join(os.homedir(), '.gitconfig'),
+    path.join(process.env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'git', 'config'),
+  ];
   const global = candidates.find((f) => existsSync(f));
   return { GIT_CONFIG_NOSYSTEM: undefined, ...(global ? { GIT_CONFIG_GLOBAL: global } : {}) };
 }
@@ -238,9 +270,11 @@ function parseOptions(argv) {
   let port;
   if (values.port !== undefined) {
     port = /^\d{1,5}$/.test(values.port) ? Number(values.port) : NaN;
-    if (!(port >= 1 && port <= 65535)) throw new StartError(`--port must be a number from 1 to 65535, got "${values.port.slice(0, 20)}"`, 2);
+    if (!(port >= 1 && port <= 65535))
+      throw new StartError(`--port must be a number from 1 to 65535, got "${values.port.slice(0, 20)}"`, 2);
   }
-  if (values.repo && (values['demo-repo'] || values['reset-demo'])) throw new StartError('--repo opens your own repository: --demo-repo and --reset-demo do not apply to it', 2);
+  if (values.repo && (values['demo-repo'] || values['reset-demo']))
+    throw new StartError('--repo opens your own repository: --demo-repo and --reset-demo do not apply to it', 2);
   return {
     help: values.help,
     repo: values.repo ? path.resolve(values.repo) : undefined,
@@ -279,7 +313,10 @@ async function main() {
   if (options.repo) checkUserRepo(options.repo);
   else checkDemoRepoIsOurs(options.demoRepo);
   if (options.port !== undefined && !(await portIsFree(options.port))) {
-    throw new StartError(`port ${options.port} on 127.0.0.1 is in use: pick another with --port, or leave it out to use a free one.`, 2);
+    throw new StartError(
+      `port ${options.port} on 127.0.0.1 is in use: pick another with --port, or leave it out to use a free one.`,
+      2,
+    );
   }
   say('preparing a private VS Code (code-server) with Agent Version History…');
   say('harness: Node 24, code-server and Chromium under .vscode-test/ (scripts/vscode/setup.sh)');
@@ -307,7 +344,8 @@ async function main() {
   say(`code-server: pid ${server.pid}, port ${server.port}`);
   say(`ready: open this URL in a browser on this machine (local only: 127.0.0.1, no password). Ctrl+C stops it.`);
   console.log(server.workbenchUrl(folder));
-  if (!options.repo) say(`try it: "Agent Versions: Undo Agent Turn" from the palette (F1); make a new turn with 'npm run demo-agent'.`);
+  if (!options.repo)
+    say(`try it: "Agent Versions: Undo Agent Turn" from the palette (F1); make a new turn with 'npm run demo-agent'.`);
 
   // Wait for Ctrl+C; if code-server dies on its own, say so and exit.
   while (!stopping.signal.aborted) {

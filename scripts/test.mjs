@@ -23,10 +23,16 @@ function step(name, command, args, { countsFile, env } = {}) {
     passed += s.passed;
     failed += s.failed;
     console.log(`=== ${name}: ${s.passed} passed, ${s.failed} failed (${seconds} s)`);
-    if (r.status !== 0 && s.failed === 0) { failed += 1; console.log(`=== ${name} exited ${r.status} without a failing test: counted as one failure`); }
+    if (r.status !== 0 && s.failed === 0) {
+      failed += 1;
+      console.log(`=== ${name} exited ${r.status} without a failing test: counted as one failure`);
+    }
   } else if (r.status === 0) {
     console.log(`=== ${name}: ok (${seconds} s)`);
-    if (countsFile) { failed += 1; console.log(`=== ${name}: no results were recorded: counted as one failure`); }
+    if (countsFile) {
+      failed += 1;
+      console.log(`=== ${name}: no results were recorded: counted as one failure`);
+    }
   } else {
     failed += 1;
     console.log(`=== ${name}: FAILED (exit ${r.status ?? r.signal}, ${seconds} s)`);
@@ -36,30 +42,78 @@ function step(name, command, args, { countsFile, env } = {}) {
 
 const mocha = (name, globs, extra = []) => {
   const countsFile = path.join(statsDir, `${name.replace(/\W+/g, '-')}.json`);
-  return step(name, process.execPath, [path.join(root, 'node_modules/mocha/bin/mocha.js'), '--reporter', path.join(root, 'out/test/support/countingReporter.js'), ...extra, ...globs], { countsFile, env: { AVH_TEST_STATS: countsFile } });
+  return step(
+    name,
+    process.execPath,
+    [
+      path.join(root, 'node_modules/mocha/bin/mocha.js'),
+      '--reporter',
+      path.join(root, 'out/test/support/countingReporter.js'),
+      ...extra,
+      ...globs,
+    ],
+    { countsFile, env: { AVH_TEST_STATS: countsFile } },
+  );
 };
 
 const wantsVsCode = !only || only === 'vscode' || only === 'e2e' || only === 'webview';
-if (wantsVsCode) step('install VS Code harness (code-server, Node 24, Chromium)', 'bash', [path.join(root, 'scripts/vscode/setup.sh')]);
+if (wantsVsCode)
+  step('install VS Code harness (code-server, Node 24, Chromium)', 'bash', [
+    path.join(root, 'scripts/vscode/setup.sh'),
+  ]);
 const built = step('build (vite webview + esbuild)', process.execPath, [path.join(root, 'scripts/build.mjs')]);
 const builtWebview = built;
 rmSync(path.join(root, 'out'), { recursive: true, force: true }); // no stale compiled tests from deleted sources
-const compiled = step('type check + compile (tsc)', process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', root]);
-if (!only || only === 'webview') step('type check webview (svelte-check)', process.execPath, [path.join(root, 'node_modules/svelte-check/bin/svelte-check'), '--tsconfig', path.join(root, 'webview/tsconfig.json'), '--fail-on-warnings', '--output', 'human']);
+const compiled = step('type check + compile (tsc)', process.execPath, [
+  path.join(root, 'node_modules/typescript/bin/tsc'),
+  '-p',
+  root,
+]);
+if (!only || only === 'webview')
+  step('type check webview (svelte-check)', process.execPath, [
+    path.join(root, 'node_modules/svelte-check/bin/svelte-check'),
+    '--tsconfig',
+    path.join(root, 'webview/tsconfig.json'),
+    '--fail-on-warnings',
+    '--output',
+    'human',
+  ]);
 if (!only) step('lint (eslint)', process.execPath, [path.join(root, 'node_modules/eslint/bin/eslint.js'), '.']);
+if (!only) step('format (prettier --check)', process.execPath, [path.join(root, 'node_modules/prettier/bin/prettier.cjs'), '--check', '--log-level', 'warn', '.']);
 if (compiled) {
   // Files are independent (own temp repositories and processes): two mocha workers, one per core.
   const parallel = ['--parallel', '--jobs', '2'];
-  if (!only || only === 'unit') mocha('unit tests', ['out/test/unit/**/*.test.js'], ['--timeout', '60000', ...parallel]);
-  if (!only || only === 'fault') mocha('fault-injection tests', ['out/test/fault/**/*.test.js'], ['--timeout', '300000', ...parallel]);
-  if (builtWebview && (!only || only === 'webview')) mocha('webview tests (Chromium, fake host)', ['out/test/webview/**/*.test.js'], ['--timeout', '60000']);
+  if (!only || only === 'unit')
+    mocha('unit tests', ['out/test/unit/**/*.test.js'], ['--timeout', '60000', ...parallel]);
+  if (!only || only === 'fault')
+    mocha('fault-injection tests', ['out/test/fault/**/*.test.js'], ['--timeout', '300000', ...parallel]);
+  if (builtWebview && (!only || only === 'webview'))
+    mocha('webview tests (Chromium, fake host)', ['out/test/webview/**/*.test.js'], ['--timeout', '60000']);
   if (built && (!only || only === 'vscode')) {
     const countsFile = path.join(statsDir, 'extension-host.json');
-    step('extension-host tests (real VS Code: code-server)', process.execPath, [path.join(root, 'scripts/vscode/runExtensionTests.mjs'), '--ext', root, '--tests', path.join(root, 'out/test/integration/index.js'), '--stats', countsFile], { countsFile });
+    step(
+      'extension-host tests (real VS Code: code-server)',
+      process.execPath,
+      [
+        path.join(root, 'scripts/vscode/runExtensionTests.mjs'),
+        '--ext',
+        root,
+        '--tests',
+        path.join(root, 'out/test/integration/index.js'),
+        '--stats',
+        countsFile,
+      ],
+      { countsFile },
+    );
   }
   if (built && (!only || only === 'e2e')) {
     const countsFile = path.join(statsDir, 'e2e.json');
-    step('end-to-end tests (Chromium + code-server)', process.execPath, [path.join(root, 'scripts/vscode/runE2E.mjs'), '--stats', countsFile], { countsFile });
+    step(
+      'end-to-end tests (Chromium + code-server)',
+      process.execPath,
+      [path.join(root, 'scripts/vscode/runE2E.mjs'), '--stats', countsFile],
+      { countsFile },
+    );
   }
 }
 rmSync(statsDir, { recursive: true, force: true });

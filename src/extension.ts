@@ -19,14 +19,17 @@ export function activate(context: vscode.ExtensionContext): AgentVersionHistoryA
   useConfiguredGit();
   // git is started from a small launcher process, not from this (large, shared) extension host: docs/design.md.
   context.subscriptions.push({ dispose: startGitLauncher() });
-  context.subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('git.path') && useConfiguredGit()));
+  context.subscriptions.push(
+    vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('git.path') && useConfiguredGit()),
+  );
   const enabler = new EnableVersionHistory(context.globalState, log);
   const registry = new RepositoryRegistry(log, (folder) => enabler.ask(folder));
   context.subscriptions.push(channel, registry);
   const turnCancelled = new vscode.EventEmitter<TurnCancelledEvent>();
   context.subscriptions.push(turnCancelled);
   // Test build only (scripts/build.mjs): the bundles users get never register `agentVersions._test.*`.
-  if (typeof AVH_PRODUCTION_BUILD === 'undefined') context.subscriptions.push(vscode.commands.registerCommand(RECENT_LOG_COMMAND, recent));
+  if (typeof AVH_PRODUCTION_BUILD === 'undefined')
+    context.subscriptions.push(vscode.commands.registerCommand(RECENT_LOG_COMMAND, recent));
   const branchLoss = registerBranchLoss(context, registry, log);
   const runner = new RestoreRunner(log, turnCancelled, branchLoss);
   registerRecoveryUi(context, registry, log);
@@ -35,7 +38,10 @@ export function activate(context: vscode.ExtensionContext): AgentVersionHistoryA
   registerHistoryView(context, registry, runner, branchLoss, log);
   log.info('extension.activate', { folders: vscode.workspace.workspaceFolders?.length ?? 0 });
   const api = createApi(registry, turnCancelled.event, branchLoss);
-  if (typeof AVH_PRODUCTION_BUILD === 'undefined') context.subscriptions.push(vscode.commands.registerCommand(TEST_AGENT_TURN_COMMAND, (args: unknown) => runTestAgentTurn(api, args)));
+  if (typeof AVH_PRODUCTION_BUILD === 'undefined')
+    context.subscriptions.push(
+      vscode.commands.registerCommand(TEST_AGENT_TURN_COMMAND, (args: unknown) => runTestAgentTurn(api, args)),
+    );
   return api;
 }
 
@@ -48,6 +54,11 @@ export function deactivate(): void {}
  */
 function useConfiguredGit(): void {
   const value = vscode.workspace.getConfiguration('git').inspect<unknown>('path')?.globalValue;
-  const candidates = typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+  const candidates =
+    typeof value === 'string'
+      ? [value]
+      : Array.isArray(value)
+        ? value.filter((v): v is string => typeof v === 'string')
+        : [];
   configureGitExecutable(candidates);
 }

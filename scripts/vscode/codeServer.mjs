@@ -20,8 +20,13 @@ export const chromiumPath = '/usr/bin/chromium';
 export const artifactsDir = path.join(repoRoot, 'test-artifacts');
 
 const CHROMIUM_ARGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
   // Not in the verified list, but containers often give /dev/shm only 64 MB, which crashes Chromium tabs.
   '--disable-dev-shm-usage',
 ];
@@ -39,7 +44,11 @@ const TEST_SETTINGS = {
 };
 
 function assertInstalled() {
-  for (const [what, file] of [['Node 24', node24], ['code-server', codeServerEntry], ['Chromium', chromiumPath]]) {
+  for (const [what, file] of [
+    ['Node 24', node24],
+    ['code-server', codeServerEntry],
+    ['Chromium', chromiumPath],
+  ]) {
     if (!existsSync(file)) throw new Error(`${what} missing at ${file}: run 'bash scripts/vscode/setup.sh' first`);
   }
 }
@@ -179,17 +188,31 @@ export async function startCodeServer(options = {}) {
   throw lastError;
 }
 
-async function launch({ port, extensionsDir, userDataDir, sandbox, logFile, smokeDriver, extraArgs = [], startTimeoutMs = 30_000 }) {
+async function launch({
+  port,
+  extensionsDir,
+  userDataDir,
+  sandbox,
+  logFile,
+  smokeDriver,
+  extraArgs = [],
+  startTimeoutMs = 30_000,
+}) {
   const args = [
     codeServerEntry,
-    '--bind-addr', `127.0.0.1:${port}`,
-    '--auth', 'none',
+    '--bind-addr',
+    `127.0.0.1:${port}`,
+    '--auth',
+    'none',
     '--disable-telemetry',
     '--disable-update-check',
     '--disable-workspace-trust',
-    '--reconnection-grace-time', '5',
-    '--user-data-dir', userDataDir,
-    '--extensions-dir', extensionsDir,
+    '--reconnection-grace-time',
+    '5',
+    '--user-data-dir',
+    userDataDir,
+    '--extensions-dir',
+    extensionsDir,
     ...(smokeDriver ? ['--vscode-option', 'enable-smoke-test-driver'] : []),
     ...extraArgs,
   ];
@@ -225,7 +248,9 @@ async function launch({ port, extensionsDir, userDataDir, sandbox, logFile, smok
   const deadline = Date.now() + startTimeoutMs;
   while (!(await healthy(url))) {
     if (exited || Date.now() > deadline) {
-      const why = exited ? `exited (code ${exited.code}, signal ${exited.signal})` : `not healthy after ${startTimeoutMs} ms`;
+      const why = exited
+        ? `exited (code ${exited.code}, signal ${exited.signal})`
+        : `not healthy after ${startTimeoutMs} ms`;
       const log = tail(logFile);
       killGroup(pid, 'SIGKILL');
       live.delete(pid);
@@ -239,7 +264,18 @@ async function launch({ port, extensionsDir, userDataDir, sandbox, logFile, smok
     if (payload) u += `&payload=${encodeURIComponent(JSON.stringify(payload))}`;
     return u;
   };
-  return { url, port, pid, extensionsDir, userDataDir, logFile, sandbox: sandbox.dir, workbenchUrl, stop, logTail: () => tail(logFile) };
+  return {
+    url,
+    port,
+    pid,
+    extensionsDir,
+    userDataDir,
+    logFile,
+    sandbox: sandbox.dir,
+    workbenchUrl,
+    stop,
+    logTail: () => tail(logFile),
+  };
 }
 
 function tail(file, lines = 40) {
@@ -263,7 +299,15 @@ export async function installVsix(vsixPath, { extensionsDir, userDataDir }) {
   try {
     const { stdout, stderr } = await promisify(execFile)(
       node24,
-      [codeServerEntry, '--install-extension', path.resolve(vsixPath), '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir],
+      [
+        codeServerEntry,
+        '--install-extension',
+        path.resolve(vsixPath),
+        '--extensions-dir',
+        extensionsDir,
+        '--user-data-dir',
+        userDataDir,
+      ],
       { env: sandbox.env, cwd: sandbox.dir, timeout: 60_000 },
     );
     const text = `${stdout}${stderr}`;
@@ -283,7 +327,12 @@ export async function launchChromium(options = {}) {
   const removeTmp = () => rmSync(tmp, { recursive: true, force: true });
   process.once('exit', removeTmp);
   try {
-    const browser = await chromium.launch({ executablePath: chromiumPath, args: CHROMIUM_ARGS, env: { ...process.env, TMPDIR: tmp }, ...options });
+    const browser = await chromium.launch({
+      executablePath: chromiumPath,
+      args: CHROMIUM_ARGS,
+      env: { ...process.env, TMPDIR: tmp },
+      ...options,
+    });
     browser.once('disconnected', () => {
       process.removeListener('exit', removeTmp);
       removeTmp();

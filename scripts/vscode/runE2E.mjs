@@ -14,7 +14,17 @@
 // workbench (about half a core), so two at once on this 2-core machine take about two thirds of the time. Each
 // file's output is printed whole when it finishes, so the log reads file by file.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -48,7 +58,8 @@ try {
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'avh-vsix-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
-for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.once(sig, () => process.exit(128 + os.constants.signals[sig]));
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'])
+  process.once(sig, () => process.exit(128 + os.constants.signals[sig]));
 let counts = { passed: 0, failed: 0 };
 let exitCode = 1;
 
@@ -58,10 +69,13 @@ process.on('exit', () => {
 });
 // A hung browser or server must not hang CI: codeServer.mjs kills its process groups on exit, and so does each
 // worker, which the exit handler above stops with SIGTERM.
-const watchdog = setTimeout(() => {
-  console.log(`[e2e] timed out after ${opts.timeout} s (counted as one failure)`);
-  finish({ passed: counts.passed, failed: counts.failed + 1 }, 1);
-}, Number(opts.timeout) * 1000);
+const watchdog = setTimeout(
+  () => {
+    console.log(`[e2e] timed out after ${opts.timeout} s (counted as one failure)`);
+    finish({ passed: counts.passed, failed: counts.failed + 1 }, 1);
+  },
+  Number(opts.timeout) * 1000,
+);
 watchdog.unref();
 
 try {
@@ -72,10 +86,13 @@ try {
   } else {
     const vsix = opts.vsix ? path.resolve(opts.vsix) : packageExtension(path.resolve(opts.ext), 'extension');
     const testExt = path.resolve(opts['test-ext']);
-    if (!existsSync(path.join(testExt, 'package.json'))) throw new Error(`no test build at ${testExt} (run 'npm run build' first)`);
+    if (!existsSync(path.join(testExt, 'package.json')))
+      throw new Error(`no test build at ${testExt} (run 'npm run build' first)`);
     const testVsix = packageExtension(testExt, 'test-extension');
     const files = existsSync(opts.tests)
-      ? readdirSync(opts.tests, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.e2e.test.js')).map((f) => path.join(opts.tests, f))
+      ? readdirSync(opts.tests, { recursive: true, encoding: 'utf8' })
+          .filter((f) => f.endsWith('.e2e.test.js'))
+          .map((f) => path.join(opts.tests, f))
       : [];
     if (files.length === 0) throw new Error(`no *.e2e.test.js under ${opts.tests} (run 'npx tsc -p .' first)`);
     process.env.AVH_E2E_VSIX = vsix;
@@ -106,32 +123,49 @@ async function runMocha(files) {
  * the longest walk should not start last). A worker that ends without counts is one failure.
  */
 async function runSideBySide(files, jobs) {
-  const queue = files.map((file) => ({ file, size: statSync(file).size })).sort((a, b) => b.size - a.size).map((f) => f.file);
+  const queue = files
+    .map((file) => ({ file, size: statSync(file).size }))
+    .sort((a, b) => b.size - a.size)
+    .map((f) => f.file);
   const total = { passed: 0, failed: 0 };
-  const runOne = (file) => new Promise((resolve) => {
-    const stats = path.join(tmp, `${path.basename(file)}.json`);
-    const args = [new URL(import.meta.url).pathname, '--files', file, '--stats', stats, ...(opts.grep ? ['--grep', opts.grep] : [])];
-    const worker = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
-    workers.add(worker);
-    const output = [];
-    worker.stdout.on('data', (d) => output.push(d));
-    worker.stderr.on('data', (d) => output.push(d));
-    const t0 = Date.now();
-    worker.on('close', (code, signal) => {
-      workers.delete(worker);
-      let c = { passed: 0, failed: 1 };
-      try {
-        c = JSON.parse(readFileSync(stats, 'utf8'));
-      } catch {
-        output.push(Buffer.from(`[e2e] ${path.basename(file)} ended (${signal ?? `exit ${code}`}) without counts: counted as one failure\n`));
-      }
-      total.passed += c.passed;
-      total.failed += c.failed;
-      process.stdout.write(`\n[e2e] ${path.basename(file)}: ${c.passed} passed, ${c.failed} failed (${((Date.now() - t0) / 1000).toFixed(1)} s)\n`);
-      process.stdout.write(Buffer.concat(output));
-      resolve();
+  const runOne = (file) =>
+    new Promise((resolve) => {
+      const stats = path.join(tmp, `${path.basename(file)}.json`);
+      const args = [
+        new URL(import.meta.url).pathname,
+        '--files',
+        file,
+        '--stats',
+        stats,
+        ...(opts.grep ? ['--grep', opts.grep] : []),
+      ];
+      const worker = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+      workers.add(worker);
+      const output = [];
+      worker.stdout.on('data', (d) => output.push(d));
+      worker.stderr.on('data', (d) => output.push(d));
+      const t0 = Date.now();
+      worker.on('close', (code, signal) => {
+        workers.delete(worker);
+        let c = { passed: 0, failed: 1 };
+        try {
+          c = JSON.parse(readFileSync(stats, 'utf8'));
+        } catch {
+          output.push(
+            Buffer.from(
+              `[e2e] ${path.basename(file)} ended (${signal ?? `exit ${code}`}) without counts: counted as one failure\n`,
+            ),
+          );
+        }
+        total.passed += c.passed;
+        total.failed += c.failed;
+        process.stdout.write(
+          `\n[e2e] ${path.basename(file)}: ${c.passed} passed, ${c.failed} failed (${((Date.now() - t0) / 1000).toFixed(1)} s)\n`,
+        );
+        process.stdout.write(Buffer.concat(output));
+        resolve();
+      });
     });
-  });
   const lane = async () => {
     for (let file = queue.shift(); file !== undefined; file = queue.shift()) await runOne(file);
   };
@@ -146,16 +180,24 @@ function packageExtension(extDir, name) {
   // (.git, node_modules with --no-dependencies, .vscode-test) packages the same files in about a second.
   const stage = path.join(tmp, `${name}-stage`);
   const skip = new Set(['.git', 'node_modules', '.vscode-test'].map((d) => path.join(extDir, d)));
-  cpSync(extDir, stage, { recursive: true, verbatimSymlinks: true, filter: (src) => !skip.has(src) && !src.endsWith('.vsix') });
+  cpSync(extDir, stage, {
+    recursive: true,
+    verbatimSymlinks: true,
+    filter: (src) => !skip.has(src) && !src.endsWith('.vsix'),
+  });
   const out = path.join(tmp, `${name}.vsix`);
   const vsce = path.join(repoRoot, 'node_modules/@vscode/vsce/vsce');
   console.log(`[e2e] vsce package --no-dependencies (${extDir})`);
   // stdin closed: vsce never waits for an answer (without a TTY it warns and goes on).
-  const r = spawnSync(process.execPath, [vsce, 'package', '--no-dependencies', '--no-rewrite-relative-links', '-o', out], {
-    cwd: stage,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    encoding: 'utf8',
-  });
+  const r = spawnSync(
+    process.execPath,
+    [vsce, 'package', '--no-dependencies', '--no-rewrite-relative-links', '-o', out],
+    {
+      cwd: stage,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      encoding: 'utf8',
+    },
+  );
   if (r.status !== 0 || !existsSync(out)) {
     throw new Error(`vsce package failed (exit ${r.status}; did 'npm run build' run?):\n${r.stdout}${r.stderr}`);
   }

@@ -40,7 +40,9 @@ try {
 }
 
 function usage(message) {
-  console.error(`${message}\nusage: runExtensionTests.mjs --ext <abs dir> --tests <abs index.js> [--workspace <abs dir>] [--stats <file>] [--timeout <s>] [--grep <re>]`);
+  console.error(
+    `${message}\nusage: runExtensionTests.mjs --ext <abs dir> --tests <abs index.js> [--workspace <abs dir>] [--stats <file>] [--timeout <s>] [--grep <re>]`,
+  );
   finish({ passed: 0, failed: 1 }, 2);
 }
 
@@ -54,7 +56,8 @@ const timeoutMs = Number(opts.timeout) * 1000;
 let workspace;
 if (opts.workspace) {
   workspace = { folder: path.resolve(opts.workspace), dispose() {} };
-  if (!existsSync(workspace.folder) || !statSync(workspace.folder).isDirectory()) usage(`--workspace ${workspace.folder} is not a folder`);
+  if (!existsSync(workspace.folder) || !statSync(workspace.folder).isDirectory())
+    usage(`--workspace ${workspace.folder} is not a folder`);
 } else {
   const helper = path.join(repoRoot, 'out/test/integration/workspace.js');
   if (!existsSync(helper)) usage(`${helper} is missing (run 'npx tsc -p .' first) or pass --workspace`);
@@ -70,7 +73,10 @@ let vscodeExit = null; // the exit code VS Code hands to codeAutomationExit
 let harnessError = null;
 
 try {
-  server = await startCodeServer({ smokeDriver: true, env: { AVH_EXT_HOST_LOG_TAG: EXT_HOST_TAG, ...(opts.grep ? { AVH_MOCHA_GREP: opts.grep } : {}) } });
+  server = await startCodeServer({
+    smokeDriver: true,
+    env: { AVH_EXT_HOST_LOG_TAG: EXT_HOST_TAG, ...(opts.grep ? { AVH_MOCHA_GREP: opts.grep } : {}) },
+  });
   const remote = (p) => `vscode-remote://127.0.0.1:${server.port}${p}`;
   const url = server.workbenchUrl(workspace.folder, [
     ['extensionDevelopmentPath', remote(extDir)],
@@ -93,7 +99,13 @@ try {
   await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60_000 });
 
   let timer;
-  const timeout = new Promise((resolve) => (timer = setTimeout(() => resolve(new Error(`timed out after ${opts.timeout} s`)), timeoutMs - (Date.now() - started))));
+  const timeout = new Promise(
+    (resolve) =>
+      (timer = setTimeout(
+        () => resolve(new Error(`timed out after ${opts.timeout} s`)),
+        timeoutMs - (Date.now() - started),
+      )),
+  );
   const outcome = await Promise.race([exitPromise, timeout]);
   clearTimeout(timer);
   if (outcome instanceof Error) throw outcome;

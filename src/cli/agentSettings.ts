@@ -31,9 +31,10 @@ const CLAUDE_CODE: AgentAdapter = {
   displayName: 'Claude Code',
   events: ['UserPromptSubmit', 'Stop', 'StopFailure', 'SessionEnd'],
   scopes: SCOPES,
-  settingsFile: (scope, projectRoot, home) => (scope === 'user'
-    ? path.join(home, '.claude', 'settings.json')
-    : path.join(projectRoot, '.claude', scope === 'local' ? 'settings.local.json' : 'settings.json')),
+  settingsFile: (scope, projectRoot, home) =>
+    scope === 'user'
+      ? path.join(home, '.claude', 'settings.json')
+      : path.join(projectRoot, '.claude', scope === 'local' ? 'settings.local.json' : 'settings.json'),
 };
 
 /**
@@ -89,9 +90,12 @@ function parseDoc(file: string, text: string | null): Doc {
     const before = source.slice(0, at).split('\n');
     throw new SettingsFileError(
       `${file} is not valid JSON (line ${before.length}, column ${before[before.length - 1].length + 1}: ${errors[0] ? printParseErrorCode(errors[0].error) : 'empty'}). ` +
-      'Fix it by hand, then run the command again; nothing was changed.', EXIT.usage);
+        'Fix it by hand, then run the command again; nothing was changed.',
+      EXIT.usage,
+    );
   }
-  if (root.type !== 'object') throw new SettingsFileError(`${file} must hold a JSON object; nothing was changed.`, EXIT.usage);
+  if (root.type !== 'object')
+    throw new SettingsFileError(`${file} must hold a JSON object; nothing was changed.`, EXIT.usage);
   return { text: source, root, eol: source.includes('\r\n') ? '\r\n' : '\n', unit: indentUnit(source) };
 }
 
@@ -118,11 +122,17 @@ function splice(doc: Doc, offset: number, length: number, insert: string): Doc {
 /** Appends a property (object) or an element (array) after the container's last child, in the file's style. */
 function append(doc: Doc, container: Node, value: unknown, key?: string): Doc {
   const children = container.children ?? [];
-  const item = (indent: string) => `${key === undefined ? '' : `${JSON.stringify(key)}: `}${render(doc, value, indent)}`;
+  const item = (indent: string) =>
+    `${key === undefined ? '' : `${JSON.stringify(key)}: `}${render(doc, value, indent)}`;
   if (children.length === 0) {
     const outer = lineIndent(doc.text, container.offset);
     const inner = outer + doc.unit;
-    return splice(doc, container.offset + 1, container.length - 2, `${doc.eol}${inner}${item(inner)}${doc.eol}${outer}`);
+    return splice(
+      doc,
+      container.offset + 1,
+      container.length - 2,
+      `${doc.eol}${inner}${item(inner)}${doc.eol}${outer}`,
+    );
   }
   const last = children[children.length - 1];
   const end = last.offset + last.length;
@@ -141,7 +151,12 @@ function removeChild(doc: Doc, container: Node, index: number): Doc {
   const node = children[index];
   if (index > 0) {
     const previous = children[index - 1];
-    return splice(doc, previous.offset + previous.length, node.offset + node.length - (previous.offset + previous.length), '');
+    return splice(
+      doc,
+      previous.offset + previous.length,
+      node.offset + node.length - (previous.offset + previous.length),
+      '',
+    );
   }
   return splice(doc, node.offset, children[1].offset - node.offset, '');
 }
@@ -161,18 +176,27 @@ interface OurEntry {
 function findOurs(file: string, doc: Doc, adapter: AgentAdapter): OurEntry[] {
   const hooks = findNodeAtLocation(doc.root, ['hooks']);
   if (!hooks) return [];
-  if (hooks.type !== 'object') throw new SettingsFileError(`${file}: "hooks" is not a JSON object. Fix it by hand, then run the command again; nothing was changed.`, EXIT.usage);
+  if (hooks.type !== 'object')
+    throw new SettingsFileError(
+      `${file}: "hooks" is not a JSON object. Fix it by hand, then run the command again; nothing was changed.`,
+      EXIT.usage,
+    );
   const ours: OurEntry[] = [];
   for (const event of adapter.events) {
     const groups = findNodeAtLocation(hooks, [event]);
     if (!groups) continue;
-    if (groups.type !== 'array') throw new SettingsFileError(`${file}: "hooks.${event}" is not a JSON array. Fix it by hand, then run the command again; nothing was changed.`, EXIT.usage);
+    if (groups.type !== 'array')
+      throw new SettingsFileError(
+        `${file}: "hooks.${event}" is not a JSON array. Fix it by hand, then run the command again; nothing was changed.`,
+        EXIT.usage,
+      );
     (groups.children ?? []).forEach((group, g) => {
       const list = group.type === 'object' ? findNodeAtLocation(group, ['hooks']) : undefined;
-      (list?.type === 'array' ? list.children ?? [] : []).forEach((hook, h) => {
+      (list?.type === 'array' ? (list.children ?? []) : []).forEach((hook, h) => {
         const value: unknown = hook.type === 'object' ? getNodeValue(hook) : undefined;
         const command = (value as { command?: unknown } | undefined)?.command;
-        if (typeof command === 'string' && isOurHookCommand(command, adapter.agent)) ours.push({ event, group: g, hook: h, command });
+        if (typeof command === 'string' && isOurHookCommand(command, adapter.agent))
+          ours.push({ event, group: g, hook: h, command });
       });
     });
   }
@@ -182,7 +206,8 @@ function findOurs(file: string, doc: Doc, adapter: AgentAdapter): OurEntry[] {
 /** Our entries per event (for doctor and for telling where else we are connected). Throws on a malformed file. */
 export function ourHookEntries(file: string, text: string | null, adapter: AgentAdapter): HookEntries {
   const entries: HookEntries = new Map();
-  for (const e of findOurs(file, parseDoc(file, text), adapter)) entries.set(e.event, [...(entries.get(e.event) ?? []), e.command]);
+  for (const e of findOurs(file, parseDoc(file, text), adapter))
+    entries.set(e.event, [...(entries.get(e.event) ?? []), e.command]);
   return entries;
 }
 
@@ -264,7 +289,10 @@ export function writeSettings(file: string, text: string): void {
     target = fs.realpathSync(file);
     mode = fs.statSync(target).mode & 0o7777;
     if ((mode & 0o222) === 0) {
-      throw new SettingsFileError(`${file} is read-only; make it writable (chmod u+w) and run the command again; nothing was changed.`, EXIT.failed);
+      throw new SettingsFileError(
+        `${file} is read-only; make it writable (chmod u+w) and run the command again; nothing was changed.`,
+        EXIT.failed,
+      );
     }
   } catch (error) {
     if (error instanceof SettingsFileError) throw error;

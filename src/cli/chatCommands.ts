@@ -22,14 +22,18 @@ export async function runChatCommand(command: CommandName, c: CommandContext): P
     }
     case 'chat continue-on-new-branch': {
       const r = await history.continueChatOnNewBranch(values.chat);
-      const text = r.result === 'already-continued'
-        ? `Already continued: ${warningLine(r.continuation)}`
-        : `Switched to the new branch ${terminalSafe(r.continuation.newBranch)} (from ${terminalSafe(r.continuation.baseBranch)}). ${warningLine(r.continuation)}`;
+      const text =
+        r.result === 'already-continued'
+          ? `Already continued: ${warningLine(r.continuation)}`
+          : `Switched to the new branch ${terminalSafe(r.continuation.newBranch)} (from ${terminalSafe(r.continuation.baseBranch)}). ${warningLine(r.continuation)}`;
       return { json: r, text };
     }
     case 'chat restore-branch': {
       const r = await history.restoreChatBranch(values.chat);
-      return { json: r, text: `Restored the branch ${terminalSafe(r.branch)} from ${terminalSafe(r.remote)} at ${r.commit.slice(0, 10)}. Check it out to continue the conversation there.` };
+      return {
+        json: r,
+        text: `Restored the branch ${terminalSafe(r.branch)} from ${terminalSafe(r.remote)} at ${r.commit.slice(0, 10)}. Check it out to continue the conversation there.`,
+      };
     }
     default:
       throw new Error(`not a chat command: ${command}`);

@@ -29,7 +29,14 @@ export function wrapCommonJs(source: string): string {
 export function runBundle<T>(file: string, cachedData?: Buffer): { script: vm.Script; exports: T } {
   const script = new vm.Script(wrapCommonJs(fs.readFileSync(file, 'utf8')), { filename: file, cachedData });
   const module = { exports: {} as T };
-  (script.runInThisContext() as (...args: unknown[]) => void).call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file));
+  (script.runInThisContext() as (...args: unknown[]) => void).call(
+    module.exports,
+    module.exports,
+    createRequire(file),
+    module,
+    file,
+    path.dirname(file),
+  );
   return { script, exports: module.exports };
 }
 

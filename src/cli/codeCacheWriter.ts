@@ -17,15 +17,26 @@ async function warmHookPath(dist: string, fastHook: typeof tryFastHook): Promise
   const repo = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-versions-code-cache-'));
   // Nothing of the user's git configuration (hooks, signing) takes part, and git needs no identity of theirs.
   const env: Record<string, string> = {
-    GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: path.join(repo, '.no-global-config'),
-    GIT_AUTHOR_NAME: 'code cache', GIT_AUTHOR_EMAIL: 'code-cache@localhost', GIT_COMMITTER_NAME: 'code cache', GIT_COMMITTER_EMAIL: 'code-cache@localhost',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: path.join(repo, '.no-global-config'),
+    GIT_AUTHOR_NAME: 'code cache',
+    GIT_AUTHOR_EMAIL: 'code-cache@localhost',
+    GIT_COMMITTER_NAME: 'code cache',
+    GIT_COMMITTER_EMAIL: 'code-cache@localhost',
   };
   Object.assign(process.env, env);
   const run = (command: string, args: string[], input?: string) => {
     const r = spawnSync(command, args, { cwd: repo, input, encoding: 'utf8', env: process.env });
-    if (r.status !== 0) throw new Error(`${path.basename(command)} ${args.join(' ')}: ${r.error?.message ?? `exit ${r.status}`}`);
+    if (r.status !== 0)
+      throw new Error(`${path.basename(command)} ${args.join(' ')}: ${r.error?.message ?? `exit ${r.status}`}`);
   };
-  const event = (name: string) => JSON.stringify({ hook_event_name: name, session_id: 'code-cache', cwd: repo, prompt: name === 'UserPromptSubmit' ? 'warm up' : undefined });
+  const event = (name: string) =>
+    JSON.stringify({
+      hook_event_name: name,
+      session_id: 'code-cache',
+      cwd: repo,
+      prompt: name === 'UserPromptSubmit' ? 'warm up' : undefined,
+    });
   try {
     run('git', ['init', '-q']);
     fs.writeFileSync(path.join(repo, 'file.txt'), 'one\n');
@@ -50,7 +61,8 @@ async function main(dist: string): Promise<void> {
   fs.writeFileSync(codeCacheFile(path.join(dist, 'cliMain.js')), full.script.createCachedData());
   const hook = runBundle<{ tryFastHook: typeof tryFastHook }>(path.join(dist, 'cliHook.js'));
   const notWarmed = await warmHookPath(dist, hook.exports.tryFastHook);
-  if (notWarmed !== null) process.stderr.write(`code cache: the hook path was not run (${notWarmed}); its cache holds the top level only\n`);
+  if (notWarmed !== null)
+    process.stderr.write(`code cache: the hook path was not run (${notWarmed}); its cache holds the top level only\n`);
   fs.writeFileSync(codeCacheFile(path.join(dist, 'cliHook.js')), hook.script.createCachedData());
 }
 

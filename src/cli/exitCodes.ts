@@ -5,7 +5,10 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, recoveryRequired: 3 } as const
 
 /** A failure the CLI itself detected, with a message written by us (safe to print) and its exit code. */
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode: number) {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
     super(message);
     this.name = new.target.name;
   }
@@ -16,7 +19,10 @@ export class CliError extends Error {
  * what is wrong; `command` selects the usage text printed under it, so the user sees how to fix it.
  */
 export class UsageError extends CliError {
-  constructor(message: string, readonly command?: string) {
+  constructor(
+    message: string,
+    readonly command?: string,
+  ) {
     super(message, EXIT.usage);
   }
 }

@@ -2,7 +2,8 @@ import { findRepository, initRepository } from '../core/git/initRepository';
 import { GitRepository, resolveRepository } from '../core/git/repository';
 
 /** What a hook says, once per event, in a folder without git (it records nothing and exits 0). */
-export const NO_REPOSITORY_HOOK_LINE = 'this folder has no git repository; run `agent-versions init` here to keep versions of agent turns';
+export const NO_REPOSITORY_HOOK_LINE =
+  'this folder has no git repository; run `agent-versions init` here to keep versions of agent turns';
 
 /**
  * The one place every hook adapter opens its repository (issue 13): the repository `folder` is in; in a folder

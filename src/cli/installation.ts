@@ -68,7 +68,9 @@ function splitOptions(words: string[]): { words: string[]; options: string[] } {
  * variables in HOOK_UNSET_ENV.
  */
 export function hookCommand(agent: AgentName, options: HookCommandOptions = {}): string {
-  return [...hookEnvWords(), ...installationWords(agent, options.cliFile), ...(options.init ? ['--init'] : [])].map(shellWord).join(' ');
+  return [...hookEnvWords(), ...installationWords(agent, options.cliFile), ...(options.init ? ['--init'] : [])]
+    .map(shellWord)
+    .join(' ');
 }
 
 /** Whether a hook command ends with --init (the hook creates the repository in a folder without git). */
@@ -113,7 +115,8 @@ export function shellWords(command: string): string[] {
       inWord = true;
     } else if (c === '"') {
       let j = i + 1;
-      for (; j < command.length && command[j] !== '"'; j++) current += command[j] === '\\' && j + 1 < command.length ? command[++j] : command[j];
+      for (; j < command.length && command[j] !== '"'; j++)
+        current += command[j] === '\\' && j + 1 < command.length ? command[++j] : command[j];
       i = j;
       inWord = true;
     } else if (c === '\\' && i + 1 < command.length) {
@@ -143,17 +146,24 @@ export function isOurHookCommand(command: string, agent: AgentName): boolean {
   if (n < 3 || words[n - 2] !== 'hook' || words[n - 1] !== agent) return false;
   const script = words[n - 3];
   if (path.basename(script) === 'agent-versions') return true;
-  const root = /(^|\/)dist\/cli\.js$/.test(script) ? path.dirname(path.dirname(script))
-    : /(^|\/)src\/cli\/main\.js$/.test(script) ? path.dirname(path.dirname(path.dirname(script))) : null;
+  const root = /(^|\/)dist\/cli\.js$/.test(script)
+    ? path.dirname(path.dirname(script))
+    : /(^|\/)src\/cli\/main\.js$/.test(script)
+      ? path.dirname(path.dirname(path.dirname(script)))
+      : null;
   if (root === null) return false;
   // When the script still exists, its package must be ours; a vanished one (a moved clone) is judged by its shape.
-  return !fs.existsSync(script) || packageNameAt(root) === PACKAGE_NAME || packageNameAt(path.dirname(root)) === PACKAGE_NAME;
+  return (
+    !fs.existsSync(script) || packageNameAt(root) === PACKAGE_NAME || packageNameAt(path.dirname(root)) === PACKAGE_NAME
+  );
 }
 
 function packageNameAt(dir: string): string | null {
   try {
     const parsed: unknown = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
-    return typeof parsed === 'object' && parsed !== null && 'name' in parsed && typeof parsed.name === 'string' ? parsed.name : null;
+    return typeof parsed === 'object' && parsed !== null && 'name' in parsed && typeof parsed.name === 'string'
+      ? parsed.name
+      : null;
   } catch {
     return null;
   }

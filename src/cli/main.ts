@@ -3,7 +3,16 @@ import * as v8 from 'node:v8';
 import { AvhError, safeMessage } from '../core/errors';
 import { EventLog, formatEvent, silentLog } from '../core/log';
 import { VersionHistory } from '../core/versionHistory';
-import { AgentName, commandHelp, generalUsage, HookAgent, Invocation, intentOf, parseCommandLine, usageFor } from './commandLine';
+import {
+  AgentName,
+  commandHelp,
+  generalUsage,
+  HookAgent,
+  Invocation,
+  intentOf,
+  parseCommandLine,
+  usageFor,
+} from './commandLine';
 import { runConnect } from './connectCommand';
 import { doctorText, runDoctor } from './doctor';
 import { runInitCommand } from './initCommand';
@@ -42,7 +51,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.stderr(`agent-versions: ${message}\n`);
     if (error instanceof UsageError) io.stderr(`\n${usageFor(error.command)}\n`);
     if (json) {
-      const reason = error instanceof AvhError ? error.reason : error instanceof UsageError ? 'usage' : error instanceof CliError ? 'failed' : 'unexpected';
+      const reason =
+        error instanceof AvhError
+          ? error.reason
+          : error instanceof UsageError
+            ? 'usage'
+            : error instanceof CliError
+              ? 'failed'
+              : 'unexpected';
       io.stdout(`${JSON.stringify({ error: { reason, message } })}\n`);
     }
     return isHook && code === EXIT.usage ? EXIT.failed : code;
@@ -64,15 +80,34 @@ async function run(invocation: Invocation, io: CliIo): Promise<CommandOutput> {
   }
   const { command, args } = invocation;
   const log: EventLog = values.verbose
-    ? { info: (e, f) => io.stderr(`${formatEvent(e, f)}\n`), warn: (e, f) => io.stderr(`warn ${formatEvent(e, f)}\n`), error: (e, f) => io.stderr(`error ${formatEvent(e, f)}\n`) }
+    ? {
+        info: (e, f) => io.stderr(`${formatEvent(e, f)}\n`),
+        warn: (e, f) => io.stderr(`warn ${formatEvent(e, f)}\n`),
+        error: (e, f) => io.stderr(`error ${formatEvent(e, f)}\n`),
+      }
     : silentLog;
   if (command === 'hook') {
     // stdout of a prompt hook is added to the agent's context: print nothing unless asked for JSON.
-    return { json: await runHook({ agent: args[0] as HookAgent, payload: args[1], readStdin: io.readStdin, cwd: io.cwd, repo: values.repo, init: values.init === true, log, stderr: io.stderr }) };
+    return {
+      json: await runHook({
+        agent: args[0] as HookAgent,
+        payload: args[1],
+        readStdin: io.readStdin,
+        cwd: io.cwd,
+        repo: values.repo,
+        init: values.init === true,
+        log,
+        stderr: io.stderr,
+      }),
+    };
   }
   if (command === 'connect' || command === 'disconnect') {
     return runConnect({
-      action: command, agent: args[0] as AgentName, dryRun: values['dry-run'] === true, init: values.init === true, folder,
+      action: command,
+      agent: args[0] as AgentName,
+      dryRun: values['dry-run'] === true,
+      init: values.init === true,
+      folder,
       scope: values.user ? 'user' : values.local ? 'local' : 'project',
     });
   }
@@ -84,7 +119,14 @@ async function run(invocation: Invocation, io: CliIo): Promise<CommandOutput> {
   const history = await VersionHistory.open(folder, { log });
   try {
     for (const notice of history.notices) io.stderr(`agent-versions: ${notice.message}\n`);
-    return await runRepositoryCommand(command, { history, args, values, readStdin: io.readStdin, cwd: io.cwd, stderr: io.stderr });
+    return await runRepositoryCommand(command, {
+      history,
+      args,
+      values,
+      readStdin: io.readStdin,
+      cwd: io.cwd,
+      stderr: io.stderr,
+    });
   } finally {
     await history.close();
   }
@@ -108,8 +150,13 @@ export function runCliProcess(argv: readonly string[], readStdin: () => Promise<
     readStdin,
     cwd: process.cwd(),
   }).then(
-    (code) => { process.exitCode = code; },
+    (code) => {
+      process.exitCode = code;
+    },
     // Never Node's default report: it would print the error's properties (a git error keeps git's stderr).
-    (error: unknown) => { process.stderr.write(`agent-versions: ${safeMessage(error)}\n`); process.exitCode = EXIT.failed; },
+    (error: unknown) => {
+      process.stderr.write(`agent-versions: ${safeMessage(error)}\n`);
+      process.exitCode = EXIT.failed;
+    },
   );
 }

@@ -14,7 +14,11 @@ export function terminalSafe(text: string): string {
 }
 
 const KIND_LABELS: Record<VersionInfo['kind'], string> = {
-  agent: 'Agent', interrupted: 'Interrupted', recovery: 'Recovery', restore: 'Restore', user: 'Commit',
+  agent: 'Agent',
+  interrupted: 'Interrupted',
+  recovery: 'Recovery',
+  restore: 'Restore',
+  user: 'Commit',
 };
 
 /** `2026-11-30 15:09` in the local time zone (what `git log --date=format-local` would show). */
@@ -32,10 +36,20 @@ function summaryOf(v: VersionInfo): string {
 /** `versions` for people: one row per version, newest first; the summary column last, so long ones do not skew the table. */
 export function versionsTable(versions: readonly VersionInfo[]): string {
   if (versions.length === 0) return 'No versions yet: this branch has no commits.';
-  const rows = versions.map((v) => [localTime(v.time), KIND_LABELS[v.kind], v.outcome ?? '', v.oid.slice(0, 10), terminalSafe(summaryOf(v))]);
+  const rows = versions.map((v) => [
+    localTime(v.time),
+    KIND_LABELS[v.kind],
+    v.outcome ?? '',
+    v.oid.slice(0, 10),
+    terminalSafe(summaryOf(v)),
+  ]);
   const header = ['TIME', 'KIND', 'OUTCOME', 'COMMIT', 'SUMMARY'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
   return [line(header), ...rows.map(line)].join('\n');
 }
 
@@ -66,5 +80,10 @@ export function restoreText(r: RestoreResult): string {
 }
 
 export function restoreJson(r: RestoreResult): Record<string, unknown> {
-  return { result: r.result, ...(r.restoreCommit ? { restoreCommit: r.restoreCommit } : {}), ...(r.preserved ? { preserved: r.preserved } : {}), ...(r.turnId ? { turnId: r.turnId } : {}) };
+  return {
+    result: r.result,
+    ...(r.restoreCommit ? { restoreCommit: r.restoreCommit } : {}),
+    ...(r.preserved ? { preserved: r.preserved } : {}),
+    ...(r.turnId ? { turnId: r.turnId } : {}),
+  };
 }

@@ -26,7 +26,8 @@ export function readProcessStdin(): Promise<string> {
   } catch (error) {
     // EAGAIN: a non-blocking descriptor (what was read so far is kept); EOF-like errors of a closed stdin: empty.
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EOF' || code === 'EBADF' || code === 'EINVAL') return Promise.resolve(Buffer.concat(chunks).toString('utf8'));
+    if (code === 'EOF' || code === 'EBADF' || code === 'EINVAL')
+      return Promise.resolve(Buffer.concat(chunks).toString('utf8'));
     if (code !== 'EAGAIN') return Promise.reject(error);
   }
   return readAsStream(chunks, size);

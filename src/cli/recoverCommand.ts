@@ -1,5 +1,10 @@
 import {
-  acceptCurrentVersion, checkRepository, RecoveryAssessment, RecoveryBlockedError, RecoverySettlement, saveAndAcceptCurrentVersion,
+  acceptCurrentVersion,
+  checkRepository,
+  RecoveryAssessment,
+  RecoveryBlockedError,
+  RecoverySettlement,
+  saveAndAcceptCurrentVersion,
 } from '../core/recovery/recoveryActions';
 import { readRecovery } from '../core/recovery/recoveryLatch';
 import { describeAge, findStaleGitLocks, removeStaleGitLocks } from '../core/recovery/staleLocks';
@@ -24,16 +29,31 @@ export async function runRecoverCommand(history: VersionHistory, sub: string, _j
   const ctx = history.ctx;
   switch (sub) {
     case 'check': {
-      const [latch, assessment, stale] = await Promise.all([ctx.store.read((r) => readRecovery(r)), checkRepository(ctx), findStaleGitLocks(ctx)]);
+      const [latch, assessment, stale] = await Promise.all([
+        ctx.store.read((r) => readRecovery(r)),
+        checkRepository(ctx),
+        findStaleGitLocks(ctx),
+      ]);
       const payload = {
         recovery: latch ? 'required' : 'not-required',
         ...(latch ? { operationId: latch.operationId, lastPhase: latch.lastPhase } : {}),
         assessment,
-        ...(stale.length > 0 ? { staleLocks: stale.map(({ file, ageMs }) => ({ file, ageMs: Math.round(ageMs) })) } : {}),
+        ...(stale.length > 0
+          ? { staleLocks: stale.map(({ file, ageMs }) => ({ file, ageMs: Math.round(ageMs) })) }
+          : {}),
       };
-      const hint = stale.map((lock) => `\n.git/${lock.file} was left ${describeAge(lock.ageMs)} ago by an interrupted restore: run \`agent-versions recover remove-stale-lock\` to remove it.`).join('');
+      const hint = stale
+        .map(
+          (lock) =>
+            `\n.git/${lock.file} was left ${describeAge(lock.ageMs)} ago by an interrupted restore: run \`agent-versions recover remove-stale-lock\` to remove it.`,
+        )
+        .join('');
       if (!latch) return { json: payload, text: `Recovery is not required.${hint}`, exitCode: EXIT.ok };
-      return { json: payload, text: describeAssessment(assessment) + hint, exitCode: assessment.kind === 'healthy' ? EXIT.ok : EXIT.recoveryRequired };
+      return {
+        json: payload,
+        text: describeAssessment(assessment) + hint,
+        exitCode: assessment.kind === 'healthy' ? EXIT.ok : EXIT.recoveryRequired,
+      };
     }
     case 'accept':
       return settlementOutput(await acceptCurrentVersion(ctx));
@@ -49,8 +69,18 @@ export async function runRecoverCommand(history: VersionHistory, sub: string, _j
       const latch = await ctx.store.read((r) => readRecovery(r));
       const next = latch ? ' Recovery is still required: run `agent-versions recover check`.' : '';
       return {
-        json: { recovery: latch ? 'required' : 'not-required', result: 'removed', removed: removed.map(({ file, ageMs }) => ({ file, ageMs: Math.round(ageMs) })) },
-        text: removed.map((lock) => `Removed the stale lock .git/${lock.file} (left ${describeAge(lock.ageMs)} ago by an interrupted restore).`).join('\n') + next,
+        json: {
+          recovery: latch ? 'required' : 'not-required',
+          result: 'removed',
+          removed: removed.map(({ file, ageMs }) => ({ file, ageMs: Math.round(ageMs) })),
+        },
+        text:
+          removed
+            .map(
+              (lock) =>
+                `Removed the stale lock .git/${lock.file} (left ${describeAge(lock.ageMs)} ago by an interrupted restore).`,
+            )
+            .join('\n') + next,
         exitCode: latch ? EXIT.recoveryRequired : EXIT.ok,
       };
     }
@@ -62,7 +92,11 @@ export async function runRecoverCommand(history: VersionHistory, sub: string, _j
 function settlementOutput(settlement: RecoverySettlement): RecoverOutput {
   switch (settlement.result) {
     case 'not-required':
-      return { json: { recovery: 'not-required', result: 'not-required' }, text: 'Recovery is not required.', exitCode: EXIT.ok };
+      return {
+        json: { recovery: 'not-required', result: 'not-required' },
+        text: 'Recovery is not required.',
+        exitCode: EXIT.ok,
+      };
     case 'accepted': {
       const where = `${settlement.branch} at ${settlement.head.slice(0, 12)}`;
       const text = settlement.savedCommit
@@ -92,8 +126,10 @@ function describeAssessment(assessment: RecoveryAssessment): string {
       return `Recovery is required. The repository is clean on ${assessment.branch} at ${assessment.head.slice(0, 12)}: run \`agent-versions recover accept\` to continue from its current version.`;
     case 'dirty': {
       const c = assessment.counts;
-      return `Your current changes need to be saved (${c.staged} staged, ${c.unstaged} modified, ${c.untracked} untracked). ` +
-        'Run `agent-versions recover save-and-accept` to save them as the current version and continue using Version History.';
+      return (
+        `Your current changes need to be saved (${c.staged} staged, ${c.unstaged} modified, ${c.untracked} untracked). ` +
+        'Run `agent-versions recover save-and-accept` to save them as the current version and continue using Version History.'
+      );
     }
     case 'blocked':
       return `Version History is unavailable — ${assessment.message}`;

@@ -32,8 +32,15 @@ export async function runRepositoryCommand(command: CommandName, c: CommandConte
   const { history, values } = c;
   switch (command) {
     case 'turn begin': {
-      const prompt = values['prompt-file'] !== undefined ? await readPromptFile(values['prompt-file'], c) : values.prompt ?? '';
-      const { turnId, excluded, notice } = await history.beginTurn({ chatId: values.chat, prompt, ...(values.agent ? { agent: values.agent } : {}), ...(values.title ? { chatTitle: values.title } : {}), ...(values['base-branch'] ? { baseBranch: values['base-branch'] } : {}) });
+      const prompt =
+        values['prompt-file'] !== undefined ? await readPromptFile(values['prompt-file'], c) : (values.prompt ?? '');
+      const { turnId, excluded, notice } = await history.beginTurn({
+        chatId: values.chat,
+        prompt,
+        ...(values.agent ? { agent: values.agent } : {}),
+        ...(values.title ? { chatTitle: values.title } : {}),
+        ...(values['base-branch'] ? { baseBranch: values['base-branch'] } : {}),
+      });
       tellLeftOut(c, excluded, notice);
       return { json: { turnId }, text: turnId };
     }
@@ -42,8 +49,15 @@ export async function runRepositoryCommand(command: CommandName, c: CommandConte
       if (r.message) c.stderr(`agent-versions: ${r.message}\n`);
       tellLeftOut(c, r.excluded, r.notice);
       return {
-        json: { turnId: r.turnId, outcome: r.outcome, version: r.version, excluded: r.excluded.map((f) => ({ path: f.path, reason: f.rule })) },
-        text: r.version ? `${r.outcome}: version ${r.version.slice(0, 12)}` : `${r.outcome}: no version${r.reason ? ` (${r.reason})` : ''}`,
+        json: {
+          turnId: r.turnId,
+          outcome: r.outcome,
+          version: r.version,
+          excluded: r.excluded.map((f) => ({ path: f.path, reason: f.rule })),
+        },
+        text: r.version
+          ? `${r.outcome}: version ${r.version.slice(0, 12)}`
+          : `${r.outcome}: no version${r.reason ? ` (${r.reason})` : ''}`,
       };
     }
     case 'versions': {
@@ -61,16 +75,29 @@ export async function runRepositoryCommand(command: CommandName, c: CommandConte
       // --only everything is the choice itself: it confirms taking later work away, as --yes does.
       const options = { confirmUserCommits: values.yes === true || values.only === 'everything' };
       try {
-        const r = command === 'undo' ? await history.undo(values.turn, { ...options, ...(values.only ? { only: values.only } : {}) })
-          : command === 'undo-file' ? await history.undoFile(values.turn, c.args[0], options)
-            : command === 'redo' ? await history.redo(options)
-              : await history.restore(c.args[0], options);
+        const r =
+          command === 'undo'
+            ? await history.undo(values.turn, { ...options, ...(values.only ? { only: values.only } : {}) })
+            : command === 'undo-file'
+              ? await history.undoFile(values.turn, c.args[0], options)
+              : command === 'redo'
+                ? await history.redo(options)
+                : await history.restore(c.args[0], options);
         if (r.notice) c.stderr(`agent-versions: ${r.notice}\n`);
         return { json: { ...restoreJson(r), ...(r.scope ? { scope: r.scope } : {}) }, text: undoText(r) };
       } catch (error) {
         if (error instanceof AvhError && error.reason === 'confirmation-required') {
-          const how = error.details.choice === true ? ' Run again with --only turn or --only everything;' : ' Run again with --yes to continue;';
-          throw new AvhError('confirmation-required', error.message.replace(/ Choose (.*?)\. Nothing was changed\.$/, ' Choose $1.' + how + ' nothing was changed.').replace(/ Confirm to continue;/, how), error.details);
+          const how =
+            error.details.choice === true
+              ? ' Run again with --only turn or --only everything;'
+              : ' Run again with --yes to continue;';
+          throw new AvhError(
+            'confirmation-required',
+            error.message
+              .replace(/ Choose (.*?)\. Nothing was changed\.$/, ' Choose $1.' + how + ' nothing was changed.')
+              .replace(/ Confirm to continue;/, how),
+            error.details,
+          );
         }
         throw error;
       }
@@ -91,7 +118,10 @@ export async function runRepositoryCommand(command: CommandName, c: CommandConte
 /** restoreText, naming what an Undo that keeps later work took back. */
 function undoText(r: RestoreResult): string {
   if (r.result !== 'restored' || !r.scope || r.scope === 'everything') return restoreText(r);
-  const what = r.scope === 'file' ? 'Put the file back to its pre-turn content' : 'Undid only this turn’s changes (later work kept)';
+  const what =
+    r.scope === 'file'
+      ? 'Put the file back to its pre-turn content'
+      : 'Undid only this turn’s changes (later work kept)';
   return `${what} as ${r.restoreCommit?.slice(0, 10)}.${r.preserved ? ` Your uncommitted changes were saved first (${r.preserved.slice(0, 10)}).` : ''}`;
 }
 

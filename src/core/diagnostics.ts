@@ -50,7 +50,10 @@ export function stateFileFacts(repo: GitRepository): StateFileFacts {
   };
   let quarantined: string[] = [];
   try {
-    quarantined = fs.readdirSync(repo.stateDir).filter((n) => n.startsWith(`${SNAPSHOT_FILE}.corrupt-`)).sort();
+    quarantined = fs
+      .readdirSync(repo.stateDir)
+      .filter((n) => n.startsWith(`${SNAPSHOT_FILE}.corrupt-`))
+      .sort();
   } catch {
     // no state directory yet
   }

@@ -16,7 +16,7 @@ export function randomUuid(): string {
     return (require('node:crypto') as typeof import('node:crypto')).randomUUID();
   }
   try {
-    for (let done = 0; done < 16; ) done += fs.readSync(fd, bytes, done, 16 - done, null);
+    for (let done = 0; done < 16;) done += fs.readSync(fd, bytes, done, 16 - done, null);
   } finally {
     fs.closeSync(fd);
   }

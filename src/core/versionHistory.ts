@@ -4,9 +4,23 @@ import { inspectRepositoryHealth, readSymbolicHead, RepositoryHealth } from './g
 import { GitRepository, resolveRepository } from './git/repository';
 import { EventLog, silentLog } from './log';
 import { readRecovery, RecoveryLatch, setRecovery } from './recovery/recoveryLatch';
-import { historyCounts, HistoryCounts, turnOfVersion, UndoableTurn, undoableTurnsWithChats } from './restore/historyCounts';
+import {
+  historyCounts,
+  HistoryCounts,
+  turnOfVersion,
+  UndoableTurn,
+  undoableTurnsWithChats,
+} from './restore/historyCounts';
 import { inFlightOperation } from './restore/operationRecords';
-import { previewRestore, reconcileOperations, RestoreOptions, RestorePreview, RestoreRequest, RestoreResult, runRestore } from './restore/restoreService';
+import {
+  previewRestore,
+  reconcileOperations,
+  RestoreOptions,
+  RestorePreview,
+  RestoreRequest,
+  RestoreResult,
+  runRestore,
+} from './restore/restoreService';
 import { DurableStore } from './store/durableStore';
 import { secretsInTrackedFiles } from './git/secretExclusion';
 import { attachSecretChoices, ignoreInGitignore, includeInVersions } from './secrets/secretChoices';
@@ -14,9 +28,25 @@ import type { SecretFinding } from './secrets/secretScanner';
 import { archivedCounts } from './store/archive';
 import { rebuildFromTrailers } from './turns/rebuildFromTrailers';
 import { countTurns, getTurn, openTurns } from './turns/turnRecords';
-import { beginTurn, BeginTurnResult, cancelOpenTurnsOfChat, endTurn, EndTurnResult, settlePendingTurns } from './turns/turnLedger';
+import {
+  beginTurn,
+  BeginTurnResult,
+  cancelOpenTurnsOfChat,
+  endTurn,
+  EndTurnResult,
+  settlePendingTurns,
+} from './turns/turnLedger';
 import { validateBeginTurn, validateChatId, validateOutcome, validateTurnId } from './turns/validation';
-import { branchNotices, ChatStatus, chatStatus, continueOnNewBranch, ContinueResult, forgetBranchAnswers, restoreChatBranch, settleChatContinuations } from './chats/chatBranches';
+import {
+  branchNotices,
+  ChatStatus,
+  chatStatus,
+  continueOnNewBranch,
+  ContinueResult,
+  forgetBranchAnswers,
+  restoreChatBranch,
+  settleChatContinuations,
+} from './chats/chatBranches';
 import { listVersions, VersionInfo } from './turns/versions';
 import { buildVersionsView } from './turns/versionRows';
 import { ChangedFile, changedFilesOf, readBlobAt } from './git/versionLog';
@@ -62,7 +92,10 @@ export const STATE_REBUILT_REASON = 'state-rebuilt';
  * (API callers, CLI arguments, hook events) are validated here before they reach the core.
  */
 export class VersionHistory {
-  private constructor(readonly ctx: RepoContext, readonly notices: readonly StartupNotice[]) {}
+  private constructor(
+    readonly ctx: RepoContext,
+    readonly notices: readonly StartupNotice[],
+  ) {}
 
   static async open(folder: string, options: OpenOptions = {}): Promise<VersionHistory> {
     const repo = await resolveRepository(folder);
@@ -118,7 +151,11 @@ export class VersionHistory {
   }
 
   runningTurnsOfChat(chatId: string): Promise<RunningTurnInfo[]> {
-    return this.ctx.store.read((r) => openTurns(r).filter((t) => t.chat_id === chatId).map(toRunningInfo));
+    return this.ctx.store.read((r) =>
+      openTurns(r)
+        .filter((t) => t.chat_id === chatId)
+        .map(toRunningInfo),
+    );
   }
 
   getVersions(limit = 100, skip = 0): Promise<VersionInfo[]> {
@@ -145,7 +182,13 @@ export class VersionHistory {
   async status(): Promise<StatusReport> {
     const [health, state] = await Promise.all([
       inspectRepositoryHealth(this.ctx.repo),
-      this.ctx.store.read((r) => ({ running: openTurns(r), counts: countTurns(r), archived: archivedCounts(r).rows, recovery: readRecovery(r), operation: inFlightOperation(r) })),
+      this.ctx.store.read((r) => ({
+        running: openTurns(r),
+        counts: countTurns(r),
+        archived: archivedCounts(r).rows,
+        recovery: readRecovery(r),
+        operation: inFlightOperation(r),
+      })),
     ]);
     return {
       root: this.ctx.repo.root,
@@ -153,7 +196,9 @@ export class VersionHistory {
       runningTurns: state.running.map(toRunningInfo),
       counts: { turns: state.counts.total + state.archived, runningTurns: state.counts.open },
       recovery: state.recovery,
-      operation: state.operation ? { id: state.operation.id, kind: state.operation.kind, phase: state.operation.phase } : null,
+      operation: state.operation
+        ? { id: state.operation.id, kind: state.operation.kind, phase: state.operation.phase }
+        : null,
     };
   }
 
@@ -164,13 +209,19 @@ export class VersionHistory {
    */
   async undo(turnId?: unknown, options: RestoreOptions & { only?: unknown } = {}): Promise<RestoreResult> {
     const { only, ...rest } = options;
-    if (only !== undefined && only !== 'turn' && only !== 'everything') throw new AvhError('invalid-input', "only must be 'turn' or 'everything'.");
-    return runRestore(this.ctx, { kind: 'undo', ...(turnId === undefined ? {} : { turnId: validateTurnId(turnId) }), ...(only ? { only } : {}) }, rest);
+    if (only !== undefined && only !== 'turn' && only !== 'everything')
+      throw new AvhError('invalid-input', "only must be 'turn' or 'everything'.");
+    return runRestore(
+      this.ctx,
+      { kind: 'undo', ...(turnId === undefined ? {} : { turnId: validateTurnId(turnId) }), ...(only ? { only } : {}) },
+      rest,
+    );
   }
 
   /** Undo This File: puts one path the turn changed back to its pre-turn content as a new commit; the rest of the turn stays. */
   async undoFile(turnId: unknown, path: unknown, options: RestoreOptions = {}): Promise<RestoreResult> {
-    if (typeof path !== 'string' || path.length === 0) throw new AvhError('invalid-input', 'Undo This File needs the path of a file the turn changed.');
+    if (typeof path !== 'string' || path.length === 0)
+      throw new AvhError('invalid-input', 'Undo This File needs the path of a file the turn changed.');
     return runRestore(this.ctx, { kind: 'undo', turnId: validateTurnId(turnId), path }, options);
   }
 
@@ -191,7 +242,8 @@ export class VersionHistory {
 
   /** Restore the working tree to a chosen commit, as a new `[Restore]` commit. */
   async restore(target: unknown, options: RestoreOptions = {}): Promise<RestoreResult> {
-    if (typeof target !== 'string' || target.length === 0) throw new AvhError('invalid-input', 'restore needs a commit id.');
+    if (typeof target !== 'string' || target.length === 0)
+      throw new AvhError('invalid-input', 'restore needs a commit id.');
     return runRestore(this.ctx, { kind: 'restore', target }, options);
   }
 
@@ -207,7 +259,9 @@ export class VersionHistory {
 
   /** The stored prompt of a turn, for "Copy prompt" after an Undo (never logged). */
   async promptOf(turnId: string): Promise<string | null> {
-    return this.ctx.store.read((r) => r.get<{ prompt: string }>('SELECT prompt FROM turns WHERE id = ?', [turnId])?.prompt ?? null);
+    return this.ctx.store.read(
+      (r) => r.get<{ prompt: string }>('SELECT prompt FROM turns WHERE id = ?', [turnId])?.prompt ?? null,
+    );
   }
 
   /** Whether this repository recorded the turn (the extension finds a turn's repository after a reload). */

@@ -37,7 +37,11 @@ export type WebviewMessage = v.InferOutput<typeof WEBVIEW_MESSAGE>;
 export type WebviewRequest = Extract<WebviewMessage, { id: number }>;
 export type WebviewCommand = Exclude<WebviewMessage, { id: number }>;
 /** A request as the webview builds it (the client adds the id). */
-export type WebviewRequestBody = WebviewRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
+export type WebviewRequestBody = WebviewRequest extends infer R
+  ? R extends { id: number }
+    ? Omit<R, 'id'>
+    : never
+  : never;
 
 /**
  * Messages are plain objects (postMessage's structured clone makes them so); one with another prototype is
@@ -70,27 +74,44 @@ export const VERSION_ROW = v.object({
   filesChanged: v.number(),
   insertions: v.number(),
   deletions: v.number(),
-  turn: v.nullable(v.object({
-    id: v.string(),
-    chatId: v.string(),
-    chatTitle: NULLABLE_STRING,
-    agent: NULLABLE_STRING,
-    outcome: v.nullable(OUTCOME),
-    undone: v.boolean(),
-    canUndo: v.boolean(),
-    chatIndex: v.number(),
-    chatBranch: v.optional(BRANCH_STATE),
-  })),
+  turn: v.nullable(
+    v.object({
+      id: v.string(),
+      chatId: v.string(),
+      chatTitle: NULLABLE_STRING,
+      agent: NULLABLE_STRING,
+      outcome: v.nullable(OUTCOME),
+      undone: v.boolean(),
+      canUndo: v.boolean(),
+      chatIndex: v.number(),
+      chatBranch: v.optional(BRANCH_STATE),
+    }),
+  ),
   isHead: v.boolean(),
 });
 
 const BRANCH_NOTICES = v.object({
-  warnings: v.array(v.object({
-    chatId: v.string(), chatTitle: NULLABLE_STRING, oldBranch: v.string(), newBranch: v.string(), baseBranch: v.string(), repository: v.string(), at: v.number(),
-  })),
-  chats: v.array(v.object({
-    chatId: v.string(), chatTitle: NULLABLE_STRING, branch: v.string(), state: BRANCH_STATE, message: v.string(), canContinue: v.boolean(),
-  })),
+  warnings: v.array(
+    v.object({
+      chatId: v.string(),
+      chatTitle: NULLABLE_STRING,
+      oldBranch: v.string(),
+      newBranch: v.string(),
+      baseBranch: v.string(),
+      repository: v.string(),
+      at: v.number(),
+    }),
+  ),
+  chats: v.array(
+    v.object({
+      chatId: v.string(),
+      chatTitle: NULLABLE_STRING,
+      branch: v.string(),
+      state: BRANCH_STATE,
+      message: v.string(),
+      canContinue: v.boolean(),
+    }),
+  ),
 });
 
 const VERSIONS_VIEW = v.variant('kind', [
@@ -136,7 +157,8 @@ export function parseVersionRow(raw: unknown): VersionRow | undefined {
 }
 
 /** The text the pane shows while recovery is required (SPEC §6), with no buttons of its own. */
-export const BLOCKED_MESSAGE = 'Version History is temporarily unavailable — Resolve the version recovery notice to continue.';
+export const BLOCKED_MESSAGE =
+  'Version History is temporarily unavailable — Resolve the version recovery notice to continue.';
 
 /** The branch-loss warning entry's sentence (SPEC §7), the same in Version History and the CLI. */
 export function continuationWarningText(newBranch: string, oldBranch: string): string {

@@ -70,4 +70,12 @@ export type VersionsView =
   | { kind: 'blocked'; message: string }
   | { kind: 'empty'; branch: string | null; notices?: BranchNotices }
   /** `hasTurns` false: no agent turn recorded yet, so the view also says how to connect an agent. */
-  | { kind: 'versions'; branch: string | null; rows: VersionRow[]; hasMore: boolean; canRedo: boolean; hasTurns: boolean; notices?: BranchNotices };
+  | {
+      kind: 'versions';
+      branch: string | null;
+      rows: VersionRow[];
+      hasMore: boolean;
+      canRedo: boolean;
+      hasTurns: boolean;
+      notices?: BranchNotices;
+    };

@@ -40,10 +40,20 @@ export class BranchLossUi implements vscode.Disposable {
     if (!isBranchProblem(error)) return false;
     const chatId = typeof error.details.chat === 'string' ? error.details.chat : null;
     const remote = typeof error.details.remote === 'string' ? error.details.remote : null;
-    this.log.warn('chat.branch-problem', { reason: error.reason, remoteFailure: typeof error.details.remoteFailure === 'string' ? error.details.remoteFailure : undefined });
-    const action = error.reason === 'branch-lost'
-      ? (error.details.canContinue === true && chatId ? CONTINUE_ON_NEW_BRANCH : null)
-      : error.reason === 'branch-on-remote' ? (remote && chatId ? restoreFromLabel(remote) : null) : TRY_AGAIN;
+    this.log.warn('chat.branch-problem', {
+      reason: error.reason,
+      remoteFailure: typeof error.details.remoteFailure === 'string' ? error.details.remoteFailure : undefined,
+    });
+    const action =
+      error.reason === 'branch-lost'
+        ? error.details.canContinue === true && chatId
+          ? CONTINUE_ON_NEW_BRANCH
+          : null
+        : error.reason === 'branch-on-remote'
+          ? remote && chatId
+            ? restoreFromLabel(remote)
+            : null
+          : TRY_AGAIN;
     const buttons = action ? [action] : [];
     void vscode.window.showErrorMessage(`Agent Version History: ${error.message}`, ...buttons).then((choice) => {
       if (!choice || !chatId) return;
@@ -57,16 +67,21 @@ export class BranchLossUi implements vscode.Disposable {
   /** Continue on a New Branch for one chat: the core re-checks, creates, checks out and records; the result is told once. */
   async continueOnNewBranch(controller: RepositoryController, chatId: string): Promise<ContinuationInfo | undefined> {
     try {
-      const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `${CONTINUE_ON_NEW_BRANCH}…` },
-        () => controller.history.continueChatOnNewBranch(chatId));
+      const result = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `${CONTINUE_ON_NEW_BRANCH}…` },
+        () => controller.history.continueChatOnNewBranch(chatId),
+      );
       controller.notifyChanged();
       if (result.result === 'continued') this.continued.fire(result.continuation);
       const c = result.continuation;
-      void vscode.window.showWarningMessage(`Agent Version History: ${continuationWarningText(c.newBranch, c.oldBranch)} It starts from ${c.baseBranch}.`);
+      void vscode.window.showWarningMessage(
+        `Agent Version History: ${continuationWarningText(c.newBranch, c.oldBranch)} It starts from ${c.baseBranch}.`,
+      );
       return c;
     } catch (error) {
       controller.notifyChanged();
-      if (!this.offer(controller, error)) void vscode.window.showErrorMessage(`Agent Version History: ${safeMessage(error)}`);
+      if (!this.offer(controller, error))
+        void vscode.window.showErrorMessage(`Agent Version History: ${safeMessage(error)}`);
       return undefined;
     }
   }
@@ -78,11 +93,21 @@ export class BranchLossUi implements vscode.Disposable {
       const status = await controller.history.chatStatus(chatId);
       controller.notifyChanged();
       if (status.branch === 'ok') {
-        void vscode.window.showInformationMessage(`Agent Version History: the branch "${status.chatBranch ?? ''}" for this chat is here; you can continue.`);
+        void vscode.window.showInformationMessage(
+          `Agent Version History: the branch "${status.chatBranch ?? ''}" for this chat is here; you can continue.`,
+        );
         return;
       }
-      const reason = status.branch === 'lost' ? 'branch-lost' : status.branch === 'on-remote' ? 'branch-on-remote' : 'branch-unavailable';
-      this.offer(controller, new AvhError(reason, status.message ?? '', { chat: chatId, remote: status.remote, canContinue: true }));
+      const reason =
+        status.branch === 'lost'
+          ? 'branch-lost'
+          : status.branch === 'on-remote'
+            ? 'branch-on-remote'
+            : 'branch-unavailable';
+      this.offer(
+        controller,
+        new AvhError(reason, status.message ?? '', { chat: chatId, remote: status.remote, canContinue: true }),
+      );
     } catch (error) {
       void vscode.window.showErrorMessage(`Agent Version History: ${safeMessage(error)}`);
     }
@@ -90,13 +115,18 @@ export class BranchLossUi implements vscode.Disposable {
 
   async restoreFromRemote(controller: RepositoryController, chatId: string): Promise<void> {
     try {
-      const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Restoring the branch from the remote…' },
-        () => controller.history.restoreChatBranch(chatId));
+      const r = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: 'Restoring the branch from the remote…' },
+        () => controller.history.restoreChatBranch(chatId),
+      );
       controller.notifyChanged();
-      void vscode.window.showInformationMessage(`Agent Version History: the branch "${r.branch}" was restored from ${r.remote}. Check it out to continue the conversation there.`);
+      void vscode.window.showInformationMessage(
+        `Agent Version History: the branch "${r.branch}" was restored from ${r.remote}. Check it out to continue the conversation there.`,
+      );
     } catch (error) {
       controller.notifyChanged();
-      if (!this.offer(controller, error)) void vscode.window.showErrorMessage(`Agent Version History: ${safeMessage(error)}`);
+      if (!this.offer(controller, error))
+        void vscode.window.showErrorMessage(`Agent Version History: ${safeMessage(error)}`);
     }
   }
 
@@ -106,30 +136,53 @@ export class BranchLossUi implements vscode.Disposable {
 }
 
 /** `Continue on a New Branch` from the palette: asks which lost chat when no chat id is given. */
-export function registerBranchLoss(context: vscode.ExtensionContext, registry: RepositoryRegistry, log: EventLog): BranchLossUi {
+export function registerBranchLoss(
+  context: vscode.ExtensionContext,
+  registry: RepositoryRegistry,
+  log: EventLog,
+): BranchLossUi {
   const ui = new BranchLossUi(log);
-  context.subscriptions.push(ui, vscode.commands.registerCommand(CONTINUE_ON_NEW_BRANCH_COMMAND, async (arg?: unknown) => {
-    try {
-      const given = typeof arg === 'object' && arg !== null ? arg as { chatId?: unknown; repository?: unknown } : {};
-      const controller = typeof given.repository === 'string' ? await registry.forPath(given.repository) : await registry.defaultController();
-      let chatId = typeof given.chatId === 'string' ? given.chatId : undefined;
-      if (!chatId) {
-        const { issues } = await controller.history.branchNotices(true);
-        const lost = issues.filter((i) => i.canContinue);
-        if (lost.length === 0) {
-          void vscode.window.showInformationMessage('Agent Version History: no conversation in this repository has lost its branch.');
-          return undefined;
+  context.subscriptions.push(
+    ui,
+    vscode.commands.registerCommand(CONTINUE_ON_NEW_BRANCH_COMMAND, async (arg?: unknown) => {
+      try {
+        const given =
+          typeof arg === 'object' && arg !== null ? (arg as { chatId?: unknown; repository?: unknown }) : {};
+        const controller =
+          typeof given.repository === 'string'
+            ? await registry.forPath(given.repository)
+            : await registry.defaultController();
+        let chatId = typeof given.chatId === 'string' ? given.chatId : undefined;
+        if (!chatId) {
+          const { issues } = await controller.history.branchNotices(true);
+          const lost = issues.filter((i) => i.canContinue);
+          if (lost.length === 0) {
+            void vscode.window.showInformationMessage(
+              'Agent Version History: no conversation in this repository has lost its branch.',
+            );
+            return undefined;
+          }
+          const picked =
+            lost.length === 1
+              ? lost[0]
+              : (
+                  await vscode.window.showQuickPick(
+                    lost.map((i) => ({ label: i.chatTitle ?? i.chatId, description: i.branch, issue: i })),
+                    {
+                      title: CONTINUE_ON_NEW_BRANCH,
+                      placeHolder: 'Which conversation continues on a new branch? (its lost code is not recovered)',
+                    },
+                  )
+                )?.issue;
+          if (!picked) return undefined;
+          chatId = picked.chatId;
         }
-        const picked = lost.length === 1 ? lost[0] : (await vscode.window.showQuickPick(lost.map((i) => ({ label: i.chatTitle ?? i.chatId, description: i.branch, issue: i })),
-          { title: CONTINUE_ON_NEW_BRANCH, placeHolder: 'Which conversation continues on a new branch? (its lost code is not recovered)' }))?.issue;
-        if (!picked) return undefined;
-        chatId = picked.chatId;
+        return await ui.continueOnNewBranch(controller, chatId);
+      } catch (error) {
+        void vscode.window.showErrorMessage(`Agent Version History: ${safeMessage(error)}`);
+        return undefined;
       }
-      return await ui.continueOnNewBranch(controller, chatId);
-    } catch (error) {
-      void vscode.window.showErrorMessage(`Agent Version History: ${safeMessage(error)}`);
-      return undefined;
-    }
-  }));
+    }),
+  );
   return ui;
 }

@@ -20,7 +20,10 @@ export class EnableVersionHistory {
   /** One question per folder at a time: concurrent callers share its answer. */
   private readonly asking = new Map<string, Promise<boolean>>();
 
-  constructor(private readonly state: vscode.Memento, private readonly log: EventLog) {}
+  constructor(
+    private readonly state: vscode.Memento,
+    private readonly log: EventLog,
+  ) {}
 
   /** Asks (unless declined in the last day) and, on Enable, creates the repository. Resolves whether there now is one. */
   ask(folder: string): Promise<boolean> {
@@ -47,7 +50,9 @@ export class EnableVersionHistory {
       return true;
     } catch (error) {
       this.log.warn('enable.failed', {});
-      void vscode.window.showErrorMessage(`Agent Version History could not enable Version History: ${safeMessage(error)}`);
+      void vscode.window.showErrorMessage(
+        `Agent Version History could not enable Version History: ${safeMessage(error)}`,
+      );
       return false;
     }
   }
@@ -58,7 +63,11 @@ export class EnableVersionHistory {
  * write a file in `repository`, end completed), its result shown as a notification the end-to-end test waits for.
  */
 export async function runTestAgentTurn(api: AgentVersionHistoryApi, args: unknown): Promise<string> {
-  const { prompt = 'Scaffold an app', file = 'app.js', repository } = (args ?? {}) as { prompt?: string; file?: string; repository?: string };
+  const {
+    prompt = 'Scaffold an app',
+    file = 'app.js',
+    repository,
+  } = (args ?? {}) as { prompt?: string; file?: string; repository?: string };
   let result: string;
   try {
     const { turnId } = await api.beginTurn({ chatId: 'test-agent', prompt, ...(repository ? { repository } : {}) });

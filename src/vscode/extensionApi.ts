@@ -24,7 +24,10 @@ export interface BeginTurnRequest {
 export interface AgentVersionHistoryApi {
   readonly apiVersion: 1;
   beginTurn(request: BeginTurnRequest): Promise<{ turnId: string }>;
-  endTurn(turnId: string, outcome: TerminalOutcome): Promise<{ turnId: string; outcome: TerminalOutcome; version: string | null }>;
+  endTurn(
+    turnId: string,
+    outcome: TerminalOutcome,
+  ): Promise<{ turnId: string; outcome: TerminalOutcome; version: string | null }>;
   getVersions(options?: { repository?: string; limit?: number }): Promise<VersionInfo[]>;
   /**
    * Undoes one turn. `only: 'turn'` (default) takes back only the turn's own changes and keeps what landed after it
@@ -54,11 +57,16 @@ export interface UndoTurnResult {
   preserved: string | null;
 }
 
-export function createApi(registry: RepositoryRegistry, onDidCancelTurn: vscode.Event<TurnCancelledEvent>, branchLoss: BranchLossUi): AgentVersionHistoryApi {
+export function createApi(
+  registry: RepositoryRegistry,
+  onDidCancelTurn: vscode.Event<TurnCancelledEvent>,
+  branchLoss: BranchLossUi,
+): AgentVersionHistoryApi {
   const owners = new Map<string, RepositoryController>();
 
   const controllerFor = async (repository: unknown, action = false): Promise<RepositoryController> => {
-    if (repository !== undefined && (typeof repository !== 'string' || repository.length === 0)) throw new AvhError('invalid-input', 'repository must be a folder path.');
+    if (repository !== undefined && (typeof repository !== 'string' || repository.length === 0))
+      throw new AvhError('invalid-input', 'repository must be a folder path.');
     // Beginning a turn in a folder without git offers to Enable Version History (issue 13).
     if (action) return registry.forAction(repository);
     return repository === undefined ? registry.defaultController() : registry.forPath(repository);
@@ -67,7 +75,11 @@ export function createApi(registry: RepositoryRegistry, onDidCancelTurn: vscode.
   const api: AgentVersionHistoryApi = {
     apiVersion: 1,
     async beginTurn(request) {
-      if (typeof request !== 'object' || request === null) throw new AvhError('invalid-input', 'beginTurn expects an object { chatId, prompt, agent?, chatTitle?, baseBranch?, repository? }.');
+      if (typeof request !== 'object' || request === null)
+        throw new AvhError(
+          'invalid-input',
+          'beginTurn expects an object { chatId, prompt, agent?, chatTitle?, baseBranch?, repository? }.',
+        );
       const { repository, ...input } = request;
       const controller = await controllerFor(repository, true);
       let begun;
@@ -97,19 +109,30 @@ export function createApi(registry: RepositoryRegistry, onDidCancelTurn: vscode.
     },
     async getVersions(options = {}) {
       const limit = options.limit ?? 100;
-      if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new AvhError('invalid-input', 'limit must be a whole number from 1 to 10000.');
+      if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
+        throw new AvhError('invalid-input', 'limit must be a whole number from 1 to 10000.');
       const controller = await controllerFor(options.repository);
       return controller.history.getVersions(limit);
     },
     async undoTurn(turnId, options = {}) {
-      if (typeof options !== 'object' || options === null) throw new AvhError('invalid-input', "undoTurn expects options { only?: 'turn' | 'everything' }.");
+      if (typeof options !== 'object' || options === null)
+        throw new AvhError('invalid-input', "undoTurn expects options { only?: 'turn' | 'everything' }.");
       const only = options.only ?? 'turn';
-      const controller = typeof turnId === 'string' ? owners.get(turnId) ?? await findOwner(registry, turnId) : await registry.defaultController();
+      const controller =
+        typeof turnId === 'string'
+          ? (owners.get(turnId) ?? (await findOwner(registry, turnId)))
+          : await registry.defaultController();
       // The caller chose explicitly: 'everything' confirms taking later turns and commits away.
       const r = await controller.history.undo(turnId, { only, confirmUserCommits: only === 'everything' });
       controller.notifyChanged();
-      if (r.result !== 'restored' && r.result !== 'no-change') throw new AvhError('invalid-input', 'There is no agent turn to undo.');
-      return { result: r.result, scope: r.scope === 'turn' ? 'turn' : 'everything', version: r.restoreCommit ?? null, preserved: r.preserved ?? null };
+      if (r.result !== 'restored' && r.result !== 'no-change')
+        throw new AvhError('invalid-input', 'There is no agent turn to undo.');
+      return {
+        result: r.result,
+        scope: r.scope === 'turn' ? 'turn' : 'everything',
+        version: r.restoreCommit ?? null,
+        preserved: r.preserved ?? null,
+      };
     },
     onDidChangeVersions: registry.onDidChange,
     onDidCancelTurn,

@@ -1,7 +1,14 @@
 import * as vscode from 'vscode';
 import { AvhError, safeMessage } from '../core/errors';
 import type { EventLog } from '../core/log';
-import { BLOCKED_MESSAGE, HostMessage, parseWebviewMessage, ReadmeSection, WebviewMessage, WebviewRequest } from '../shared/protocol';
+import {
+  BLOCKED_MESSAGE,
+  HostMessage,
+  parseWebviewMessage,
+  ReadmeSection,
+  WebviewMessage,
+  WebviewRequest,
+} from '../shared/protocol';
 import type { VersionsView } from '../shared/viewModels';
 import { historyViewHtml } from './historyViewHtml';
 import type { RepositoryController } from './repositoryController';
@@ -43,8 +50,11 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
-    private readonly extensionUri: vscode.Uri, private readonly registry: RepositoryRegistry, private readonly runner: RestoreRunner,
-    private readonly branchLoss: BranchLossUi, private readonly log: EventLog,
+    private readonly extensionUri: vscode.Uri,
+    private readonly registry: RepositoryRegistry,
+    private readonly runner: RestoreRunner,
+    private readonly branchLoss: BranchLossUi,
+    private readonly log: EventLog,
   ) {
     this.disposables.push(registry.onDidChange(() => this.refresh()));
   }
@@ -53,7 +63,10 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
     this.view = view;
     this.ready = false;
     // A new page starts from what the host knows now; later changes replace these while it loads.
-    this.queue = [{ type: 'didChangeVersions', view: this.lastView }, { type: 'didChangeBusy', busy: this.busy }];
+    this.queue = [
+      { type: 'didChangeVersions', view: this.lastView },
+      { type: 'didChangeBusy', busy: this.busy },
+    ];
     const assets = vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview');
     view.webview.options = { enableScripts: true, localResourceRoots: [assets] };
     view.webview.html = historyViewHtml({
@@ -62,12 +75,20 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
       styleUri: view.webview.asWebviewUri(vscode.Uri.joinPath(assets, 'index.css')).toString(),
     });
     view.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw), undefined, this.disposables);
-    view.onDidChangeVisibility(() => {
-      if (view.visible) this.onShown();
-    }, undefined, this.disposables);
-    view.onDidDispose(() => {
-      if (this.view === view) this.view = undefined;
-    }, undefined, this.disposables);
+    view.onDidChangeVisibility(
+      () => {
+        if (view.visible) this.onShown();
+      },
+      undefined,
+      this.disposables,
+    );
+    view.onDidDispose(
+      () => {
+        if (this.view === view) this.view = undefined;
+      },
+      undefined,
+      this.disposables,
+    );
     this.onShown();
   }
 
@@ -75,7 +96,12 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
   async receive(raw: unknown): Promise<boolean> {
     const message = parseWebviewMessage(raw);
     if (!message) {
-      this.log.warn('view.message-rejected', { type: typeof raw === 'object' && raw !== null && typeof (raw as { type?: unknown }).type === 'string' ? 'malformed' : 'unknown' });
+      this.log.warn('view.message-rejected', {
+        type:
+          typeof raw === 'object' && raw !== null && typeof (raw as { type?: unknown }).type === 'string'
+            ? 'malformed'
+            : 'unknown',
+      });
       return false;
     }
     if ('id' in message) await this.answer(message);
@@ -100,7 +126,10 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
       await this.handle(request);
       this.post({ type: 'reply', id: request.id });
     } catch (error) {
-      this.log.warn('view.request-failed', { type: request.type, reason: error instanceof AvhError ? error.reason : 'unexpected' });
+      this.log.warn('view.request-failed', {
+        type: request.type,
+        reason: error instanceof AvhError ? error.reason : 'unexpected',
+      });
       this.post({ type: 'error', id: request.id, message: safeMessage(error) });
     }
   }
@@ -119,9 +148,12 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
     }
     if (request.type === 'continueOnNewBranch' || request.type === 'restoreChatBranch') {
       if (this.busy) throw new AvhError('operation-in-progress', 'Another restore is running; wait for it to finish.');
-      this.setBusy(request.type === 'continueOnNewBranch' ? 'Continue on a New Branch…' : 'Restoring the branch from the remote…');
+      this.setBusy(
+        request.type === 'continueOnNewBranch' ? 'Continue on a New Branch…' : 'Restoring the branch from the remote…',
+      );
       try {
-        if (request.type === 'continueOnNewBranch') await this.branchLoss.continueOnNewBranch(controller, request.chatId);
+        if (request.type === 'continueOnNewBranch')
+          await this.branchLoss.continueOnNewBranch(controller, request.chatId);
         else await this.branchLoss.restoreFromRemote(controller, request.chatId);
       } finally {
         this.setBusy(null);
@@ -135,12 +167,17 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
       return;
     }
     if (this.busy) throw new AvhError('operation-in-progress', 'Another restore is running; wait for it to finish.');
-    const title = request.type === 'undo' ? 'Undo Agent Turn' : request.type === 'redo' ? 'Redo Agent Turn' : 'Restore Version';
+    const title =
+      request.type === 'undo' ? 'Undo Agent Turn' : request.type === 'redo' ? 'Redo Agent Turn' : 'Restore Version';
     this.setBusy(`${title}…`);
     try {
       await this.runner.perform(
         controller,
-        request.type === 'undo' ? { kind: 'undo', turnId: request.turnId } : request.type === 'redo' ? { kind: 'redo' } : { kind: 'restore', target: request.oid },
+        request.type === 'undo'
+          ? { kind: 'undo', turnId: request.turnId }
+          : request.type === 'redo'
+            ? { kind: 'redo' }
+            : { kind: 'restore', target: request.oid },
         title,
       );
     } finally {
@@ -177,7 +214,8 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
       return await controller.history.versionsView(this.limit);
     } catch (error) {
       this.log.warn('view.refresh-failed', { reason: error instanceof AvhError ? error.reason : 'unexpected' });
-      if (error instanceof AvhError && error.reason === 'recovery-required') return { kind: 'blocked', message: BLOCKED_MESSAGE };
+      if (error instanceof AvhError && error.reason === 'recovery-required')
+        return { kind: 'blocked', message: BLOCKED_MESSAGE };
       return this.lastView;
     }
   }
@@ -222,9 +260,19 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
   }
 
   /** Content-free picture for the extension-host tests. */
-  describe(): { resolved: boolean; ready: boolean; view: VersionsView['kind']; rows: number; top: string | null; html: string; warnings: number; lostChats: number } {
+  describe(): {
+    resolved: boolean;
+    ready: boolean;
+    view: VersionsView['kind'];
+    rows: number;
+    top: string | null;
+    html: string;
+    warnings: number;
+    lostChats: number;
+  } {
     const rows = this.lastView.kind === 'versions' ? this.lastView.rows : [];
-    const notices = this.lastView.kind === 'versions' || this.lastView.kind === 'empty' ? this.lastView.notices : undefined;
+    const notices =
+      this.lastView.kind === 'versions' || this.lastView.kind === 'empty' ? this.lastView.notices : undefined;
     return {
       warnings: notices?.warnings.length ?? 0,
       lostChats: notices?.chats.length ?? 0,
@@ -243,12 +291,20 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
 }
 
 /** Registers the view, `Show Version History` and the test hook. */
-export function registerHistoryView(context: vscode.ExtensionContext, registry: RepositoryRegistry, runner: RestoreRunner, branchLoss: BranchLossUi, log: EventLog): HistoryViewProvider {
+export function registerHistoryView(
+  context: vscode.ExtensionContext,
+  registry: RepositoryRegistry,
+  runner: RestoreRunner,
+  branchLoss: BranchLossUi,
+  log: EventLog,
+): HistoryViewProvider {
   const provider = new HistoryViewProvider(context.extensionUri, registry, runner, branchLoss, log);
   context.subscriptions.push(
     provider,
     vscode.window.registerWebviewViewProvider(HISTORY_VIEW_ID, provider),
-    vscode.commands.registerCommand(SHOW_HISTORY_COMMAND, () => vscode.commands.executeCommand(`${HISTORY_VIEW_ID}.focus`)),
+    vscode.commands.registerCommand(SHOW_HISTORY_COMMAND, () =>
+      vscode.commands.executeCommand(`${HISTORY_VIEW_ID}.focus`),
+    ),
   );
   // Test build only (scripts/build.mjs): the bundles users get never register `agentVersions._test.*`.
   if (typeof AVH_PRODUCTION_BUILD === 'undefined') {

@@ -17,15 +17,23 @@ export const RECOVERY_COPY = {
   saveAndUse: 'Save changes & use current version',
   checkAgain: 'Check again',
   tryAgain: 'Try again',
-  required: 'Version restore needs attention — Agent Version History could not verify an earlier restore. If this project is clean, you can continue from its current version.',
+  required:
+    'Version restore needs attention — Agent Version History could not verify an earlier restore. If this project is clean, you can continue from its current version.',
   checking: 'Checking the current repository…',
   saving: 'Saving the current version…',
-  dirty: 'Your current changes need to be saved — Agent Version History found changes that are not part of a saved version. Save them as the current version to continue using Version History.',
+  dirty:
+    'Your current changes need to be saved — Agent Version History found changes that are not part of a saved version. Save them as the current version to continue using Version History.',
   blocked: (message: string) => `Version History is unavailable — ${message}`,
   failed: (message: string) => `Version History could not continue — ${message}`,
   ready: 'Version History is ready — Continuing from the current code version.',
   removeStaleLock: 'Remove Stale Lock',
-  staleLocks: (locks: readonly StaleGitLock[]) => locks.map((l) => `.git/${l.file} was left ${describeAge(l.ageMs)} ago by an interrupted restore of Agent Version History, and none of its Git commands is running now.`).join(' '),
+  staleLocks: (locks: readonly StaleGitLock[]) =>
+    locks
+      .map(
+        (l) =>
+          `.git/${l.file} was left ${describeAge(l.ageMs)} ago by an interrupted restore of Agent Version History, and none of its Git commands is running now.`,
+      )
+      .join(' '),
   staleLocksRemoved: (n: number, next: string) => `Removed ${n === 1 ? 'the stale lock' : `${n} stale locks`}. ${next}`,
   saved: `Current changes saved — Your changes were saved as ${RECOVERY_SUBJECT}. Version History is ready.`,
 } as const;
@@ -62,7 +70,11 @@ export class RecoverySession implements vscode.Disposable {
   readonly shownNotices: NoticeKind[] = [];
   private disposed = false;
 
-  constructor(readonly controller: RepositoryController, private readonly log: EventLog, private readonly prefix: () => string) {
+  constructor(
+    readonly controller: RepositoryController,
+    private readonly log: EventLog,
+    private readonly prefix: () => string,
+  ) {
     this.actor = createActor(recoveryMachine, { input: { repo: controller.history.ctx } });
     this.actor.subscribe((snapshot) => this.onSnapshot(snapshot));
     this.actor.start();
@@ -137,7 +149,9 @@ export class RecoverySession implements vscode.Disposable {
       this.resurface();
       return this.state;
     }
-    const settled = await waitFor(this.actor, (s) => !TRANSIENT.includes(s.value as RecoveryStateValue), { timeout: Infinity });
+    const settled = await waitFor(this.actor, (s) => !TRANSIENT.includes(s.value as RecoveryStateValue), {
+      timeout: Infinity,
+    });
     return settled.value as RecoveryStateValue;
   }
 
@@ -153,7 +167,10 @@ export class RecoverySession implements vscode.Disposable {
     if (TRANSIENT.includes(state)) {
       this.openNotice = null; // its button was used, or it is superseded by the running action
       void vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: this.prefix() + (state === 'validating' ? RECOVERY_COPY.checking : RECOVERY_COPY.saving) },
+        {
+          location: vscode.ProgressLocation.Notification,
+          title: this.prefix() + (state === 'validating' ? RECOVERY_COPY.checking : RECOVERY_COPY.saving),
+        },
         () => waitFor(this.actor, (s) => s.value !== state, { timeout: Infinity }).catch(() => undefined),
       );
     } else if (state === 'accepted') {
@@ -169,19 +186,42 @@ export class RecoverySession implements vscode.Disposable {
     const { context } = snapshot;
     switch (snapshot.value as RecoveryStateValue) {
       case 'dirty':
-        return { kind: 'dirty', severity: 'warning', message: RECOVERY_COPY.dirty, buttons: [RECOVERY_COPY.saveAndUse] };
+        return {
+          kind: 'dirty',
+          severity: 'warning',
+          message: RECOVERY_COPY.dirty,
+          buttons: [RECOVERY_COPY.saveAndUse],
+        };
       case 'blocked': {
-        const message = context.assessment?.kind === 'blocked' ? context.assessment.message : 'The repository cannot be used as it is.';
-        return { kind: 'blocked', severity: 'warning', message: RECOVERY_COPY.blocked(message), buttons: [RECOVERY_COPY.checkAgain] };
+        const message =
+          context.assessment?.kind === 'blocked'
+            ? context.assessment.message
+            : 'The repository cannot be used as it is.';
+        return {
+          kind: 'blocked',
+          severity: 'warning',
+          message: RECOVERY_COPY.blocked(message),
+          buttons: [RECOVERY_COPY.checkAgain],
+        };
       }
       case 'failed':
-        return { kind: 'failed', severity: 'error', message: RECOVERY_COPY.failed(context.error?.message ?? 'Unexpected failure'), buttons: [RECOVERY_COPY.tryAgain] };
+        return {
+          kind: 'failed',
+          severity: 'error',
+          message: RECOVERY_COPY.failed(context.error?.message ?? 'Unexpected failure'),
+          buttons: [RECOVERY_COPY.tryAgain],
+        };
       case 'accepted':
         return context.settlement?.savedCommit
           ? { kind: 'saved', severity: 'info', message: RECOVERY_COPY.saved }
           : { kind: 'ready', severity: 'info', message: RECOVERY_COPY.ready };
       default:
-        return { kind: 'required', severity: 'warning', message: RECOVERY_COPY.required, buttons: [RECOVERY_COPY.useCurrentVersion] };
+        return {
+          kind: 'required',
+          severity: 'warning',
+          message: RECOVERY_COPY.required,
+          buttons: [RECOVERY_COPY.useCurrentVersion],
+        };
     }
   }
 
@@ -192,12 +232,17 @@ export class RecoverySession implements vscode.Disposable {
   private showNotice(notice: Notice): void {
     if (notice.kind !== 'blocked') return this.present(notice);
     void findStaleGitLocks(this.controller.history.ctx).then(
-      (locks) => this.present(locks.length === 0 ? notice : {
-        ...notice,
-        message: `${notice.message} ${RECOVERY_COPY.staleLocks(locks)}`,
-        buttons: [RECOVERY_COPY.removeStaleLock, ...(notice.buttons ?? [])],
-        staleLocks: locks,
-      }),
+      (locks) =>
+        this.present(
+          locks.length === 0
+            ? notice
+            : {
+                ...notice,
+                message: `${notice.message} ${RECOVERY_COPY.staleLocks(locks)}`,
+                buttons: [RECOVERY_COPY.removeStaleLock, ...(notice.buttons ?? [])],
+                staleLocks: locks,
+              },
+        ),
       () => this.present(notice),
     );
   }
@@ -208,7 +253,12 @@ export class RecoverySession implements vscode.Disposable {
     const seq = ++this.noticeSeq;
     const buttons = notice.buttons ?? [];
     if (buttons.length > 0) this.openNotice = notice.kind;
-    const show = notice.severity === 'error' ? vscode.window.showErrorMessage : notice.severity === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    const show =
+      notice.severity === 'error'
+        ? vscode.window.showErrorMessage
+        : notice.severity === 'warning'
+          ? vscode.window.showWarningMessage
+          : vscode.window.showInformationMessage;
     const shown = show(this.prefix() + notice.message, ...buttons);
     void Promise.resolve(shown).then((choice) => {
       if (seq === this.noticeSeq && buttons.length > 0) this.openNotice = null;
@@ -235,9 +285,17 @@ export class RecoverySession implements vscode.Disposable {
 }
 
 /** Removes exactly the stale git locks a message showed (re-checked under the lease) and says what happened. */
-export async function removeShownStaleLocks(controller: RepositoryController, locks: readonly StaleGitLock[], prefix: string, next: string): Promise<void> {
+export async function removeShownStaleLocks(
+  controller: RepositoryController,
+  locks: readonly StaleGitLock[],
+  prefix: string,
+  next: string,
+): Promise<void> {
   try {
-    const removed = await removeStaleGitLocks(controller.history.ctx, locks.map((l) => l.file));
+    const removed = await removeStaleGitLocks(
+      controller.history.ctx,
+      locks.map((l) => l.file),
+    );
     void vscode.window.showInformationMessage(prefix + RECOVERY_COPY.staleLocksRemoved(removed.length, next));
   } catch (error) {
     void vscode.window.showErrorMessage(prefix + safeMessage(error));

@@ -13,7 +13,12 @@ import { HistoryStatusBar, RESURFACE_RECOVERY_COMMAND, StatusView } from './stat
  * editor belongs to needs it (disables Undo, Redo and Restore there only; the other repositories keep working).
  * `canRedo`: the active repository has something to redo.
  */
-export const RECOVERY_CONTEXT_KEYS = ['agentVersions.recoveryRequired', 'agentVersions.recoveryDirty', 'agentVersions.activeRecoveryRequired', 'agentVersions.canRedo'] as const;
+export const RECOVERY_CONTEXT_KEYS = [
+  'agentVersions.recoveryRequired',
+  'agentVersions.recoveryDirty',
+  'agentVersions.activeRecoveryRequired',
+  'agentVersions.canRedo',
+] as const;
 type ContextKey = (typeof RECOVERY_CONTEXT_KEYS)[number];
 
 /** Content-free picture of the recovery UI for the extension-host tests (a command not contributed to the palette). */
@@ -34,7 +39,11 @@ export interface RecoveryUiState {
  * recovery latch; the default repository is opened in the background at activation, so a latch left by a
  * crash, a reload or another process shows its notice again.
  */
-export function registerRecoveryUi(context: vscode.ExtensionContext, registry: RepositoryRegistry, log: EventLog): void {
+export function registerRecoveryUi(
+  context: vscode.ExtensionContext,
+  registry: RepositoryRegistry,
+  log: EventLog,
+): void {
   const ui = new RecoveryUi(registry, log);
   context.subscriptions.push(
     ui,
@@ -45,10 +54,13 @@ export function registerRecoveryUi(context: vscode.ExtensionContext, registry: R
     vscode.commands.registerCommand('agentVersions.useCurrentVersion', () => ui.run('accept')),
     vscode.commands.registerCommand('agentVersions.checkRepositoryAgain', () => ui.run('accept')),
     vscode.commands.registerCommand('agentVersions.saveAndUseCurrentVersion', () => ui.run('save')),
-    vscode.commands.registerCommand(RESURFACE_RECOVERY_COMMAND, (root?: unknown) => ui.resurface(typeof root === 'string' ? root : undefined)),
+    vscode.commands.registerCommand(RESURFACE_RECOVERY_COMMAND, (root?: unknown) =>
+      ui.resurface(typeof root === 'string' ? root : undefined),
+    ),
   );
   // Test build only (scripts/build.mjs): the bundles users get never register `agentVersions._test.*`.
-  if (typeof AVH_PRODUCTION_BUILD === 'undefined') context.subscriptions.push(vscode.commands.registerCommand(RECOVERY_STATE_COMMAND, () => ui.describe()));
+  if (typeof AVH_PRODUCTION_BUILD === 'undefined')
+    context.subscriptions.push(vscode.commands.registerCommand(RECOVERY_STATE_COMMAND, () => ui.describe()));
   void registry.all().then((controllers) => controllers.forEach((c) => ui.track(c)));
   ui.followActiveRepository();
 }
@@ -63,7 +75,10 @@ class RecoveryUi implements vscode.Disposable {
   private updateTimer: NodeJS.Timeout | undefined;
   private updating: Promise<void> = Promise.resolve();
 
-  constructor(private readonly registry: RepositoryRegistry, private readonly log: EventLog) {
+  constructor(
+    private readonly registry: RepositoryRegistry,
+    private readonly log: EventLog,
+  ) {
     for (const key of RECOVERY_CONTEXT_KEYS) this.setContextKey(key, false);
   }
 
@@ -87,7 +102,8 @@ class RecoveryUi implements vscode.Disposable {
         this.scheduleUpdate(0);
       },
       (error: unknown) => {
-        if (!(error instanceof AvhError && error.reason === 'not-a-repository')) this.log.warn('recovery.open-failed', { reason: error instanceof AvhError ? error.reason : 'unexpected' });
+        if (!(error instanceof AvhError && error.reason === 'not-a-repository'))
+          this.log.warn('recovery.open-failed', { reason: error instanceof AvhError ? error.reason : 'unexpected' });
         this.current = null;
         this.scheduleUpdate(0);
       },
@@ -98,17 +114,25 @@ class RecoveryUi implements vscode.Disposable {
     if (this.updateTimer) clearTimeout(this.updateTimer);
     this.updateTimer = setTimeout(() => {
       this.updateTimer = undefined;
-      this.updating = this.updating.then(() => this.update()).catch((error: unknown) => this.log.warn('recovery.status-failed', { reason: error instanceof AvhError ? error.reason : 'unexpected' }));
+      this.updating = this.updating
+        .then(() => this.update())
+        .catch((error: unknown) =>
+          this.log.warn('recovery.status-failed', { reason: error instanceof AvhError ? error.reason : 'unexpected' }),
+        );
     }, delay);
   }
 
   /** Runs a palette command on the repository that needs it (asking which one when several do). */
   async run(action: 'accept' | 'save'): Promise<RecoveryStateValue | undefined> {
-    const candidates = [...this.sessions.values()].filter((s) => (action === 'save' ? s.canSave || s.state === 'saving' : s.pending));
+    const candidates = [...this.sessions.values()].filter((s) =>
+      action === 'save' ? s.canSave || s.state === 'saving' : s.pending,
+    );
     if (candidates.length === 0) {
-      void vscode.window.showInformationMessage(action === 'save'
-        ? 'Agent Version History: there are no changes waiting to be saved for recovery. Use "Use Current Version" first.'
-        : 'Agent Version History: no repository needs version recovery.');
+      void vscode.window.showInformationMessage(
+        action === 'save'
+          ? 'Agent Version History: there are no changes waiting to be saved for recovery. Use "Use Current Version" first.'
+          : 'Agent Version History: no repository needs version recovery.',
+      );
       return undefined;
     }
     const session = candidates.length === 1 ? candidates[0] : await pickSession(candidates);
@@ -132,22 +156,35 @@ class RecoveryUi implements vscode.Disposable {
       statusTooltip: this.statusBar.tooltip,
       statusCommand: this.statusBar.command,
       statusWarning: this.statusBar.warning,
-      contextKeys: Object.fromEntries(RECOVERY_CONTEXT_KEYS.map((k) => [k, this.contextKeys.get(k) ?? false])) as Record<ContextKey, boolean>,
+      contextKeys: Object.fromEntries(
+        RECOVERY_CONTEXT_KEYS.map((k) => [k, this.contextKeys.get(k) ?? false]),
+      ) as Record<ContextKey, boolean>,
       sessions: [...this.sessions.values()].map((s) => ({ state: s.state, notices: [...s.shownNotices] })),
     };
   }
 
   private async update(): Promise<void> {
     const sessions = [...this.sessions.values()];
-    this.setContextKey('agentVersions.recoveryRequired', sessions.some((s) => s.pending));
-    this.setContextKey('agentVersions.recoveryDirty', sessions.some((s) => s.canSave));
+    this.setContextKey(
+      'agentVersions.recoveryRequired',
+      sessions.some((s) => s.pending),
+    );
+    this.setContextKey(
+      'agentVersions.recoveryDirty',
+      sessions.some((s) => s.canSave),
+    );
     const session = this.current ? this.sessions.get(this.current.root) : undefined;
     this.setContextKey('agentVersions.activeRecoveryRequired', session?.pending ?? false);
     let view: StatusView = { kind: 'none' };
     let canRedo = false;
     if (this.current && session?.pending) {
       const { context } = session.snapshot;
-      const detail = session.state === 'blocked' && context.assessment?.kind === 'blocked' ? context.assessment.message : session.state === 'failed' ? context.error?.message ?? null : null;
+      const detail =
+        session.state === 'blocked' && context.assessment?.kind === 'blocked'
+          ? context.assessment.message
+          : session.state === 'failed'
+            ? (context.error?.message ?? null)
+            : null;
       view = { kind: 'recovery', repository: session.name, root: session.root, state: session.state, detail };
     } else if (this.current) {
       const counts = await this.current.history.historyCounts().catch(() => null);
@@ -182,9 +219,12 @@ function activeFolder(): string | null {
 }
 
 async function pickSession(sessions: RecoverySession[]): Promise<RecoverySession | undefined> {
-  const picked = await vscode.window.showQuickPick(sessions.map((s) => ({ label: s.name, description: s.root, session: s })), {
-    title: 'Version History',
-    placeHolder: 'Which repository?',
-  });
+  const picked = await vscode.window.showQuickPick(
+    sessions.map((s) => ({ label: s.name, description: s.root, session: s })),
+    {
+      title: 'Version History',
+      placeHolder: 'Which repository?',
+    },
+  );
   return picked?.session;
 }

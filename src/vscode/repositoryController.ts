@@ -18,7 +18,10 @@ export class RepositoryController implements vscode.Disposable {
   private readonly watchers: fs.FSWatcher[] = [];
   private timer: NodeJS.Timeout | undefined;
 
-  private constructor(readonly history: VersionHistory, private readonly log: EventLog) {
+  private constructor(
+    readonly history: VersionHistory,
+    private readonly log: EventLog,
+  ) {
     const repo = history.repository;
     const commonDir = commonGitDir(repo.gitDir);
     this.watch(repo.stateDir, {}, () => true);

@@ -30,7 +30,10 @@ export class RepositoryRegistry implements vscode.Disposable {
   readonly onDidOpen = this.opened.event;
 
   /** `enable` asks to Enable Version History in a folder without git (issue 13); resolves whether there now is a repository. */
-  constructor(private readonly log: EventLog, private readonly enable?: (folder: string) => Promise<boolean>) {}
+  constructor(
+    private readonly log: EventLog,
+    private readonly enable?: (folder: string) => Promise<boolean>,
+  ) {}
 
   /**
    * The controller for an action of the user or an agent (`folder`, else the default one). In a folder without
@@ -103,7 +106,11 @@ export class RepositoryRegistry implements vscode.Disposable {
   }
 
   dispose(): void {
-    for (const c of this.controllers.values()) void c.then((x) => x.dispose(), () => undefined);
+    for (const c of this.controllers.values())
+      void c.then(
+        (x) => x.dispose(),
+        () => undefined,
+      );
     this.controllers.clear();
     this.changed.dispose();
     this.opened.dispose();

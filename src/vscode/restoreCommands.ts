@@ -32,7 +32,11 @@ export const RESTORE_EVERYTHING = 'Restore Everything to Before This Turn';
  * shown (recovery-required stays with the recovery notice) and never thrown.
  */
 export class RestoreRunner {
-  constructor(private readonly log: EventLog, private readonly turnCancelled: vscode.EventEmitter<TurnCancelledEvent>, private readonly branchLoss?: BranchLossUi) {}
+  constructor(
+    private readonly log: EventLog,
+    private readonly turnCancelled: vscode.EventEmitter<TurnCancelledEvent>,
+    private readonly branchLoss?: BranchLossUi,
+  ) {}
 
   async perform(controller: RepositoryController, request: RestoreRequest, title: RestoreTitle): Promise<void> {
     try {
@@ -51,14 +55,24 @@ export class RestoreRunner {
    * A restore refused because a git lock is held: when the lock is one a crashed restore of ours left (no
    * recovery latched, e.g. rolled back), the error says so with its age and offers Remove Stale Lock.
    */
-  private async offerStaleLockRemoval(controller: RepositoryController, kind: RestoreRequest['kind'], error: unknown): Promise<boolean> {
+  private async offerStaleLockRemoval(
+    controller: RepositoryController,
+    kind: RestoreRequest['kind'],
+    error: unknown,
+  ): Promise<boolean> {
     if (!isAvhError(error, 'index-locked') && !isAvhError(error, 'ref-locked')) return false;
     const locks = await findStaleGitLocks(controller.history.ctx).catch(() => []);
     if (locks.length === 0) return false;
     this.log.warn('restore.command-failed', { kind, reason: error.reason, staleLocks: locks.length });
-    void vscode.window.showErrorMessage(`Agent Version History: ${safeMessage(error)} ${RECOVERY_COPY.staleLocks(locks)}`, RECOVERY_COPY.removeStaleLock).then((choice) => {
-      if (choice === RECOVERY_COPY.removeStaleLock) void removeShownStaleLocks(controller, locks, 'Agent Version History: ', 'Try again.');
-    });
+    void vscode.window
+      .showErrorMessage(
+        `Agent Version History: ${safeMessage(error)} ${RECOVERY_COPY.staleLocks(locks)}`,
+        RECOVERY_COPY.removeStaleLock,
+      )
+      .then((choice) => {
+        if (choice === RECOVERY_COPY.removeStaleLock)
+          void removeShownStaleLocks(controller, locks, 'Agent Version History: ', 'Try again.');
+      });
     return true;
   }
 
@@ -74,7 +88,11 @@ export class RestoreRunner {
    * plan changed between the modal and the run (a new turn, a commit), the core refuses it untouched and the
    * user is asked again with the new preview; nothing runs that was not confirmed.
    */
-  private async run(controller: RepositoryController, request: RestoreRequest, title: string): Promise<RestoreResult | undefined> {
+  private async run(
+    controller: RepositoryController,
+    request: RestoreRequest,
+    title: string,
+  ): Promise<RestoreResult | undefined> {
     const history = controller.history;
     let chosen = false;
     for (let asked = 0; ; asked++) {
@@ -96,30 +114,43 @@ export class RestoreRunner {
         const again = asked > 0 ? 'What this restore would do changed since you confirmed it. ' : '';
         const choice = await vscode.window.showWarningMessage(
           `${again}${title} will undo ${n} commit${n === 1 ? '' : 's'} you made yourself after that version.`,
-          { modal: true, detail: `Target version ${preview.target?.slice(0, 7) ?? ''}. They stay reachable in Version History; a new [Restore] version is added on top.` },
+          {
+            modal: true,
+            detail: `Target version ${preview.target?.slice(0, 7) ?? ''}. They stay reachable in Version History; a new [Restore] version is added on top.`,
+          },
           'Continue',
         );
         if (choice !== 'Continue') return undefined;
         options = { confirmUserCommits: true, expectedPlan: preview.fingerprint };
       }
       try {
-        return await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `${title}…` }, () => this.execute(controller, request, options));
+        return await vscode.window.withProgress(
+          { location: vscode.ProgressLocation.Notification, title: `${title}…` },
+          () => this.execute(controller, request, options),
+        );
       } catch (error) {
-        if (!(error instanceof AvhError && error.details.planChanged === true && asked < MAX_CONFIRMATIONS)) throw error;
+        if (!(error instanceof AvhError && error.details.planChanged === true && asked < MAX_CONFIRMATIONS))
+          throw error;
         this.log.info('restore.plan-changed', { kind: request.kind });
-        if (request.kind === 'undo' && request.only) request = { kind: 'undo', ...(request.turnId ? { turnId: request.turnId } : {}) };
+        if (request.kind === 'undo' && request.only)
+          request = { kind: 'undo', ...(request.turnId ? { turnId: request.turnId } : {}) };
         chosen = false;
       }
     }
   }
 
-  private execute(controller: RepositoryController, request: RestoreRequest, options: { confirmUserCommits?: boolean; expectedPlan?: string }): Promise<RestoreResult> {
+  private execute(
+    controller: RepositoryController,
+    request: RestoreRequest,
+    options: { confirmUserCommits?: boolean; expectedPlan?: string },
+  ): Promise<RestoreResult> {
     const history = controller.history;
     if (request.kind === 'redo') return history.redo(options);
     if (request.kind === 'restore') return history.restore(request.target, options);
     if (request.path !== undefined) return history.undoFile(request.turnId, request.path, options);
     return history.undo(request.turnId, {
-      ...options, ...(request.only ? { only: request.only } : {}),
+      ...options,
+      ...(request.only ? { only: request.only } : {}),
       onTurnCancelled: (t) => this.turnCancelled.fire({ ...t, repository: controller.root }),
     });
   }
@@ -138,20 +169,28 @@ export class RestoreRunner {
     const everythingText = offerEverything
       ? `${RESTORE_EVERYTHING} also takes away ${later} (it stays reachable in Version History).`
       : `${RESTORE_EVERYTHING} needs a clean working tree: commit or stash your uncommitted changes first.`;
-    if (!offerOnly && !offerEverything) throw new AvhError('revert-conflict', `${conflictText} ${everythingText} Nothing was changed.`);
+    if (!offerOnly && !offerEverything)
+      throw new AvhError('revert-conflict', `${conflictText} ${everythingText} Nothing was changed.`);
     const detail = [
-      offerOnly ? `${UNDO_ONLY_TURN} takes back only this turn's changes as a new [Revert] version; the later work stays.` : conflictText,
+      offerOnly
+        ? `${UNDO_ONLY_TURN} takes back only this turn's changes as a new [Revert] version; the later work stays.`
+        : conflictText,
       everythingText,
     ].join('\n\n');
     const choice = await vscode.window.showWarningMessage(
       `${again ? 'What this Undo would do changed since you chose. ' : ''}Work landed after this turn: ${later}.`,
       { modal: true, detail },
-      ...(offerOnly ? [UNDO_ONLY_TURN] : []), ...(offerEverything ? [RESTORE_EVERYTHING] : []),
+      ...(offerOnly ? [UNDO_ONLY_TURN] : []),
+      ...(offerEverything ? [RESTORE_EVERYTHING] : []),
     );
     return choice === UNDO_ONLY_TURN ? 'turn' : choice === RESTORE_EVERYTHING ? 'everything' : undefined;
   }
 
-  private report(controller: RepositoryController, result: RestoreResult | undefined, kind: RestoreRequest['kind']): void {
+  private report(
+    controller: RepositoryController,
+    result: RestoreResult | undefined,
+    kind: RestoreRequest['kind'],
+  ): void {
     controller.notifyChanged();
     if (!result) return;
     if (result.notice) void vscode.window.showInformationMessage(`Agent Version History: ${result.notice}`); // nested repositories, once each
@@ -163,27 +202,38 @@ export class RestoreRunner {
         void vscode.window.showInformationMessage('There is nothing to redo.');
         return;
       case 'no-change':
-        void vscode.window.showInformationMessage('Nothing changed: the files already match that version, so no version was made.');
+        void vscode.window.showInformationMessage(
+          'Nothing changed: the files already match that version, so no version was made.',
+        );
         return;
       case 'restored': {
         const target = result.target?.slice(0, 7) ?? '';
         if (result.preserved && result.turnId) {
           const turnId = result.turnId;
           // Not awaited: the command finishes now; the button stays usable as long as the toast is.
-          void vscode.window.showInformationMessage(
-            `Agent turn undone. Its partial changes were saved as an Interrupted entry in Version History (${result.preserved.slice(0, 7)}).`,
-            'Copy Prompt',
-          ).then(async (choice) => {
-            if (choice !== 'Copy Prompt') return;
-            const prompt = await controller.history.promptOf(turnId);
-            if (prompt !== null) await vscode.env.clipboard.writeText(prompt);
-          });
+          void vscode.window
+            .showInformationMessage(
+              `Agent turn undone. Its partial changes were saved as an Interrupted entry in Version History (${result.preserved.slice(0, 7)}).`,
+              'Copy Prompt',
+            )
+            .then(async (choice) => {
+              if (choice !== 'Copy Prompt') return;
+              const prompt = await controller.history.promptOf(turnId);
+              if (prompt !== null) await vscode.env.clipboard.writeText(prompt);
+            });
           return;
         }
         if (result.scope === 'turn' || result.scope === 'file') {
-          const what = result.scope === 'turn' ? 'Only this turn was undone; later work stays' : 'The file is back to its content before the turn';
-          const saved = result.preserved ? ` Your uncommitted changes were saved first (${result.preserved.slice(0, 7)}).` : '';
-          void vscode.window.showInformationMessage(`${what} — a new [Revert] version ${result.restoreCommit?.slice(0, 7) ?? ''} was added.${saved}`);
+          const what =
+            result.scope === 'turn'
+              ? 'Only this turn was undone; later work stays'
+              : 'The file is back to its content before the turn';
+          const saved = result.preserved
+            ? ` Your uncommitted changes were saved first (${result.preserved.slice(0, 7)}).`
+            : '';
+          void vscode.window.showInformationMessage(
+            `${what} — a new [Revert] version ${result.restoreCommit?.slice(0, 7) ?? ''} was added.${saved}`,
+          );
           return;
         }
         const verb = kind === 'undo' ? 'Agent turn undone' : kind === 'redo' ? 'Agent turn redone' : 'Version restored';
@@ -194,19 +244,29 @@ export class RestoreRunner {
 }
 
 /** Undo Agent Turn, Redo Agent Turn and Restore Version… from the palette. */
-export function registerRestoreCommands(context: vscode.ExtensionContext, registry: RepositoryRegistry, runner: RestoreRunner): void {
-  const guarded = (kind: RestoreRequest['kind'], pick: (c: RepositoryController) => Promise<RestoreRequest | undefined>, title: RestoreTitle) => async () => {
-    let controller: RepositoryController;
-    let request: RestoreRequest | undefined;
-    try {
-      controller = await registry.forAction(); // a folder without git: offers to Enable Version History
-      request = await pick(controller);
-    } catch (error) {
-      runner.reportFailure(kind, error);
-      return;
-    }
-    if (request) await runner.perform(controller, request, title);
-  };
+export function registerRestoreCommands(
+  context: vscode.ExtensionContext,
+  registry: RepositoryRegistry,
+  runner: RestoreRunner,
+): void {
+  const guarded =
+    (
+      kind: RestoreRequest['kind'],
+      pick: (c: RepositoryController) => Promise<RestoreRequest | undefined>,
+      title: RestoreTitle,
+    ) =>
+    async () => {
+      let controller: RepositoryController;
+      let request: RestoreRequest | undefined;
+      try {
+        controller = await registry.forAction(); // a folder without git: offers to Enable Version History
+        request = await pick(controller);
+      } catch (error) {
+        runner.reportFailure(kind, error);
+        return;
+      }
+      if (request) await runner.perform(controller, request, title);
+    };
 
   context.subscriptions.push(
     vscode.commands.registerCommand('agentVersions.undo', guarded('undo', pickChatTurn, 'Undo Agent Turn')),
@@ -220,7 +280,10 @@ export function registerRestoreCommands(context: vscode.ExtensionContext, regist
       }
       await runner.perform(found.controller, found.request, 'Undo This File');
     }),
-    vscode.commands.registerCommand('agentVersions.redo', guarded('redo', async () => ({ kind: 'redo' }), 'Redo Agent Turn')),
+    vscode.commands.registerCommand(
+      'agentVersions.redo',
+      guarded('redo', async () => ({ kind: 'redo' }), 'Redo Agent Turn'),
+    ),
     vscode.commands.registerCommand('agentVersions.restore', guarded('restore', pickVersion, 'Restore Version')),
   );
 }
@@ -240,19 +303,35 @@ async function pickChatTurn(controller: RepositoryController): Promise<RestoreRe
       detail: t.summary,
       turnId: t.turnId,
     })),
-    { title: 'Undo Agent Turn — which chat?', placeHolder: 'Pick the chat whose latest turn to undo (the latest chat is first)', matchOnDescription: true, matchOnDetail: true },
+    {
+      title: 'Undo Agent Turn — which chat?',
+      placeHolder: 'Pick the chat whose latest turn to undo (the latest chat is first)',
+      matchOnDescription: true,
+      matchOnDetail: true,
+    },
   );
   return picked ? { kind: 'undo', turnId: picked.turnId } : undefined;
 }
 
 /** Undo This File: the file of an `agent-version:` document (either side of a turn's diff), or the active one. */
-async function turnFileRequest(registry: RepositoryRegistry, uri: unknown): Promise<{ controller: RepositoryController; request: RestoreRequest }> {
+async function turnFileRequest(
+  registry: RepositoryRegistry,
+  uri: unknown,
+): Promise<{ controller: RepositoryController; request: RestoreRequest }> {
   const target = uri instanceof vscode.Uri ? uri : vscode.window.activeTextEditor?.document.uri;
   const file = target ? versionFileOf(target) : null;
-  if (!file) throw new AvhError('invalid-input', 'Undo This File works on a file of a turn\'s changes: open them with Show Turn Changes first.');
+  if (!file)
+    throw new AvhError(
+      'invalid-input',
+      "Undo This File works on a file of a turn's changes: open them with Show Turn Changes first.",
+    );
   const controller = await registry.forPath(file.root);
   const turnId = await controller.history.turnOfVersion(file.version);
-  if (!turnId) throw new AvhError('invalid-input', 'These changes are not an agent turn\'s version, so there is no turn to undo the file from.');
+  if (!turnId)
+    throw new AvhError(
+      'invalid-input',
+      "These changes are not an agent turn's version, so there is no turn to undo the file from.",
+    );
   return { controller, request: { kind: 'undo', turnId, path: file.path } };
 }
 
@@ -265,7 +344,11 @@ async function pickVersion(controller: RepositoryController): Promise<RestoreReq
       description: `${KIND_LABEL[v.kind]}${v.outcome ? ` · ${v.outcome}` : ''} · ${v.oid.slice(0, 7)} · ${relativeTime(now - v.time)}`,
       oid: v.oid,
     })),
-    { title: 'Version History — restore a version', placeHolder: 'Pick the version to restore (a new [Restore] version is added; nothing is rewritten)', matchOnDescription: true },
+    {
+      title: 'Version History — restore a version',
+      placeHolder: 'Pick the version to restore (a new [Restore] version is added; nothing is rewritten)',
+      matchOnDescription: true,
+    },
   );
   return picked ? { kind: 'restore', target: picked.oid } : undefined;
 }

@@ -16,14 +16,20 @@ export function showSecretNotices(controller: RepositoryController, excluded: re
 }
 
 async function askAbout(controller: RepositoryController, finding: SecretFinding): Promise<void> {
-  const choice = await vscode.window.showWarningMessage(leftOutMessage(finding.path), INCLUDE_IN_VERSIONS, ADD_TO_GITIGNORE);
+  const choice = await vscode.window.showWarningMessage(
+    leftOutMessage(finding.path),
+    INCLUDE_IN_VERSIONS,
+    ADD_TO_GITIGNORE,
+  );
   if (!choice) return;
   try {
     if (choice === INCLUDE_IN_VERSIONS) await controller.history.includeSecretFile(finding.path);
     else await controller.history.gitignoreSecretFile(finding.path);
     controller.notifyChanged();
   } catch (error) {
-    controller.history.ctx.log.warn('secrets.choice-failed', { choice: choice === INCLUDE_IN_VERSIONS ? 'include' : 'gitignore' });
+    controller.history.ctx.log.warn('secrets.choice-failed', {
+      choice: choice === INCLUDE_IN_VERSIONS ? 'include' : 'gitignore',
+    });
     void vscode.window.showErrorMessage(`Agent Version History: ${safeMessage(error)}`);
   }
 }

@@ -55,7 +55,11 @@ export class HistoryStatusBar implements vscode.Disposable {
       this.item.text = '$(warning) Version recovery needed';
       this.item.tooltip = `Agent Version History — ${view.repository}: ${recoveryTooltip(view.state, view.detail)}`;
       this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
-      this.item.command = { command: RESURFACE_RECOVERY_COMMAND, title: 'Show the version recovery notice', arguments: [view.root] };
+      this.item.command = {
+        command: RESURFACE_RECOVERY_COMMAND,
+        title: 'Show the version recovery notice',
+        arguments: [view.root],
+      };
     }
     this.item.accessibilityInformation = { label: `${this.item.text.replace(/\$\([\w-]+\)\s*/, '')}. ${this.tooltip}` };
     this.item.show();

@@ -31,11 +31,18 @@ export class VersionFileProvider implements vscode.TextDocumentContentProvider {
 function parseQuery(query: string): { root: string; oid: string; of?: string } {
   try {
     const parsed = JSON.parse(query) as unknown;
-    if (parsed && typeof parsed === 'object' && typeof (parsed as { root?: unknown }).root === 'string' && typeof (parsed as { oid?: unknown }).oid === 'string') {
+    if (
+      parsed &&
+      typeof parsed === 'object' &&
+      typeof (parsed as { root?: unknown }).root === 'string' &&
+      typeof (parsed as { oid?: unknown }).oid === 'string'
+    ) {
       const of = (parsed as { of?: unknown }).of;
       return { ...(parsed as { root: string; oid: string }), ...(typeof of === 'string' ? { of } : {}) };
     }
-  } catch { /* reported below */ }
+  } catch {
+    /* reported below */
+  }
   throw new AvhError('invalid-input', 'This is not an Agent Version History document.');
 }
 
@@ -51,14 +58,22 @@ export function versionFileOf(uri: vscode.Uri): { root: string; version: string;
 }
 
 function versionFileUri(root: string, oid: string, file: string, of: string): vscode.Uri {
-  return vscode.Uri.from({ scheme: VERSION_FILE_SCHEME, path: `/${file}`, query: JSON.stringify({ root, oid, ...(of !== oid ? { of } : {}) }) });
+  return vscode.Uri.from({
+    scheme: VERSION_FILE_SCHEME,
+    path: `/${file}`,
+    query: JSON.stringify({ root, oid, ...(of !== oid ? { of } : {}) }),
+  });
 }
 
 /**
  * Opens VS Code's multi-file diff editor (`vscode.changes`) for a version against its first parent: one
  * `[label, left, right]` per file; an added file has no left side, a deleted one no right side.
  */
-export async function showVersionChanges(controller: RepositoryController, oid: string, title: string): Promise<number> {
+export async function showVersionChanges(
+  controller: RepositoryController,
+  oid: string,
+  title: string,
+): Promise<number> {
   const { parent, files } = await controller.history.changedFiles(oid);
   const root = controller.root;
   const resources = files.map((f): [vscode.Uri, vscode.Uri | undefined, vscode.Uri | undefined] => [
@@ -75,7 +90,11 @@ export async function showVersionChanges(controller: RepositoryController, oid: 
 }
 
 /** `Agent Versions: Show Turn Changes`: the latest agent turn's changes, or a picked turn's. */
-export function registerShowTurnChanges(context: vscode.ExtensionContext, registry: RepositoryRegistry, log: EventLog): void {
+export function registerShowTurnChanges(
+  context: vscode.ExtensionContext,
+  registry: RepositoryRegistry,
+  log: EventLog,
+): void {
   context.subscriptions.push(
     vscode.workspace.registerTextDocumentContentProvider(VERSION_FILE_SCHEME, new VersionFileProvider(registry)),
     vscode.commands.registerCommand(SHOW_TURN_CHANGES_COMMAND, async (oid?: unknown) => {
@@ -89,18 +108,24 @@ export function registerShowTurnChanges(context: vscode.ExtensionContext, regist
           return;
         }
         const now = Date.now() / 1000;
-        const picked = typeof oid === 'string'
-          ? turns.find((t) => t.oid === oid)
-          : turns.length === 1
-            ? turns[0]
-            : (await vscode.window.showQuickPick(
-              turns.map((t, i) => ({
-                label: t.label,
-                description: `${i === 0 ? 'latest · ' : ''}${KIND_LABEL[t.kind]}${t.turn?.outcome ? ` · ${t.turn.outcome}` : ''} · ${t.oid.slice(0, 7)} · ${relativeTime(now - t.time)}`,
-                row: t,
-              })),
-              { title: 'Show Turn Changes', placeHolder: 'Pick the agent turn whose changes to show (the latest is first)' },
-            ))?.row;
+        const picked =
+          typeof oid === 'string'
+            ? turns.find((t) => t.oid === oid)
+            : turns.length === 1
+              ? turns[0]
+              : (
+                  await vscode.window.showQuickPick(
+                    turns.map((t, i) => ({
+                      label: t.label,
+                      description: `${i === 0 ? 'latest · ' : ''}${KIND_LABEL[t.kind]}${t.turn?.outcome ? ` · ${t.turn.outcome}` : ''} · ${t.oid.slice(0, 7)} · ${relativeTime(now - t.time)}`,
+                      row: t,
+                    })),
+                    {
+                      title: 'Show Turn Changes',
+                      placeHolder: 'Pick the agent turn whose changes to show (the latest is first)',
+                    },
+                  )
+                )?.row;
         if (picked) await showVersionChanges(controller, picked.oid, picked.label);
       } catch (error) {
         log.warn('changes.failed', { reason: error instanceof AvhError ? error.reason : 'unexpected' });

@@ -6,7 +6,16 @@ import * as assert from 'node:assert/strict';
 import type { FrameLocator, Page } from 'playwright-core';
 import { cliJson } from '../support/cliProcess';
 import { localBranchNames } from '../support/chatBranchFixtures';
-import { assertNothingLost, cleanupTempDirs, contentInventory, git, head, makeRepo, tempDir, write } from '../support/gitFixtures';
+import {
+  assertNothingLost,
+  cleanupTempDirs,
+  contentInventory,
+  git,
+  head,
+  makeRepo,
+  tempDir,
+  write,
+} from '../support/gitFixtures';
 import { clickNotificationButton, runCommand, startWorkbench, waitForNotification, type Workbench } from './harness';
 
 function pane(page: Page): FrameLocator {
@@ -14,7 +23,8 @@ function pane(page: Page): FrameLocator {
 }
 
 const SELECT_SPOT = { x: 12, y: 10 };
-const LOST = /The branch "feature\/login" for this chat no longer exists locally or on "origin"\. Its code changes cannot be recovered\./;
+const LOST =
+  /The branch "feature\/login" for this chat no longer exists locally or on "origin"\. Its code changes cannot be recovered\./;
 
 describe('Branch loss in a real workbench (code-server + Chromium, extension from the .vsix)', function () {
   this.timeout(240_000);
@@ -31,7 +41,21 @@ describe('Branch loss in a real workbench (code-server + Chromium, extension fro
     git(folder, 'remote', 'set-head', 'origin', 'main');
     // The agent works on its own branch; the turn is recorded through the real CLI.
     git(folder, 'switch', '-q', '-c', 'feature/login');
-    const { turnId } = cliJson<{ turnId: string }>(['turn', 'begin', '--chat', 'e2e-chat', '--title', 'Login', '--agent', 'e2e-agent', '--prompt', 'Add the login form'], { cwd: folder });
+    const { turnId } = cliJson<{ turnId: string }>(
+      [
+        'turn',
+        'begin',
+        '--chat',
+        'e2e-chat',
+        '--title',
+        'Login',
+        '--agent',
+        'e2e-agent',
+        '--prompt',
+        'Add the login form',
+      ],
+      { cwd: folder },
+    );
     write(folder, 'login.ts', 'export const login = true;\n');
     cliJson(['turn', 'end', turnId, '--outcome', 'completed'], { cwd: folder });
     git(folder, 'push', '-q', 'origin', 'feature/login');
@@ -47,7 +71,8 @@ describe('Branch loss in a real workbench (code-server + Chromium, extension fro
 
   afterEach(async function () {
     const test = this.currentTest;
-    if (test?.state === 'failed' && workbench) console.log(`    screenshot: ${await workbench.screenshot(`e2e-branch-loss-${test.fullTitle()}`)}`);
+    if (test?.state === 'failed' && workbench)
+      console.log(`    screenshot: ${await workbench.screenshot(`e2e-branch-loss-${test.fullTitle()}`)}`);
   });
 
   after(async () => {
@@ -61,7 +86,9 @@ describe('Branch loss in a real workbench (code-server + Chromium, extension fro
     const view = pane(page);
     await view.getByRole('alert').filter({ hasText: LOST }).waitFor({ timeout: 60_000 });
     await view.getByRole('alert').getByRole('button', { name: 'Continue on a New Branch' }).waitFor();
-    await view.getByRole('option', { name: /^Agent: Add the login form, branch lost, completed, by e2e-agent/ }).waitFor();
+    await view
+      .getByRole('option', { name: /^Agent: Add the login form, branch lost, completed, by e2e-agent/ })
+      .waitFor();
     await workbench!.screenshot('branch-loss-view');
   });
 
@@ -80,7 +107,10 @@ describe('Branch loss in a real workbench (code-server + Chromium, extension fro
     assert.deepEqual(localBranchNames(folder), ['main']);
 
     await clickNotificationButton(page, LOST, 'Continue on a New Branch');
-    await waitForNotification(page, /Conversation continues on `feature\/login-2`; code changes from `feature\/login` were not recovered\./);
+    await waitForNotification(
+      page,
+      /Conversation continues on `feature\/login-2`; code changes from `feature\/login` were not recovered\./,
+    );
     assert.equal(git(folder, 'symbolic-ref', '--short', 'HEAD').trim(), 'feature/login-2');
     assert.equal(head(folder), before, 'the new branch starts at the base branch (main)');
     assert.deepEqual(localBranchNames(folder), ['feature/login-2', 'main']);
@@ -89,13 +119,20 @@ describe('Branch loss in a real workbench (code-server + Chromium, extension fro
 
   it('the warning row is in Version History, and the chat record points at the new branch', async () => {
     const view = pane(workbench!.page);
-    const warning = view.getByRole('note').filter({ hasText: 'Conversation continues on `feature/login-2`; code changes from `feature/login` were not recovered.' });
+    const warning = view
+      .getByRole('note')
+      .filter({
+        hasText: 'Conversation continues on `feature/login-2`; code changes from `feature/login` were not recovered.',
+      });
     await warning.waitFor({ timeout: 30_000 });
     assert.equal(await warning.getAttribute('data-base-branch'), 'main');
     assert.equal(await warning.getAttribute('data-chat'), 'e2e-chat');
     assert.equal(await view.getByRole('alert').count(), 0, 'the chat is no longer shown as lost');
     await workbench!.screenshot('branch-loss-warning-row');
-    const status = cliJson<{ branch: string; chatBranch: string; continuations: unknown[] }>(['chat', 'status', '--chat', 'e2e-chat'], { cwd: folder });
+    const status = cliJson<{ branch: string; chatBranch: string; continuations: unknown[] }>(
+      ['chat', 'status', '--chat', 'e2e-chat'],
+      { cwd: folder },
+    );
     assert.deepEqual([status.branch, status.chatBranch, status.continuations.length], ['ok', 'feature/login-2', 1]);
   });
 });

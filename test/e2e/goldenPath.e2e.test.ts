@@ -17,7 +17,14 @@ import { BLOCKED_MESSAGE } from '../../src/shared/protocol';
 import { recoveryLatchPresent } from '../support/assertions';
 import { assertNothingLost, contentInventory, git, head, subjectOf, testGitEnv } from '../support/gitFixtures';
 import {
-  clickNotificationButton, elementScreenshot, extensionHostPids, moveMouseAway, runCommand, startWorkbench, TEST_VSIX_ENV, versionHistoryPane,
+  clickNotificationButton,
+  elementScreenshot,
+  extensionHostPids,
+  moveMouseAway,
+  runCommand,
+  startWorkbench,
+  TEST_VSIX_ENV,
+  versionHistoryPane,
   waitForNotification,
   type Workbench,
 } from './harness';
@@ -32,7 +39,8 @@ const start = createRequire(__filename)(path.join(repoRoot, 'scripts/start.mjs')
 const UNDO = 'Agent Versions: Undo Agent Turn';
 const REDO = 'Agent Versions: Redo Agent Turn';
 const REQUIRED = 'Version restore needs attention';
-const INDEX_LOCKED = 'Version History is unavailable — Another Git process is using this repository (index.lock is held).';
+const INDEX_LOCKED =
+  'Version History is unavailable — Another Git process is using this repository (index.lock is held).';
 const DIRTY = 'Your current changes need to be saved';
 
 /** The tree object of the working tree as `git add -A` would stage it, built in a temp index (the real one is untouched). */
@@ -55,17 +63,26 @@ const porcelain = (repo: string) => git(repo, 'status', '--porcelain', '--untrac
 /** `npm run demo-agent -- --repo <repo> --cancel-after <ms>` as a real process; resolves with its output once it ended. */
 function runDemoAgent(repo: string, cancelAfterMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [DEMO_AGENT, '--repo', repo, '--cli', CLI, '--cancel-after', String(cancelAfterMs)], { env: testGitEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [DEMO_AGENT, '--repo', repo, '--cli', CLI, '--cancel-after', String(cancelAfterMs)],
+      { env: testGitEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d));
     child.stderr.on('data', (d: Buffer) => (output += d));
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`demo agent exited ${code}:\n${output}`))));
+    child.once('exit', (code) =>
+      code === 0 ? resolve(output) : reject(new Error(`demo agent exited ${code}:\n${output}`)),
+    );
   });
 }
 
 /** The Undo/Redo counts the status bar item shows ("undo:N redo:M"), once it shows `expected` if given. */
-async function statusBarCounts(page: Page, expected?: { undo: number; redo: number }): Promise<{ undo: number; redo: number }> {
+async function statusBarCounts(
+  page: Page,
+  expected?: { undo: number; redo: number },
+): Promise<{ undo: number; redo: number }> {
   const text = expected ? `undo:${expected.undo} redo:${expected.redo}` : /undo:\d+ redo:\d+/;
   const item = page.locator('.part.statusbar .statusbar-item', { hasText: text }).first();
   await item.waitFor({ state: 'visible', timeout: 60_000 });
@@ -103,7 +120,8 @@ describe('golden path: demo → Version History → stop → Undo → Redo → c
 
   before(async () => {
     const vsix = process.env[TEST_VSIX_ENV];
-    if (!vsix || !fs.existsSync(vsix)) throw new Error(`no test .vsix: set ${TEST_VSIX_ENV} (scripts/vscode/runE2E.mjs packages dist/test-extension/)`);
+    if (!vsix || !fs.existsSync(vsix))
+      throw new Error(`no test .vsix: set ${TEST_VSIX_ENV} (scripts/vscode/runE2E.mjs packages dist/test-extension/)`);
     // The very demo repository `npm start` makes: a completed turn, then a stopped one with partial changes left.
     await start.ensureDemoRepo(demo, { reset: false, signal: new AbortController().signal });
     workbench = await startWorkbench({ folder: demo, vsix });
@@ -111,7 +129,8 @@ describe('golden path: demo → Version History → stop → Undo → Redo → c
 
   afterEach(async function () {
     const test = this.currentTest;
-    if (test?.state === 'failed' && workbench) console.log(`    screenshot: ${await workbench.screenshot('golden-failed')}`);
+    if (test?.state === 'failed' && workbench)
+      console.log(`    screenshot: ${await workbench.screenshot('golden-failed')}`);
   });
 
   after(async () => {
@@ -126,13 +145,20 @@ describe('golden path: demo → Version History → stop → Undo → Redo → c
     const inventory = contentInventory(demo);
 
     // 1. Version History lists the demo's turns.
-    assert.deepEqual(git(demo, 'log', '--format=%s').trim().split('\n'), ['[Agent] Add a greeter module with a test', 'Initial commit']);
+    assert.deepEqual(git(demo, 'log', '--format=%s').trim().split('\n'), [
+      '[Agent] Add a greeter module with a test',
+      'Initial commit',
+    ]);
     const initialCounts = await statusBarCounts(page);
     await runCommand(page, 'Agent Versions: Show Version History');
-    await view.getByRole('option', { name: /^Agent: Add a greeter module with a test, completed, by demo-agent/ }).waitFor({ timeout: 30_000 });
+    await view
+      .getByRole('option', { name: /^Agent: Add a greeter module with a test, completed, by demo-agent/ })
+      .waitFor({ timeout: 30_000 });
     await view.getByRole('option', { name: /^Commit: Initial commit,/ }).waitFor();
     // Room for the list: collapse the other Source Control sections (Changes, Graph), as a user might.
-    const expanded = page.locator('.part.sidebar .pane-header[aria-expanded="true"]', { hasNotText: 'Agent Version History' });
+    const expanded = page.locator('.part.sidebar .pane-header[aria-expanded="true"]', {
+      hasNotText: 'Agent Version History',
+    });
     for (let left = await expanded.count(); left > 0; left--) await expanded.first().click();
     await shot('version-history');
 
@@ -170,7 +196,10 @@ describe('golden path: demo → Version History → stop → Undo → Redo → c
     await shot('redone');
     // The pane's box (the webview is laid over it): the README's picture of Version History.
     await moveMouseAway(page); // no hover tooltip in the picture
-    await elementScreenshot(page.locator('.part.sidebar .pane', { has: page.locator('.pane-header', { hasText: 'Agent Version History' }) }), 'readme-version-history');
+    await elementScreenshot(
+      page.locator('.part.sidebar .pane', { has: page.locator('.pane-header', { hasText: 'Agent Version History' }) }),
+      'readme-version-history',
+    );
     const redoHead = head(demo);
 
     // 5. Undo again, with the extension host killed by the test build's failpoint while git's checkout writes files.
@@ -180,17 +209,25 @@ describe('golden path: demo → Version History → stop → Undo → Redo → c
     const hosts = extensionHostPids(wb.server.pid);
     assert.ok(hosts.length > 0, 'an extension host runs');
     await runCommand(page, UNDO);
-    await waitUntil('the extension host to die at the failpoint', () => hosts.some((pid) => !fs.existsSync(`/proc/${pid}`)));
+    await waitUntil('the extension host to die at the failpoint', () =>
+      hosts.some((pid) => !fs.existsSync(`/proc/${pid}`)),
+    );
     await shot('host-killed');
     restoreCheckout();
     assert.equal(head(demo), redoHead, 'the branch never moved');
-    assert.ok(fs.existsSync(path.join(demo, '.git', 'index.lock')), 'git was killed mid-checkout and left its index.lock');
+    assert.ok(
+      fs.existsSync(path.join(demo, '.git', 'index.lock')),
+      'git was killed mid-checkout and left its index.lock',
+    );
     assert.notEqual(porcelain(demo), '', 'the working tree is half restored');
     for (const oid of contentInventory(demo)) inventory.add(oid);
 
     // 6. Reload the window (code-server restarted without the failpoint): recovery toast, status bar, blocked pane.
     await wb.restartServer();
-    await page.locator('.part.statusbar .statusbar-item', { hasText: 'Version recovery needed' }).first().waitFor({ timeout: 60_000 });
+    await page
+      .locator('.part.statusbar .statusbar-item', { hasText: 'Version recovery needed' })
+      .first()
+      .waitFor({ timeout: 60_000 });
     // The toast may already have hidden (toasts do after a few seconds): the notification center keeps every notice.
     await runCommand(page, 'Notifications: Show Notifications');
     const notice = await waitForNotification(page, REQUIRED, { timeout: 60_000 });
@@ -211,7 +248,10 @@ describe('golden path: demo → Version History → stop → Undo → Redo → c
 
     // 8. The half-restored tree is dirty: Save changes & use current version → a [Recovery] commit, "ready".
     await clickNotificationButton(page, DIRTY, 'Save changes & use current version');
-    await waitForNotification(page, `Current changes saved — Your changes were saved as ${RECOVERY_SUBJECT}. Version History is ready.`);
+    await waitForNotification(
+      page,
+      `Current changes saved — Your changes were saved as ${RECOVERY_SUBJECT}. Version History is ready.`,
+    );
     assert.equal(subjectOf(demo), RECOVERY_SUBJECT);
     assert.equal(git(demo, 'rev-parse', 'HEAD~1').trim(), redoHead);
     assert.equal(porcelain(demo), '');

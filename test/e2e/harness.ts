@@ -35,7 +35,9 @@ interface CodeServerModule {
 
 // scripts/vscode/codeServer.mjs is shared with the .mjs runners. tsc compiles import() to require() under
 // "module": "commonjs" anyway; Node >= 20.19 requires ES modules without top-level await synchronously.
-const codeServer = createRequire(__filename)(path.resolve(__dirname, '../../../scripts/vscode/codeServer.mjs')) as CodeServerModule;
+const codeServer = createRequire(__filename)(
+  path.resolve(__dirname, '../../../scripts/vscode/codeServer.mjs'),
+) as CodeServerModule;
 
 export const VSIX_ENV = 'AVH_E2E_VSIX';
 /** The test build's .vsix (failpoints kept; scripts/vscode/runE2E.mjs packages dist/test-extension/). Never shipped. */
@@ -60,9 +62,16 @@ export interface Workbench {
 }
 
 /** Installs the .vsix into a fresh profile, starts code-server (with `env` added) and opens `folder` in Chromium. */
-export async function startWorkbench(options: { folder: string; vsix?: string; settings?: Record<string, unknown>; env?: Record<string, string>; keybindings?: readonly object[] }): Promise<Workbench> {
+export async function startWorkbench(options: {
+  folder: string;
+  vsix?: string;
+  settings?: Record<string, unknown>;
+  env?: Record<string, string>;
+  keybindings?: readonly object[];
+}): Promise<Workbench> {
   const vsix = options.vsix ?? process.env[VSIX_ENV];
-  if (!vsix || !fs.existsSync(vsix)) throw new Error(`no .vsix: pass { vsix } or set ${VSIX_ENV} (scripts/vscode/runE2E.mjs does)`);
+  if (!vsix || !fs.existsSync(vsix))
+    throw new Error(`no .vsix: pass { vsix } or set ${VSIX_ENV} (scripts/vscode/runE2E.mjs does)`);
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'avh-e2e-'));
   const extensionsDir = path.join(profile, 'exts');
   const userDataDir = path.join(profile, 'user');
@@ -78,13 +87,24 @@ export async function startWorkbench(options: { folder: string; vsix?: string; s
     removeProfile();
   };
   const serve = (env: Record<string, string> | undefined, restartOn?: number) =>
-    codeServer.startCodeServer({ extensionsDir, userDataDir, smokeDriver: false, settings: options.settings, env, port: restartOn, keepSettings: restartOn !== undefined });
+    codeServer.startCodeServer({
+      extensionsDir,
+      userDataDir,
+      smokeDriver: false,
+      settings: options.settings,
+      env,
+      port: restartOn,
+      keepSettings: restartOn !== undefined,
+    });
   try {
     await codeServer.installVsix(vsix, { extensionsDir, userDataDir });
     if (options.keybindings) {
       // The profile's keybindings.json: how a test reaches a command the palette does not list (test build only).
       fs.mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
-      fs.writeFileSync(path.join(userDataDir, 'User', 'keybindings.json'), JSON.stringify(options.keybindings, null, 2));
+      fs.writeFileSync(
+        path.join(userDataDir, 'User', 'keybindings.json'),
+        JSON.stringify(options.keybindings, null, 2),
+      );
     }
     server = await serve(options.env);
     browser = await codeServer.launchChromium();
@@ -120,7 +140,10 @@ export async function startWorkbench(options: { folder: string; vsix?: string; s
 
 async function workbenchShown(page: Page): Promise<void> {
   await page.locator('.monaco-workbench .part.statusbar').waitFor({ state: 'visible', timeout: 60_000 });
-  await page.locator('.monaco-workbench .explorer-folders-view, .monaco-workbench .part.sidebar').first().waitFor({ timeout: 30_000 });
+  await page
+    .locator('.monaco-workbench .explorer-folders-view, .monaco-workbench .part.sidebar')
+    .first()
+    .waitFor({ timeout: 30_000 });
 }
 
 /**
@@ -136,7 +159,8 @@ export function extensionHostPids(serverPid: number): number[] {
       const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
       const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
       if (pgrp !== serverPid) continue;
-      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes('--type=extensionHost')) pids.push(Number(entry));
+      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes('--type=extensionHost'))
+        pids.push(Number(entry));
     } catch {
       // the process ended while we looked
     }
@@ -182,7 +206,8 @@ export async function runCommand(page: Page, title: string, options: { timeoutMs
       await row.waitFor({ state: 'visible', timeout: 5_000 });
     } catch (err) {
       await page.keyboard.press('Escape');
-      if (Date.now() >= deadline) throw new Error(`command palette has no "${title}" after ${attempt} tries: ${(err as Error).message}`);
+      if (Date.now() >= deadline)
+        throw new Error(`command palette has no "${title}" after ${attempt} tries: ${(err as Error).message}`);
       await page.waitForTimeout(1_500);
       continue;
     }
@@ -195,9 +220,15 @@ export async function runCommand(page: Page, title: string, options: { timeoutMs
 }
 
 /** A notification (toast, or an item in the notification center) containing `text`. Opens the center when no toast shows. */
-export async function waitForNotification(page: Page, text: string | RegExp, options: { timeout?: number } = {}): Promise<Locator> {
+export async function waitForNotification(
+  page: Page,
+  text: string | RegExp,
+  options: { timeout?: number } = {},
+): Promise<Locator> {
   const timeout = options.timeout ?? 30_000;
-  const notification = page.locator('.notification-toast, .notifications-center.visible .notification-list-item', { hasText: text }).first();
+  const notification = page
+    .locator('.notification-toast, .notifications-center.visible .notification-list-item', { hasText: text })
+    .first();
   try {
     await notification.waitFor({ state: 'visible', timeout: timeout / 2 });
     return notification;
@@ -211,7 +242,12 @@ export async function waitForNotification(page: Page, text: string | RegExp, opt
 }
 
 /** Clicks `buttonName` on the notification that contains `text`, with no tooltip left open over it. */
-export async function clickNotificationButton(page: Page, text: string | RegExp, buttonName: string, options: { timeout?: number } = {}): Promise<void> {
+export async function clickNotificationButton(
+  page: Page,
+  text: string | RegExp,
+  buttonName: string,
+  options: { timeout?: number } = {},
+): Promise<void> {
   const notification = await waitForNotification(page, text, options);
   await moveMouseAway(page);
   await notification.getByRole('button', { name: buttonName }).click();
@@ -228,7 +264,11 @@ export async function moveMouseAway(page: Page): Promise<void> {
   const x = editor ? editor.x + editor.width / 2 : (viewport?.width ?? 800) / 2;
   const y = editor ? editor.y + editor.height / 2 : (viewport?.height ?? 600) / 2;
   await page.mouse.move(x, y);
-  await page.locator('.workbench-hover').first().waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
+  await page
+    .locator('.workbench-hover')
+    .first()
+    .waitFor({ state: 'hidden', timeout: 5_000 })
+    .catch(() => undefined);
 }
 
 function cssString(value: string): string {

@@ -9,7 +9,16 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { BLOCKED_MESSAGE } from '../../src/shared/protocol';
 import { seedRecoveryLatch } from '../support/assertions';
 import { cliJson } from '../support/cliProcess';
-import { assertNothingLost, cleanupTempDirs, contentInventory, git, head, makeRepo, subjectOf, write } from '../support/gitFixtures';
+import {
+  assertNothingLost,
+  cleanupTempDirs,
+  contentInventory,
+  git,
+  head,
+  makeRepo,
+  subjectOf,
+  write,
+} from '../support/gitFixtures';
 import { startWorkbench, waitForNotification, type Workbench } from './harness';
 
 /** The pane's DOM: VS Code lays webviews over the workbench (not inside the pane), and ours is the only one open. */
@@ -21,7 +30,10 @@ function pane(page: Page): FrameLocator {
 const SELECT_SPOT = { x: 12, y: 10 };
 
 function recordTurn(folder: string, prompt: string, file: string, content: string): string {
-  const { turnId } = cliJson<{ turnId: string }>(['turn', 'begin', '--chat', 'e2e-view', '--prompt', prompt, '--agent', 'e2e-agent'], { cwd: folder });
+  const { turnId } = cliJson<{ turnId: string }>(
+    ['turn', 'begin', '--chat', 'e2e-view', '--prompt', prompt, '--agent', 'e2e-agent'],
+    { cwd: folder },
+  );
   write(folder, file, content);
   return cliJson<{ version: string }>(['turn', 'end', turnId, '--outcome', 'completed'], { cwd: folder }).version;
 }
@@ -41,7 +53,8 @@ describe('Version History pane in Source Control (code-server + Chromium, extens
 
   afterEach(async function () {
     const test = this.currentTest;
-    if (test?.state === 'failed' && workbench) console.log(`    screenshot: ${await workbench.screenshot(`e2e-view-${test.fullTitle()}`)}`);
+    if (test?.state === 'failed' && workbench)
+      console.log(`    screenshot: ${await workbench.screenshot(`e2e-view-${test.fullTitle()}`)}`);
   });
 
   after(async () => {
@@ -55,7 +68,9 @@ describe('Version History pane in Source Control (code-server + Chromium, extens
     await item.waitFor({ state: 'visible', timeout: 60_000 });
     await item.locator('a').first().click();
     const view = pane(page);
-    await view.getByRole('option', { name: /^Agent: Add the first module, completed, by e2e-agent/ }).waitFor({ timeout: 30_000 });
+    await view
+      .getByRole('option', { name: /^Agent: Add the first module, completed, by e2e-agent/ })
+      .waitFor({ timeout: 30_000 });
     await view.getByRole('option', { name: /^Commit: initial,/ }).waitFor();
     await workbench!.screenshot('view-list');
   });
@@ -67,18 +82,22 @@ describe('Version History pane in Source Control (code-server + Chromium, extens
     write(folder, 'notes.md', 'typed in a terminal\n');
     git(folder, 'add', 'notes.md');
     git(folder, 'commit', '-q', '-m', 'my terminal commit');
-    await view.getByRole('option', { name: /^Commit: my terminal commit, .*1 file changed, \+1 −0/ }).waitFor({ timeout: 15_000 });
+    await view
+      .getByRole('option', { name: /^Commit: my terminal commit, .*1 file changed, \+1 −0/ })
+      .waitFor({ timeout: 15_000 });
     await workbench!.screenshot('view-live');
   });
 
-  it('Show changes opens the multi-file diff editor listing the version\'s files', async () => {
+  it("Show changes opens the multi-file diff editor listing the version's files", async () => {
     const page = workbench!.page;
     const view = pane(page);
     const version = git(folder, 'log', '-1', '--format=%H', '--grep', 'Add the second module').trim();
     const row = view.getByRole('option', { name: /^Agent: Add the second module/ });
     await row.click({ position: SELECT_SPOT });
     await row.locator('button', { hasText: 'Show Changes' }).click();
-    await page.locator('.tabs-container .tab', { hasText: `Add the second module (${version.slice(0, 7)})` }).waitFor({ timeout: 20_000 });
+    await page
+      .locator('.tabs-container .tab', { hasText: `Add the second module (${version.slice(0, 7)})` })
+      .waitFor({ timeout: 20_000 });
     await page.locator('.editor-instance').getByText('second.ts').first().waitFor({ timeout: 20_000 });
     await workbench!.screenshot('view-show-changes');
     await page.keyboard.press('Control+K');
@@ -108,12 +127,18 @@ describe('Version History pane in Source Control (code-server + Chromium, extens
     const initialRow = view.getByRole('option', { name: /^Commit: initial,/ });
     await initialRow.click({ position: SELECT_SPOT });
     await initialRow.locator('button', { hasText: 'Restore to This Version' }).click();
-    await box.filter({ hasText: /Restore Version will undo \d+ commits? you made yourself/ }).waitFor({ timeout: 20_000 });
+    await box
+      .filter({ hasText: /Restore Version will undo \d+ commits? you made yourself/ })
+      .waitFor({ timeout: 20_000 });
     await box.getByRole('button', { name: 'Continue' }).click();
     await waitForNotification(page, /Version restored/);
     assert.equal(git(folder, 'rev-parse', 'HEAD^{tree}').trim(), git(folder, 'rev-parse', `${initial}^{tree}`).trim());
     assertNothingLost(folder, before);
-    await view.getByRole('option', { name: new RegExp(`^Restore: Restored version ${initial.slice(0, 7)}, .*current version$`) }).waitFor({ timeout: 15_000 });
+    await view
+      .getByRole('option', {
+        name: new RegExp(`^Restore: Restored version ${initial.slice(0, 7)}, .*current version$`),
+      })
+      .waitFor({ timeout: 15_000 });
   });
 
   it('while recovery is required the pane shows only the blocked text and the recovery notice comes back', async () => {

@@ -9,10 +9,24 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { FIRST_BASE_SUBJECT } from '../../src/core/git/workingTree';
-import { ENABLE_BUTTON, ENABLE_QUESTION, NOT_NOW_BUTTON, TEST_AGENT_RESULT, TEST_AGENT_TURN_COMMAND } from '../../src/shared/enableCopy';
+import {
+  ENABLE_BUTTON,
+  ENABLE_QUESTION,
+  NOT_NOW_BUTTON,
+  TEST_AGENT_RESULT,
+  TEST_AGENT_TURN_COMMAND,
+} from '../../src/shared/enableCopy';
 import { repoPicture } from '../support/assertions';
 import { git, subjectOf } from '../support/gitFixtures';
-import { clickNotificationButton, runCommand, startWorkbench, TEST_VSIX_ENV, versionHistoryPane, waitForNotification, type Workbench } from './harness';
+import {
+  clickNotificationButton,
+  runCommand,
+  startWorkbench,
+  TEST_VSIX_ENV,
+  versionHistoryPane,
+  waitForNotification,
+  type Workbench,
+} from './harness';
 
 const SHOW_HISTORY = 'Agent Versions: Show Version History';
 const NO_REPOSITORY_TEXT = 'Open a folder that is a git repository to see its versions.';
@@ -21,7 +35,12 @@ const DECLINE_KEY = 'ctrl+alt+shift+f8';
 
 /** Presses the key binding `key` (VS Code notation) in the workbench. */
 async function press(page: Page, key: string): Promise<void> {
-  await page.keyboard.press(key.split('+').map((k) => ({ ctrl: 'Control', alt: 'Alt', shift: 'Shift' }[k] ?? k.toUpperCase())).join('+'));
+  await page.keyboard.press(
+    key
+      .split('+')
+      .map((k) => ({ ctrl: 'Control', alt: 'Alt', shift: 'Shift' })[k] ?? k.toUpperCase())
+      .join('+'),
+  );
 }
 
 describe('new project: Enable Version History in a folder without git (code-server + Chromium, test .vsix)', function () {
@@ -33,7 +52,8 @@ describe('new project: Enable Version History in a folder without git (code-serv
 
   before(async () => {
     const vsix = process.env[TEST_VSIX_ENV];
-    if (!vsix || !fs.existsSync(vsix)) throw new Error(`no test .vsix: set ${TEST_VSIX_ENV} (scripts/vscode/runE2E.mjs packages dist/test-extension/)`);
+    if (!vsix || !fs.existsSync(vsix))
+      throw new Error(`no test .vsix: set ${TEST_VSIX_ENV} (scripts/vscode/runE2E.mjs packages dist/test-extension/)`);
     root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'avh-e2e-newproject-')));
     enabled = path.join(root, 'enabled');
     declined = path.join(root, 'declined');
@@ -45,8 +65,16 @@ describe('new project: Enable Version History in a folder without git (code-serv
       folder: root,
       vsix,
       keybindings: [
-        { key: ENABLE_KEY, command: TEST_AGENT_TURN_COMMAND, args: { repository: enabled, prompt: 'Scaffold an app', file: 'app.js' } },
-        { key: DECLINE_KEY, command: TEST_AGENT_TURN_COMMAND, args: { repository: declined, prompt: 'Scaffold another app', file: 'app.js' } },
+        {
+          key: ENABLE_KEY,
+          command: TEST_AGENT_TURN_COMMAND,
+          args: { repository: enabled, prompt: 'Scaffold an app', file: 'app.js' },
+        },
+        {
+          key: DECLINE_KEY,
+          command: TEST_AGENT_TURN_COMMAND,
+          args: { repository: declined, prompt: 'Scaffold another app', file: 'app.js' },
+        },
       ],
     });
     // A folder without git does not activate the extension by itself: an agent extension's getExtension().activate()
@@ -57,7 +85,8 @@ describe('new project: Enable Version History in a folder without git (code-serv
 
   afterEach(async function () {
     const test = this.currentTest;
-    if (test?.state === 'failed' && workbench) console.log(`    screenshot: ${await workbench.screenshot(`e2e-${test.fullTitle()}`)}`);
+    if (test?.state === 'failed' && workbench)
+      console.log(`    screenshot: ${await workbench.screenshot(`e2e-${test.fullTitle()}`)}`);
   });
 
   after(async () => {
@@ -76,9 +105,17 @@ describe('new project: Enable Version History in a folder without git (code-serv
     assert.deepEqual(repoPicture(declined), picture, 'nothing was written');
 
     // Asked at most once a day: the next turn there fails at once, with no question.
-    await page.locator('.notifications-center.visible .codicon-notifications-clear-all, .notifications-center.visible .codicon-clear-all').first().click().catch(() => undefined);
+    await page
+      .locator(
+        '.notifications-center.visible .codicon-notifications-clear-all, .notifications-center.visible .codicon-clear-all',
+      )
+      .first()
+      .click()
+      .catch(() => undefined);
     await press(page, DECLINE_KEY);
-    const results = page.locator('.notification-toast, .notifications-center.visible .notification-list-item', { hasText: `${TEST_AGENT_RESULT} failed` });
+    const results = page.locator('.notification-toast, .notifications-center.visible .notification-list-item', {
+      hasText: `${TEST_AGENT_RESULT} failed`,
+    });
     await results.first().waitFor({ state: 'visible', timeout: 30_000 });
     assert.equal(await page.locator('.notification-toast', { hasText: ENABLE_QUESTION }).count(), 0);
     assert.equal(fs.existsSync(path.join(declined, '.git')), false);
@@ -93,7 +130,10 @@ describe('new project: Enable Version History in a folder without git (code-serv
     assert.equal(subjectOf(enabled), '[Agent] Scaffold an app');
     assert.equal(subjectOf(enabled, 'HEAD^'), FIRST_BASE_SUBJECT);
     assert.deepEqual(git(enabled, 'ls-tree', '-r', '--name-only', 'HEAD^').trim().split('\n'), ['notes.md']);
-    assert.deepEqual(git(enabled, 'ls-tree', '-r', '--name-only', 'HEAD').trim().split('\n').sort(), ['app.js', 'notes.md']);
+    assert.deepEqual(git(enabled, 'ls-tree', '-r', '--name-only', 'HEAD').trim().split('\n').sort(), [
+      'app.js',
+      'notes.md',
+    ]);
     assert.equal(git(enabled, 'status', '--porcelain').trim(), '');
     assert.equal(fs.existsSync(path.join(root, '.git')), false, 'only the folder the agent works in got a repository');
   });

@@ -16,19 +16,26 @@ const REQUIRED = 'Version restore needs attention';
 /** The labels of the action buttons (not the close/expand toolbar) on the notification containing `text`. */
 async function buttonsOf(workbench: Workbench, text: string | RegExp): Promise<string[]> {
   const notification = await waitForNotification(workbench.page, text);
-  return (await notification.locator('.notification-list-item-buttons-container .monaco-button').allInnerTexts()).map((t) => t.trim());
+  return (await notification.locator('.notification-list-item-buttons-container .monaco-button').allInnerTexts()).map(
+    (t) => t.trim(),
+  );
 }
 
 /** Screenshot once the progress toast of the finished action has gone (it fades out over the result). */
 async function capture(workbench: Workbench, name: string): Promise<void> {
-  const progress = workbench.page.locator('.notification-toast', { hasText: /Checking the current repository…|Saving the current version…/ }).first();
+  const progress = workbench.page
+    .locator('.notification-toast', { hasText: /Checking the current repository…|Saving the current version…/ })
+    .first();
   await progress.waitFor({ state: 'hidden', timeout: 15_000 }).catch(() => undefined);
   await workbench.page.waitForTimeout(500);
   await workbench.screenshot(name);
 }
 
 async function statusBarShows(workbench: Workbench, text: string): Promise<void> {
-  await workbench.page.locator('.part.statusbar .statusbar-item', { hasText: text }).first().waitFor({ state: 'visible', timeout: 30_000 });
+  await workbench.page
+    .locator('.part.statusbar .statusbar-item', { hasText: text })
+    .first()
+    .waitFor({ state: 'visible', timeout: 30_000 });
 }
 
 describe('guided recovery (code-server + Chromium, extension from the .vsix)', function () {
@@ -44,7 +51,8 @@ describe('guided recovery (code-server + Chromium, extension from the .vsix)', f
 
   afterEach(async function () {
     const test = this.currentTest;
-    if (test?.state === 'failed' && workbench) console.log(`    screenshot: ${await workbench.screenshot(`e2e-${test.fullTitle()}`)}`);
+    if (test?.state === 'failed' && workbench)
+      console.log(`    screenshot: ${await workbench.screenshot(`e2e-${test.fullTitle()}`)}`);
     // Older notices must not answer the next test's waits (clearing them changes nothing: recovery is in the store).
     if (workbench) await runCommand(workbench.page, 'Notifications: Clear All Notifications').catch(() => undefined);
   });
@@ -69,7 +77,11 @@ describe('guided recovery (code-server + Chromium, extension from the .vsix)', f
     await statusBarShows(wb, 'undo:0 redo:0');
     assert.equal(await recoveryLatchPresent(folder), false);
     assert.equal(git(folder, 'rev-parse', 'HEAD').trim(), headBefore);
-    assert.deepEqual(fs.readFileSync(path.join(folder, '.git', 'index')), indexBefore, 'the index file is byte-identical');
+    assert.deepEqual(
+      fs.readFileSync(path.join(folder, '.git', 'index')),
+      indexBefore,
+      'the index file is byte-identical',
+    );
   });
 
   it('a dirty repository: Save changes & use current version → a [Recovery] commit and "Current changes saved"', async () => {
@@ -84,7 +96,10 @@ describe('guided recovery (code-server + Chromium, extension from the .vsix)', f
     await capture(wb, 'recovery-3-dirty-toast');
     assert.equal(await recoveryLatchPresent(folder), true, 'finding changes keeps recovery');
     await clickNotificationButton(wb.page, dirty, 'Save changes & use current version');
-    await waitForNotification(wb.page, `Current changes saved — Your changes were saved as ${RECOVERY_SUBJECT}. Version History is ready.`);
+    await waitForNotification(
+      wb.page,
+      `Current changes saved — Your changes were saved as ${RECOVERY_SUBJECT}. Version History is ready.`,
+    );
     await capture(wb, 'recovery-4-saved-toast');
     assert.equal(git(folder, 'log', '-1', '--format=%s').trim(), RECOVERY_SUBJECT);
     assert.equal(git(folder, 'show', 'HEAD:src/unsaved.ts'), 'export const unsaved = true;\n');

@@ -35,7 +35,10 @@ async function undoUntilConfirm(page: Page): Promise<void> {
 }
 
 async function statusBarShows(page: Page, text: string | RegExp): Promise<void> {
-  await page.locator('.part.statusbar .statusbar-item', { hasText: text }).first().waitFor({ state: 'visible', timeout: 30_000 });
+  await page
+    .locator('.part.statusbar .statusbar-item', { hasText: text })
+    .first()
+    .waitFor({ state: 'visible', timeout: 30_000 });
 }
 
 function tree(folder: string, rev = 'HEAD'): string {
@@ -59,9 +62,14 @@ describe('undo / redo agent turn from the palette (code-server + Chromium, exten
     folder = makeRepo();
     baseTree = tree(folder);
     // 1. One completed agent turn through the real CLI process (same core and store as the extension API).
-    const { turnId } = cliJson<{ turnId: string }>(['turn', 'begin', '--chat', 'e2e-chat', '--prompt', 'Add the feature module'], { cwd: folder });
+    const { turnId } = cliJson<{ turnId: string }>(
+      ['turn', 'begin', '--chat', 'e2e-chat', '--prompt', 'Add the feature module'],
+      { cwd: folder },
+    );
     write(folder, AGENT_FILE, 'export const feature = true;\n');
-    const ended = cliJson<{ outcome: string; version: string }>(['turn', 'end', turnId, '--outcome', 'completed'], { cwd: folder });
+    const ended = cliJson<{ outcome: string; version: string }>(['turn', 'end', turnId, '--outcome', 'completed'], {
+      cwd: folder,
+    });
     assert.equal(ended.outcome, 'completed');
     agentCommit = ended.version;
     assert.equal(head(folder), agentCommit, 'the completed turn is HEAD');
@@ -77,7 +85,8 @@ describe('undo / redo agent turn from the palette (code-server + Chromium, exten
 
   afterEach(async function () {
     const test = this.currentTest;
-    if (test?.state === 'failed' && workbench) console.log(`    screenshot: ${await workbench.screenshot(`e2e-${test.fullTitle()}`)}`);
+    if (test?.state === 'failed' && workbench)
+      console.log(`    screenshot: ${await workbench.screenshot(`e2e-${test.fullTitle()}`)}`);
   });
 
   after(async () => {
@@ -95,7 +104,12 @@ describe('undo / redo agent turn from the palette (code-server + Chromium, exten
     const box = dialog(page);
     assert.match(await box.innerText(), /stays reachable in Version History/);
     const buttons = (await box.locator('.dialog-buttons .monaco-button').allInnerTexts()).map((t) => t.trim());
-    assert.ok(buttons.includes('Restore Everything to Before This Turn') && buttons.includes('Undo Only This Turn') && buttons.includes('Cancel'), `dialog buttons: ${JSON.stringify(buttons)}`);
+    assert.ok(
+      buttons.includes('Restore Everything to Before This Turn') &&
+        buttons.includes('Undo Only This Turn') &&
+        buttons.includes('Cancel'),
+      `dialog buttons: ${JSON.stringify(buttons)}`,
+    );
     await workbench!.screenshot('restore-1-confirm-modal');
 
     await page.keyboard.press('Escape');
@@ -108,7 +122,10 @@ describe('undo / redo agent turn from the palette (code-server + Chromium, exten
     await page.waitForTimeout(1_500);
     assert.equal(head(folder), userCommit, 'HEAD unchanged after Escape / Cancel');
     assert.equal(porcelain(folder), '', 'working tree untouched');
-    assert.equal(await page.locator('.notification-toast', { hasText: /Agent turn undone|Undo Agent Turn…/ }).count(), 0);
+    assert.equal(
+      await page.locator('.notification-toast', { hasText: /Agent turn undone|Undo Agent Turn…/ }).count(),
+      0,
+    );
     await statusBarShows(page, 'undo:1 redo:0');
   });
 
@@ -120,16 +137,32 @@ describe('undo / redo agent turn from the palette (code-server + Chromium, exten
     const base = git(folder, 'rev-parse', `${agentCommit}^`).trim();
     const undone = `Agent turn undone — restored version ${base.slice(0, 7)} as a new [Restore] version.`;
     await waitForNotification(page, undone);
-    await page.locator('.notification-toast', { hasText: 'Undo Agent Turn…' }).first().waitFor({ state: 'hidden', timeout: 15_000 }).catch(() => undefined);
+    await page
+      .locator('.notification-toast', { hasText: 'Undo Agent Turn…' })
+      .first()
+      .waitFor({ state: 'hidden', timeout: 15_000 })
+      .catch(() => undefined);
     await waitForNotification(page, undone); // still shown: its toast may have hidden meanwhile, the center keeps it
     await workbench!.screenshot('restore-2-undone-toast');
 
     assert.match(subjectOf(folder), /^\[Restore\] Restored version/);
-    assert.equal(git(folder, 'rev-parse', 'HEAD^').trim(), userCommit, 'the [Restore] commit sits on top of the user commit');
+    assert.equal(
+      git(folder, 'rev-parse', 'HEAD^').trim(),
+      userCommit,
+      'the [Restore] commit sits on top of the user commit',
+    );
     assert.equal(git(folder, 'symbolic-ref', 'HEAD').trim(), 'refs/heads/main');
     assert.equal(fs.existsSync(path.join(folder, AGENT_FILE)), false, "the agent's file is gone from the worktree");
-    assert.notEqual(gitStatus(folder, 'cat-file', '-e', `HEAD:${AGENT_FILE}`).code, 0, "the agent's file is gone from HEAD");
-    assert.equal(gitStatus(folder, 'merge-base', '--is-ancestor', userCommit, 'HEAD').code, 0, 'the user commit is still reachable from HEAD');
+    assert.notEqual(
+      gitStatus(folder, 'cat-file', '-e', `HEAD:${AGENT_FILE}`).code,
+      0,
+      "the agent's file is gone from HEAD",
+    );
+    assert.equal(
+      gitStatus(folder, 'merge-base', '--is-ancestor', userCommit, 'HEAD').code,
+      0,
+      'the user commit is still reachable from HEAD',
+    );
     assert.equal(tree(folder), baseTree, 'the tree is the turn base exactly');
     assert.equal(porcelain(folder), '', 'working tree clean');
     await statusBarShows(page, /redo:1/);
@@ -143,7 +176,11 @@ describe('undo / redo agent turn from the palette (code-server + Chromium, exten
     // No user commit lies between the pre-undo version and now: Redo must not ask.
     await waitForNotification(page, /Agent turn redone — restored version [0-9a-f]{7} as a new \[Restore\] version\./);
     assert.equal(await dialog(page).count(), 0, 'no confirm for redo');
-    await page.locator('.notification-toast', { hasText: 'Redo Agent Turn…' }).first().waitFor({ state: 'hidden', timeout: 15_000 }).catch(() => undefined);
+    await page
+      .locator('.notification-toast', { hasText: 'Redo Agent Turn…' })
+      .first()
+      .waitFor({ state: 'hidden', timeout: 15_000 })
+      .catch(() => undefined);
     await workbench!.screenshot('restore-3-redone-toast');
 
     assert.equal(git(folder, 'rev-parse', 'HEAD^').trim(), undoCommit, 'redo adds a version on top of the undo');

@@ -16,7 +16,9 @@ import { screenshot, versionHistoryPane } from './harness';
 
 const repoRoot = path.resolve(__dirname, '../../..');
 const START = path.join(repoRoot, 'scripts/start.mjs');
-const codeServer = createRequire(__filename)(path.join(repoRoot, 'scripts/vscode/codeServer.mjs')) as { launchChromium(): Promise<Browser> };
+const codeServer = createRequire(__filename)(path.join(repoRoot, 'scripts/vscode/codeServer.mjs')) as {
+  launchChromium(): Promise<Browser>;
+};
 
 interface Started {
   child: ChildProcess;
@@ -28,13 +30,19 @@ interface Started {
 
 /** Runs `node scripts/start.mjs <args>` and resolves once it printed its URL line (and code-server's pid). */
 function start(args: string[]): Promise<Started> {
-  const child = spawn(process.execPath, [START, ...args], { cwd: repoRoot, env: testGitEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [START, ...args], {
+    cwd: repoRoot,
+    env: testGitEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   running.add(child);
   let output = '';
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => {
-    running.delete(child);
-    resolve(code);
-  }));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      running.delete(child);
+      resolve(code);
+    }),
+  );
   return new Promise<Started>((resolve, reject) => {
     // A hang guard, not a performance assertion: a cold machine packages and installs in well under this.
     const guard = setTimeout(() => reject(new Error(`no URL line after 5 minutes:\n${output}`)), 300_000);
@@ -116,7 +124,10 @@ describe('npm start (scripts/start.mjs: demo repository, code-server, Chromium)'
     try {
       await page.goto(first.url, { waitUntil: 'domcontentloaded', timeout: 60_000 });
       await page.locator('.monaco-workbench .part.statusbar').waitFor({ state: 'visible', timeout: 60_000 });
-      await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'greeter' }).first().waitFor({ timeout: 60_000 });
+      await page
+        .locator('.explorer-folders-view .monaco-list-row', { hasText: 'greeter' })
+        .first()
+        .waitFor({ timeout: 60_000 });
       const item = page.locator('.part.statusbar .statusbar-item', { hasText: /undo:\d+ redo:\d+/ }).first();
       await item.waitFor({ state: 'visible', timeout: 60_000 });
       const [, undo, redo] = /undo:(\d+) redo:(\d+)/.exec(await item.innerText()) ?? [];
@@ -128,11 +139,15 @@ describe('npm start (scripts/start.mjs: demo repository, code-server, Chromium)'
       await header.waitFor({ state: 'visible', timeout: 30_000 });
       if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
       const view = versionHistoryPane(page);
-      await view.getByRole('option', { name: /^Agent: Add a greeter module with a test, completed, by demo-agent/ }).waitFor({ timeout: 60_000 });
+      await view
+        .getByRole('option', { name: /^Agent: Add a greeter module with a test, completed, by demo-agent/ })
+        .waitFor({ timeout: 60_000 });
       await view.getByRole('option', { name: /^Commit: Initial commit,/ }).waitFor();
       await screenshot(page, 'start-demo-workbench');
     } catch (err) {
-      console.log(`    screenshot: ${await screenshot(page, 'e2e-start-failed').catch(() => 'none')}\n${first.output()}`);
+      console.log(
+        `    screenshot: ${await screenshot(page, 'e2e-start-failed').catch(() => 'none')}\n${first.output()}`,
+      );
       throw err;
     } finally {
       await browser.close();
@@ -140,10 +155,19 @@ describe('npm start (scripts/start.mjs: demo repository, code-server, Chromium)'
     }
 
     // git: the initial commit, the completed turn's [Agent] commit, the cancelled turn's partial changes in the tree.
-    assert.deepEqual(git(demo, 'log', '--format=%s').trim().split('\n'), ['[Agent] Add a greeter module with a test', 'Initial commit']);
-    assert.deepEqual(git(demo, 'show', '--name-only', '--format=', 'HEAD').trim().split('\n').sort(), ['greeter/README.md', 'greeter/greeting.js', 'greeter/greeting.test.js']);
+    assert.deepEqual(git(demo, 'log', '--format=%s').trim().split('\n'), [
+      '[Agent] Add a greeter module with a test',
+      'Initial commit',
+    ]);
+    assert.deepEqual(git(demo, 'show', '--name-only', '--format=', 'HEAD').trim().split('\n').sort(), [
+      'greeter/README.md',
+      'greeter/greeting.js',
+      'greeter/greeting.test.js',
+    ]);
     assert.deepEqual(porcelain(demo), [' M greeter/greeting.js', '?? greeter/languages.js']);
-    const status = cliJson<{ counts: { turns: number; runningTurns: number }; recovery: unknown }>(['status'], { cwd: demo });
+    const status = cliJson<{ counts: { turns: number; runningTurns: number }; recovery: unknown }>(['status'], {
+      cwd: demo,
+    });
     assert.deepEqual(status.counts, { turns: 2, runningTurns: 0 });
     assert.equal(status.recovery, null);
     demoHead = head(demo);

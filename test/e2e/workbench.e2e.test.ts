@@ -15,7 +15,8 @@ describe('workbench (code-server + Chromium, extension from the .vsix)', functio
 
   afterEach(async function () {
     const test = this.currentTest;
-    if (test?.state === 'failed' && workbench) console.log(`    screenshot: ${await workbench.screenshot(`e2e-${test.fullTitle()}`)}`);
+    if (test?.state === 'failed' && workbench)
+      console.log(`    screenshot: ${await workbench.screenshot(`e2e-${test.fullTitle()}`)}`);
   });
 
   after(async () => {
@@ -25,7 +26,9 @@ describe('workbench (code-server + Chromium, extension from the .vsix)', functio
 
   it('opens the repository folder', async () => {
     const { page } = workbench!;
-    await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'README.md' }).waitFor({ timeout: 30_000 });
+    await page
+      .locator('.explorer-folders-view .monaco-list-row', { hasText: 'README.md' })
+      .waitFor({ timeout: 30_000 });
   });
 
   it('lists Agent Version History among the installed extensions', async () => {

@@ -4,7 +4,15 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { FIRST_BASE_SUBJECT } from '../../src/core/git/workingTree';
 import { CLI, runCliProcess } from '../support/cliProcess';
-import { assertNothingLost, cleanupTempDirs, contentInventory, git, makeRepo, testGitEnv, write } from '../support/gitFixtures';
+import {
+  assertNothingLost,
+  cleanupTempDirs,
+  contentInventory,
+  git,
+  makeRepo,
+  testGitEnv,
+  write,
+} from '../support/gitFixtures';
 import { holdRefTransaction, killedWhileRunning, lingeringGitPath, slowGit } from '../support/slowGit';
 
 const FILES = ['data/input.csv', 'notes.md', 'script.py'];
@@ -35,12 +43,36 @@ describe('first turn in a repository without commits, killed while [Base] is mad
   // Each kill lands inside the named git command every time: the process is slowed where git allows it (the add's
   // clean filter; the branch's reference transaction held before or after the ref moved), proven by git's trace2
   // events; write-tree and commit-tree, which nothing slows, are killed after their objects are written.
-  const cases: { point: string; name: string; slow: (repo: string) => { env: NodeJS.ProcessEnv; release: () => void } }[] = [
-    { point: 'git:write-tree:during', name: 'after its tree is written', slow: () => ({ env: { PATH: lingeringGitPath('write-tree') }, release: () => undefined }) },
-    { point: 'git:add:during', name: 'in its clean filter', slow: (repo) => ({ env: {}, release: slowGit(repo, 'add') }) },
-    { point: 'git:commit-tree:during', name: 'after its commit is written', slow: () => ({ env: { PATH: lingeringGitPath('commit-tree') }, release: () => undefined }) },
-    { point: 'git:update-ref:during', name: 'holding the branch\'s lock', slow: (repo) => ({ env: {}, release: holdRefTransaction(repo, 'prepared', 'refs/heads/main') }) },
-    { point: 'git:update-ref:during', name: 'after the branch moved', slow: (repo) => ({ env: {}, release: holdRefTransaction(repo, 'committed', 'refs/heads/main') }) },
+  const cases: {
+    point: string;
+    name: string;
+    slow: (repo: string) => { env: NodeJS.ProcessEnv; release: () => void };
+  }[] = [
+    {
+      point: 'git:write-tree:during',
+      name: 'after its tree is written',
+      slow: () => ({ env: { PATH: lingeringGitPath('write-tree') }, release: () => undefined }),
+    },
+    {
+      point: 'git:add:during',
+      name: 'in its clean filter',
+      slow: (repo) => ({ env: {}, release: slowGit(repo, 'add') }),
+    },
+    {
+      point: 'git:commit-tree:during',
+      name: 'after its commit is written',
+      slow: () => ({ env: { PATH: lingeringGitPath('commit-tree') }, release: () => undefined }),
+    },
+    {
+      point: 'git:update-ref:during',
+      name: "holding the branch's lock",
+      slow: (repo) => ({ env: {}, release: holdRefTransaction(repo, 'prepared', 'refs/heads/main') }),
+    },
+    {
+      point: 'git:update-ref:during',
+      name: 'after the branch moved',
+      slow: (repo) => ({ env: {}, release: holdRefTransaction(repo, 'committed', 'refs/heads/main') }),
+    },
   ];
   for (const { point, name, slow } of cases) {
     it(`killed at ${point}, ${name}: the retried begin makes exactly one [Base]; nothing is lost`, () => {
@@ -48,13 +80,33 @@ describe('first turn in a repository without commits, killed while [Base] is mad
       const { env, release } = slow(repo);
       const trace = path.join(repo, '.git', 'avh-trace2.json');
       const lingering = env.PATH !== undefined;
-      const killed = spawnSync(process.execPath, [CLI, 'turn', 'begin', '--chat', 'c1', '--prompt', 'first', '--json'], {
-        cwd: repo, encoding: 'utf8', timeout: 60_000,
-        env: { ...testGitEnv(), ...env, AVH_FAILPOINT: point, AVH_FAILPOINT_DELAY_MS: '300', ...(lingering ? {} : { GIT_TRACE2_EVENT: trace }) },
-      });
+      const killed = spawnSync(
+        process.execPath,
+        [CLI, 'turn', 'begin', '--chat', 'c1', '--prompt', 'first', '--json'],
+        {
+          cwd: repo,
+          encoding: 'utf8',
+          timeout: 60_000,
+          env: {
+            ...testGitEnv(),
+            ...env,
+            AVH_FAILPOINT: point,
+            AVH_FAILPOINT_DELAY_MS: '300',
+            ...(lingering ? {} : { GIT_TRACE2_EVENT: trace }),
+          },
+        },
+      );
       release();
-      assert.equal(killed.signal, 'SIGKILL', `the CLI died at ${point} (status ${killed.status}, stderr ${killed.stderr})`);
-      if (!lingering) assert.ok(killedWhileRunning(trace, point.split(':')[1]), `the kill landed while git ${point.split(':')[1]} ran`);
+      assert.equal(
+        killed.signal,
+        'SIGKILL',
+        `the CLI died at ${point} (status ${killed.status}, stderr ${killed.stderr})`,
+      );
+      if (!lingering)
+        assert.ok(
+          killedWhileRunning(trace, point.split(':')[1]),
+          `the kill landed while git ${point.split(':')[1]} ran`,
+        );
       fs.rmSync(trace, { force: true });
       assert.ok(branchCommits(repo).length <= 1, 'at most the one [Base] before the retry');
       assertNothingLost(repo, inventory);
@@ -64,7 +116,11 @@ describe('first turn in a repository without commits, killed while [Base] is mad
       if (retry.code !== 0) {
         // git's own locks on the branch and on HEAD (the branch is the current one), left by the killed update-ref:
         // refused by name, nothing changed; once the user removes them, as the message says, it works.
-        assert.match(retry.stderr, /git lock file for a branch is held \(a \.lock file under \.git\/refs, or \.git\/HEAD\.lock/, retry.stderr);
+        assert.match(
+          retry.stderr,
+          /git lock file for a branch is held \(a \.lock file under \.git\/refs, or \.git\/HEAD\.lock/,
+          retry.stderr,
+        );
         assert.ok(fs.existsSync(lock), 'refused only for the lock git left');
         assert.ok(branchCommits(repo).length <= 1);
         fs.rmSync(lock);

@@ -13,9 +13,19 @@ import { assertNothingLost, cleanupTempDirs, contentInventory, makeRepo, testGit
 
 const ENTRY = path.resolve(__dirname, '../../src/cli/entry.js');
 
-function hook(repo: string, payload: Record<string, unknown>, failpoint?: string): { status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string } {
+function hook(
+  repo: string,
+  payload: Record<string, unknown>,
+  failpoint?: string,
+): { status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string } {
   const env = { ...testGitEnv(), ...(failpoint ? { AVH_FAILPOINT: failpoint } : {}) };
-  return spawnSync(process.execPath, [ENTRY, 'hook', 'claude-code', '--json'], { cwd: repo, input: JSON.stringify({ cwd: repo, ...payload }), encoding: 'utf8', env, timeout: 60_000 });
+  return spawnSync(process.execPath, [ENTRY, 'hook', 'claude-code', '--json'], {
+    cwd: repo,
+    input: JSON.stringify({ cwd: repo, ...payload }),
+    encoding: 'utf8',
+    env,
+    timeout: 60_000,
+  });
 }
 
 const begin = { hook_event_name: 'UserPromptSubmit', session_id: 'chat-1', prompt: 'p' };

@@ -8,7 +8,16 @@ import { leasePath } from '../../src/core/git/repositoryLease';
 import { tryAcquireLock } from '../../src/core/store/pidLock';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { CLI, cliJson, runCliProcess } from '../support/cliProcess';
-import { assertNothingLost, cleanupTempDirs, contentInventory, git, head, makeRepo, testGitEnv, write } from '../support/gitFixtures';
+import {
+  assertNothingLost,
+  cleanupTempDirs,
+  contentInventory,
+  git,
+  head,
+  makeRepo,
+  testGitEnv,
+  write,
+} from '../support/gitFixtures';
 import { killedWhileRunning, slowGit } from '../support/slowGit';
 
 /**
@@ -46,11 +55,26 @@ function killDuringReadTree(repo: string, args: string[]): void {
   const unslow = slowGit(repo, 'read-tree');
   const trace = path.join(repo, '.git', 'avh-trace2.json');
   const run = spawnSync(process.execPath, [CLI, ...args], {
-    cwd: repo, env: { ...testGitEnv(), AVH_FAILPOINT: 'git:read-tree:during', AVH_FAILPOINT_DELAY_MS: '150', GIT_TRACE2_EVENT: trace }, encoding: 'utf8', timeout: 60_000,
+    cwd: repo,
+    env: {
+      ...testGitEnv(),
+      AVH_FAILPOINT: 'git:read-tree:during',
+      AVH_FAILPOINT_DELAY_MS: '150',
+      GIT_TRACE2_EVENT: trace,
+    },
+    encoding: 'utf8',
+    timeout: 60_000,
   });
   unslow();
   assert.equal(run.signal, 'SIGKILL', `the CLI restore was killed (${run.stderr})`);
-  assert.ok(killedWhileRunning(trace, 'read-tree'), `the kill landed while git read-tree ran: ${fs.readFileSync(trace, 'utf8').split('\n').filter((l) => l.includes('cmd_name')).join(' ')}`);
+  assert.ok(
+    killedWhileRunning(trace, 'read-tree'),
+    `the kill landed while git read-tree ran: ${fs
+      .readFileSync(trace, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('cmd_name'))
+      .join(' ')}`,
+  );
   fs.rmSync(trace, { force: true });
 }
 
@@ -77,18 +101,31 @@ describe('reconcile before every mutation (a long-lived VersionHistory after a C
       try {
         began = await h.beginTurn({ chatId: 'c2', prompt: 'next turn' });
       } catch (error) {
-        assert.ok(isAvhError(error, 'recovery-required') || isAvhError(error, 'index-locked'), `refused for a settled reason, got ${String(error)}`);
+        assert.ok(
+          isAvhError(error, 'recovery-required') || isAvhError(error, 'index-locked'),
+          `refused for a settled reason, got ${String(error)}`,
+        );
       }
       const status = await h.status();
       assert.equal(status.operation, null, 'the dead restore was settled by beginTurn');
       if (status.recovery) assert.equal(began, null, 'recovery latched: the turn is refused');
       if (began) {
         // Allowed only on a settled, consistent tree: the old state (rolled back) or the target (rolled forward).
-        assert.ok(trees.has(tree(repo, began.baseCommit)), 'the base snapshot is the old or the restored tree, never a half-restored one');
+        assert.ok(
+          trees.has(tree(repo, began.baseCommit)),
+          'the base snapshot is the old or the restored tree, never a half-restored one',
+        );
       } else {
-        assert.equal(git(repo, 'for-each-ref', 'refs/agent-versions/base/'), baseRefsBefore, 'no base snapshot was written');
+        assert.equal(
+          git(repo, 'for-each-ref', 'refs/agent-versions/base/'),
+          baseRefsBefore,
+          'no base snapshot was written',
+        );
       }
-      assert.ok(status.recovery || head(repo) === oldHead || trees.has(tree(repo)), 'old state, new state or recovery required');
+      assert.ok(
+        status.recovery || head(repo) === oldHead || trees.has(tree(repo)),
+        'old state, new state or recovery required',
+      );
       assertNothingLost(repo, before);
     } finally {
       await h.close();
@@ -111,11 +148,17 @@ describe('reconcile before every mutation (a long-lived VersionHistory after a C
       assert.equal(status.operation, null, 'the dead restore was settled by endTurn');
       if (ended.version !== null) {
         assert.equal(status.recovery, null);
-        assert.ok([oldTree, tree(repo, base)].includes(tree(repo, ended.version)), 'a version holds a settled tree only');
+        assert.ok(
+          [oldTree, tree(repo, base)].includes(tree(repo, ended.version)),
+          'a version holds a settled tree only',
+        );
       } else {
         assert.notEqual(ended.reason, 'restore-in-progress', 'not refused for the dead restore: it was settled first');
         if (status.recovery) assert.equal(ended.reason, 'recovery-required');
-        assert.ok(head(repo) === headBefore || git(repo, 'log', '-1', '--format=%s').startsWith('[Restore]'), 'no [Agent] version was made');
+        assert.ok(
+          head(repo) === headBefore || git(repo, 'log', '-1', '--format=%s').startsWith('[Restore]'),
+          'no [Agent] version was made',
+        );
       }
       assertNothingLost(repo, before);
     } finally {
@@ -133,7 +176,10 @@ describe('reconcile before every mutation (a long-lived VersionHistory after a C
     const h = await VersionHistory.open(repo); // opening reconciles (like every CLI command)
     try {
       const offered = await findStaleGitLocks(h.ctx);
-      assert.deepEqual(offered.map((l) => l.file), ['index.lock']);
+      assert.deepEqual(
+        offered.map((l) => l.file),
+        ['index.lock'],
+      );
       assert.ok(offered[0].ageMs >= 0);
       // While a live process holds our repository lease, nothing is offered.
       const held = tryAcquireLock(leasePath(h.repository), 'restore');
@@ -151,18 +197,36 @@ describe('reconcile before every mutation (a long-lived VersionHistory after a C
     }
     const gitFiles = () => listFiles(path.join(repo, '.git')).filter((f) => !f.startsWith('objects/'));
     const filesBefore = gitFiles();
-    const checked = JSON.parse(runCliProcess(['recover', 'check', '--json'], { cwd: repo }).stdout) as { staleLocks?: { file: string; ageMs: number }[] };
-    assert.deepEqual(checked.staleLocks?.map((l) => l.file), ['index.lock'], 'recover check names the stale lock');
+    const checked = JSON.parse(runCliProcess(['recover', 'check', '--json'], { cwd: repo }).stdout) as {
+      staleLocks?: { file: string; ageMs: number }[];
+    };
+    assert.deepEqual(
+      checked.staleLocks?.map((l) => l.file),
+      ['index.lock'],
+      'recover check names the stale lock',
+    );
     const removed = runCliProcess(['recover', 'remove-stale-lock', '--json'], { cwd: repo });
     assert.ok(removed.code === 0 || removed.code === 3, removed.stderr);
     const out = JSON.parse(removed.stdout) as { removed: { file: string; ageMs: number }[]; recovery: string };
-    assert.deepEqual(out.removed.map((l) => l.file), ['index.lock']);
-    assert.deepEqual(filesBefore.filter((f) => !gitFiles().includes(f)), ['index.lock'], 'exactly that file was removed');
+    assert.deepEqual(
+      out.removed.map((l) => l.file),
+      ['index.lock'],
+    );
+    assert.deepEqual(
+      filesBefore.filter((f) => !gitFiles().includes(f)),
+      ['index.lock'],
+      'exactly that file was removed',
+    );
     assertNothingLost(repo, before);
     // Recovery (if the read-tree left the tree half-written) now completes: Use current version / Save changes.
     if (out.recovery === 'required') {
-      const check = JSON.parse(runCliProcess(['recover', 'check', '--json'], { cwd: repo }).stdout) as { assessment: { kind: string } };
-      const settled = cliJson<{ result: string }>(['recover', check.assessment.kind === 'dirty' ? 'save-and-accept' : 'accept'], { cwd: repo });
+      const check = JSON.parse(runCliProcess(['recover', 'check', '--json'], { cwd: repo }).stdout) as {
+        assessment: { kind: string };
+      };
+      const settled = cliJson<{ result: string }>(
+        ['recover', check.assessment.kind === 'dirty' ? 'save-and-accept' : 'accept'],
+        { cwd: repo },
+      );
       assert.equal(settled.result, 'accepted');
     }
     assert.equal(cliJson<{ recovery: unknown }>(['status'], { cwd: repo }).recovery, null);
@@ -193,5 +257,9 @@ describe('reconcile before every mutation (a long-lived VersionHistory after a C
 });
 
 function listFiles(dir: string, prefix = ''): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? listFiles(path.join(dir, e.name), `${prefix}${e.name}/`) : [`${prefix}${e.name}`]));
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) =>
+      e.isDirectory() ? listFiles(path.join(dir, e.name), `${prefix}${e.name}/`) : [`${prefix}${e.name}`],
+    );
 }

@@ -6,7 +6,17 @@ import { readRecovery, setRecovery } from '../../src/core/recovery/recoveryLatch
 import { RECOVERY_SUBJECT } from '../../src/core/turns/promptSummary';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { CLI, runCliProcess } from '../support/cliProcess';
-import { assertNothingLost, cleanupTempDirs, contentInventory, git, head, makeRepo, subjectOf, testGitEnv, write } from '../support/gitFixtures';
+import {
+  assertNothingLost,
+  cleanupTempDirs,
+  contentInventory,
+  git,
+  head,
+  makeRepo,
+  subjectOf,
+  testGitEnv,
+  write,
+} from '../support/gitFixtures';
 
 describe('guided recovery under SIGKILL (real CLI processes)', function () {
   this.timeout(120_000);
@@ -28,10 +38,17 @@ describe('guided recovery under SIGKILL (real CLI processes)', function () {
       env: { ...testGitEnv(), AVH_FAILPOINT: 'recovery:after-commit' },
       timeout: 60_000,
     });
-    assert.equal(killed.signal, 'SIGKILL', `the CLI died at the failpoint (status ${killed.status}, stderr ${killed.stderr})`);
+    assert.equal(
+      killed.signal,
+      'SIGKILL',
+      `the CLI died at the failpoint (status ${killed.status}, stderr ${killed.stderr})`,
+    );
     assert.equal(subjectOf(repo), RECOVERY_SUBJECT, 'the [Recovery] commit was made before the crash');
     assert.equal(git(repo, 'rev-parse', 'HEAD^').trim(), oldHead);
-    assert.ok(fs.existsSync(path.join(repo, '.git', 'agent-versions', 'repository.lease')), 'the dead process left its lease behind');
+    assert.ok(
+      fs.existsSync(path.join(repo, '.git', 'agent-versions', 'repository.lease')),
+      'the dead process left its lease behind',
+    );
 
     // Restart: recovery is still required (the transient saving state was never persisted) and the repository is clean.
     const check = runCliProcess(['--repo', repo, 'recover', 'check', '--json']);
@@ -45,7 +62,12 @@ describe('guided recovery under SIGKILL (real CLI processes)', function () {
 
     const accept = runCliProcess(['--repo', repo, 'recover', 'accept', '--json']);
     assert.equal(accept.code, 0, accept.stderr);
-    assert.deepEqual(JSON.parse(accept.stdout), { recovery: 'not-required', result: 'accepted', branch: 'main', head: head(repo) });
+    assert.deepEqual(JSON.parse(accept.stdout), {
+      recovery: 'not-required',
+      result: 'accepted',
+      branch: 'main',
+      head: head(repo),
+    });
     const after = await VersionHistory.open(repo);
     try {
       assert.equal(await after.ctx.store.read((r) => readRecovery(r)), null);

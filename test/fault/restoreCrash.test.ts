@@ -4,7 +4,16 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { CLI, cliJson } from '../support/cliProcess';
-import { assertNothingLost, cleanupTempDirs, contentInventory, git, head, makeRepo, testGitEnv, write } from '../support/gitFixtures';
+import {
+  assertNothingLost,
+  cleanupTempDirs,
+  contentInventory,
+  git,
+  head,
+  makeRepo,
+  testGitEnv,
+  write,
+} from '../support/gitFixtures';
 import { CrashScenario, newTally, RESTORE_CRASH_POINTS, sweepCrashPoints } from '../support/crashSweep';
 
 /**
@@ -91,7 +100,9 @@ describe('restore saga fault injection (SIGKILL at every phase boundary and insi
   this.timeout(600_000);
   const tally = newTally();
   after(() => {
-    console.log(`      crash points run: ${tally.ran} (not reached in that scenario: ${tally.skipped}); ended at ${JSON.stringify(tally.outcomes)}`);
+    console.log(
+      `      crash points run: ${tally.ran} (not reached in that scenario: ${tally.skipped}); ended at ${JSON.stringify(tally.outcomes)}`,
+    );
     cleanupTempDirs();
   });
 
@@ -110,7 +121,11 @@ describe('restore saga fault injection (SIGKILL at every phase boundary and insi
     const { repo, base } = await completedTurnRepo();
     const before = contentInventory(repo);
     // The restore dies right after persisting the update-worktree phase...
-    const run = spawnSync(process.execPath, [CLI, 'undo', '--json'], { cwd: repo, env: { ...testGitEnv(), AVH_FAILPOINT: 'update-worktree:before' }, encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [CLI, 'undo', '--json'], {
+      cwd: repo,
+      env: { ...testGitEnv(), AVH_FAILPOINT: 'update-worktree:before' },
+      encoding: 'utf8',
+    });
     assert.equal(run.signal, 'SIGKILL');
     // ...having written only part of the target: one file is back at the base version, the others are not.
     fs.writeFileSync(path.join(repo, 'app.ts'), git(repo, 'show', `${base}:app.ts`));
@@ -119,14 +134,25 @@ describe('restore saga fault injection (SIGKILL at every phase boundary and insi
     assert.equal(status.recovery.lastPhase, 'update-worktree');
     assert.equal(status.operation, null);
     assertNothingLost(repo, before);
-    const blocked = spawnSync(process.execPath, [CLI, 'turn', 'begin', '--chat', 'c', '--prompt', 'p'], { cwd: repo, env: testGitEnv(), encoding: 'utf8' });
+    const blocked = spawnSync(process.execPath, [CLI, 'turn', 'begin', '--chat', 'c', '--prompt', 'p'], {
+      cwd: repo,
+      env: testGitEnv(),
+      encoding: 'utf8',
+    });
     assert.equal(blocked.status, 3, 'new turns are blocked');
-    const check = spawnSync(process.execPath, [CLI, 'recover', 'check', '--json'], { cwd: repo, env: testGitEnv(), encoding: 'utf8' });
+    const check = spawnSync(process.execPath, [CLI, 'recover', 'check', '--json'], {
+      cwd: repo,
+      env: testGitEnv(),
+      encoding: 'utf8',
+    });
     assert.equal(check.status, 3);
     assert.equal(JSON.parse(check.stdout).assessment.kind, 'dirty');
     const saved = cliJson<{ result: string; savedCommit: string }>(['recover', 'save-and-accept'], { cwd: repo });
     assert.equal(saved.result, 'accepted');
-    assert.equal(git(repo, 'log', '-1', '--format=%s').trim(), '[Recovery] Saved current changes before continuing Version History');
+    assert.equal(
+      git(repo, 'log', '-1', '--format=%s').trim(),
+      '[Recovery] Saved current changes before continuing Version History',
+    );
     assertNothingLost(repo, before);
     assert.equal(cliJson<{ recovery: unknown }>(['status'], { cwd: repo }).recovery, null);
     cleanupTempDirs();

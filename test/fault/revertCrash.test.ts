@@ -3,9 +3,27 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { VersionHistory } from '../../src/core/versionHistory';
-import { CrashScenario, KEEPS_LATER_CRASH_POINTS, newTally, RESTORE_CRASH_POINTS, sweepCrashPoints, treeOf } from '../support/crashSweep';
+import {
+  CrashScenario,
+  KEEPS_LATER_CRASH_POINTS,
+  newTally,
+  RESTORE_CRASH_POINTS,
+  sweepCrashPoints,
+  treeOf,
+} from '../support/crashSweep';
 import { CLI, cliJson } from '../support/cliProcess';
-import { assertNothingLost, cleanupTempDirs, contentInventory, git, head, makeRepo, read, tempDir, testGitEnv, write } from '../support/gitFixtures';
+import {
+  assertNothingLost,
+  cleanupTempDirs,
+  contentInventory,
+  git,
+  head,
+  makeRepo,
+  read,
+  tempDir,
+  testGitEnv,
+  write,
+} from '../support/gitFixtures';
 
 /**
  * Fault injection for Undo Only This Turn and Undo This File: the same saga as every restore, so the same sweep
@@ -27,7 +45,11 @@ function oracleTree(repo: string, start: string, steps: string[][]): string {
 
 /** The working tree (tracked, modified, untracked; not ignored) as a commit on HEAD, for the oracle's clone. */
 function workingTreeAsCommit(repo: string): string {
-  const env = { ...process.env, GIT_INDEX_FILE: path.join(tempDir('avh-oracle-index-'), 'index'), GIT_CONFIG_NOSYSTEM: '1' };
+  const env = {
+    ...process.env,
+    GIT_INDEX_FILE: path.join(tempDir('avh-oracle-index-'), 'index'),
+    GIT_CONFIG_NOSYSTEM: '1',
+  };
   execFileSync('git', ['read-tree', 'HEAD'], { cwd: repo, env });
   execFileSync('git', ['add', '-A'], { cwd: repo, env });
   const tree = execFileSync('git', ['write-tree'], { cwd: repo, env, encoding: 'utf8' }).trim();
@@ -66,7 +88,11 @@ const SCENARIOS: CrashScenario[] = [
     name: 'Undo Only This Turn (clean tree, later turn of another chat and a user commit)',
     setup: async () => {
       const { repo, a1 } = await interleavedRepo();
-      return { repo, args: ['undo', '--turn', a1.turnId, '--only', 'turn', '--json'], targetTree: oracleTree(repo, head(repo), [['revert', '--no-edit', a1.version]]) };
+      return {
+        repo,
+        args: ['undo', '--turn', a1.turnId, '--only', 'turn', '--json'],
+        targetTree: oracleTree(repo, head(repo), [['revert', '--no-edit', a1.version]]),
+      };
     },
   },
   {
@@ -98,7 +124,10 @@ const SCENARIOS: CrashScenario[] = [
     setup: async () => {
       const { repo, a1 } = await interleavedRepo();
       // app.ts, which B1 changed after A1 too: it goes back to its content before A1, as the issue says.
-      const targetTree = oracleTree(repo, head(repo), [['checkout', `${a1.version}^`, '--', 'app.ts'], ['commit', '-q', '-m', 'oracle']]);
+      const targetTree = oracleTree(repo, head(repo), [
+        ['checkout', `${a1.version}^`, '--', 'app.ts'],
+        ['commit', '-q', '-m', 'oracle'],
+      ]);
       return { repo, args: ['undo-file', '--turn', a1.turnId, 'app.ts', '--json'], targetTree };
     },
   },
@@ -108,18 +137,23 @@ describe('Undo Only This Turn / Undo This File fault injection (SIGKILL at every
   this.timeout(900_000);
   const tally = newTally();
   after(() => {
-    console.log(`      crash points run: ${tally.ran} (not reached in that scenario: ${tally.skipped}); ended at ${JSON.stringify(tally.outcomes)}`);
+    console.log(
+      `      crash points run: ${tally.ran} (not reached in that scenario: ${tally.skipped}); ended at ${JSON.stringify(tally.outcomes)}`,
+    );
     cleanupTempDirs();
   });
 
   for (const scenario of SCENARIOS) {
     it(`${scenario.name}: every crash point reconciles to old state, new state or recovery, losing nothing`, async () => {
-      assert.deepEqual(await sweepCrashPoints(scenario, [...RESTORE_CRASH_POINTS, ...KEEPS_LATER_CRASH_POINTS], tally), []);
+      assert.deepEqual(
+        await sweepCrashPoints(scenario, [...RESTORE_CRASH_POINTS, ...KEEPS_LATER_CRASH_POINTS], tally),
+        [],
+      );
     });
   }
 
   it('killed once the branch moved while read-tree was still writing: reconciliation finishes the update, losing nothing', async () => {
-      const repo = makeRepo();
+    const repo = makeRepo();
     write(repo, 'app.ts', 'one\ntwo\nthree\nfour\nfive\n');
     git(repo, 'add', '-A');
     git(repo, 'commit', '-q', '-m', 'app');
@@ -144,7 +178,10 @@ describe('Undo Only This Turn / Undo This File fault injection (SIGKILL at every
     fs.writeFileSync(hook, '#!/bin/sh\nsleep 2\nexit 1\n', { mode: 0o755 });
     git(repo, 'config', 'core.fsmonitor', hook);
     const run = spawnSync(process.execPath, [CLI, 'undo', '--turn', a1.turnId, '--only', 'turn', '--json'], {
-      cwd: repo, env: { ...testGitEnv(), AVH_FAILPOINT: 'update-worktree:branch-moved' }, encoding: 'utf8', timeout: 60_000,
+      cwd: repo,
+      env: { ...testGitEnv(), AVH_FAILPOINT: 'update-worktree:branch-moved' },
+      encoding: 'utf8',
+      timeout: 60_000,
     });
     git(repo, 'config', '--unset', 'core.fsmonitor');
     assert.equal(run.signal, 'SIGKILL', run.stderr);
@@ -152,7 +189,9 @@ describe('Undo Only This Turn / Undo This File fault injection (SIGKILL at every
     assert.equal(read(repo, 'app.ts').split('\n')[0], 'ONE by A1', 'read-tree wrote nothing');
     // The killed read-tree left git's own index.lock; git tells the user to remove it, and so does our message.
     fs.rmSync(path.join(repo, '.git', 'index.lock'), { force: true });
-    const status = cliJson<{ recovery: unknown; operation: unknown; health: { clean: boolean } }>(['status'], { cwd: repo });
+    const status = cliJson<{ recovery: unknown; operation: unknown; health: { clean: boolean } }>(['status'], {
+      cwd: repo,
+    });
     assert.equal(status.recovery, null);
     assert.equal(status.operation, null);
     assert.equal(treeOf(repo), targetTree);

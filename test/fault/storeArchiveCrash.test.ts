@@ -27,18 +27,29 @@ const WRITER = `
     await store.close();
   });`;
 
-function runWriter(dir: string, from: number, count: number, failpoint?: string): { acked: boolean; signal: NodeJS.Signals | null } {
+function runWriter(
+  dir: string,
+  from: number,
+  count: number,
+  failpoint?: string,
+): { acked: boolean; signal: NodeJS.Signals | null } {
   const env = { ...process.env };
   delete env.AVH_FAILPOINT;
   if (failpoint) env.AVH_FAILPOINT = failpoint;
-  const result = spawnSync(process.execPath, ['-e', WRITER, MODULE, dir, String(from), String(count)], { env, encoding: 'utf8', timeout: 60_000 });
+  const result = spawnSync(process.execPath, ['-e', WRITER, MODULE, dir, String(from), String(count)], {
+    env,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { acked: result.stdout.includes('ack'), signal: result.signal };
 }
 
 async function historyIds(dir: string): Promise<string[]> {
   const { store } = await DurableStore.open(dir, KEEP);
   try {
-    return await store.read((r) => r.all<{ id: string }>('SELECT id FROM turns ORDER BY id').map((t) => t.id), { history: true });
+    return await store.read((r) => r.all<{ id: string }>('SELECT id FROM turns ORDER BY id').map((t) => t.id), {
+      history: true,
+    });
   } finally {
     await store.close();
   }
@@ -70,7 +81,8 @@ describe('History archive rotation under SIGKILL', function () {
         assert.equal(killed.acked, true, 'the write was acknowledged before the rotation');
         assert.equal(killed.signal, 'SIGKILL', `the writer died at ${point}`);
         total += 200;
-        if (point === 'archive-before-rename' && archiveBefore) assert.deepEqual(fs.readFileSync(path.join(dir, ARCHIVE_FILE)), archiveBefore, 'the old archive untouched');
+        if (point === 'archive-before-rename' && archiveBefore)
+          assert.deepEqual(fs.readFileSync(path.join(dir, ARCHIVE_FILE)), archiveBefore, 'the old archive untouched');
 
         const ids = await historyIds(dir);
         assert.deepEqual(ids, expectedIds(total), 'every acknowledged turn, each once');
@@ -82,7 +94,11 @@ describe('History archive rotation under SIGKILL', function () {
         const hot = await store.read((r) => r.get<{ n: number }>('SELECT COUNT(*) AS n FROM turns')?.n ?? 0);
         await store.close();
         assert.ok(hot < 100, `the hot table was rotated again (${hot} rows)`);
-        assert.equal(fs.readdirSync(dir).filter((n) => n.includes('.tmp-') || n.includes('.corrupt-')).length, 0, 'no temp or quarantined file left');
+        assert.equal(
+          fs.readdirSync(dir).filter((n) => n.includes('.tmp-') || n.includes('.corrupt-')).length,
+          0,
+          'no temp or quarantined file left',
+        );
       });
     }
   }

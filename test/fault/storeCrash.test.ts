@@ -38,7 +38,12 @@ describe('DurableStore under SIGKILL', function () {
     const { store: seed } = await DurableStore.open(dir);
     await seed.transaction((tx) => {
       for (let i = 0; i < 3000; i++) {
-        tx.run('INSERT INTO chats (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)', [`seed-${i}`, 'x'.repeat(200), i, i]);
+        tx.run('INSERT INTO chats (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)', [
+          `seed-${i}`,
+          'x'.repeat(200),
+          i,
+          i,
+        ]);
       }
     });
     await seed.close();
@@ -72,7 +77,10 @@ describe('DurableStore under SIGKILL', function () {
         const before = writers[1].acked().length;
         const deadline = Date.now() + 15_000;
         while (writers[1].acked().length < before + 3 && Date.now() < deadline) await sleep(5);
-        assert.ok(writers[1].acked().length >= before + 3, `survivor progressed after a kill (cycle ${cycle}): ${writers[1].stderr()}`);
+        assert.ok(
+          writers[1].acked().length >= before + 3,
+          `survivor progressed after a kill (cycle ${cycle}): ${writers[1].stderr()}`,
+        );
         await sleep(Math.random() * 60);
         writers[1].proc.kill('SIGKILL');
         kills++;
@@ -86,11 +94,15 @@ describe('DurableStore under SIGKILL', function () {
       const { store, quarantined } = await DurableStore.open(dir);
       try {
         assert.equal(quarantined, undefined, `a crash must never look like corruption (cycle ${cycle})`);
-        const present = new Set(await store.read((r) => r.all<{ id: string }>('SELECT id FROM chats').map((row) => row.id)));
+        const present = new Set(
+          await store.read((r) => r.all<{ id: string }>('SELECT id FROM chats').map((row) => row.id)),
+        );
         const missing = [...acked].filter((id) => !present.has(id));
         assert.deepEqual(missing, [], `acknowledged writes lost after cycle ${cycle}`);
         // The counter is read-modify-written in the same transactions: it matches the rows, acked or not.
-        const counter = await store.read((r) => r.get<{ value: string }>("SELECT value FROM meta WHERE key = 'counter'"));
+        const counter = await store.read((r) =>
+          r.get<{ value: string }>("SELECT value FROM meta WHERE key = 'counter'"),
+        );
         assert.equal(Number(counter?.value ?? 0), present.size - 3000);
       } finally {
         await store.close();

@@ -18,15 +18,19 @@ describe('activation', () => {
   });
 
   it('starts git from its launcher process, a child of the extension host (docs/design.md, "Starting git from a large process")', async () => {
-    const children = (): string[] => fs.readdirSync('/proc').filter((pid) => /^\d+$/.test(pid)).flatMap((pid) => {
-      try {
-        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        return ppid === process.pid ? [fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ')] : [];
-      } catch {
-        return []; // exited meanwhile
-      }
-    });
+    const children = (): string[] =>
+      fs
+        .readdirSync('/proc')
+        .filter((pid) => /^\d+$/.test(pid))
+        .flatMap((pid) => {
+          try {
+            const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+            const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+            return ppid === process.pid ? [fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ')] : [];
+          } catch {
+            return []; // exited meanwhile
+          }
+        });
     let launchers: string[] = [];
     for (let i = 0; i < 50 && launchers.length === 0; i++) {
       launchers = children().filter((cmd) => /dist[\\/]gitLauncher\.js/.test(cmd));
@@ -35,4 +39,3 @@ describe('activation', () => {
     assert.equal(launchers.length, 1, `one launcher among the extension host's children: ${children().join(' | ')}`);
   });
 });
-

@@ -10,7 +10,14 @@ import { assertNothingLost, contentInventory, git } from '../support/gitFixtures
 const EXTENSION_ID = 'agent-version-history.agent-version-history';
 const CANARY = 'CANARY-view-fuzz-7c1d';
 
-interface ViewState { resolved: boolean; ready: boolean; view: string; rows: number; top: string | null; html: string }
+interface ViewState {
+  resolved: boolean;
+  ready: boolean;
+  view: string;
+  rows: number;
+  top: string | null;
+  html: string;
+}
 
 async function api(): Promise<AgentVersionHistoryApi> {
   const ext = vscode.extensions.getExtension<AgentVersionHistoryApi>(EXTENSION_ID);
@@ -27,7 +34,12 @@ function folder(): string {
 const describeView = () => vscode.commands.executeCommand<ViewState>(HISTORY_VIEW_TEST_DESCRIBE_COMMAND);
 const post = (raw: unknown) => vscode.commands.executeCommand<boolean>(HISTORY_VIEW_TEST_MESSAGE_COMMAND, raw);
 
-async function until<T>(what: string, read: () => PromiseLike<T>, ok: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+async function until<T>(
+  what: string,
+  read: () => PromiseLike<T>,
+  ok: (value: T) => boolean,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let value = await read();
   while (!ok(value)) {
@@ -42,36 +54,68 @@ async function until<T>(what: string, read: () => PromiseLike<T>, ok: (value: T)
 function picture(repo: string): string {
   const gitDir = git(repo, 'rev-parse', '--absolute-git-dir').trim();
   const stateDir = path.join(gitDir, 'agent-versions');
-  const state = fs.readdirSync(stateDir).filter((f) => !f.endsWith('.lock') && fs.statSync(path.join(stateDir, f)).isFile()).sort()
-    .map((f) => `${f}:${crypto.createHash('sha256').update(fs.readFileSync(path.join(stateDir, f))).digest('hex')}`);
-  return [git(repo, 'for-each-ref'), git(repo, 'symbolic-ref', 'HEAD'), git(repo, 'status', '--porcelain=v1', '--untracked-files=all'), ...state].join('\n');
+  const state = fs
+    .readdirSync(stateDir)
+    .filter((f) => !f.endsWith('.lock') && fs.statSync(path.join(stateDir, f)).isFile())
+    .sort()
+    .map(
+      (f) =>
+        `${f}:${crypto
+          .createHash('sha256')
+          .update(fs.readFileSync(path.join(stateDir, f)))
+          .digest('hex')}`,
+    );
+  return [
+    git(repo, 'for-each-ref'),
+    git(repo, 'symbolic-ref', 'HEAD'),
+    git(repo, 'status', '--porcelain=v1', '--untracked-files=all'),
+    ...state,
+  ].join('\n');
 }
 
 /** A payload that is never a valid message: a valid template with at least one fatal mutation, or plain junk. */
 function malformed(rand: () => number): unknown {
   const oid = crypto.randomBytes(20).toString('hex');
   const templates: Record<string, unknown>[] = [
-    { type: 'ready', protocol: 1 }, { type: 'openReadme', section: 'extension-api' }, { type: 'showChanges', id: 1, oid },
-    { type: 'undo', id: 2, turnId: 't' }, { type: 'redo', id: 3 }, { type: 'restore', id: 4, oid }, { type: 'loadMore', id: 5 },
+    { type: 'ready', protocol: 1 },
+    { type: 'openReadme', section: 'extension-api' },
+    { type: 'showChanges', id: 1, oid },
+    { type: 'undo', id: 2, turnId: 't' },
+    { type: 'redo', id: 3 },
+    { type: 'restore', id: 4, oid },
+    { type: 'loadMore', id: 5 },
   ];
   const junk: unknown[] = [
-    null, undefined, 0, -1, NaN, true, '', CANARY, [], [CANARY], { type: CANARY }, { type: 'restore' }, { type: 'constructor', id: 1 },
-    { type: 'RESTORE', id: 1, oid }, { __proto__: { type: 'redo', id: 1 } },
+    null,
+    undefined,
+    0,
+    -1,
+    NaN,
+    true,
+    '',
+    CANARY,
+    [],
+    [CANARY],
+    { type: CANARY },
+    { type: 'restore' },
+    { type: 'constructor', id: 1 },
+    { type: 'RESTORE', id: 1, oid },
+    { __proto__: { type: 'redo', id: 1 } },
   ];
   const bad = [CANARY, -1, 1.5, '1', null, {}, [], 'HEAD', `${oid} --hard`, 'x'.repeat(300), true, NaN];
   if (rand() < 0.2) return junk[Math.floor(rand() * junk.length)];
   const message: Record<string, unknown> = { ...templates[Math.floor(rand() * templates.length)] };
   const keys = Object.keys(message).filter((k) => k !== 'type');
   const mutation = Math.floor(rand() * 4);
-  if (mutation === 0 || keys.length === 0) message[`${CANARY}${Math.floor(rand() * 9)}`] = bad[Math.floor(rand() * bad.length)];
+  if (mutation === 0 || keys.length === 0)
+    message[`${CANARY}${Math.floor(rand() * 9)}`] = bad[Math.floor(rand() * bad.length)];
   else if (mutation === 1) delete message[keys[Math.floor(rand() * keys.length)]];
   else if (mutation === 2) {
     const key = keys[Math.floor(rand() * keys.length)];
     // Any short string is a well-formed turn id (an unknown one is refused by the core): give turnId no string.
     const choices = key === 'turnId' ? bad.filter((b) => typeof b !== 'string' || b.length > 200) : bad;
     message[key] = choices[Math.floor(rand() * choices.length)];
-  }
-  else message.type = `${String(message.type)}${bad[Math.floor(rand() * 3)]}`;
+  } else message.type = `${String(message.type)}${bad[Math.floor(rand() * 3)]}`;
   return message;
 }
 
@@ -89,7 +133,11 @@ describe('Version History view host in real VS Code', function () {
   before(async () => {
     await api();
     await vscode.commands.executeCommand('agentVersions.showVersionHistory');
-    await until('the view to resolve and its webview to say ready', describeView, (s) => s.resolved && s.ready && s.view === 'versions');
+    await until(
+      'the view to resolve and its webview to say ready',
+      describeView,
+      (s) => s.resolved && s.ready && s.view === 'versions',
+    );
   });
 
   it('serves a page with a strict CSP and a fresh nonce on every load', async () => {
@@ -136,13 +184,17 @@ describe('Version History view host in real VS Code', function () {
     const rowsBefore = (await until('the new turn on top of the view', describeView, (s) => s.top === version)).rows;
 
     assert.equal(await post({ type: 'showChanges', id: 1, oid: version }), true);
-    await until('the multi-file diff tab', async () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).map((t) => t.label), (labels) => labels.some((l) => l.includes(`Change two files (${version.slice(0, 7)})`)));
+    await until(
+      'the multi-file diff tab',
+      async () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).map((t) => t.label),
+      (labels) => labels.some((l) => l.includes(`Change two files (${version.slice(0, 7)})`)),
+    );
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 
     const inventory = contentInventory(repo);
     assert.equal(await post({ type: 'undo', id: 2, turnId }), true);
     assert.match(git(repo, 'log', '-1', '--format=%s'), /^\[Restore\] Restored version /);
-    assert.equal(git(repo, 'diff', '--stat', base, 'HEAD', '--').trim(), '', 'the tree is the turn\'s base again');
+    assert.equal(git(repo, 'diff', '--stat', base, 'HEAD', '--').trim(), '', "the tree is the turn's base again");
     assert.equal(fs.existsSync(path.join(repo, 'view-a.txt')), false);
     assertNothingLost(repo, inventory);
     const restored = git(repo, 'rev-parse', 'HEAD').trim();
@@ -153,6 +205,10 @@ describe('Version History view host in real VS Code', function () {
     git(repo, 'add', 'after-undo.txt');
     git(repo, 'commit', '-q', '-m', 'after the undo');
     await until('the commit on top', describeView, (s) => s.top === git(repo, 'rev-parse', 'HEAD').trim());
-    await until('the status bar to follow', () => vscode.commands.executeCommand<{ statusText: string }>('agentVersions._test.recoveryState'), (s) => s.statusText === '$(history) undo:0 redo:0');
+    await until(
+      'the status bar to follow',
+      () => vscode.commands.executeCommand<{ statusText: string }>('agentVersions._test.recoveryState'),
+      (s) => s.statusText === '$(history) undo:0 redo:0',
+    );
   });
 });

@@ -53,7 +53,14 @@ function formatReporterOutput(tag: string): () => void {
   const original = base.consoleLog;
   base.consoleLog = (...args: unknown[]) => {
     const text = util.format(...args);
-    console.log(tag ? text.split('\n').map((line) => tag + line).join('\n') : text);
+    console.log(
+      tag
+        ? text
+            .split('\n')
+            .map((line) => tag + line)
+            .join('\n')
+        : text,
+    );
   };
   return () => {
     base.consoleLog = original;

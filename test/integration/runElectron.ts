@@ -12,7 +12,13 @@ async function main(): Promise<void> {
       // The test build (scripts/build.mjs): the only one that registers the `agentVersions._test.*` commands.
       extensionDevelopmentPath: path.join(root, 'dist/test-extension'),
       extensionTestsPath: path.join(__dirname, 'index.js'),
-      launchArgs: [workspace.folder, '--disable-workspace-trust', '--disable-extensions', '--skip-welcome', '--skip-release-notes'],
+      launchArgs: [
+        workspace.folder,
+        '--disable-workspace-trust',
+        '--disable-extensions',
+        '--skip-welcome',
+        '--skip-release-notes',
+      ],
     });
     process.exitCode = code;
   } finally {

@@ -30,7 +30,11 @@ describe('extension API and palette commands in real VS Code', function () {
     const changes: string[] = [];
     const sub = avh.onDidChangeVersions((e) => changes.push(e.repository));
     try {
-      const { turnId } = await avh.beginTurn({ chatId: 'ext-chat', prompt: `${CANARY} add a file`, agent: 'ext-host-test' });
+      const { turnId } = await avh.beginTurn({
+        chatId: 'ext-chat',
+        prompt: `${CANARY} add a file`,
+        agent: 'ext-host-test',
+      });
       fs.writeFileSync(path.join(repo, 'from-agent.txt'), 'written during the turn\n');
       const ended = await avh.endTurn(turnId, 'completed');
       assert.ok(ended.version);
@@ -43,8 +47,14 @@ describe('extension API and palette commands in real VS Code', function () {
       for (let i = 0; i < 50 && changes.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
       assert.ok(changes.length > 0, 'onDidChangeVersions fired');
       const lines = await vscode.commands.executeCommand<string[]>('agentVersions._test.recentLog');
-      assert.ok(lines.some((l) => l.startsWith('turn.begin')), 'turn.begin logged');
-      assert.ok(lines.some((l) => l.startsWith('turn.version')), 'turn.version logged');
+      assert.ok(
+        lines.some((l) => l.startsWith('turn.begin')),
+        'turn.begin logged',
+      );
+      assert.ok(
+        lines.some((l) => l.startsWith('turn.version')),
+        'turn.version logged',
+      );
       for (const line of lines) {
         assert.ok(!line.includes(CANARY), `log line leaked the prompt: ${line}`);
         assert.ok(!line.includes('written during the turn'), 'log line leaked file content');

@@ -19,7 +19,13 @@ function folder(): string {
   return f.uri.fsPath;
 }
 
-async function turn(avh: AgentVersionHistoryApi, repo: string, chatId: string, prompt: string, files: Record<string, string>): Promise<{ turnId: string; version: string }> {
+async function turn(
+  avh: AgentVersionHistoryApi,
+  repo: string,
+  chatId: string,
+  prompt: string,
+  files: Record<string, string>,
+): Promise<{ turnId: string; version: string }> {
   const { turnId } = await avh.beginTurn({ chatId, prompt, agent: 'ext-host-test', chatTitle: chatId });
   for (const [file, text] of Object.entries(files)) fs.writeFileSync(path.join(repo, file), text);
   const { version } = await avh.endTurn(turnId, 'completed');
@@ -58,16 +64,23 @@ describe('Undo Only This Turn (API) and Undo This File (command) in real VS Code
     assert.equal(exists(repo, 'int-b1.txt'), false);
   });
 
-  it('Undo This File from the turn\'s diff document puts that path back; the rest of the turn stays', async () => {
+  it("Undo This File from the turn's diff document puts that path back; the rest of the turn stays", async () => {
     const avh = await api();
     const repo = folder();
     fs.writeFileSync(path.join(repo, 'int-c1.txt'), 'c1 before\n');
     fs.writeFileSync(path.join(repo, 'int-c2.txt'), 'c2 before\n');
     git(repo, 'add', 'int-c1.txt', 'int-c2.txt');
     git(repo, '-c', 'user.name=Test', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'two files');
-    const t = await turn(avh, repo, 'int-C', 'int C1 edits two files', { 'int-c1.txt': 'c1 by agent\n', 'int-c2.txt': 'c2 by agent\n' });
+    const t = await turn(avh, repo, 'int-C', 'int C1 edits two files', {
+      'int-c1.txt': 'c1 by agent\n',
+      'int-c2.txt': 'c2 by agent\n',
+    });
     // The right side of the turn's diff, as Show Turn Changes opens it.
-    const uri = vscode.Uri.from({ scheme: 'agent-version', path: '/int-c1.txt', query: JSON.stringify({ root: repo, oid: t.version }) });
+    const uri = vscode.Uri.from({
+      scheme: 'agent-version',
+      path: '/int-c1.txt',
+      query: JSON.stringify({ root: repo, oid: t.version }),
+    });
     await vscode.commands.executeCommand('agentVersions.undoFile', uri);
     assert.equal(fs.readFileSync(path.join(repo, 'int-c1.txt'), 'utf8'), 'c1 before\n');
     assert.equal(fs.readFileSync(path.join(repo, 'int-c2.txt'), 'utf8'), 'c2 by agent\n');

@@ -19,7 +19,9 @@ process.once('exit', () => {
 });
 
 /** Creates `<tmp>/avh-ws-XXXX/repo`: `git init -b main`, an identity, no signing, one initial commit. */
-export function createGitWorkspace(options: { parentDir?: string; files?: Record<string, string> } = {}): TestWorkspace {
+export function createGitWorkspace(
+  options: { parentDir?: string; files?: Record<string, string> } = {},
+): TestWorkspace {
   const parent = fs.realpathSync(fs.mkdtempSync(path.join(options.parentDir ?? os.tmpdir(), 'avh-ws-')));
   undisposed.add(parent);
   const dispose = () => {

@@ -43,7 +43,11 @@ export function repoPicture(repo: string): Record<string, string> {
       if (rel === path.join('.git', 'objects') || rel === path.join('.git', 'agent-versions')) continue;
       const st = fs.lstatSync(full);
       if (st.isDirectory()) walk(full);
-      else picture[rel] = crypto.createHash('sha1').update(st.isSymbolicLink() ? fs.readlinkSync(full) : fs.readFileSync(full)).digest('hex');
+      else
+        picture[rel] = crypto
+          .createHash('sha1')
+          .update(st.isSymbolicLink() ? fs.readlinkSync(full) : fs.readFileSync(full))
+          .digest('hex');
     }
   };
   walk(repo);
@@ -54,7 +58,9 @@ export function repoPicture(repo: string): Record<string, string> {
 export async function seedRecoveryLatch(folder: string, operationId: string): Promise<void> {
   const history = await VersionHistory.open(folder);
   try {
-    await history.ctx.store.transaction((tx) => setRecovery(tx, operationId, 'ambiguous', 'update-worktree', Date.now()));
+    await history.ctx.store.transaction((tx) =>
+      setRecovery(tx, operationId, 'ambiguous', 'update-worktree', Date.now()),
+    );
   } finally {
     await history.close();
   }

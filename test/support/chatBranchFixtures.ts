@@ -7,7 +7,9 @@ import { git, makeRepo, tempDir, write } from './gitFixtures';
  * `chat-1` whose one completed turn was recorded on its own branch `feature/login`, pushed too. The working tree
  * is back on main; the chat has the opaque resume identity `resume-abc`.
  */
-export async function repoWithChatBranch(options: OpenOptions = {}): Promise<{ repo: string; remote: string; history: VersionHistory; turnId: string }> {
+export async function repoWithChatBranch(
+  options: OpenOptions = {},
+): Promise<{ repo: string; remote: string; history: VersionHistory; turnId: string }> {
   const repo = makeRepo();
   const remote = tempDir('avh-remote-');
   git(remote, 'init', '-q', '--bare', '-b', 'main');
@@ -22,7 +24,9 @@ export async function repoWithChatBranch(options: OpenOptions = {}): Promise<{ r
   assert.ok(version);
   git(repo, 'push', '-q', 'origin', 'feature/login');
   git(repo, 'switch', '-q', 'main');
-  await history.ctx.store.transaction((tx) => tx.run("UPDATE chats SET resume_identity = 'resume-abc' WHERE id = 'chat-1'"));
+  await history.ctx.store.transaction((tx) =>
+    tx.run("UPDATE chats SET resume_identity = 'resume-abc' WHERE id = 'chat-1'"),
+  );
   return { repo, remote, history, turnId };
 }
 

@@ -11,7 +11,10 @@ export interface CliRun {
   stderr: string;
 }
 
-export function runCliProcess(args: string[], options: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv } = {}): CliRun {
+export function runCliProcess(
+  args: string[],
+  options: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv } = {},
+): CliRun {
   const r = spawnSync(process.execPath, [CLI, ...args], {
     cwd: options.cwd,
     input: options.input ?? '',

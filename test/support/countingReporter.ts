@@ -13,8 +13,14 @@ class CountingReporter extends Mocha.reporters.Spec {
     const save = () => {
       if (file) fs.writeFileSync(file, JSON.stringify({ passed, failed }));
     };
-    runner.on('pass', () => { passed++; save(); });
-    runner.on('fail', () => { failed++; save(); });
+    runner.on('pass', () => {
+      passed++;
+      save();
+    });
+    runner.on('fail', () => {
+      failed++;
+      save();
+    });
     runner.once('end', save);
   }
 }

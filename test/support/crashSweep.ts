@@ -21,7 +21,14 @@ export interface CrashScenario {
   keepsUncommitted?: boolean;
 }
 
-export const RESTORE_PHASES_SWEPT = ['preflight', 'preserve-dirty-tree', 'write-restore-commit', 'update-worktree', 'update-branch', 'turn-store-mutation'];
+export const RESTORE_PHASES_SWEPT = [
+  'preflight',
+  'preserve-dirty-tree',
+  'write-restore-commit',
+  'update-worktree',
+  'update-branch',
+  'turn-store-mutation',
+];
 export const RESTORE_CRASH_POINTS = [
   'preparing:after',
   ...RESTORE_PHASES_SWEPT.flatMap((p) => [`${p}:before`, `${p}:after`]),
@@ -71,7 +78,11 @@ export function newTally(): SweepTally {
 }
 
 /** Runs `scenario` once per crash point and returns the failures (empty when every invariant held). */
-export async function sweepCrashPoints(scenario: CrashScenario, points: readonly string[], tally: SweepTally): Promise<string[]> {
+export async function sweepCrashPoints(
+  scenario: CrashScenario,
+  points: readonly string[],
+  tally: SweepTally,
+): Promise<string[]> {
   const failures: string[] = [];
   for (const point of points) {
     const { repo, args, targetTree } = await scenario.setup();
@@ -84,7 +95,11 @@ export async function sweepCrashPoints(scenario: CrashScenario, points: readonly
     const run = spawnSync(process.execPath, [CLI, ...args], {
       cwd: repo,
       // The kill comes 300 ms after git starts: inside the second-long filter or hook, after git's start-up.
-      env: { ...testGitEnv(), AVH_FAILPOINT: point, ...(during ? { GIT_TRACE2_EVENT: trace, AVH_FAILPOINT_DELAY_MS: '300' } : {}) },
+      env: {
+        ...testGitEnv(),
+        AVH_FAILPOINT: point,
+        ...(during ? { GIT_TRACE2_EVENT: trace, AVH_FAILPOINT_DELAY_MS: '300' } : {}),
+      },
       encoding: 'utf8',
       timeout: 60_000,
     });
@@ -104,13 +119,21 @@ export async function sweepCrashPoints(scenario: CrashScenario, points: readonly
     tally.ran++;
     try {
       // A new process: every command reconciles first.
-      const status = cliJson<{ recovery: unknown; operation: unknown; health: { head: string; clean: boolean } }>(['status'], { cwd: repo });
+      const status = cliJson<{ recovery: unknown; operation: unknown; health: { head: string; clean: boolean } }>(
+        ['status'],
+        { cwd: repo },
+      );
       assertNothingLost(repo, before);
       assert.equal(status.operation, null, 'no operation left in flight');
-      assert.equal(fs.existsSync(path.join(repo, '.git', 'agent-versions', 'repository.lease')), false, 'lease released');
+      assert.equal(
+        fs.existsSync(path.join(repo, '.git', 'agent-versions', 'repository.lease')),
+        false,
+        'lease released',
+      );
       const nowTree = treeOf(repo);
       const atNew = nowTree === targetTree && (scenario.keepsUncommitted === true || status.health.clean);
-      const atOld = status.health.head === oldHead || git(repo, 'log', '-1', '--format=%s', 'HEAD').startsWith('[Interrupted]');
+      const atOld =
+        status.health.head === oldHead || git(repo, 'log', '-1', '--format=%s', 'HEAD').startsWith('[Interrupted]');
       tally.outcomes[status.recovery ? 'recovery required' : atNew ? 'new state' : 'old state']++;
       if (status.recovery) {
         // Fail-closed: everything preserved (checked above); turns and restores are blocked with exit code 3.
@@ -125,13 +148,18 @@ export async function sweepCrashPoints(scenario: CrashScenario, points: readonly
         if (gitLocks.length > 0) {
           // git itself was killed inside read-tree/update-ref and left its own lock file: the retry is refused
           // with the specific message and changes nothing; the user removes the stale lock, as git says to.
-          const refused = spawnSync(process.execPath, [CLI, ...args], { cwd: repo, env: testGitEnv(), encoding: 'utf8' });
+          const refused = spawnSync(process.execPath, [CLI, ...args], {
+            cwd: repo,
+            env: testGitEnv(),
+            encoding: 'utf8',
+          });
           assert.equal(refused.status, 1, `a held git lock refuses the retry at ${point}`);
           assert.match(refused.stderr, /index\.lock is held|git lock file for a branch is held/);
           assertNothingLost(repo, before);
           for (const lock of gitLocks) fs.rmSync(lock, { force: true });
         }
-        if (status.health.head === oldHead) assert.equal(git(repo, 'write-tree').trim(), oldTree, 'old state has the old index');
+        if (status.health.head === oldHead)
+          assert.equal(git(repo, 'write-tree').trim(), oldTree, 'old state has the old index');
         // The store agrees: the operation is settled and Undo/Redo stay usable.
         const again = spawnSync(process.execPath, [CLI, ...args], { cwd: repo, env: testGitEnv(), encoding: 'utf8' });
         assert.equal(again.status, 0, `retry after rollback at ${point}: ${again.stderr}`);

@@ -22,7 +22,8 @@ export const FAKE = {
   githubFineGrained: () => `${'github'}_pat_${filler(22, 8)}_${filler(59, 9)}`,
   gitlab: () => `${'gl'}pat-${filler(20, 10)}`,
   slackBot: () => `${'xo'}xb-123456789012-1234567890123-${filler(24, 11)}`,
-  slackWebhook: () => `https://hooks.slack.com/services/T${filler(8, 12, BASE32)}/B${filler(8, 13, BASE32)}/${filler(24, 14)}`,
+  slackWebhook: () =>
+    `https://hooks.slack.com/services/T${filler(8, 12, BASE32)}/B${filler(8, 13, BASE32)}/${filler(24, 14)}`,
   stripeLive: () => `${'sk'}_live_${filler(24, 15)}`,
   jwt: () => `${'eyJ'}${filler(20, 16)}.${'eyJ'}${filler(40, 17)}.${filler(43, 18)}`,
   privateKeyHeader: (kind = 'OPENSSH ') => `-----BEGIN ${kind}${'PRIVATE'} KEY-----`,

@@ -83,10 +83,12 @@ export function contentInventory(repo: string): Set<string> {
 
 /** Blob ids the index stages (all stages, so a conflicted index counts too); gitlinks are not blobs. */
 export function indexBlobs(repo: string): string[] {
-  return git(repo, 'ls-files', '-s', '-z').split('\0').flatMap((entry) => {
-    const m = /^(\d+) ([0-9a-f]{40}) \d\t/.exec(entry);
-    return m && m[1] !== '160000' ? [m[2]] : [];
-  });
+  return git(repo, 'ls-files', '-s', '-z')
+    .split('\0')
+    .flatMap((entry) => {
+      const m = /^(\d+) ([0-9a-f]{40}) \d\t/.exec(entry);
+      return m && m[1] !== '160000' ? [m[2]] : [];
+    });
 }
 
 function worktreeBlobs(repo: string): string[] {
@@ -115,8 +117,17 @@ export function reachableContent(repo: string): Set<string> {
   const set = new Set<string>([...worktreeBlobs(repo), ...indexBlobs(repo)]);
   const objects = gitStatus(repo, 'rev-list', '--objects', '--all');
   if (objects.code === 0) {
-    const oids = objects.stdout.split('\n').map((l) => l.split(' ')[0]).filter(Boolean);
-    const types = execFileSync('git', ['cat-file', '--batch-check=%(objectname) %(objecttype)'], { cwd: repo, input: oids.join('\n'), encoding: 'utf8', env: testGitEnv(), maxBuffer: 256 * 1024 * 1024 });
+    const oids = objects.stdout
+      .split('\n')
+      .map((l) => l.split(' ')[0])
+      .filter(Boolean);
+    const types = execFileSync('git', ['cat-file', '--batch-check=%(objectname) %(objecttype)'], {
+      cwd: repo,
+      input: oids.join('\n'),
+      encoding: 'utf8',
+      env: testGitEnv(),
+      maxBuffer: 256 * 1024 * 1024,
+    });
     for (const line of types.split('\n')) {
       const [oid, type] = line.split(' ');
       if (type === 'blob') set.add(oid);
@@ -129,5 +140,6 @@ export function reachableContent(repo: string): Set<string> {
 export function assertNothingLost(repo: string, before: Set<string>): void {
   const after = reachableContent(repo);
   const lost = [...before].filter((oid) => !after.has(oid));
-  if (lost.length > 0) throw new Error(`nothing-lost violated: ${lost.length} blob(s) no longer in the worktree or reachable`);
+  if (lost.length > 0)
+    throw new Error(`nothing-lost violated: ${lost.length} blob(s) no longer in the worktree or reachable`);
 }

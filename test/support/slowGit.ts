@@ -33,9 +33,19 @@ export function slowGit(repo: string, verb: string): () => void {
  * running it) but no `exit`/`atexit` event for that process (a git that had finished would have written one).
  */
 export function killedWhileRunning(traceFile: string, verb: string): boolean {
-  const events = fs.readFileSync(traceFile, 'utf8').split('\n').filter(Boolean)
+  const events = fs
+    .readFileSync(traceFile, 'utf8')
+    .split('\n')
+    .filter(Boolean)
     .map((l) => JSON.parse(l) as { event: string; sid: string; argv?: string[] });
-  const started = events.filter((e) => e.event === 'start' && (e.argv ?? []).filter((a) => !a.startsWith('-')).slice(1).find((a) => !a.includes('='))  === verb);
+  const started = events.filter(
+    (e) =>
+      e.event === 'start' &&
+      (e.argv ?? [])
+        .filter((a) => !a.startsWith('-'))
+        .slice(1)
+        .find((a) => !a.includes('=')) === verb,
+  );
   const last = started[started.length - 1];
   return last !== undefined && !events.some((e) => e.sid === last.sid && (e.event === 'exit' || e.event === 'atexit'));
 }
@@ -49,7 +59,11 @@ export function killedWhileRunning(traceFile: string, verb: string): boolean {
 export function holdRefTransaction(repo: string, state: 'prepared' | 'committed', ref: string): () => void {
   const hook = path.join(repo, '.git', 'hooks', 'reference-transaction');
   fs.mkdirSync(path.dirname(hook), { recursive: true });
-  fs.writeFileSync(hook, `#!/bin/sh\ninput=$(cat)\nif [ "$1" = ${state} ]; then\n  case "$input" in *" ${ref}"*) sleep 2 ;; esac\nfi\nexit 0\n`, { mode: 0o755 });
+  fs.writeFileSync(
+    hook,
+    `#!/bin/sh\ninput=$(cat)\nif [ "$1" = ${state} ]; then\n  case "$input" in *" ${ref}"*) sleep 2 ;; esac\nfi\nexit 0\n`,
+    { mode: 0o755 },
+  );
   return () => fs.rmSync(hook, { force: true });
 }
 
@@ -62,6 +76,10 @@ export function holdRefTransaction(repo: string, state: 'prepared' | 'committed'
 export function lingeringGitPath(verb: string): string {
   const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
   const dir = tempDir('avh-lingering-git-');
-  fs.writeFileSync(path.join(dir, 'git'), `#!/bin/sh\n'${real}' "$@"\nstatus=$?\ncase " $* " in *" ${verb} "*) sleep 2 ;; esac\nexit $status\n`, { mode: 0o755 });
+  fs.writeFileSync(
+    path.join(dir, 'git'),
+    `#!/bin/sh\n'${real}' "$@"\nstatus=$?\ncase " $* " in *" ${verb} "*) sleep 2 ;; esac\nexit $status\n`,
+    { mode: 0o755 },
+  );
   return `${dir}${path.delimiter}${process.env.PATH ?? ''}`;
 }

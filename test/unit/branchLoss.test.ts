@@ -7,17 +7,33 @@ import { VersionHistory } from '../../src/core/versionHistory';
 import { expectReason, recordingLog, repoPicture } from '../support/assertions';
 import { cliJson, runCliProcess } from '../support/cliProcess';
 import { localBranchNames, loseChatBranch, repoWithChatBranch } from '../support/chatBranchFixtures';
-import { assertNothingLost, cleanupTempDirs, contentInventory, git, gitStatus, head, makeRepo, read, write } from '../support/gitFixtures';
+import {
+  assertNothingLost,
+  cleanupTempDirs,
+  contentInventory,
+  git,
+  gitStatus,
+  head,
+  makeRepo,
+  read,
+  write,
+} from '../support/gitFixtures';
 
-function chatRow(history: VersionHistory): Promise<{ branch: string; base_branch: string; remote: string | null; resume_identity: string | null }> {
-  return history.ctx.store.read((r) => r.get<{ branch: string; base_branch: string; remote: string | null; resume_identity: string | null }>(
-    "SELECT branch, base_branch, remote, resume_identity FROM chats WHERE id = 'chat-1'")!);
+function chatRow(
+  history: VersionHistory,
+): Promise<{ branch: string; base_branch: string; remote: string | null; resume_identity: string | null }> {
+  return history.ctx.store.read((r) =>
+    r.get<{ branch: string; base_branch: string; remote: string | null; resume_identity: string | null }>(
+      "SELECT branch, base_branch, remote, resume_identity FROM chats WHERE id = 'chat-1'",
+    )!,
+  );
 }
 
 function warningCount(history: VersionHistory): Promise<number> {
-  return history.ctx.store.read((r) => r.get<{ n: number }>("SELECT COUNT(*) AS n FROM chat_events WHERE status = 'done'")!.n);
+  return history.ctx.store.read(
+    (r) => r.get<{ n: number }>("SELECT COUNT(*) AS n FROM chat_events WHERE status = 'done'")!.n,
+  );
 }
-
 
 describe('branch loss (real repositories, a real bare remote on disk)', function () {
   this.timeout(60_000);
@@ -43,8 +59,15 @@ describe('branch loss (real repositories, a real bare remote on disk)', function
       await history.beginTurn({ chatId: 'a', prompt: 'x' });
       await history.beginTurn({ chatId: 'b', prompt: 'x', baseBranch: 'main' });
       await expectReason(history.beginTurn({ chatId: 'c', prompt: 'x', baseBranch: 'bad..name' }), 'invalid-input');
-      const rows = await history.ctx.store.read((r) => r.all<{ id: string; base_branch: string; remote: string | null }>('SELECT id, base_branch, remote FROM chats ORDER BY id'));
-      assert.deepEqual(rows, [{ id: 'a', base_branch: 'work', remote: null }, { id: 'b', base_branch: 'main', remote: null }]);
+      const rows = await history.ctx.store.read((r) =>
+        r.all<{ id: string; base_branch: string; remote: string | null }>(
+          'SELECT id, base_branch, remote FROM chats ORDER BY id',
+        ),
+      );
+      assert.deepEqual(rows, [
+        { id: 'a', base_branch: 'work', remote: null },
+        { id: 'b', base_branch: 'main', remote: null },
+      ]);
     } finally {
       await history.close();
     }
@@ -88,7 +111,10 @@ describe('branch loss (real repositories, a real bare remote on disk)', function
       const inventory = contentInventory(repo);
       const status = await history.chatStatus('chat-1');
       assert.equal(status.branch, 'lost');
-      assert.equal(status.message, 'The branch "feature/login" for this chat no longer exists locally or on "origin". Its code changes cannot be recovered. Continue on a new branch to keep the conversation going; nothing was changed.');
+      assert.equal(
+        status.message,
+        'The branch "feature/login" for this chat no longer exists locally or on "origin". Its code changes cannot be recovered. Continue on a new branch to keep the conversation going; nothing was changed.',
+      );
       // Nothing is replaced before the click: an agent resuming and an Undo are both refused, untouched.
       const picture = repoPicture(repo);
       const refused = await expectReason(history.beginTurn({ chatId: 'chat-1', prompt: 'continue' }), 'branch-lost');
@@ -100,9 +126,17 @@ describe('branch loss (real repositories, a real bare remote on disk)', function
       const mainTip = head(repo);
       const result = await history.continueChatOnNewBranch('chat-1');
       assert.equal(result.result, 'continued');
-      assert.deepEqual({ ...result.continuation, at: 0 }, {
-        chatId: 'chat-1', oldBranch: 'feature/login', newBranch: 'feature/login-2', baseBranch: 'main', repository: repo, at: 0,
-      });
+      assert.deepEqual(
+        { ...result.continuation, at: 0 },
+        {
+          chatId: 'chat-1',
+          oldBranch: 'feature/login',
+          newBranch: 'feature/login-2',
+          baseBranch: 'main',
+          repository: repo,
+          at: 0,
+        },
+      );
       assert.equal(git(repo, 'symbolic-ref', '--short', 'HEAD').trim(), 'feature/login-2', 'checked out');
       assert.equal(head(repo), mainTip, 'from the base branch');
       assert.equal(read(repo, 'notes.txt'), 'uncommitted user notes\n', 'uncommitted changes came along');
@@ -122,11 +156,21 @@ describe('branch loss (real repositories, a real bare remote on disk)', function
       const notices = await branchNotices(history.ctx, 'feature/login-2');
       assert.equal(notices.warnings.length, 1);
       assert.equal(notices.issues.length, 0);
-      const json = cliJson<{ branch: string; continuations: unknown[] }>(['--repo', repo, 'chat', 'status', '--chat', 'chat-1']);
+      const json = cliJson<{ branch: string; continuations: unknown[] }>([
+        '--repo',
+        repo,
+        'chat',
+        'status',
+        '--chat',
+        'chat-1',
+      ]);
       assert.equal(json.branch, 'ok');
       assert.equal(json.continuations.length, 1);
       assertNothingLost(repo, inventory);
-      assert.ok(log.every((line) => !line.includes(remote) && !line.includes('feature/login')), 'no remote URL or branch name in the log');
+      assert.ok(
+        log.every((line) => !line.includes(remote) && !line.includes('feature/login')),
+        'no remote URL or branch name in the log',
+      );
     } finally {
       await history.close();
     }
@@ -164,7 +208,10 @@ describe('branch loss (real repositories, a real bare remote on disk)', function
       assert.deepEqual(repoPicture(repo), picture, 'no branch, no checkout');
       assert.deepEqual(localBranchNames(repo), ['main', 'other']);
       assert.equal((await chatRow(history)).branch, 'feature/login');
-      assert.equal(await history.ctx.store.read((r) => r.get<{ n: number }>('SELECT COUNT(*) AS n FROM chat_events')!.n), 0);
+      assert.equal(
+        await history.ctx.store.read((r) => r.get<{ n: number }>('SELECT COUNT(*) AS n FROM chat_events')!.n),
+        0,
+      );
       assertNothingLost(repo, inventory);
     } finally {
       await history.close();
@@ -204,15 +251,33 @@ describe('branch loss (real repositories, a real bare remote on disk)', function
       git(repo, 'branch', '-q', '-D', 'feature/login');
       git(repo, 'remote', 'set-url', 'origin', 'ssh://git@example.invalid/team/app.git');
       process.env.GIT_SSH_COMMAND = 'false';
-      assert.deepEqual(await classifyBranch(history.ctx.repo, 'feature/login', { recordedRemote: 'origin' }), { state: 'unknown', remote: 'origin', reason: 'network' });
-      const cli = runCliProcess(['--repo', repo, 'chat', 'status', '--chat', 'chat-1', '--json'], { env: { GIT_SSH_COMMAND: 'false' } });
+      assert.deepEqual(await classifyBranch(history.ctx.repo, 'feature/login', { recordedRemote: 'origin' }), {
+        state: 'unknown',
+        remote: 'origin',
+        reason: 'network',
+      });
+      const cli = runCliProcess(['--repo', repo, 'chat', 'status', '--chat', 'chat-1', '--json'], {
+        env: { GIT_SSH_COMMAND: 'false' },
+      });
       assert.equal(cli.code, 0, cli.stderr);
-      assert.deepEqual((({ branch, reason }) => ({ branch, reason }))(JSON.parse(cli.stdout) as { branch: string; reason: string }), { branch: 'unknown', reason: 'network' });
+      assert.deepEqual(
+        (({ branch, reason }) => ({ branch, reason }))(JSON.parse(cli.stdout) as { branch: string; reason: string }),
+        { branch: 'unknown', reason: 'network' },
+      );
       assert.ok(!cli.stdout.includes('example.invalid') && !cli.stderr.includes('example.invalid'));
-      process.env.GIT_SSH_COMMAND = 'sh -c \'echo "git@example.invalid: Permission denied (publickey)." >&2; exit 255\'';
-      assert.deepEqual(await classifyBranch(history.ctx.repo, 'feature/login'), { state: 'unknown', remote: 'origin', reason: 'auth' });
+      process.env.GIT_SSH_COMMAND =
+        'sh -c \'echo "git@example.invalid: Permission denied (publickey)." >&2; exit 255\'';
+      assert.deepEqual(await classifyBranch(history.ctx.repo, 'feature/login'), {
+        state: 'unknown',
+        remote: 'origin',
+        reason: 'auth',
+      });
       process.env.GIT_SSH_COMMAND = 'sh -c "exec sleep 3"';
-      assert.deepEqual(await classifyBranch(history.ctx.repo, 'feature/login', { timeoutMs: 300 }), { state: 'unknown', remote: 'origin', reason: 'timeout' });
+      assert.deepEqual(await classifyBranch(history.ctx.repo, 'feature/login', { timeoutMs: 300 }), {
+        state: 'unknown',
+        remote: 'origin',
+        reason: 'timeout',
+      });
     } finally {
       if (saved === undefined) delete process.env.GIT_SSH_COMMAND;
       else process.env.GIT_SSH_COMMAND = saved;
@@ -266,13 +331,30 @@ describe('branch loss (real repositories, a real bare remote on disk)', function
     const { repo, history } = await repoWithChatBranch();
     await history.close();
     loseChatBranch(repo);
-    const status = cliJson<{ branch: string; reason: string; chatBranch: string }>(['--repo', repo, 'chat', 'status', '--chat', 'chat-1']);
+    const status = cliJson<{ branch: string; reason: string; chatBranch: string }>([
+      '--repo',
+      repo,
+      'chat',
+      'status',
+      '--chat',
+      'chat-1',
+    ]);
     assert.deepEqual([status.branch, status.reason, status.chatBranch], ['lost', 'lost', 'feature/login']);
-    const continued = cliJson<{ result: string; continuation: { newBranch: string } }>(['--repo', repo, 'chat', 'continue-on-new-branch', '--chat', 'chat-1']);
+    const continued = cliJson<{ result: string; continuation: { newBranch: string } }>([
+      '--repo',
+      repo,
+      'chat',
+      'continue-on-new-branch',
+      '--chat',
+      'chat-1',
+    ]);
     assert.deepEqual([continued.result, continued.continuation.newBranch], ['continued', 'feature/login-2']);
     const text = runCliProcess(['--repo', repo, 'chat', 'continue-on-new-branch', '--chat', 'chat-1']);
     assert.equal(text.code, 0, text.stderr);
-    assert.match(text.stdout, /Already continued: Conversation continues on `feature\/login-2`; code changes from `feature\/login` were not recovered\./);
+    assert.match(
+      text.stdout,
+      /Already continued: Conversation continues on `feature\/login-2`; code changes from `feature\/login` were not recovered\./,
+    );
     const unknown = runCliProcess(['--repo', repo, 'chat', 'status', '--chat', 'nobody']);
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /No chat with this id exists in this repository/);

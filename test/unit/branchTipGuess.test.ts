@@ -3,7 +3,15 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { guessBranchTip } from '../../src/core/git/healthProbe';
 import { VersionHistory } from '../../src/core/versionHistory';
-import { assertNothingLost, cleanupTempDirs, contentInventory, git, makeRepo, tempDir, write } from '../support/gitFixtures';
+import {
+  assertNothingLost,
+  cleanupTempDirs,
+  contentInventory,
+  git,
+  makeRepo,
+  tempDir,
+  write,
+} from '../support/gitFixtures';
 
 /**
  * Restore planning starts its lookups on the branch tip the ref files name while the health probe runs; the guess
@@ -59,7 +67,10 @@ describe('branch tip read from the ref files (restore planning starts early on i
       assert.equal(git(linked, 'rev-parse', 'HEAD^{tree}').trim(), baseTree);
       const redone = await history.redo();
       assert.equal(redone.result, 'restored');
-      assert.equal(git(linked, 'rev-parse', 'HEAD^{tree}').trim(), git(linked, 'rev-parse', `${version}^{tree}`).trim());
+      assert.equal(
+        git(linked, 'rev-parse', 'HEAD^{tree}').trim(),
+        git(linked, 'rev-parse', `${version}^{tree}`).trim(),
+      );
       assert.equal(git(linked, 'status', '--porcelain', '--untracked-files=all').trim(), '');
     } finally {
       await history.close();

@@ -6,7 +6,15 @@ import { runCli } from '../../src/cli/main';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { repoPicture } from '../support/assertions';
 import { cliJson, runCliProcess } from '../support/cliProcess';
-import { assertNothingLost, cleanupTempDirs, contentInventory, git, makeRepo, tempDir, write } from '../support/gitFixtures';
+import {
+  assertNothingLost,
+  cleanupTempDirs,
+  contentInventory,
+  git,
+  makeRepo,
+  tempDir,
+  write,
+} from '../support/gitFixtures';
 
 interface Captured {
   code: number;
@@ -18,11 +26,22 @@ interface Captured {
 async function cli(args: string[], cwd = tempDir()): Promise<Captured> {
   let stdout = '';
   let stderr = '';
-  const code = await runCli(args, { stdout: (t) => { stdout += t; }, stderr: (t) => { stderr += t; }, readStdin: async () => '', cwd });
+  const code = await runCli(args, {
+    stdout: (t) => {
+      stdout += t;
+    },
+    stderr: (t) => {
+      stderr += t;
+    },
+    readStdin: async () => '',
+    cwd,
+  });
   return { code, stdout, stderr };
 }
 
-const packageVersion = (JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../package.json'), 'utf8')) as { version: string }).version;
+const packageVersion = (
+  JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../package.json'), 'utf8')) as { version: string }
+).version;
 
 describe('CLI command line: usage errors, help, --version (real parser; real processes where the exit matters)', function () {
   this.timeout(60_000);
@@ -34,27 +53,75 @@ describe('CLI command line: usage errors, help, --version (real parser; real pro
     [[], 'no command given', 'Commands:'],
     [['turn'], 'turn needs a subcommand: begin, end', 'Commands:'],
     [['turn', 'start'], 'unknown turn subcommand "start"; use one of: begin, end', 'Commands:'],
-    [['turn', 'end'], 'turn end needs <turnId>', 'Usage: agent-versions turn end <turnId> --outcome completed|cancelled|errored'],
+    [
+      ['turn', 'end'],
+      'turn end needs <turnId>',
+      'Usage: agent-versions turn end <turnId> --outcome completed|cancelled|errored',
+    ],
     [['turn', 'end', 'abc'], 'turn end needs --outcome completed|cancelled|errored', 'Usage: agent-versions turn end'],
     [['turn', 'begin'], 'turn begin needs --chat <id>', 'Usage: agent-versions turn begin --chat <id>'],
     [['turn', 'begin', '--chat'], '--chat needs a value', 'Usage: agent-versions turn begin'],
-    [['turn', 'begin', '--chat', '--json'], '--chat needs a value (to give one that starts with "-", write --chat=<value>)', 'Usage: agent-versions turn begin'],
-    [['turn', 'begin', '--chat', 'c', '--prompt', 'p', '--prompt-file', 'f'], 'give only one of --prompt, --prompt-file', 'Usage: agent-versions turn begin'],
-    [['turn', 'begin', '--chat', 'c', 'stray words'], 'unexpected argument "stray words"', 'Usage: agent-versions turn begin'],
+    [
+      ['turn', 'begin', '--chat', '--json'],
+      '--chat needs a value (to give one that starts with "-", write --chat=<value>)',
+      'Usage: agent-versions turn begin',
+    ],
+    [
+      ['turn', 'begin', '--chat', 'c', '--prompt', 'p', '--prompt-file', 'f'],
+      'give only one of --prompt, --prompt-file',
+      'Usage: agent-versions turn begin',
+    ],
+    [
+      ['turn', 'begin', '--chat', 'c', 'stray words'],
+      'unexpected argument "stray words"',
+      'Usage: agent-versions turn begin',
+    ],
     [['status', '--bogus'], 'unknown option "--bogus"', 'Usage: agent-versions status'],
     [['status', '-x'], 'unknown option "-x"', 'Usage: agent-versions status'],
     [['status', '--json=yes'], '--json takes no value', 'Usage: agent-versions status'],
-    [['versions', '--outcome', 'completed'], 'versions does not take --outcome', 'Usage: agent-versions versions [--limit <N>]'],
-    [['versions', '--limit', 'many'], '--limit must be a whole number from 1 to 100000', 'Usage: agent-versions versions'],
+    [
+      ['versions', '--outcome', 'completed'],
+      'versions does not take --outcome',
+      'Usage: agent-versions versions [--limit <N>]',
+    ],
+    [
+      ['versions', '--limit', 'many'],
+      '--limit must be a whole number from 1 to 100000',
+      'Usage: agent-versions versions',
+    ],
     [['versions', '--limit', '0'], '--limit must be a whole number from 1 to 100000', 'Usage: agent-versions versions'],
     [['restore'], 'restore needs <commit>', 'Usage: agent-versions restore <commit> [--yes]'],
     [['restore', 'a', 'b'], 'unexpected argument "b"', 'Usage: agent-versions restore'],
-    [['recover'], 'recover needs <action>: check, accept, save-and-accept, remove-stale-lock', 'Usage: agent-versions recover check|accept|save-and-accept|remove-stale-lock'],
-    [['recover', 'fix'], 'unknown recover action "fix"; recover takes one of: check, accept, save-and-accept, remove-stale-lock', 'Usage: agent-versions recover'],
-    [['connect'], 'connect needs <agent>: claude-code, codex', 'Usage: agent-versions connect claude-code|codex [--project | --local | --user] [--dry-run]'],
-    [['connect', 'copilot'], 'unknown agent "copilot"; connect takes one of: claude-code, codex', 'Usage: agent-versions connect'],
-    [['connect', 'codex', '--local'], 'Codex has no local project settings file; use --project or --user', 'Usage: agent-versions connect'],
-    [['disconnect', 'claude-code', '--user', '--project'], 'give only one of --project, --user', 'Usage: agent-versions disconnect'],
+    [
+      ['recover'],
+      'recover needs <action>: check, accept, save-and-accept, remove-stale-lock',
+      'Usage: agent-versions recover check|accept|save-and-accept|remove-stale-lock',
+    ],
+    [
+      ['recover', 'fix'],
+      'unknown recover action "fix"; recover takes one of: check, accept, save-and-accept, remove-stale-lock',
+      'Usage: agent-versions recover',
+    ],
+    [
+      ['connect'],
+      'connect needs <agent>: claude-code, codex',
+      'Usage: agent-versions connect claude-code|codex [--project | --local | --user] [--dry-run]',
+    ],
+    [
+      ['connect', 'copilot'],
+      'unknown agent "copilot"; connect takes one of: claude-code, codex',
+      'Usage: agent-versions connect',
+    ],
+    [
+      ['connect', 'codex', '--local'],
+      'Codex has no local project settings file; use --project or --user',
+      'Usage: agent-versions connect',
+    ],
+    [
+      ['disconnect', 'claude-code', '--user', '--project'],
+      'give only one of --project, --user',
+      'Usage: agent-versions disconnect',
+    ],
     [['doctor', '--limit', '3'], 'doctor does not take --limit', 'Usage: agent-versions doctor'],
     [['--version', 'status'], '--version takes no command', 'Usage: agent-versions status'],
     [['help', 'frobnicate'], 'unknown command "frobnicate"', 'Commands:'],
@@ -95,7 +162,14 @@ describe('CLI command line: usage errors, help, --version (real parser; real pro
   });
 
   it('hook never exits 2, even on a malformed command line (Claude Code would drop the prompt)', () => {
-    for (const argv of [['hook'], ['hook', 'cursor'], ['hook', 'codex'], ['hook', 'claude-code', '--bogus'], ['hook', 'claude-code', '--repo'], ['hook', 'codex', 'a', 'b']]) {
+    for (const argv of [
+      ['hook'],
+      ['hook', 'cursor'],
+      ['hook', 'codex'],
+      ['hook', 'claude-code', '--bogus'],
+      ['hook', 'claude-code', '--repo'],
+      ['hook', 'codex', 'a', 'b'],
+    ]) {
       const r = runCliProcess(argv, { cwd: tempDir(), input: '{}' });
       assert.equal(r.code, 1, argv.join(' '));
       assert.match(r.stderr, /^agent-versions: /);
@@ -113,7 +187,8 @@ describe('CLI command line: usage errors, help, --version (real parser; real pro
       assert.equal(viaFlag.stderr, '');
       const text = viaFlag.stdout;
       assert.ok(text.startsWith(`Usage: agent-versions ${synopsis(spec)}\n`), text);
-      for (const option of spec.options) assert.match(text, new RegExp(`\\n  (-\\w, )?--${option}\\b`), `--${option} is described`);
+      for (const option of spec.options)
+        assert.match(text, new RegExp(`\\n  (-\\w, )?--${option}\\b`), `--${option} is described`);
       assert.match(text, /\nExample:\n {2}.*agent-versions /);
       assert.ok(text.includes(`With --json, prints:\n  ${spec.json}`));
     });
@@ -169,8 +244,17 @@ describe('CLI versions table (real git, real processes)', function () {
     assert.match(lines[2], new RegExp(`^${times[1]} +Agent +completed +${oids[1].slice(0, 10)}  Add the greeting$`));
     assert.match(lines[3], new RegExp(`^${times[2]} +Commit +${oids[2].slice(0, 10)}  initial$`));
     assert.ok(!r.stdout.includes('\u001b'));
-    const json = cliJson<{ oid: string; subject: string; kind: string; turnId?: string; outcome?: string; time: number }[]>(['versions'], { cwd: repo });
-    assert.deepEqual(json.map((v) => Object.keys(v).sort()), [['kind', 'oid', 'subject', 'time'], ['kind', 'oid', 'outcome', 'subject', 'time', 'turnId'], ['kind', 'oid', 'subject', 'time']]);
+    const json = cliJson<
+      { oid: string; subject: string; kind: string; turnId?: string; outcome?: string; time: number }[]
+    >(['versions'], { cwd: repo });
+    assert.deepEqual(
+      json.map((v) => Object.keys(v).sort()),
+      [
+        ['kind', 'oid', 'subject', 'time'],
+        ['kind', 'oid', 'outcome', 'subject', 'time', 'turnId'],
+        ['kind', 'oid', 'subject', 'time'],
+      ],
+    );
     assert.equal(json[1].turnId, turnId);
     assert.deepEqual(repoPicture(repo), picture);
     assertNothingLost(repo, before);

@@ -3,7 +3,16 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CLI, runCliProcess } from '../support/cliProcess';
-import { assertNothingLost, cleanupTempDirs, contentInventory, makeRepo, read, tempDir, testGitEnv, write } from '../support/gitFixtures';
+import {
+  assertNothingLost,
+  cleanupTempDirs,
+  contentInventory,
+  makeRepo,
+  read,
+  tempDir,
+  testGitEnv,
+  write,
+} from '../support/gitFixtures';
 
 const EVENTS = ['UserPromptSubmit', 'Stop', 'StopFailure', 'SessionEnd'];
 /**
@@ -50,7 +59,7 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
   this.timeout(60_000);
   afterEach(cleanupTempDirs);
 
-  it('adds ours once beside another tool\'s hooks, keeps everything else; again → untouched; disconnect → the original bytes', () => {
+  it("adds ours once beside another tool's hooks, keeps everything else; again → untouched; disconnect → the original bytes", () => {
     const repo = makeRepo();
     const home = tempDir('avh-home-');
     write(repo, '.claude/settings.json', ORIGINAL);
@@ -59,20 +68,35 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
 
     const first = cliIn(repo, home, 'connect', 'claude-code');
     assert.equal(first.code, 0, first.stderr);
-    assert.match(first.stdout, new RegExp(`^Connected Claude Code in ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(project settings\\):\n`));
+    assert.match(
+      first.stdout,
+      new RegExp(`^Connected Claude Code in ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(project settings\\):\n`),
+    );
     for (const event of EVENTS) assert.match(first.stdout, new RegExp(`\\n  added  ${event} hook\\n`));
     assert.ok(first.stdout.includes(`Hook command: ${OUR_COMMAND}\n`));
     const connected = JSON.parse(read(repo, '.claude/settings.json')) as Settings;
     const original = JSON.parse(ORIGINAL) as Settings;
-    for (const event of EVENTS) assert.deepEqual(commandsOf(connected, event).filter((c) => c === OUR_COMMAND), [OUR_COMMAND], event);
+    for (const event of EVENTS)
+      assert.deepEqual(
+        commandsOf(connected, event).filter((c) => c === OUR_COMMAND),
+        [OUR_COMMAND],
+        event,
+      );
     assert.deepEqual(commandsOf(connected, 'Stop'), ['other-tool on-stop', OUR_COMMAND]);
     assert.deepEqual(connected.hooks.PreToolUse, original.hooks.PreToolUse);
     assert.deepEqual(Object.keys(connected), Object.keys(original));
     for (const key of ['model', 'env', 'permissions']) assert.deepEqual(connected[key], original[key]);
     const text = read(repo, '.claude/settings.json');
     // Other content keeps its bytes: the original's lines all survive, in order, with their 4-space indentation.
-    assert.ok(text.startsWith(ORIGINAL.slice(0, ORIGINAL.indexOf('"Stop"'))), 'everything before the first edit is byte-identical');
-    assert.match(text, /\n {8}"UserPromptSubmit": \[\n {12}\{\n {16}"hooks": \[/, 'new entries use the file\'s indentation');
+    assert.ok(
+      text.startsWith(ORIGINAL.slice(0, ORIGINAL.indexOf('"Stop"'))),
+      'everything before the first edit is byte-identical',
+    );
+    assert.match(
+      text,
+      /\n {8}"UserPromptSubmit": \[\n {12}\{\n {16}"hooks": \[/,
+      "new entries use the file's indentation",
+    );
 
     const stat = fs.statSync(file);
     const second = cliIn(repo, home, 'connect', 'claude-code');
@@ -87,7 +111,10 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
     assert.equal(off.code, 0, off.stderr);
     const result = JSON.parse(off.stdout) as { changed: boolean; changes: { event: string; action: string }[] };
     assert.equal(result.changed, true);
-    assert.deepEqual(result.changes, EVENTS.map((event) => ({ event, action: 'removed' })));
+    assert.deepEqual(
+      result.changes,
+      EVENTS.map((event) => ({ event, action: 'removed' })),
+    );
     assert.equal(read(repo, '.claude/settings.json'), ORIGINAL);
     const noop = cliIn(repo, home, 'disconnect', 'claude-code');
     assert.match(noop.stdout, /^Claude Code is not connected in .*; nothing changed\.\n$/);
@@ -99,13 +126,19 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
     const home = tempDir('avh-home-');
     const dry = cliIn(repo, home, 'connect', 'claude-code', '--local', '--dry-run');
     assert.equal(dry.code, 0, dry.stderr);
-    assert.match(dry.stdout, /^Would connect Claude Code in .*settings\.local\.json \(local project settings\):\n {2}added {2}UserPromptSubmit hook\n/);
+    assert.match(
+      dry.stdout,
+      /^Would connect Claude Code in .*settings\.local\.json \(local project settings\):\n {2}added {2}UserPromptSubmit hook\n/,
+    );
     assert.match(dry.stdout, /\nDry run: nothing was written\.\n$/);
     assert.equal(fs.existsSync(path.join(repo, '.claude')), false);
 
     assert.equal(cliIn(repo, home, 'connect', 'claude-code', '--local').code, 0);
     const local = JSON.parse(read(repo, '.claude/settings.local.json')) as Settings;
-    assert.deepEqual(EVENTS.map((e) => commandsOf(local, e)), EVENTS.map(() => [OUR_COMMAND]));
+    assert.deepEqual(
+      EVENTS.map((e) => commandsOf(local, e)),
+      EVENTS.map(() => [OUR_COMMAND]),
+    );
     assert.ok(read(repo, '.claude/settings.local.json').endsWith('}\n'), 'a new file ends with a newline');
 
     const user = cliIn(repo, home, 'connect', 'claude-code', '--user', '--json');
@@ -114,7 +147,10 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
     assert.equal(json.file, path.join(home, '.claude/settings.json'));
     assert.deepEqual(json.alsoConnectedIn, [path.join(repo, '.claude/settings.local.json')]);
     const text = cliIn(repo, home, 'connect', 'claude-code', '--user');
-    assert.match(text.stdout, /Note: .*settings\.local\.json also runs agent-versions for Claude Code, so every hook would run twice\. Remove it with: agent-versions disconnect claude-code --local/);
+    assert.match(
+      text.stdout,
+      /Note: .*settings\.local\.json also runs agent-versions for Claude Code, so every hook would run twice\. Remove it with: agent-versions disconnect claude-code --local/,
+    );
   });
 
   it('the hook command written runs this installation: a prompt through it begins a real turn', () => {
@@ -125,11 +161,21 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
     const command = commandsOf(settings, 'UserPromptSubmit')[0];
     assert.equal(command, OUR_COMMAND, 'node and the CLI by absolute path: no PATH lookup of agent-versions');
     // Claude Code runs hook commands through a shell, from any directory.
-    const event = JSON.stringify({ hook_event_name: 'UserPromptSubmit', session_id: 's-connect', cwd: repo, prompt: 'hello' });
+    const event = JSON.stringify({
+      hook_event_name: 'UserPromptSubmit',
+      session_id: 's-connect',
+      cwd: repo,
+      prompt: 'hello',
+    });
     const r = spawnSync('/bin/sh', ['-c', command], { cwd: home, input: event, encoding: 'utf8', env: testGitEnv() });
     assert.equal(r.status, 0, r.stderr);
-    const status = JSON.parse(runCliProcess(['status', '--json'], { cwd: repo }).stdout) as { runningTurns: { chatId: string }[] };
-    assert.deepEqual(status.runningTurns.map((t) => t.chatId), ['s-connect']);
+    const status = JSON.parse(runCliProcess(['status', '--json'], { cwd: repo }).stdout) as {
+      runningTurns: { chatId: string }[];
+    };
+    assert.deepEqual(
+      status.runningTurns.map((t) => t.chatId),
+      ['s-connect'],
+    );
   });
 
   it('the hook command written starts Node without NODE_EXTRA_CA_CERTS: a bundle Node cannot read is never opened (the plain command warns about it)', () => {
@@ -140,7 +186,12 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
     // Node warns on stderr at start when it cannot load the bundle the variable names: the proof it tried.
     const env = { ...testGitEnv(), NODE_EXTRA_CA_CERTS: path.join(home, 'no-such-bundle.pem') };
     const event = JSON.stringify({ hook_event_name: 'Stop', session_id: 's-ca', cwd: repo });
-    const plain = spawnSync('/bin/sh', ['-c', `${process.execPath} ${CLI} hook claude-code`], { cwd: repo, input: event, encoding: 'utf8', env });
+    const plain = spawnSync('/bin/sh', ['-c', `${process.execPath} ${CLI} hook claude-code`], {
+      cwd: repo,
+      input: event,
+      encoding: 'utf8',
+      env,
+    });
     assert.equal(plain.status, 0, plain.stderr);
     assert.match(plain.stderr, /Ignoring extra certs from .*no-such-bundle\.pem/);
     const ours = spawnSync('/bin/sh', ['-c', command], { cwd: repo, input: event, encoding: 'utf8', env });
@@ -159,25 +210,63 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
     const settings = () => JSON.parse(fs.readFileSync(file, 'utf8')) as Settings;
     for (const event of EVENTS) assert.deepEqual(commandsOf(settings(), event), [`${OUR_COMMAND} --init`], event);
     // Through a shell, in a folder without git: the repository is created and the turn begins.
-    const event = JSON.stringify({ hook_event_name: 'UserPromptSubmit', session_id: 's-init', cwd: folder, prompt: 'start a project' });
-    const r = spawnSync('/bin/sh', ['-c', commandsOf(settings(), 'UserPromptSubmit')[0]], { cwd: folder, input: event, encoding: 'utf8', env: testGitEnv() });
+    const event = JSON.stringify({
+      hook_event_name: 'UserPromptSubmit',
+      session_id: 's-init',
+      cwd: folder,
+      prompt: 'start a project',
+    });
+    const r = spawnSync('/bin/sh', ['-c', commandsOf(settings(), 'UserPromptSubmit')[0]], {
+      cwd: folder,
+      input: event,
+      encoding: 'utf8',
+      env: testGitEnv(),
+    });
     assert.equal(r.status, 0, r.stderr);
     assert.ok(fs.existsSync(path.join(folder, '.git')), 'the hook ran git init');
-    const status = JSON.parse(runCliProcess(['status', '--json'], { cwd: folder }).stdout) as { runningTurns: { chatId: string }[] };
-    assert.deepEqual(status.runningTurns.map((t) => t.chatId), ['s-init']);
+    const status = JSON.parse(runCliProcess(['status', '--json'], { cwd: folder }).stdout) as {
+      runningTurns: { chatId: string }[];
+    };
+    assert.deepEqual(
+      status.runningTurns.map((t) => t.chatId),
+      ['s-init'],
+    );
     const bytes = fs.readFileSync(file, 'utf8');
     assert.match(cliIn(repo, home, 'connect', 'claude-code', '--user', '--init').stdout, /already connected/);
     assert.equal(fs.readFileSync(file, 'utf8'), bytes, 'untouched');
-    const plain = JSON.parse(cliIn(repo, home, 'connect', 'claude-code', '--user', '--json').stdout) as { changes: { action: string }[] };
-    assert.deepEqual(plain.changes.map((c) => c.action), EVENTS.map(() => 'updated'));
+    const plain = JSON.parse(cliIn(repo, home, 'connect', 'claude-code', '--user', '--json').stdout) as {
+      changes: { action: string }[];
+    };
+    assert.deepEqual(
+      plain.changes.map((c) => c.action),
+      EVENTS.map(() => 'updated'),
+    );
     for (const event of EVENTS) assert.deepEqual(commandsOf(settings(), event), [OUR_COMMAND], event);
     // The README's older hand-written form with --init, of an installation that moved: connect updates it in place, disconnect removes it.
-    fs.writeFileSync(file, JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: '/usr/bin/node /path/to/dist/cli.js hook claude-code --init' }] }] } }));
-    const updated = JSON.parse(cliIn(repo, home, 'connect', 'claude-code', '--user', '--init', '--json').stdout) as { changes: { event: string; action: string }[] };
-    assert.deepEqual(updated.changes.find((c) => c.event === 'UserPromptSubmit'), { event: 'UserPromptSubmit', action: 'updated' });
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        hooks: {
+          UserPromptSubmit: [
+            { hooks: [{ type: 'command', command: '/usr/bin/node /path/to/dist/cli.js hook claude-code --init' }] },
+          ],
+        },
+      }),
+    );
+    const updated = JSON.parse(cliIn(repo, home, 'connect', 'claude-code', '--user', '--init', '--json').stdout) as {
+      changes: { event: string; action: string }[];
+    };
+    assert.deepEqual(
+      updated.changes.find((c) => c.event === 'UserPromptSubmit'),
+      { event: 'UserPromptSubmit', action: 'updated' },
+    );
     assert.deepEqual(commandsOf(settings(), 'UserPromptSubmit'), [`${OUR_COMMAND} --init`], 'one entry, not two');
     assert.equal(cliIn(repo, home, 'disconnect', 'claude-code', '--user').code, 0);
-    assert.equal(fs.readFileSync(file, 'utf8'), '{}', 'every entry of ours removed (the file had no final newline, and still has none)');
+    assert.equal(
+      fs.readFileSync(file, 'utf8'),
+      '{}',
+      'every entry of ours removed (the file had no final newline, and still has none)',
+    );
   });
 
   it('connect codex: .codex/hooks.json gets UserPromptSubmit, Stop, StopFailure; its command records a codex turn; --local is refused', () => {
@@ -189,37 +278,61 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
     assert.ok(!fs.existsSync(path.join(repo, '.codex')), 'nothing written');
     const first = cliIn(repo, home, 'connect', 'codex');
     assert.equal(first.code, 0, first.stderr);
-    assert.match(first.stdout, /^Connected Codex in .*\.codex\/hooks\.json \(project settings\):\n {2}added {2}UserPromptSubmit hook\n {2}added {2}Stop hook\n {2}added {2}StopFailure hook\n/);
+    assert.match(
+      first.stdout,
+      /^Connected Codex in .*\.codex\/hooks\.json \(project settings\):\n {2}added {2}UserPromptSubmit hook\n {2}added {2}Stop hook\n {2}added {2}StopFailure hook\n/,
+    );
     assert.match(first.stdout, /use --user to keep it to yourself/);
     const settings = JSON.parse(read(repo, '.codex/hooks.json')) as Settings;
     assert.deepEqual(Object.keys(settings.hooks), ['UserPromptSubmit', 'Stop', 'StopFailure']);
     const command = commandsOf(settings, 'UserPromptSubmit')[0];
     assert.equal(command, ourCommand('codex'));
-    assert.equal(cliIn(repo, home, 'connect', 'codex').stdout.split('\n')[0], `Codex is already connected in ${path.join(repo, '.codex/hooks.json')} (project settings); nothing changed.`);
-    const event = JSON.stringify({ hook_event_name: 'UserPromptSubmit', session_id: 'thread-1', turn_id: 't1', cwd: repo, prompt: 'hello' });
+    assert.equal(
+      cliIn(repo, home, 'connect', 'codex').stdout.split('\n')[0],
+      `Codex is already connected in ${path.join(repo, '.codex/hooks.json')} (project settings); nothing changed.`,
+    );
+    const event = JSON.stringify({
+      hook_event_name: 'UserPromptSubmit',
+      session_id: 'thread-1',
+      turn_id: 't1',
+      cwd: repo,
+      prompt: 'hello',
+    });
     const r = spawnSync('/bin/sh', ['-c', command], { cwd: home, input: event, encoding: 'utf8', env: testGitEnv() });
     assert.equal(r.status, 0, r.stderr);
-    const status = JSON.parse(runCliProcess(['status', '--json'], { cwd: repo }).stdout) as { runningTurns: { chatId: string; agent: string }[] };
-    assert.deepEqual(status.runningTurns.map((t) => [t.chatId, t.agent]), [['codex:thread-1', 'codex']]);
+    const status = JSON.parse(runCliProcess(['status', '--json'], { cwd: repo }).stdout) as {
+      runningTurns: { chatId: string; agent: string }[];
+    };
+    assert.deepEqual(
+      status.runningTurns.map((t) => [t.chatId, t.agent]),
+      [['codex:thread-1', 'codex']],
+    );
     assert.equal(cliIn(repo, home, 'disconnect', 'codex').code, 0);
     assert.equal(read(repo, '.codex/hooks.json'), '{}\n');
   });
 
-  it('an older installation\'s entry (the README recipe) is updated in place, not duplicated', () => {
+  it("an older installation's entry (the README recipe) is updated in place, not duplicated", () => {
     const repo = makeRepo();
     const home = tempDir('avh-home-');
-    const old = '{\n  "hooks": {\n    "Stop": [{ "hooks": [{ "type": "command", "command": "agent-versions hook claude-code" }] }]\n  }\n}\n';
+    const old =
+      '{\n  "hooks": {\n    "Stop": [{ "hooks": [{ "type": "command", "command": "agent-versions hook claude-code" }] }]\n  }\n}\n';
     write(repo, '.claude/settings.json', old);
     const r = cliIn(repo, home, 'connect', 'claude-code', '--json');
     assert.equal(r.code, 0, r.stderr);
     const changes = (JSON.parse(r.stdout) as { changes: { event: string; action: string }[] }).changes;
     assert.deepEqual(changes, [
-      { event: 'UserPromptSubmit', action: 'added' }, { event: 'Stop', action: 'updated' },
-      { event: 'StopFailure', action: 'added' }, { event: 'SessionEnd', action: 'added' },
+      { event: 'UserPromptSubmit', action: 'added' },
+      { event: 'Stop', action: 'updated' },
+      { event: 'StopFailure', action: 'added' },
+      { event: 'SessionEnd', action: 'added' },
     ]);
     const settings = JSON.parse(read(repo, '.claude/settings.json')) as Settings;
     assert.deepEqual(commandsOf(settings, 'Stop'), [OUR_COMMAND]);
-    assert.ok(read(repo, '.claude/settings.json').startsWith('{\n  "hooks": {\n    "Stop": [{ "hooks": [{ "type": "command", "command": "'));
+    assert.ok(
+      read(repo, '.claude/settings.json').startsWith(
+        '{\n  "hooks": {\n    "Stop": [{ "hooks": [{ "type": "command", "command": "',
+      ),
+    );
     // disconnect also recognises it by shape, from any installation
     assert.equal(cliIn(repo, home, 'disconnect', 'claude-code').code, 0);
     assert.equal(read(repo, '.claude/settings.json'), '{}\n');
@@ -232,7 +345,10 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
     write(repo, '.claude/settings.json', broken);
     const r = cliIn(repo, home, 'connect', 'claude-code');
     assert.equal(r.code, 2);
-    assert.equal(r.stderr, `agent-versions: ${path.join(repo, '.claude/settings.json')} is not valid JSON (line 4, column 1: PropertyNameExpected). Fix it by hand, then run the command again; nothing was changed.\n`);
+    assert.equal(
+      r.stderr,
+      `agent-versions: ${path.join(repo, '.claude/settings.json')} is not valid JSON (line 4, column 1: PropertyNameExpected). Fix it by hand, then run the command again; nothing was changed.\n`,
+    );
     assert.ok(!r.stderr.includes('secret-token-123') && !r.stdout.includes('secret-token-123'));
     assert.equal(read(repo, '.claude/settings.json'), broken);
     write(repo, '.claude/settings.json', '{ "hooks": [] }\n');
@@ -250,13 +366,16 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
     fs.chmodSync(file, 0o444);
     const r = cliIn(repo, home, 'connect', 'claude-code');
     assert.equal(r.code, 1);
-    assert.equal(r.stderr, `agent-versions: ${file} is read-only; make it writable (chmod u+w) and run the command again; nothing was changed.\n`);
+    assert.equal(
+      r.stderr,
+      `agent-versions: ${file} is read-only; make it writable (chmod u+w) and run the command again; nothing was changed.\n`,
+    );
     assert.equal(read(repo, '.claude/settings.json'), ORIGINAL);
     assert.equal(fs.statSync(file).mode & 0o777, 0o444);
     assert.deepEqual(fs.readdirSync(path.dirname(file)), ['settings.json'], 'no temp file left behind');
   });
 
-  it('keeps the file\'s permissions and writes through a symlink (dotfile managers) instead of replacing it', () => {
+  it("keeps the file's permissions and writes through a symlink (dotfile managers) instead of replacing it", () => {
     const repo = makeRepo();
     const home = tempDir('avh-home-');
     const dotfiles = tempDir('avh-dotfiles-');
@@ -274,7 +393,10 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
     const folder = tempDir();
     const r = runCliProcess(['connect', 'claude-code'], { cwd: folder, env: { HOME: tempDir('avh-home-') } });
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /^agent-versions: Project settings belong to a git repository, and .* is not in one\. .*or use --user\.\n$/);
+    assert.match(
+      r.stderr,
+      /^agent-versions: Project settings belong to a git repository, and .* is not in one\. .*or use --user\.\n$/,
+    );
     assert.deepEqual(fs.readdirSync(folder), []);
   });
 });

@@ -3,7 +3,15 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { repoPicture, seedRecoveryLatch } from '../support/assertions';
 import { CLI, runCliProcess } from '../support/cliProcess';
-import { assertNothingLost, cleanupTempDirs, contentInventory, git, makeRepo, tempDir, write } from '../support/gitFixtures';
+import {
+  assertNothingLost,
+  cleanupTempDirs,
+  contentInventory,
+  git,
+  makeRepo,
+  tempDir,
+  write,
+} from '../support/gitFixtures';
 
 interface Check {
   id: string;
@@ -18,7 +26,11 @@ interface Report {
   checks: Check[];
 }
 
-function doctor(cwd: string, home: string, options: { text?: boolean } = {}): { code: number; report: Report; text: string } {
+function doctor(
+  cwd: string,
+  home: string,
+  options: { text?: boolean } = {},
+): { code: number; report: Report; text: string } {
   const json = runCliProcess(['doctor', '--json'], { cwd, env: { HOME: home } });
   if (!options.text) return { code: json.code, report: JSON.parse(json.stdout) as Report, text: '' };
   const text = runCliProcess(['doctor'], { cwd, env: { HOME: home } });
@@ -45,7 +57,10 @@ describe('CLI doctor (real git, real state files, a real hook process)', functio
     const { code, report, text } = doctor(repo, home, { text: true });
     assert.equal(code, 0, text);
     assert.equal(report.ok, true);
-    assert.deepEqual(report.checks.map((c) => c.id), ['git', 'repository', 'identity', 'state', 'recovery', 'hooks:claude-code', 'hooks:codex', 'hook-latency']);
+    assert.deepEqual(
+      report.checks.map((c) => c.id),
+      ['git', 'repository', 'identity', 'state', 'recovery', 'hooks:claude-code', 'hooks:codex', 'hook-latency'],
+    );
     const gitCheck = check(report, 'git');
     assert.equal(gitCheck.status, 'ok');
     assert.ok(path.isAbsolute(gitCheck.facts.path as string));
@@ -70,7 +85,10 @@ describe('CLI doctor (real git, real state files, a real hook process)', functio
     assert.notEqual(latency.status, 'problem');
     // One line per check, with its status word; the fix indented under it.
     assert.match(text, /^ok {7}git {16}git \d+\.\d+/m);
-    assert.match(text, /^warning {2}hooks:claude-code {2}Claude Code: not connected\.\n {28}fix: agent-versions connect claude-code/m);
+    assert.match(
+      text,
+      /^warning {2}hooks:claude-code {2}Claude Code: not connected\.\n {28}fix: agent-versions connect claude-code/m,
+    );
     assert.deepEqual(repoPicture(repo), picture, 'doctor changes nothing in the repository');
     assertNothingLost(repo, before);
   });
@@ -97,10 +115,15 @@ describe('CLI doctor (real git, real state files, a real hook process)', functio
     assert.equal(code, 1);
     const r = check(report, 'recovery');
     assert.equal(r.status, 'problem');
-    assert.match(r.summary, /^Recovery is required: an earlier restore could not be verified \(last phase update-worktree\)/);
+    assert.match(
+      r.summary,
+      /^Recovery is required: an earlier restore could not be verified \(last phase update-worktree\)/,
+    );
     assert.match(r.fix!, /agent-versions recover check/);
     assert.equal(check(report, 'repository').status, 'ok');
-    const status = JSON.parse(runCliProcess(['status', '--json'], { cwd: repo }).stdout) as { recovery: { operationId: string } | null };
+    const status = JSON.parse(runCliProcess(['status', '--json'], { cwd: repo }).stdout) as {
+      recovery: { operationId: string } | null;
+    };
     assert.equal(status.recovery?.operationId, 'op-doctor');
   });
 
@@ -108,7 +131,15 @@ describe('CLI doctor (real git, real state files, a real hook process)', functio
     const folder = tempDir();
     const { code, report, text } = doctor(folder, tempDir('avh-home-'), { text: true });
     assert.equal(code, 1);
-    assert.deepEqual(report.checks.map((c) => [c.id, c.status]), [['git', 'ok'], ['repository', 'problem'], ['hooks:claude-code', 'warning'], ['hooks:codex', 'warning']]);
+    assert.deepEqual(
+      report.checks.map((c) => [c.id, c.status]),
+      [
+        ['git', 'ok'],
+        ['repository', 'problem'],
+        ['hooks:claude-code', 'warning'],
+        ['hooks:codex', 'warning'],
+      ],
+    );
     assert.equal(check(report, 'repository').summary, `${folder} is not in a git repository.`);
     assert.match(check(report, 'repository').fix!, /^Run `git init`/);
     assert.match(text, /\n1 problem\(s\), 2 warning\(s\)\.\n$/);
@@ -142,20 +173,45 @@ describe('CLI doctor (real git, real state files, a real hook process)', functio
 
     assert.equal(runCliProcess(['disconnect', 'claude-code', '--user'], { cwd: repo, env: { HOME: home } }).code, 0);
     // This installation's command in its older form (no env prefix): it works, connect again writes the faster one.
-    write(repo, '.claude/settings.local.json', JSON.stringify({ hooks: Object.fromEntries(['UserPromptSubmit', 'Stop', 'StopFailure', 'SessionEnd']
-      .map((event) => [event, [{ hooks: [{ type: 'command', command: `${process.execPath} ${CLI} hook claude-code` }] }]])) }));
+    write(
+      repo,
+      '.claude/settings.local.json',
+      JSON.stringify({
+        hooks: Object.fromEntries(
+          ['UserPromptSubmit', 'Stop', 'StopFailure', 'SessionEnd'].map((event) => [
+            event,
+            [{ hooks: [{ type: 'command', command: `${process.execPath} ${CLI} hook claude-code` }] }],
+          ]),
+        ),
+      }),
+    );
     hooks = check(doctor(repo, home).report, 'hooks:claude-code');
     assert.equal(hooks.status, 'warning');
-    assert.equal(hooks.summary, `Claude Code: connected in ${path.join(repo, '.claude/settings.local.json')} with an older form of this installation's hook command.`);
-    assert.equal(hooks.fix, 'To write the current one (it starts faster on every event): agent-versions connect claude-code --local');
+    assert.equal(
+      hooks.summary,
+      `Claude Code: connected in ${path.join(repo, '.claude/settings.local.json')} with an older form of this installation's hook command.`,
+    );
+    assert.equal(
+      hooks.fix,
+      'To write the current one (it starts faster on every event): agent-versions connect claude-code --local',
+    );
     assert.equal(runCliProcess(['connect', 'claude-code', '--local'], { cwd: repo, env: { HOME: home } }).code, 0);
     assert.equal(check(doctor(repo, home).report, 'hooks:claude-code').status, 'ok');
     // connect --init's form is current too.
-    assert.equal(runCliProcess(['connect', 'claude-code', '--local', '--init'], { cwd: repo, env: { HOME: home } }).code, 0);
+    assert.equal(
+      runCliProcess(['connect', 'claude-code', '--local', '--init'], { cwd: repo, env: { HOME: home } }).code,
+      0,
+    );
     assert.equal(check(doctor(repo, home).report, 'hooks:claude-code').status, 'ok');
 
     const gone = '/nonexistent/agent-version-history/dist/cli.js';
-    write(repo, '.claude/settings.local.json', JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: `${process.execPath} ${gone} hook claude-code` }] }] } }));
+    write(
+      repo,
+      '.claude/settings.local.json',
+      JSON.stringify({
+        hooks: { Stop: [{ hooks: [{ type: 'command', command: `${process.execPath} ${gone} hook claude-code` }] }] },
+      }),
+    );
     const { code, report } = doctor(repo, home);
     hooks = check(report, 'hooks:claude-code');
     assert.equal(code, 1);

@@ -8,7 +8,15 @@ import { resolveRepository } from '../../src/core/git/repository';
 import { clearOwnStaleIndexLock } from '../../src/core/git/workingTree';
 import { linuxLiveness, portableLiveness, processStartTime, setLockLiveness } from '../../src/core/store/pidLock';
 import { VersionHistory } from '../../src/core/versionHistory';
-import { assertNothingLost, cleanupTempDirs, contentInventory, git, head, makeRepo, write } from '../support/gitFixtures';
+import {
+  assertNothingLost,
+  cleanupTempDirs,
+  contentInventory,
+  git,
+  head,
+  makeRepo,
+  write,
+} from '../support/gitFixtures';
 
 /** A pid whose process has exited (a real child that ran and finished). */
 function deadPid(): number {
@@ -35,9 +43,13 @@ describe('what a crash leaves behind (issue 9: stale index lock liveness, housek
   });
 
   describe('clearOwnStaleIndexLock judges its holder with the lock liveness provider', () => {
-    const ownLock = (gitDir: string, pid: number, start: string) => fs.writeFileSync(path.join(gitDir, 'index.lock'), `agent-versions:${pid}:${start}\n`);
+    const ownLock = (gitDir: string, pid: number, start: string) =>
+      fs.writeFileSync(path.join(gitDir, 'index.lock'), `agent-versions:${pid}:${start}\n`);
 
-    for (const provider of [{ name: 'portable (no start times, as off Linux)', make: () => portableLiveness() }, { name: 'linux-proc', make: () => linuxLiveness() }]) {
+    for (const provider of [
+      { name: 'portable (no start times, as off Linux)', make: () => portableLiveness() },
+      { name: 'linux-proc', make: () => linuxLiveness() },
+    ]) {
       it(`${provider.name}: a live holder's lock stays, a dead holder's is removed`, async () => {
         previous = setLockLiveness(provider.make());
         const repo = await resolveRepository(makeRepo());
@@ -90,7 +102,8 @@ describe('what a crash leaves behind (issue 9: stale index lock liveness, housek
       ];
       for (const f of [...deadFiles, ...liveFiles]) fs.writeFileSync(f, 'leftover');
       await h.reconcile();
-      for (const f of deadFiles) assert.equal(fs.existsSync(f), false, `${path.basename(f)} of a dead process is removed`);
+      for (const f of deadFiles)
+        assert.equal(fs.existsSync(f), false, `${path.basename(f)} of a dead process is removed`);
       for (const f of liveFiles) assert.ok(fs.existsSync(f), `${path.basename(f)} stays`);
     } finally {
       await h.close();
@@ -106,7 +119,11 @@ describe('what a crash leaves behind (issue 9: stale index lock liveness, housek
       // Reconciliation (another window) in the middle: the commit path's temp index belongs to a live process.
       const [ended] = await Promise.all([h.endTurn(turnId, 'completed'), h.reconcile()]);
       assert.ok(ended.version, 'the version was made');
-      assert.deepEqual(fs.readdirSync(path.join(h.repository.stateDir, 'tmp')), [], 'its temp index was disposed by its owner');
+      assert.deepEqual(
+        fs.readdirSync(path.join(h.repository.stateDir, 'tmp')),
+        [],
+        'its temp index was disposed by its owner',
+      );
     } finally {
       await h.close();
     }
@@ -136,13 +153,16 @@ describe('what a crash leaves behind (issue 9: stale index lock liveness, housek
         git(repo, 'commit', '-q', '-am', 'user commit 2');
         const before = contentInventory(repo);
         const headBefore = head(repo);
-        await assert.rejects(h.restore(base, { confirmUserCommits: true, expectedPlan: preview.fingerprint }), (error: unknown) => {
-          assert.ok(isAvhError(error, 'confirmation-required'));
-          assert.equal(error.details.planChanged, true);
-          assert.equal(error.details.count, 2);
-          assert.match(error.message, /changed since it was confirmed.*nothing was changed/i);
-          return true;
-        });
+        await assert.rejects(
+          h.restore(base, { confirmUserCommits: true, expectedPlan: preview.fingerprint }),
+          (error: unknown) => {
+            assert.ok(isAvhError(error, 'confirmation-required'));
+            assert.equal(error.details.planChanged, true);
+            assert.equal(error.details.count, 2);
+            assert.match(error.message, /changed since it was confirmed.*nothing was changed/i);
+            return true;
+          },
+        );
         assert.equal(head(repo), headBefore, 'nothing ran');
         assert.equal(git(repo, 'status', '--porcelain'), '');
         const again = await h.preview({ kind: 'restore', target: base });
@@ -165,12 +185,18 @@ describe('what a crash leaves behind (issue 9: stale index lock liveness, housek
         write(repo, 'newer.txt', 'newer\n');
         await h.endTurn(turnId, 'completed');
         const headBefore = head(repo);
-        await assert.rejects(h.undo(undefined, { confirmUserCommits: true, expectedPlan: preview.fingerprint }), (e: unknown) => isAvhError(e, 'confirmation-required'));
+        await assert.rejects(
+          h.undo(undefined, { confirmUserCommits: true, expectedPlan: preview.fingerprint }),
+          (e: unknown) => isAvhError(e, 'confirmation-required'),
+        );
         assert.equal(head(repo), headBefore);
         // The unchanged plan runs.
         const same = await h.preview({ kind: 'undo' });
         assert.equal(same.turnId, turnId);
-        assert.equal((await h.undo(undefined, { confirmUserCommits: true, expectedPlan: same.fingerprint })).result, 'restored');
+        assert.equal(
+          (await h.undo(undefined, { confirmUserCommits: true, expectedPlan: same.fingerprint })).result,
+          'restored',
+        );
       } finally {
         await h.close();
       }

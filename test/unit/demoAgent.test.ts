@@ -7,19 +7,37 @@ import * as path from 'node:path';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { repoPicture } from '../support/assertions';
 import { CLI, cliJson } from '../support/cliProcess';
-import { assertNothingLost, cleanupTempDirs, contentInventory, git, head, makeRepo, read, subjectOf, testGitEnv } from '../support/gitFixtures';
+import {
+  assertNothingLost,
+  cleanupTempDirs,
+  contentInventory,
+  git,
+  head,
+  makeRepo,
+  read,
+  subjectOf,
+  testGitEnv,
+} from '../support/gitFixtures';
 
 const SCRIPT = path.resolve(__dirname, '../../../scripts/demoAgent.mjs');
 
 function demoAgent(repo: string, ...args: string[]) {
-  const r = spawnSync(process.execPath, [SCRIPT, '--repo', repo, '--cli', CLI, ...args], { encoding: 'utf8', env: testGitEnv(), timeout: 150_000 });
+  const r = spawnSync(process.execPath, [SCRIPT, '--repo', repo, '--cli', CLI, ...args], {
+    encoding: 'utf8',
+    env: testGitEnv(),
+    timeout: 150_000,
+  });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
 async function turnOutcomes(repo: string): Promise<(string | null)[]> {
   const history = await VersionHistory.open(repo);
   try {
-    return await history.ctx.store.read((r) => r.all<{ terminal_outcome: string | null }>('SELECT terminal_outcome FROM turns ORDER BY created_at').map((t) => t.terminal_outcome));
+    return await history.ctx.store.read((r) =>
+      r
+        .all<{ terminal_outcome: string | null }>('SELECT terminal_outcome FROM turns ORDER BY created_at')
+        .map((t) => t.terminal_outcome),
+    );
   } finally {
     await history.close();
   }
@@ -41,7 +59,11 @@ describe('demo agent (scripts/demoAgent.mjs through the real CLI)', function () 
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /completed: version [0-9a-f]{10}/);
     assert.equal(subjectOf(repo), '[Agent] Add a greeter module with a test');
-    assert.deepEqual(git(repo, 'show', '--name-only', '--format=', 'HEAD').trim().split('\n').sort(), ['greeter/README.md', 'greeter/greeting.js', 'greeter/greeting.test.js']);
+    assert.deepEqual(git(repo, 'show', '--name-only', '--format=', 'HEAD').trim().split('\n').sort(), [
+      'greeter/README.md',
+      'greeter/greeting.js',
+      'greeter/greeting.test.js',
+    ]);
     assert.deepEqual(porcelain(repo), []);
     assert.deepEqual(await turnOutcomes(repo), ['completed']);
     assertNothingLost(repo, before);
@@ -72,10 +94,16 @@ describe('demo agent (scripts/demoAgent.mjs through the real CLI)', function () 
     assert.match(subjectOf(repo, undo.preserved), /^\[Interrupted\]/);
     assert.equal(git(repo, 'show', `${undo.preserved}:greeter/languages.js`), partialLanguages);
     assert.deepEqual(porcelain(repo), []);
-    assert.equal(git(repo, 'rev-parse', 'HEAD^{tree}').trim(), git(repo, 'rev-parse', `${completedHead}^{tree}`).trim());
+    assert.equal(
+      git(repo, 'rev-parse', 'HEAD^{tree}').trim(),
+      git(repo, 'rev-parse', `${completedHead}^{tree}`).trim(),
+    );
     // Redo brings back the tree the Undo replaced, partial changes included.
     assert.equal(cliJson<{ result: string }>(['redo'], { cwd: repo }).result, 'restored');
-    assert.equal(git(repo, 'rev-parse', 'HEAD^{tree}').trim(), git(repo, 'rev-parse', `${undo.preserved}^{tree}`).trim());
+    assert.equal(
+      git(repo, 'rev-parse', 'HEAD^{tree}').trim(),
+      git(repo, 'rev-parse', `${undo.preserved}^{tree}`).trim(),
+    );
     assert.equal(read(repo, 'greeter/languages.js'), partialLanguages);
     assertNothingLost(repo, before);
     assertNothingLost(repo, partial);
@@ -84,7 +112,10 @@ describe('demo agent (scripts/demoAgent.mjs through the real CLI)', function () 
   it('Ctrl+C (SIGINT) is a Stop: the turn ends cancelled with the edits made so far', async () => {
     const repo = makeRepo();
     const before = contentInventory(repo);
-    const child = spawn(process.execPath, [SCRIPT, '--repo', repo, '--cli', CLI, '--step-ms', '10000'], { env: testGitEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [SCRIPT, '--repo', repo, '--cli', CLI, '--step-ms', '10000'], {
+      env: testGitEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d));

@@ -9,7 +9,18 @@ import { VersionHistory } from '../../src/core/versionHistory';
 import { expectReason } from '../support/assertions';
 import { CLI, runCliProcess } from '../support/cliProcess';
 import {
-  assertNothingLost, blobOid, cleanupTempDirs, contentInventory, git, gitStatus, head, makeRepo, read, subjectOf, tempDir, write,
+  assertNothingLost,
+  blobOid,
+  cleanupTempDirs,
+  contentInventory,
+  git,
+  gitStatus,
+  head,
+  makeRepo,
+  read,
+  subjectOf,
+  tempDir,
+  write,
 } from '../support/gitFixtures';
 import { spawnSync } from 'node:child_process';
 import { testGitEnv } from '../support/gitFixtures';
@@ -132,7 +143,12 @@ describe('the shapes real turns take (real git, real store)', function () {
         const before = contentInventory(repo);
         const { version } = await history.endTurn(turnId, 'completed');
         assert.ok(version, 'a version was made');
-        assert.ok(lsTree(repo, version).some((e) => e.startsWith(`${shape.expect.mode} `) && e.endsWith(`\t${shape.expect.path}`)), 'the version holds the new shape');
+        assert.ok(
+          lsTree(repo, version).some(
+            (e) => e.startsWith(`${shape.expect.mode} `) && e.endsWith(`\t${shape.expect.path}`),
+          ),
+          'the version holds the new shape',
+        );
         assert.ok(clean(repo), 'the index follows the version');
         const versionTree = treeOf(repo);
         assert.equal((await history.undo()).result, 'restored');
@@ -158,7 +174,11 @@ describe('the shapes real turns take (real git, real store)', function () {
         const undo = await history.undo();
         assert.equal(undo.result, 'restored');
         assert.ok(undo.preserved);
-        assert.ok(lsTree(repo, undo.preserved).some((e) => e.startsWith(`${shape.expect.mode} `) && e.endsWith(`\t${shape.expect.path}`)));
+        assert.ok(
+          lsTree(repo, undo.preserved).some(
+            (e) => e.startsWith(`${shape.expect.mode} `) && e.endsWith(`\t${shape.expect.path}`),
+          ),
+        );
         assert.equal(treeOf(repo), treeOf(repo, base));
         assert.ok(clean(repo));
         assert.equal((await history.redo()).result, 'restored');
@@ -197,7 +217,11 @@ function assertStagedKept(repo: string, rev: string, staged: string): void {
   const keeper = stagedTrailer(repo, rev);
   assert.ok(keeper, `${rev} names the staged tree`);
   assert.equal(git(repo, 'rev-parse', `${keeper}:a.txt`).trim(), staged);
-  assert.equal(git(repo, 'rev-parse', `refs/agent-versions/staged/${git(repo, 'rev-parse', rev).trim()}`).trim(), keeper, 'a private ref keeps it');
+  assert.equal(
+    git(repo, 'rev-parse', `refs/agent-versions/staged/${git(repo, 'rev-parse', rev).trim()}`).trim(),
+    keeper,
+    'a private ref keeps it',
+  );
 }
 
 describe('what the user staged stays reachable (real git)', function () {
@@ -295,9 +319,27 @@ describe('what the user staged stays reachable (real git)', function () {
 
 /** Each git operation, left in progress the way a user leaves it. */
 const OPERATIONS: { op: string; make: (repo: string) => void }[] = [
-  { op: 'rebase', make: (repo) => { conflicting(repo); assert.notEqual(gitStatus(repo, 'rebase', 'other').code, 0); } },
-  { op: 'merge', make: (repo) => { conflicting(repo); assert.notEqual(gitStatus(repo, 'merge', 'other').code, 0); } },
-  { op: 'cherry-pick', make: (repo) => { conflicting(repo); assert.notEqual(gitStatus(repo, 'cherry-pick', 'other').code, 0); } },
+  {
+    op: 'rebase',
+    make: (repo) => {
+      conflicting(repo);
+      assert.notEqual(gitStatus(repo, 'rebase', 'other').code, 0);
+    },
+  },
+  {
+    op: 'merge',
+    make: (repo) => {
+      conflicting(repo);
+      assert.notEqual(gitStatus(repo, 'merge', 'other').code, 0);
+    },
+  },
+  {
+    op: 'cherry-pick',
+    make: (repo) => {
+      conflicting(repo);
+      assert.notEqual(gitStatus(repo, 'cherry-pick', 'other').code, 0);
+    },
+  },
   {
     op: 'revert',
     make: (repo) => {
@@ -355,14 +397,25 @@ describe('an operation in progress is named at every entry point, never "detache
           assert.match(message, names, where);
           assert.doesNotMatch(message, /detached/i, where);
         };
-        check((await expectReason(history.beginTurn({ chatId: 'c', prompt: 'p' }), 'operation-in-progress')).message, 'turn begin');
+        check(
+          (await expectReason(history.beginTurn({ chatId: 'c', prompt: 'p' }), 'operation-in-progress')).message,
+          'turn begin',
+        );
         const ended = await history.endTurn(running.turnId, 'completed');
         assert.equal(ended.version, null);
         assert.equal(ended.reason, 'operation-in-progress');
         check(ended.message ?? '', 'turn end');
         check((await expectReason(history.undo(done.turnId), 'operation-in-progress')).message, 'undo');
         check((await expectReason(history.redo(), 'operation-in-progress')).message, 'redo');
-        check((await expectReason(history.restore(git(repo, 'rev-list', '--max-parents=0', 'HEAD').trim()), 'operation-in-progress')).message, 'restore');
+        check(
+          (
+            await expectReason(
+              history.restore(git(repo, 'rev-list', '--max-parents=0', 'HEAD').trim()),
+              'operation-in-progress',
+            )
+          ).message,
+          'restore',
+        );
         const assessment = await checkRepository(history.ctx);
         assert.equal(assessment.kind, 'blocked');
         assert.equal(assessment.kind === 'blocked' && assessment.blocker, op);
@@ -478,7 +531,11 @@ describe('nested repositories, hooks and retries at the edges (real git, real pr
       await history.close();
       write(repo, 'work.txt', 'agent work\n');
       const before = contentInventory(repo);
-      const killed = spawnSync(process.execPath, [CLI, 'turn', 'end', turnId, '--outcome', 'completed'], { cwd: repo, env: { ...testGitEnv(), AVH_FAILPOINT: point }, encoding: 'utf8' });
+      const killed = spawnSync(process.execPath, [CLI, 'turn', 'end', turnId, '--outcome', 'completed'], {
+        cwd: repo,
+        env: { ...testGitEnv(), AVH_FAILPOINT: point },
+        encoding: 'utf8',
+      });
       assert.equal(killed.signal, 'SIGKILL', `${point}: ${killed.stderr}`);
       const status = runCliProcess(['status', '--json'], { cwd: repo });
       assert.equal(status.code, 0, status.stderr);

@@ -12,7 +12,14 @@ import { GitCommandError, runGit } from '../../src/core/git/gitRunner';
 import { toPublicError } from '../../src/core/publicError';
 import { repoPicture } from '../support/assertions';
 import { runCliProcess } from '../support/cliProcess';
-import { assertNothingLost, cleanupTempDirs, contentInventory, makeRepo, tempDir, testGitEnv } from '../support/gitFixtures';
+import {
+  assertNothingLost,
+  cleanupTempDirs,
+  contentInventory,
+  makeRepo,
+  tempDir,
+  testGitEnv,
+} from '../support/gitFixtures';
 
 const CANARY = 'canary-7f3a';
 const REAL_GIT = spawnSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).stdout.trim();
@@ -29,7 +36,12 @@ async function gitFailure(repo: string, args: string[]): Promise<GitCommandError
 
 /** Everything an API caller could read off the error. */
 function everything(error: Error): string {
-  return [util.inspect(error, { showHidden: true, depth: 20 }), JSON.stringify(error), String(error.stack), error.message].join('\n');
+  return [
+    util.inspect(error, { showHidden: true, depth: 20 }),
+    JSON.stringify(error),
+    String(error.stack),
+    error.message,
+  ].join('\n');
 }
 
 describe('error text carries no raw git output', () => {
@@ -68,9 +80,17 @@ describe('error text carries no raw git output', () => {
     );
     const before = contentInventory(repo);
     const picture = repoPicture(repo);
-    for (const [verb, args] of [['rev-parse', ['versions']], ['status', ['undo']], ['status', ['turn', 'begin', '--chat', 'c', '--prompt', 'p']]] as const) {
+    for (const [verb, args] of [
+      ['rev-parse', ['versions']],
+      ['status', ['undo']],
+      ['status', ['turn', 'begin', '--chat', 'c', '--prompt', 'p']],
+    ] as const) {
       for (const json of [[], ['--json']]) {
-        const env = { ...testGitEnv(), PATH: `${wrapperDir}${path.delimiter}${process.env.PATH ?? ''}`, CANARY_VERB: verb };
+        const env = {
+          ...testGitEnv(),
+          PATH: `${wrapperDir}${path.delimiter}${process.env.PATH ?? ''}`,
+          CANARY_VERB: verb,
+        };
         const r = runCliProcess(['--verbose', ...args, ...json], { cwd: repo, env });
         assert.notEqual(r.code, 0, `${args.join(' ')} should fail`);
         assert.equal(`${r.stdout}${r.stderr}`.includes(CANARY), false, `${args.join(' ')}:\n${r.stdout}\n${r.stderr}`);

@@ -3,7 +3,15 @@ import * as fs from 'node:fs';
 import { gitLauncherReady, startGitLauncher, stopGitLauncher } from '../../src/core/git/gitLauncher';
 import { GitCommandError, runGit } from '../../src/core/git/gitRunner';
 import { VersionHistory } from '../../src/core/versionHistory';
-import { assertNothingLost, cleanupTempDirs, contentInventory, git, makeRepo, read, write } from '../support/gitFixtures';
+import {
+  assertNothingLost,
+  cleanupTempDirs,
+  contentInventory,
+  git,
+  makeRepo,
+  read,
+  write,
+} from '../support/gitFixtures';
 
 /** The pid of the process that started the git running this alias (field 4 of /proc/<git pid>/stat). */
 const PARENT_OF_GIT = ['-c', 'alias.parent=!cut -d" " -f4 /proc/$PPID/stat', 'parent'];
@@ -14,10 +22,14 @@ async function startedBy(repo: string): Promise<number> {
 
 /** Every way a git command can end, run the same way through whichever path is active. */
 async function outcomes(repo: string): Promise<unknown[]> {
-  const caught = (p: Promise<unknown>) => p.then(
-    (value) => ({ ok: value }),
-    (error: unknown) => (error instanceof GitCommandError ? { reason: error.reason, message: error.message, exitCode: error.exitCode } : { other: String(error) }),
-  );
+  const caught = (p: Promise<unknown>) =>
+    p.then(
+      (value) => ({ ok: value }),
+      (error: unknown) =>
+        error instanceof GitCommandError
+          ? { reason: error.reason, message: error.message, exitCode: error.exitCode }
+          : { other: String(error) },
+    );
   return Promise.all([
     caught(runGit(repo, ['rev-parse', 'HEAD^{tree}'])),
     caught(runGit(repo, ['hash-object', '-w', '--stdin'], { input: 'from stdin\n' })),
@@ -59,7 +71,11 @@ describe('git launcher: commands started from a small helper process give exactl
     const running = runGit(repo, ['-c', 'alias.slow=!sleep 2', 'slow']);
     await new Promise((r) => setTimeout(r, 200));
     process.kill(launcherPid, 'SIGKILL');
-    await assert.rejects(running, (error: unknown) => error instanceof GitCommandError && error.reason === 'git-failed' && /did not finish/.test(error.message));
+    await assert.rejects(
+      running,
+      (error: unknown) =>
+        error instanceof GitCommandError && error.reason === 'git-failed' && /did not finish/.test(error.message),
+    );
     // Right after: git is spawned directly while the new launcher starts; then the new launcher answers.
     assert.equal((await runGit(repo, ['rev-parse', '--is-inside-work-tree'])).stdout.trim(), 'true');
     assert.equal(await gitLauncherReady(), true);

@@ -6,9 +6,22 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { configureGitExecutable, findGitExecutable, gitExecutable, runGit, untrustedFolderOf } from '../../src/core/git/gitRunner';
+import {
+  configureGitExecutable,
+  findGitExecutable,
+  gitExecutable,
+  runGit,
+  untrustedFolderOf,
+} from '../../src/core/git/gitRunner';
 import { runCliProcess } from '../support/cliProcess';
-import { assertNothingLost, cleanupTempDirs, contentInventory, makeRepo, tempDir, testGitEnv } from '../support/gitFixtures';
+import {
+  assertNothingLost,
+  cleanupTempDirs,
+  contentInventory,
+  makeRepo,
+  tempDir,
+  testGitEnv,
+} from '../support/gitFixtures';
 
 const REAL_GIT = spawnSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).stdout.trim();
 
@@ -33,16 +46,24 @@ describe('git executable resolution', () => {
     const repo = makeRepo();
     plantFakeGit(repo, marker);
     plantFakeGit(path.join(repo, 'node_modules/.bin'), marker);
-    const env = { PATH: ['.', '', 'bin', path.join(repo, 'node_modules/.bin'), path.dirname(REAL_GIT)].join(path.delimiter) };
-    assert.deepEqual(findGitExecutable(env, [], untrustedFolderOf(path.join(repo, 'sub/dir')), 'linux'), { git: REAL_GIT });
+    const env = {
+      PATH: ['.', '', 'bin', path.join(repo, 'node_modules/.bin'), path.dirname(REAL_GIT)].join(path.delimiter),
+    };
+    assert.deepEqual(findGitExecutable(env, [], untrustedFolderOf(path.join(repo, 'sub/dir')), 'linux'), {
+      git: REAL_GIT,
+    });
     assert.deepEqual(findGitExecutable({ PATH: '.' }, [], repo, 'linux'), { missing: 'not-found' });
-    assert.deepEqual(findGitExecutable({ PATH: path.join(repo, 'node_modules/.bin') }, [], repo, 'linux'), { missing: 'only-inside' });
+    assert.deepEqual(findGitExecutable({ PATH: path.join(repo, 'node_modules/.bin') }, [], repo, 'linux'), {
+      missing: 'only-inside',
+    });
   });
 
   it('honours a configured absolute path (VS Code git.path), ignores relative or missing ones', () => {
     const elsewhere = plantFakeGit(tempDir('avh-usergit-'), marker);
     const env = { PATH: path.dirname(REAL_GIT) };
-    assert.deepEqual(findGitExecutable(env, ['git', '/nonexistent/git', elsewhere], '/tmp/x', 'linux'), { git: elsewhere });
+    assert.deepEqual(findGitExecutable(env, ['git', '/nonexistent/git', elsewhere], '/tmp/x', 'linux'), {
+      git: elsewhere,
+    });
     assert.deepEqual(findGitExecutable(env, ['./git', 'relative/git'], '/tmp/x', 'linux'), { git: REAL_GIT });
   });
 

@@ -3,7 +3,11 @@ import { parseHostMessage, parseVersionRow, parseWebviewMessage } from '../../sr
 import { historyViewHtml } from '../../src/vscode/historyViewHtml';
 
 const OID = 'a'.repeat(40);
-const assets = { cspSource: 'https://file+.vscode-resource.vscode-cdn.net', scriptUri: 'https://x/dist/webview/index.js', styleUri: 'https://x/dist/webview/index.css' };
+const assets = {
+  cspSource: 'https://file+.vscode-resource.vscode-cdn.net',
+  scriptUri: 'https://x/dist/webview/index.js',
+  styleUri: 'https://x/dist/webview/index.css',
+};
 
 describe('Version History protocol and page (plain Node)', () => {
   it('accepts each webview message of the protocol exactly as declared', () => {
@@ -15,27 +19,59 @@ describe('Version History protocol and page (plain Node)', () => {
       { type: 'redo', id: 3 },
       { type: 'restore', id: 4, oid: 'b'.repeat(64) },
       { type: 'loadMore', id: 5 },
-    ]) assert.deepEqual(parseWebviewMessage(message), message);
+    ])
+      assert.deepEqual(parseWebviewMessage(message), message);
   });
 
   it('rejects unknown types, extra keys, wrong shapes and non-objects', () => {
     for (const raw of [
-      undefined, null, 7, 'ready', [], {}, { type: 'ready' }, { type: 'ready', protocol: 2 },
-      { type: 'ready', protocol: 1, extra: true }, { type: 'restore', id: 1, oid: 'HEAD' },
-      { type: 'restore', id: 1, oid: `${OID}\n--hard` }, { type: 'restore', id: -1, oid: OID },
-      { type: 'restore', id: 1.5, oid: OID }, { type: 'undo', id: 1, turnId: '' }, { type: 'undo', id: 1, turnId: 'x'.repeat(201) },
-      { type: 'showChanges', oid: OID }, { type: 'openReadme', section: 'https://example.com' }, { type: 'exec', id: 1 },
-      { type: '__proto__', id: 1 }, { type: 'redo', id: '1' }, Object.create({ type: 'redo', id: 1 }) as unknown,
-    ]) assert.equal(parseWebviewMessage(raw), undefined, JSON.stringify(raw) ?? String(raw));
+      undefined,
+      null,
+      7,
+      'ready',
+      [],
+      {},
+      { type: 'ready' },
+      { type: 'ready', protocol: 2 },
+      { type: 'ready', protocol: 1, extra: true },
+      { type: 'restore', id: 1, oid: 'HEAD' },
+      { type: 'restore', id: 1, oid: `${OID}\n--hard` },
+      { type: 'restore', id: -1, oid: OID },
+      { type: 'restore', id: 1.5, oid: OID },
+      { type: 'undo', id: 1, turnId: '' },
+      { type: 'undo', id: 1, turnId: 'x'.repeat(201) },
+      { type: 'showChanges', oid: OID },
+      { type: 'openReadme', section: 'https://example.com' },
+      { type: 'exec', id: 1 },
+      { type: '__proto__', id: 1 },
+      { type: 'redo', id: '1' },
+      Object.create({ type: 'redo', id: 1 }) as unknown,
+    ])
+      assert.equal(parseWebviewMessage(raw), undefined, JSON.stringify(raw) ?? String(raw));
   });
 
   it('the webview side accepts host notifications and rejects malformed ones; rows validate one by one', () => {
-    assert.ok(parseHostMessage({ type: 'didChangeVersions', view: { kind: 'versions', branch: 'main', rows: [{}], hasMore: false, canRedo: false, hasTurns: true } }));
+    assert.ok(
+      parseHostMessage({
+        type: 'didChangeVersions',
+        view: { kind: 'versions', branch: 'main', rows: [{}], hasMore: false, canRedo: false, hasTurns: true },
+      }),
+    );
     assert.ok(parseHostMessage({ type: 'didChangeBusy', busy: null }));
     assert.equal(parseHostMessage({ type: 'didChangeVersions', view: { kind: 'versions' } }), undefined);
     assert.equal(parseHostMessage({ type: 'reply' }), undefined);
     assert.equal(parseVersionRow({ oid: OID }), undefined);
-    const row = { oid: OID, label: 'x', kind: 'agent', time: 1, filesChanged: 1, insertions: 1, deletions: 0, isHead: true, turn: null };
+    const row = {
+      oid: OID,
+      label: 'x',
+      kind: 'agent',
+      time: 1,
+      filesChanged: 1,
+      insertions: 1,
+      deletions: 0,
+      isHead: true,
+      turn: null,
+    };
     assert.deepEqual(parseVersionRow(row), row);
   });
 

@@ -9,7 +9,18 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { repoPicture } from '../support/assertions';
-import { assertNothingLost, cleanupTempDirs, contentInventory, git, head, makeRepo, read, subjectOf, testGitEnv, write } from '../support/gitFixtures';
+import {
+  assertNothingLost,
+  cleanupTempDirs,
+  contentInventory,
+  git,
+  head,
+  makeRepo,
+  read,
+  subjectOf,
+  testGitEnv,
+  write,
+} from '../support/gitFixtures';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const DIST_CLI = path.join(ROOT, 'dist/cli.js');
@@ -26,7 +37,13 @@ interface Run {
 const printed: string[] = [];
 
 function hook(args: string[], input: string, cwd: string): Run {
-  const r = spawnSync(process.execPath, [DIST_CLI, 'hook', ...args], { cwd, input, encoding: 'utf8', env: testGitEnv(), timeout: 60_000 });
+  const r = spawnSync(process.execPath, [DIST_CLI, 'hook', ...args], {
+    cwd,
+    input,
+    encoding: 'utf8',
+    env: testGitEnv(),
+    timeout: 60_000,
+  });
   printed.push(r.stdout, r.stderr);
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
@@ -87,21 +104,35 @@ describe('hook adapters: recorded payloads of Claude Code, VS Code (Copilot) and
   after(() => {
     const all = printed.join('\n');
     assert.ok(printed.length > 0);
-    assert.ok(!all.includes(CANARY) && !all.includes('CANARY-7f3a9c'), 'the prompt reached a hook process\'s output');
+    assert.ok(!all.includes(CANARY) && !all.includes('CANARY-7f3a9c'), "the prompt reached a hook process's output");
   });
 
   it('Claude Code: UserPromptSubmit begins a claude-code turn, Stop makes one [Agent] version; nothing lost', async () => {
     const repo = makeRepo();
-    write(repo, 'notes.txt', 'the user\'s own edit\n');
+    write(repo, 'notes.txt', "the user's own edit\n");
     const before = contentInventory(repo);
     const begun = event('claude-code', 'claude-code/UserPromptSubmit.json', repo);
     assert.equal(begun.action, 'began');
     assert.deepEqual(await running(repo), [{ chatId: CLAUDE_SESSION, agent: 'claude-code', turnId: begun.turnId! }]);
     write(repo, 'health.ts', 'export const ok = true;\n');
     const ended = event('claude-code', 'claude-code/Stop.json', repo);
-    assert.deepEqual({ ...ended, version: typeof ended.version }, { agent: 'claude-code', event: 'Stop', action: 'ended', turnId: begun.turnId, outcome: 'completed', version: 'string', cancelled: [] });
+    assert.deepEqual(
+      { ...ended, version: typeof ended.version },
+      {
+        agent: 'claude-code',
+        event: 'Stop',
+        action: 'ended',
+        turnId: begun.turnId,
+        outcome: 'completed',
+        version: 'string',
+        cancelled: [],
+      },
+    );
     assert.equal(head(repo), ended.version);
-    assert.match(git(repo, 'log', '-1', '--format=%B'), new RegExp(`Agent-Turn: ${begun.turnId}\\nAgent-Chat: ${CLAUDE_SESSION}\\n`));
+    assert.match(
+      git(repo, 'log', '-1', '--format=%B'),
+      new RegExp(`Agent-Turn: ${begun.turnId}\\nAgent-Chat: ${CLAUDE_SESSION}\\n`),
+    );
     assert.equal(read(repo, 'health.ts'), 'export const ok = true;\n');
     assertNothingLost(repo, before);
     // A second Stop (no running turn) is acknowledged and changes nothing.
@@ -140,7 +171,9 @@ describe('hook adapters: recorded payloads of Claude Code, VS Code (Copilot) and
     assert.equal(event('claude-code', 'vscode/SessionStart.json', repo).action, 'ignored');
     const begun = event('claude-code', 'vscode/UserPromptSubmit.json', repo);
     assert.deepEqual([begun.agent, begun.event, begun.action], ['copilot', 'UserPromptSubmit', 'began']);
-    assert.deepEqual(await running(repo), [{ chatId: `copilot:${CLAUDE_SESSION}`, agent: 'copilot', turnId: begun.turnId! }]);
+    assert.deepEqual(await running(repo), [
+      { chatId: `copilot:${CLAUDE_SESSION}`, agent: 'copilot', turnId: begun.turnId! },
+    ]);
     write(repo, 'src/health.ts', 'export {};\n');
     const ended = event('claude-code', 'vscode/Stop.json', repo);
     assert.deepEqual([ended.agent, ended.action, ended.outcome], ['copilot', 'ended', 'completed']);
@@ -152,16 +185,24 @@ describe('hook adapters: recorded payloads of Claude Code, VS Code (Copilot) and
     assertNothingLost(repo, before);
   });
 
-  it('two agents at once, even with the same session id: each Stop ends only its own agent\'s turn', async () => {
+  it("two agents at once, even with the same session id: each Stop ends only its own agent's turn", async () => {
     const repo = makeRepo();
     const before = contentInventory(repo);
     const claude = event('claude-code', 'claude-code/UserPromptSubmit.json', repo);
     const copilot = event('claude-code', 'vscode/UserPromptSubmit.json', repo);
     const codex = event('codex', 'codex/UserPromptSubmit.json', repo, { session_id: CLAUDE_SESSION });
     assert.equal(new Set([claude.turnId, copilot.turnId, codex.turnId]).size, 3);
-    assert.deepEqual([claude.cancelled, copilot.cancelled, codex.cancelled], [[], [], []], 'no agent cancelled another\'s turn');
+    assert.deepEqual(
+      [claude.cancelled, copilot.cancelled, codex.cancelled],
+      [[], [], []],
+      "no agent cancelled another's turn",
+    );
     const chats = (await running(repo)).map((t) => `${t.agent} ${t.chatId}`).sort();
-    assert.deepEqual(chats, [`claude-code ${CLAUDE_SESSION}`, `codex codex:${CLAUDE_SESSION}`, `copilot copilot:${CLAUDE_SESSION}`]);
+    assert.deepEqual(chats, [
+      `claude-code ${CLAUDE_SESSION}`,
+      `codex codex:${CLAUDE_SESSION}`,
+      `copilot copilot:${CLAUDE_SESSION}`,
+    ]);
     write(repo, 'a.txt', 'a\n');
     const claudeEnd = event('claude-code', 'claude-code/Stop.json', repo);
     assert.equal(claudeEnd.turnId, claude.turnId);
@@ -181,7 +222,10 @@ describe('hook adapters: recorded payloads of Claude Code, VS Code (Copilot) and
     assert.deepEqual(await running(repo), [{ chatId: `codex:${CODEX_THREAD}`, agent: 'codex', turnId: begun.turnId! }]);
     write(repo, 'health.py', 'ok = True\n');
     const ended = event('codex', 'codex/Stop.json', repo);
-    assert.deepEqual([ended.agent, ended.action, ended.outcome, ended.version], ['codex', 'ended', 'completed', head(repo)]);
+    assert.deepEqual(
+      [ended.agent, ended.action, ended.outcome, ended.version],
+      ['codex', 'ended', 'completed', head(repo)],
+    );
     assert.match(subjectOf(repo), /^\[Agent\] /);
     event('codex', 'codex/UserPromptSubmit.json', repo);
     const failed = event('codex', 'codex/StopFailure.json', repo);
@@ -189,7 +233,7 @@ describe('hook adapters: recorded payloads of Claude Code, VS Code (Copilot) and
     assertNothingLost(repo, before);
   });
 
-  it('Codex notify: the JSON argument ends the thread\'s running turn; without one, or another type, it is ignored', async () => {
+  it("Codex notify: the JSON argument ends the thread's running turn; without one, or another type, it is ignored", async () => {
     const repo = makeRepo();
     const notification = fixture('codex/notify-agent-turn-complete.json', repo);
     const idle = hook(['codex', notification, '--json'], '', repo);
@@ -200,8 +244,15 @@ describe('hook adapters: recorded payloads of Claude Code, VS Code (Copilot) and
     const r = hook(['codex', notification, '--json'], '', repo);
     assert.equal(r.code, 0, r.stderr);
     const ended = JSON.parse(r.stdout) as HookJson;
-    assert.deepEqual([ended.event, ended.action, ended.turnId, ended.outcome, ended.version], ['agent-turn-complete', 'ended', begun.turnId, 'completed', head(repo)]);
-    const other = hook(['codex', JSON.stringify({ type: 'approval-requested', 'thread-id': CODEX_THREAD, cwd: repo }), '--json'], '', repo);
+    assert.deepEqual(
+      [ended.event, ended.action, ended.turnId, ended.outcome, ended.version],
+      ['agent-turn-complete', 'ended', begun.turnId, 'completed', head(repo)],
+    );
+    const other = hook(
+      ['codex', JSON.stringify({ type: 'approval-requested', 'thread-id': CODEX_THREAD, cwd: repo }), '--json'],
+      '',
+      repo,
+    );
     assert.deepEqual([other.code, (JSON.parse(other.stdout) as HookJson).action], [0, 'ignored']);
   });
 
@@ -221,17 +272,57 @@ describe('hook adapters: recorded payloads of Claude Code, VS Code (Copilot) and
 
   // Malformed input: exit 1 with a message naming the problem (never 2: an agent would block the prompt), nothing recorded.
   const malformed: [string, string[], string, RegExp][] = [
-    ['not JSON', ['claude-code'], `{"hook_event_name": "UserPromptSubmit", "prompt": "${CANARY}"`, /The hook event is not valid JSON\./],
+    [
+      'not JSON',
+      ['claude-code'],
+      `{"hook_event_name": "UserPromptSubmit", "prompt": "${CANARY}"`,
+      /The hook event is not valid JSON\./,
+    ],
     ['an array', ['claude-code'], '[]', /The hook event must be a JSON object\./],
     ['empty stdin', ['claude-code'], '', /The hook event is not valid JSON\./],
-    ['no session id', ['claude-code'], `{"hook_event_name":"UserPromptSubmit","prompt":"${CANARY}"}`, /The hook event has no session_id\./],
-    ['a number as the prompt', ['claude-code'], '{"hook_event_name":"UserPromptSubmit","session_id":"s","prompt":7}', /The hook event field prompt must be a string\./],
-    ['VS Code shape without sessionId', ['claude-code'], `{"hookEventName":"UserPromptSubmit","prompt":"${CANARY}"}`, /The hook event has no sessionId\./],
-    ['a session id the store refuses', ['claude-code'], `{"hook_event_name":"UserPromptSubmit","session_id":"-bad id","prompt":"${CANARY}"}`, /chatId must be 1–200 characters/],
+    [
+      'no session id',
+      ['claude-code'],
+      `{"hook_event_name":"UserPromptSubmit","prompt":"${CANARY}"}`,
+      /The hook event has no session_id\./,
+    ],
+    [
+      'a number as the prompt',
+      ['claude-code'],
+      '{"hook_event_name":"UserPromptSubmit","session_id":"s","prompt":7}',
+      /The hook event field prompt must be a string\./,
+    ],
+    [
+      'VS Code shape without sessionId',
+      ['claude-code'],
+      `{"hookEventName":"UserPromptSubmit","prompt":"${CANARY}"}`,
+      /The hook event has no sessionId\./,
+    ],
+    [
+      'a session id the store refuses',
+      ['claude-code'],
+      `{"hook_event_name":"UserPromptSubmit","session_id":"-bad id","prompt":"${CANARY}"}`,
+      /chatId must be 1–200 characters/,
+    ],
     ['Codex without session_id', ['codex'], '{"hook_event_name":"Stop"}', /The Codex hook event has no session_id\./],
-    ['Codex notify that is not JSON', ['codex', 'agent-turn-complete'], '', /The Codex notification is not valid JSON\./],
-    ['Codex notify without thread-id', ['codex', '{"type":"agent-turn-complete"}'], '', /The Codex notification has no thread-id\./],
-    ['an unknown agent', ['cursor'], '{}', /unknown hook adapter "cursor"; hook takes one of: claude-code, copilot, codex/],
+    [
+      'Codex notify that is not JSON',
+      ['codex', 'agent-turn-complete'],
+      '',
+      /The Codex notification is not valid JSON\./,
+    ],
+    [
+      'Codex notify without thread-id',
+      ['codex', '{"type":"agent-turn-complete"}'],
+      '',
+      /The Codex notification has no thread-id\./,
+    ],
+    [
+      'an unknown agent',
+      ['cursor'],
+      '{}',
+      /unknown hook adapter "cursor"; hook takes one of: claude-code, copilot, codex/,
+    ],
   ];
   for (const [what, args, input, message] of malformed) {
     it(`malformed: ${what} → exit 1 with "${message.source.slice(0, 50)}", nothing recorded`, async () => {

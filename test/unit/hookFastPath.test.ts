@@ -13,7 +13,16 @@ import { appendRecordIfUnchanged } from '../../src/core/store/journalAppend';
 import { HOOK_FACTS_FILE } from '../../src/core/turns/hookFacts';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { seedRecoveryLatch } from '../support/assertions';
-import { assertNothingLost, cleanupTempDirs, contentInventory, git, makeRepo, tempDir, testGitEnv, write } from '../support/gitFixtures';
+import {
+  assertNothingLost,
+  cleanupTempDirs,
+  contentInventory,
+  git,
+  makeRepo,
+  tempDir,
+  testGitEnv,
+  write,
+} from '../support/gitFixtures';
 
 const ENTRY = path.resolve(__dirname, '../../src/cli/entry.js');
 
@@ -35,15 +44,34 @@ interface Hook {
 
 let logSeq = 0;
 
-function runHook(repo: string, payload: Record<string, unknown>, options: { fast?: boolean; env?: NodeJS.ProcessEnv } = {}): Hook {
+function runHook(
+  repo: string,
+  payload: Record<string, unknown>,
+  options: { fast?: boolean; env?: NodeJS.ProcessEnv } = {},
+): Hook {
   const log = path.join(tempDir('avh-hooklog-'), `path-${logSeq++}.log`);
-  const env = { ...testGitEnv(), AVH_HOOK_PATH_LOG: log, ...(options.fast === false ? { AVH_HOOK_FAST: 'off' } : {}), ...options.env };
-  const r = spawnSync(process.execPath, [ENTRY, 'hook', 'claude-code', '--json'], { cwd: repo, input: JSON.stringify({ cwd: repo, ...payload }), encoding: 'utf8', env, timeout: 60_000 });
+  const env = {
+    ...testGitEnv(),
+    AVH_HOOK_PATH_LOG: log,
+    ...(options.fast === false ? { AVH_HOOK_FAST: 'off' } : {}),
+    ...options.env,
+  };
+  const r = spawnSync(process.execPath, [ENTRY, 'hook', 'claude-code', '--json'], {
+    cwd: repo,
+    input: JSON.stringify({ cwd: repo, ...payload }),
+    encoding: 'utf8',
+    env,
+    timeout: 60_000,
+  });
   const logged = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim() : undefined;
   return { code: r.status ?? (r.signal ? -1 : -2), stdout: r.stdout, stderr: r.stderr, path: logged };
 }
 
-const begin = (session: string, prompt = 'do the thing') => ({ hook_event_name: 'UserPromptSubmit', session_id: session, prompt });
+const begin = (session: string, prompt = 'do the thing') => ({
+  hook_event_name: 'UserPromptSubmit',
+  session_id: session,
+  prompt,
+});
 const stop = (session: string) => ({ hook_event_name: 'Stop', session_id: session });
 
 function ok(r: Hook): HookJson {
@@ -56,7 +84,9 @@ async function rows(repo: string): Promise<Record<string, unknown[]>> {
   const { store } = await DurableStore.open(path.join(repo, '.git', 'agent-versions'));
   try {
     const raw = await store.read((r) => {
-      const tables = r.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'meta' ORDER BY name").map((t) => t.name);
+      const tables = r
+        .all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'meta' ORDER BY name")
+        .map((t) => t.name);
       return Object.fromEntries(tables.map((t) => [t, r.all(`SELECT * FROM ${t} ORDER BY rowid`)]));
     });
     const ids = new Map<string, string>();
@@ -71,7 +101,12 @@ async function rows(repo: string): Promise<Record<string, unknown[]>> {
       if (/^[0-9a-f]{40}$/.test(value)) return `<tree ${git(repo, 'rev-parse', `${value}^{tree}`)}>`;
       return value;
     };
-    return Object.fromEntries(Object.entries(raw).map(([t, list]) => [t, list.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, normal(k, v)])))]));
+    return Object.fromEntries(
+      Object.entries(raw).map(([t, list]) => [
+        t,
+        list.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, normal(k, v)]))),
+      ]),
+    );
   } finally {
     await store.close();
   }
@@ -95,7 +130,10 @@ describe('hook fast path: the common hook events recorded without sql.js, exactl
     const before = contentInventory(fastRepo);
     const paths: Record<string, (string | undefined)[]> = { fast: [], slow: [] };
     const results: Record<string, HookJson[]> = { fast: [], slow: [] };
-    for (const [name, repo, fast] of [['fast', fastRepo, true], ['slow', slowRepo, false]] as const) {
+    for (const [name, repo, fast] of [
+      ['fast', fastRepo, true],
+      ['slow', slowRepo, false],
+    ] as const) {
       const step = (payload: Record<string, unknown>) => {
         const r = runHook(repo, payload, { fast });
         paths[name].push(r.path);
@@ -110,8 +148,19 @@ describe('hook fast path: the common hook events recorded without sql.js, exactl
     }
     assert.deepEqual(paths.slow, Array(5).fill('declined:switched-off'));
     // The first event meets a store with no facts yet; the last has changes to commit.
-    assert.deepEqual(paths.fast, ['declined:no-facts', 'fast engines=0', 'fast engines=0', 'fast engines=0', 'declined:dirty']);
-    const shape = (r: HookJson) => ({ action: r.action, outcome: r.outcome, version: r.version === undefined ? undefined : r.version !== null, cancelled: r.cancelled?.length });
+    assert.deepEqual(paths.fast, [
+      'declined:no-facts',
+      'fast engines=0',
+      'fast engines=0',
+      'fast engines=0',
+      'declined:dirty',
+    ]);
+    const shape = (r: HookJson) => ({
+      action: r.action,
+      outcome: r.outcome,
+      version: r.version === undefined ? undefined : r.version !== null,
+      cancelled: r.cancelled?.length,
+    });
     assert.deepEqual(results.fast.map(shape), results.slow.map(shape));
     assert.equal(results.fast[3].cancelled?.[0], results.fast[2].turnId, 'the interrupted turn is the one cancelled');
     assert.deepEqual(await rows(fastRepo), await rows(slowRepo));
@@ -119,7 +168,7 @@ describe('hook fast path: the common hook events recorded without sql.js, exactl
     assertNothingLost(fastRepo, before);
   });
 
-  it('a store another process holds open (the extension) sees the fast path\'s turns as soon as they are written', async () => {
+  it("a store another process holds open (the extension) sees the fast path's turns as soon as they are written", async () => {
     const repo = makeRepo();
     ok(runHook(repo, begin('chat-1')));
     ok(runHook(repo, stop('chat-1')));
@@ -128,7 +177,10 @@ describe('hook fast path: the common hook events recorded without sql.js, exactl
       const began = runHook(repo, begin('chat-1', 'seen by the extension'));
       assert.equal(began.path, 'fast engines=0');
       const { turnId } = ok(began);
-      assert.deepEqual((await history.status()).runningTurns.map((t) => t.turnId), [turnId]);
+      assert.deepEqual(
+        (await history.status()).runningTurns.map((t) => t.turnId),
+        [turnId],
+      );
       assert.equal(await history.promptOf(turnId!), 'seen by the extension');
       const ended = runHook(repo, stop('chat-1'));
       assert.equal(ended.path, 'fast engines=0');
@@ -147,7 +199,20 @@ describe('hook fast path: the common hook events recorded without sql.js, exactl
     const repo = makeRepo();
     ok(runHook(repo, begin('chat-1')));
     // Another process's write: a turn begun by the CLI's own command, not a hook.
-    const other = spawnSync(process.execPath, [path.resolve(__dirname, '../../src/cli/main.js'), 'turn', 'begin', '--chat', 'chat-2', '--prompt', 'p', '--json'], { cwd: repo, encoding: 'utf8', env: testGitEnv() });
+    const other = spawnSync(
+      process.execPath,
+      [
+        path.resolve(__dirname, '../../src/cli/main.js'),
+        'turn',
+        'begin',
+        '--chat',
+        'chat-2',
+        '--prompt',
+        'p',
+        '--json',
+      ],
+      { cwd: repo, encoding: 'utf8', env: testGitEnv() },
+    );
     assert.equal(other.status, 0, other.stderr);
     const stale = runHook(repo, stop('chat-1'));
     assert.equal(stale.path, 'declined:stale');
@@ -235,13 +300,24 @@ describe('hook fast path: the journal append (in process, real store files)', fu
       await store.transaction((tx) => tx.run("UPDATE meta SET value = '1' WHERE key = 'probe'"));
       const journal = path.join(dir, 'state.journal');
       const size = fs.statSync(journal).size;
-      assert.deepEqual(await appendRecordIfUnchanged(dir, seen, [{ sql: "UPDATE meta SET value = 'x' WHERE key = 'probe'" }], 1000), { kind: 'stale' });
+      assert.deepEqual(
+        await appendRecordIfUnchanged(dir, seen, [{ sql: "UPDATE meta SET value = 'x' WHERE key = 'probe'" }], 1000),
+        { kind: 'stale' },
+      );
       assert.equal(fs.statSync(journal).size, size);
 
       const current = (await store.readWithJournalState(() => null)).journal;
-      const appended = await appendRecordIfUnchanged(dir, current, [{ sql: "UPDATE meta SET value = '2' WHERE key = 'probe'" }], 1000);
+      const appended = await appendRecordIfUnchanged(
+        dir,
+        current,
+        [{ sql: "UPDATE meta SET value = '2' WHERE key = 'probe'" }],
+        1000,
+      );
       assert.equal(appended.kind, 'appended');
-      assert.equal(await store.read((r) => r.get<{ value: string }>("SELECT value FROM meta WHERE key = 'probe'")?.value), '2');
+      assert.equal(
+        await store.read((r) => r.get<{ value: string }>("SELECT value FROM meta WHERE key = 'probe'")?.value),
+        '2',
+      );
       const after = (await store.readWithJournalState(() => null)).journal;
       assert.deepEqual(after, appended.kind === 'appended' ? appended.state : null);
 
@@ -252,7 +328,10 @@ describe('hook fast path: the journal append (in process, real store files)', fu
         state = (await store.readWithJournalState(() => null)).journal;
       }
       const full = fs.statSync(journal).size;
-      assert.deepEqual(await appendRecordIfUnchanged(dir, state, [{ sql: "UPDATE meta SET value = 'x' WHERE key = 'probe'" }], 1000), { kind: 'compaction-due' });
+      assert.deepEqual(
+        await appendRecordIfUnchanged(dir, state, [{ sql: "UPDATE meta SET value = 'x' WHERE key = 'probe'" }], 1000),
+        { kind: 'compaction-due' },
+      );
       assert.equal(fs.statSync(journal).size, full);
     } finally {
       await store.close();
@@ -267,14 +346,19 @@ describe('hook fast path: the journal append (in process, real store files)', fu
     const { store } = await DurableStore.open(dir);
     try {
       await store.transaction((tx) => tx.run("INSERT INTO meta (key, value) VALUES ('filler', '0')"));
-      for (let state = (await store.readWithJournalState(() => null)).journal; state.lastSeq - state.baseSeq < 92; state = (await store.readWithJournalState(() => null)).journal) {
+      for (
+        let state = (await store.readWithJournalState(() => null)).journal;
+        state.lastSeq - state.baseSeq < 92;
+        state = (await store.readWithJournalState(() => null)).journal
+      ) {
         await store.transaction((tx) => tx.run("UPDATE meta SET value = value + 1 WHERE key = 'filler'"));
       }
     } finally {
       await store.close();
     }
     const paths: (string | undefined)[] = [];
-    for (let i = 0; i < 16 && !paths.includes('declined:compaction-due'); i++) paths.push(runHook(repo, i % 2 === 0 ? stop('chat-1') : begin('chat-1')).path);
+    for (let i = 0; i < 16 && !paths.includes('declined:compaction-due'); i++)
+      paths.push(runHook(repo, i % 2 === 0 ? stop('chat-1') : begin('chat-1')).path);
     assert.equal(paths[0], 'declined:stale');
     assert.ok(paths.includes('fast engines=0'), paths.join(', '));
     assert.equal(paths[paths.length - 1], 'declined:compaction-due', paths.join(', '));

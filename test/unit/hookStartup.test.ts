@@ -29,7 +29,8 @@ describe('hook start-up: the early status through a file, the bundles from a cod
     const repo = makeRepo();
     write(repo, 'README.md', 'changed\n');
     write(repo, 'new file ü\nline.txt', 'x\n');
-    for (let i = 0; i < 2000; i++) write(repo, `many/a-rather-long-file-name-to-make-the-output-large-${i}.txt`, `${i}\n`);
+    for (let i = 0; i < 2000; i++)
+      write(repo, `many/a-rather-long-file-name-to-make-the-output-large-${i}.txt`, `${i}\n`);
     const env = { GIT_OPTIONAL_LOCKS: '0' };
     const piped = await runGit(repo, PROBE_STATUS_ARGS, { env });
     const viaFile = await runGit(repo, PROBE_STATUS_ARGS, { env, stdoutViaFile: true });
@@ -37,33 +38,47 @@ describe('hook start-up: the early status through a file, the bundles from a cod
     assert.equal(viaFile.stdout, piped.stdout);
     assert.equal(await startProbeStatus(repo), piped.stdout);
     // A failure is still a failure (its message is the full path's to give: stderr is dropped).
-    const failed = await runGit(repo, ['rev-parse', '--verify', 'no-such-ref'], { stdoutViaFile: true }).catch((e: unknown) => e);
+    const failed = await runGit(repo, ['rev-parse', '--verify', 'no-such-ref'], { stdoutViaFile: true }).catch(
+      (e: unknown) => e,
+    );
     assert.ok(failed instanceof GitCommandError);
     assert.equal(failed.exitCode, 128);
     const ok = await runGit(repo, ['diff', '--quiet', 'HEAD'], { stdoutViaFile: true, okCodes: [1] });
     assert.equal(ok.code, 1);
-    const timedOut = await runGit(repo, ['-c', 'alias.slow=!sleep 2', 'slow'], { stdoutViaFile: true, timeoutMs: 200 }).catch((e: unknown) => e);
+    const timedOut = await runGit(repo, ['-c', 'alias.slow=!sleep 2', 'slow'], {
+      stdoutViaFile: true,
+      timeoutMs: 200,
+    }).catch((e: unknown) => e);
     assert.ok(timedOut instanceof GitCommandError && timedOut.reason === 'git-timeout');
     // A start that fails (the folder is gone) is the same failure as with pipes.
-    const gone = await runGit(path.join(repo, 'no-such-folder'), ['status'], { stdoutViaFile: true }).catch((e: unknown) => e);
+    const gone = await runGit(path.join(repo, 'no-such-folder'), ['status'], { stdoutViaFile: true }).catch(
+      (e: unknown) => e,
+    );
     assert.ok(gone instanceof GitCommandError && gone.reason === 'not-a-repository', String(gone));
     assert.match(gone.message, /no longer exists/);
     assert.deepEqual(ourTempFiles(), [], 'every output file is unlinked as soon as it is open');
   });
 
-  it('a bundle loads the same from its code cache, without one, and with a cache V8 refuses (garbage, another bundle\'s)', () => {
+  it("a bundle loads the same from its code cache, without one, and with a cache V8 refuses (garbage, another bundle's)", () => {
     const dir = tempDir('avh-code-cache-');
     const bundle = path.join(dir, 'bundle.js');
-    fs.writeFileSync(bundle, [
-      '"use strict";',
-      'const path = require("node:path");',
-      'exports.where = () => [path.basename(__filename), path.basename(__dirname), typeof module.exports];',
-      'exports.add = (a, b) => a + b;',
-      'exports.stackLine = () => new Error("here").stack.split("\\n")[1];',
-      '',
-    ].join('\n'));
+    fs.writeFileSync(
+      bundle,
+      [
+        '"use strict";',
+        'const path = require("node:path");',
+        'exports.where = () => [path.basename(__filename), path.basename(__dirname), typeof module.exports];',
+        'exports.add = (a, b) => a + b;',
+        'exports.stackLine = () => new Error("here").stack.split("\\n")[1];',
+        '',
+      ].join('\n'),
+    );
     const expectLoaded = (label: string) => {
-      const loaded = requireBundle<{ where: () => string[]; add: (a: number, b: number) => number; stackLine: () => string }>(bundle);
+      const loaded = requireBundle<{
+        where: () => string[];
+        add: (a: number, b: number) => number;
+        stackLine: () => string;
+      }>(bundle);
       assert.deepEqual(loaded.where(), ['bundle.js', path.basename(dir), 'object'], label);
       assert.equal(loaded.add(2, 3), 5, label);
       assert.match(loaded.stackLine(), /bundle\.js:5:/, `${label}: stack traces name the bundle's own line`);
@@ -72,12 +87,21 @@ describe('hook start-up: the early status through a file, the bundles from a cod
     // The cache as the build writes it (codeCacheWriter.ts): V8 accepts it for this very source.
     const script = new vm.Script(wrapCommonJs(fs.readFileSync(bundle, 'utf8')), { filename: bundle });
     fs.writeFileSync(codeCacheFile(bundle), script.createCachedData());
-    assert.equal(new vm.Script(wrapCommonJs(fs.readFileSync(bundle, 'utf8')), { filename: bundle, cachedData: fs.readFileSync(codeCacheFile(bundle)) }).cachedDataRejected, false);
+    assert.equal(
+      new vm.Script(wrapCommonJs(fs.readFileSync(bundle, 'utf8')), {
+        filename: bundle,
+        cachedData: fs.readFileSync(codeCacheFile(bundle)),
+      }).cachedDataRejected,
+      false,
+    );
     expectLoaded('from the cache');
     fs.writeFileSync(codeCacheFile(bundle), Buffer.from('not a code cache at all'));
     expectLoaded('garbage cache');
-    fs.writeFileSync(codeCacheFile(bundle), new vm.Script(wrapCommonJs('exports.other = 1;'), { filename: bundle }).createCachedData());
-    expectLoaded('another bundle\'s cache');
+    fs.writeFileSync(
+      codeCacheFile(bundle),
+      new vm.Script(wrapCommonJs('exports.other = 1;'), { filename: bundle }).createCachedData(),
+    );
+    expectLoaded("another bundle's cache");
     assert.ok(codeCacheFile(bundle).includes(`.${process.version}-${process.arch}.`), 'another Node never reads it');
   });
 
@@ -85,14 +109,20 @@ describe('hook start-up: the early status through a file, the bundles from a cod
     const dir = tempDir('avh-code-cache-');
     const bundle = path.join(dir, 'op.js');
     fs.writeFileSync(bundle, 'exports.op = (a, b) => a + b;\n');
-    const oldCache = new vm.Script(wrapCommonJs(fs.readFileSync(bundle, 'utf8')), { filename: bundle }).createCachedData();
+    const oldCache = new vm.Script(wrapCommonJs(fs.readFileSync(bundle, 'utf8')), {
+      filename: bundle,
+    }).createCachedData();
     fs.writeFileSync(codeCacheFile(bundle), oldCache);
     assert.equal(requireBundle<{ op: (a: number, b: number) => number }>(bundle).op(2, 3), 5);
     fs.writeFileSync(bundle, 'exports.op = (a, b) => a - b;\n');
     const later = new Date(Date.now() + 2000);
     fs.utimesSync(bundle, later, later); // a rebuild comes later than the cache it replaces
     const rewritten = wrapCommonJs(fs.readFileSync(bundle, 'utf8'));
-    assert.equal(new vm.Script(rewritten, { filename: bundle, cachedData: oldCache }).cachedDataRejected, false, 'V8 compares only the length');
+    assert.equal(
+      new vm.Script(rewritten, { filename: bundle, cachedData: oldCache }).cachedDataRejected,
+      false,
+      'V8 compares only the length',
+    );
     assert.equal(requireBundle<{ op: (a: number, b: number) => number }>(bundle).op(2, 3), -1);
   });
 
@@ -101,7 +131,10 @@ describe('hook start-up: the early status through a file, the bundles from a cod
       const bundle = path.join(ROOT, 'dist', name);
       const cache = codeCacheFile(bundle);
       assert.ok(fs.existsSync(cache), `${cache} (npm run build writes it)`);
-      const script = new vm.Script(wrapCommonJs(fs.readFileSync(bundle, 'utf8')), { filename: bundle, cachedData: fs.readFileSync(cache) });
+      const script = new vm.Script(wrapCommonJs(fs.readFileSync(bundle, 'utf8')), {
+        filename: bundle,
+        cachedData: fs.readFileSync(cache),
+      });
       assert.equal(script.cachedDataRejected, false, name);
     }
     const r = spawnSync(process.execPath, [path.join(ROOT, 'dist/cli.js'), '--version'], { encoding: 'utf8' });

@@ -9,7 +9,11 @@ import { cleanupTempDirs, tempDir } from '../support/gitFixtures';
 const SCRIPT = path.resolve(__dirname, '../../../scripts/installExtension.mjs');
 
 function installExtension(pathDirs: string[], ...args: string[]) {
-  const r = spawnSync(process.execPath, [SCRIPT, ...args], { encoding: 'utf8', env: { ...process.env, PATH: pathDirs.join(path.delimiter) }, timeout: 60_000 });
+  const r = spawnSync(process.execPath, [SCRIPT, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, PATH: pathDirs.join(path.delimiter) },
+    timeout: 60_000,
+  });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -6,9 +6,10 @@ import { looseCommitParents, writeLooseCommit } from '../../src/core/git/looseOb
 import { cleanupTempDirs, git, head, makeRepo, tempDir, testGitEnv, write } from '../support/gitFixtures';
 
 const repoOf = (root: string) => ({ root, gitDir: `${root}/.git`, stateDir: `${root}/.git/agent-versions` });
-const gitParents = (repo: string, rev: string) => git(repo, 'rev-list', '--parents', '-n', '1', rev).trim().split(' ').slice(1);
+const gitParents = (repo: string, rev: string) =>
+  git(repo, 'rev-list', '--parents', '-n', '1', rev).trim().split(' ').slice(1);
 
-describe('looseCommitParents: a fresh commit\'s parents without starting git, else null', () => {
+describe("looseCommitParents: a fresh commit's parents without starting git, else null", () => {
   afterEach(cleanupTempDirs);
 
   it('root, ordinary and merge commits give exactly the parents git gives', () => {
@@ -62,14 +63,27 @@ describe('writeLooseCommit: the synthetic merge input written without starting g
     const repo = makeRepo();
     const s = spec(repo);
     const ours = writeLooseCommit(repoOf(repo), s);
-    const identity = { GIT_AUTHOR_NAME: 'Agent Version History', GIT_AUTHOR_EMAIL: 'agent-versions@localhost', GIT_AUTHOR_DATE: '@1 +0000',
-      GIT_COMMITTER_NAME: 'Agent Version History', GIT_COMMITTER_EMAIL: 'agent-versions@localhost', GIT_COMMITTER_DATE: '@1 +0000' };
-    const theirs = execFileSync('git', ['commit-tree', s.tree, '-p', s.parents[0]], { cwd: repo, input: s.message, env: { ...testGitEnv(), ...identity }, encoding: 'utf8' }).trim();
+    const identity = {
+      GIT_AUTHOR_NAME: 'Agent Version History',
+      GIT_AUTHOR_EMAIL: 'agent-versions@localhost',
+      GIT_AUTHOR_DATE: '@1 +0000',
+      GIT_COMMITTER_NAME: 'Agent Version History',
+      GIT_COMMITTER_EMAIL: 'agent-versions@localhost',
+      GIT_COMMITTER_DATE: '@1 +0000',
+    };
+    const theirs = execFileSync('git', ['commit-tree', s.tree, '-p', s.parents[0]], {
+      cwd: repo,
+      input: s.message,
+      env: { ...testGitEnv(), ...identity },
+      encoding: 'utf8',
+    }).trim();
     assert.equal(ours, theirs);
     assert.equal(git(repo, 'cat-file', '-t', ours!).trim(), 'commit');
     git(repo, 'fsck', '--strict', '--no-dangling');
     assert.equal(writeLooseCommit(repoOf(repo), s), ours, 'an object already there is taken as is');
-    const leftovers = fs.readdirSync(path.join(repo, '.git', 'objects', ours!.slice(0, 2))).filter((f) => f.startsWith('tmp_obj'));
+    const leftovers = fs
+      .readdirSync(path.join(repo, '.git', 'objects', ours!.slice(0, 2)))
+      .filter((f) => f.startsWith('tmp_obj'));
     assert.deepEqual(leftovers, []);
   });
 
@@ -87,6 +101,9 @@ describe('writeLooseCommit: the synthetic merge input written without starting g
     }
     const sha256 = tempDir('avh-sha256-');
     git(sha256, 'init', '-q', '--object-format=sha256');
-    assert.equal(writeLooseCommit(repoOf(sha256), { tree: 'a'.repeat(40), parents: [], message: 'x\n', date: 1 }), null);
+    assert.equal(
+      writeLooseCommit(repoOf(sha256), { tree: 'a'.repeat(40), parents: [], message: 'x\n', date: 1 }),
+      null,
+    );
   });
 });

@@ -7,7 +7,15 @@ import { VersionHistory } from '../../src/core/versionHistory';
 import { expectReason, repoPicture } from '../support/assertions';
 import { runCliProcess } from '../support/cliProcess';
 import {
-  assertNothingLost, cleanupTempDirs, contentInventory, git, gitStatus, makeRepo, subjectOf, tempDir, write,
+  assertNothingLost,
+  cleanupTempDirs,
+  contentInventory,
+  git,
+  gitStatus,
+  makeRepo,
+  subjectOf,
+  tempDir,
+  write,
 } from '../support/gitFixtures';
 
 /** Issue 13: versions from the very first prompt, in a folder without git or a repository without commits. */
@@ -20,8 +28,14 @@ function isolatedGitEnv(defaultBranch = 'trunk'): { env: NodeJS.ProcessEnv; glob
   return {
     globalConfig,
     env: {
-      HOME: home, XDG_CONFIG_HOME: home, GIT_CONFIG_GLOBAL: globalConfig,
-      GIT_AUTHOR_NAME: '', GIT_AUTHOR_EMAIL: '', GIT_COMMITTER_NAME: '', GIT_COMMITTER_EMAIL: '', EMAIL: '',
+      HOME: home,
+      XDG_CONFIG_HOME: home,
+      GIT_CONFIG_GLOBAL: globalConfig,
+      GIT_AUTHOR_NAME: '',
+      GIT_AUTHOR_EMAIL: '',
+      GIT_COMMITTER_NAME: '',
+      GIT_COMMITTER_EMAIL: '',
+      EMAIL: '',
     },
   };
 }
@@ -80,7 +94,11 @@ describe('new projects: versions from the very first prompt (real git, real sql.
     const history = await VersionHistory.open(folder);
     try {
       const { turnId } = await history.beginTurn({ chatId: 'c1', prompt: 'Scaffold an app' });
-      assert.equal(gitStatus(folder, 'rev-parse', '--verify', 'HEAD').code !== 0, true, 'an empty folder makes no [Base] commit');
+      assert.equal(
+        gitStatus(folder, 'rev-parse', '--verify', 'HEAD').code !== 0,
+        true,
+        'an empty folder makes no [Base] commit',
+      );
       const files = Array.from({ length: 20 }, (_, i) => `src/module${i}.ts`);
       for (const f of files) write(folder, f, `export const value = '${f}';\n`);
       write(folder, 'node_modules/left-pad/index.js', 'module.exports = 1;\n'); // excluded: no .gitignore here
@@ -95,7 +113,11 @@ describe('new projects: versions from the very first prompt (real git, real sql.
       assert.equal(undo.result, 'restored');
       assert.match(subjectOf(folder), /^\[Restore\] /);
       assert.deepEqual(treeFiles(folder, 'HEAD'), [], 'the [Restore] commit holds the empty tree');
-      assert.deepEqual(folderFiles(folder), ['node_modules/left-pad/index.js'], 'nothing untracked is left but ignored files');
+      assert.deepEqual(
+        folderFiles(folder),
+        ['node_modules/left-pad/index.js'],
+        'nothing untracked is left but ignored files',
+      );
       assert.equal(git(folder, 'status', '--porcelain').trim(), '');
 
       const redo = await history.redo();
@@ -150,7 +172,10 @@ describe('new projects: versions from the very first prompt (real git, real sql.
     const history = await VersionHistory.open(repo);
     try {
       const redo = await expectReason(history.redo(), 'unborn-branch');
-      assert.match(redo.message, /no commits yet, so there is no version to return to\. The first agent turn makes one/);
+      assert.match(
+        redo.message,
+        /no commits yet, so there is no version to return to\. The first agent turn makes one/,
+      );
       assert.equal((await history.undo()).result, 'nothing-to-undo');
       assert.deepEqual(repoPicture(repo), picture);
     } finally {
@@ -206,9 +231,15 @@ describe('new projects: versions from the very first prompt (real git, real sql.
       assert.deepEqual([...committed].sort(), ['index.js', 'page.js']);
       const text = fs.readFileSync(exclude, 'utf8');
       assert.ok(text.startsWith(userExclude), 'the user lines of info/exclude are untouched');
-      assert.ok(text.includes(`${HEAVY_BLOCK_START}\n${HEAVY_PATTERNS.join('\n')}\n/assets/video.bin\n# agent-versions: end\n`));
+      assert.ok(
+        text.includes(`${HEAVY_BLOCK_START}\n${HEAVY_PATTERNS.join('\n')}\n/assets/video.bin\n# agent-versions: end\n`),
+      );
       assert.equal(fs.existsSync(path.join(repo, '.gitignore')), false, 'no .gitignore is written');
-      assert.equal(fs.statSync(path.join(repo, 'assets/video.bin')).size, big.length, 'the large file stays in the folder');
+      assert.equal(
+        fs.statSync(path.join(repo, 'assets/video.bin')).size,
+        big.length,
+        'the large file stays in the folder',
+      );
       assert.equal(fs.readdirSync(path.join(repo, 'node_modules')).length, 50, 'node_modules stays in the folder');
       assertNothingLost(repo, before);
     } finally {
@@ -230,7 +261,10 @@ describe('new projects: versions from the very first prompt (real git, real sql.
       write(repo, 'dist/bundle.js', 'built again\n');
       await history.endTurn(turnId, 'completed');
       assert.equal(fs.readFileSync(exclude, 'utf8'), userExclude);
-      assert.equal([...pathsInAnyCommit(repo)].some((p) => p.startsWith('node_modules/')), false);
+      assert.equal(
+        [...pathsInAnyCommit(repo)].some((p) => p.startsWith('node_modules/')),
+        false,
+      );
     } finally {
       await history.close();
     }
@@ -242,25 +276,50 @@ describe('new projects: versions from the very first prompt (real git, real sql.
     const picture = repoPicture(folder);
     const { env, globalConfig } = isolatedGitEnv('trunk');
     const globalBefore = fs.readFileSync(globalConfig, 'utf8');
-    const plain = runCliProcess(['hook', 'claude-code'], { cwd: folder, env, input: hookEvent('UserPromptSubmit', folder, 'Make it blue') });
+    const plain = runCliProcess(['hook', 'claude-code'], {
+      cwd: folder,
+      env,
+      input: hookEvent('UserPromptSubmit', folder, 'Make it blue'),
+    });
     assert.equal(plain.code, 0, plain.stderr);
     assert.equal(plain.stdout, '');
-    assert.deepEqual(plain.stderr.split('\n').filter(Boolean), ['agent-versions: this folder has no git repository; run `agent-versions init` here to keep versions of agent turns']);
+    assert.deepEqual(plain.stderr.split('\n').filter(Boolean), [
+      'agent-versions: this folder has no git repository; run `agent-versions init` here to keep versions of agent turns',
+    ]);
     assert.deepEqual(repoPicture(folder), picture, 'nothing was written');
 
-    const began = runCliProcess(['hook', 'claude-code', '--init'], { cwd: folder, env, input: hookEvent('UserPromptSubmit', folder, 'Make it blue') });
+    const began = runCliProcess(['hook', 'claude-code', '--init'], {
+      cwd: folder,
+      env,
+      input: hookEvent('UserPromptSubmit', folder, 'Make it blue'),
+    });
     assert.equal(began.code, 0, began.stderr);
     assert.equal(began.stdout, '');
-    assert.equal(git(folder, 'symbolic-ref', '--short', 'HEAD').trim(), 'trunk', 'git init used the default branch name');
+    assert.equal(
+      git(folder, 'symbolic-ref', '--short', 'HEAD').trim(),
+      'trunk',
+      'git init used the default branch name',
+    );
     write(folder, 'app.js', 'console.log("blue");\n');
-    const ended = runCliProcess(['hook', 'claude-code', '--init'], { cwd: folder, env, input: hookEvent('Stop', folder) });
+    const ended = runCliProcess(['hook', 'claude-code', '--init'], {
+      cwd: folder,
+      env,
+      input: hookEvent('Stop', folder),
+    });
     assert.equal(ended.code, 0, ended.stderr);
     assert.equal(subjectOf(folder), '[Agent] Make it blue');
     assert.equal(subjectOf(folder, 'HEAD^'), FIRST_BASE_SUBJECT);
     // No identity anywhere: the product's fallback identity, and nothing written to the global config.
-    assert.equal(git(folder, 'log', '-1', '--format=%an <%ae>').trim(), 'Agent Version History <agent-versions@localhost>');
+    assert.equal(
+      git(folder, 'log', '-1', '--format=%an <%ae>').trim(),
+      'Agent Version History <agent-versions@localhost>',
+    );
     assert.equal(fs.readFileSync(globalConfig, 'utf8'), globalBefore);
-    assert.equal(gitStatus(folder, 'config', '--local', 'user.name').code, 1, 'no identity is set in the repository either');
+    assert.equal(
+      gitStatus(folder, 'config', '--local', 'user.name').code,
+      1,
+      'no identity is set in the repository either',
+    );
     assertFsckClean(folder);
   });
 

@@ -8,16 +8,42 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CLI } from '../support/cliProcess';
-import { assertNothingLost, cleanupTempDirs, contentInventory, git, head, makeRepo, tempDir, testGitEnv, write } from '../support/gitFixtures';
+import {
+  assertNothingLost,
+  cleanupTempDirs,
+  contentInventory,
+  git,
+  head,
+  makeRepo,
+  tempDir,
+  testGitEnv,
+  write,
+} from '../support/gitFixtures';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const VSIX = path.join(ROOT, 'dist/agent-version-history.vsix');
 const PRODUCTION_CLI = path.join(ROOT, 'dist/cli.js');
 /** Strings only test hooks contain. */
-const TEST_ONLY = ['AVH_FAILPOINT', 'agentVersions._test', 'recentLog', 'recoveryState', 'failpoint', ':during', 'preparing:after', 'turn-store-mutation:before', 'AVH_HOOK_PATH_LOG', 'AVH_HOOK_FAST', 'hook-fast:'];
+const TEST_ONLY = [
+  'AVH_FAILPOINT',
+  'agentVersions._test',
+  'recentLog',
+  'recoveryState',
+  'failpoint',
+  ':during',
+  'preparing:after',
+  'turn-store-mutation:before',
+  'AVH_HOOK_PATH_LOG',
+  'AVH_HOOK_FAST',
+  'hook-fast:',
+];
 
 function npm(args: string[]): void {
-  const r = spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, { cwd: ROOT, encoding: 'utf8', timeout: 180_000 });
+  const r = spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 180_000,
+  });
   assert.equal(r.status, 0, `npm ${args.join(' ')} failed:\n${r.stdout}\n${r.stderr}`);
 }
 
@@ -25,9 +51,19 @@ function npm(args: string[]): void {
 function repoWithTurn(cli: string): string {
   const repo = makeRepo();
   const env = { ...testGitEnv(), AVH_FAILPOINT: undefined };
-  const begun = JSON.parse(execFileSync(process.execPath, [cli, 'turn', 'begin', '--chat', 'c', '--prompt', 'add app', '--json'], { cwd: repo, env, encoding: 'utf8' })) as { turnId: string };
+  const begun = JSON.parse(
+    execFileSync(process.execPath, [cli, 'turn', 'begin', '--chat', 'c', '--prompt', 'add app', '--json'], {
+      cwd: repo,
+      env,
+      encoding: 'utf8',
+    }),
+  ) as { turnId: string };
   write(repo, 'app.ts', 'by the agent\n');
-  execFileSync(process.execPath, [cli, 'turn', 'end', begun.turnId, '--outcome', 'completed', '--json'], { cwd: repo, env, encoding: 'utf8' });
+  execFileSync(process.execPath, [cli, 'turn', 'end', begun.turnId, '--outcome', 'completed', '--json'], {
+    cwd: repo,
+    env,
+    encoding: 'utf8',
+  });
   return repo;
 }
 
@@ -42,10 +78,17 @@ describe('what ships (production build)', function () {
     assert.ok(listing.includes('extension/dist/extension.js'), listing.join('\n'));
     assert.ok(listing.includes('extension/dist/cli.js'), listing.join('\n'));
     // The command is a small entry; the hook fast path and the full CLI it loads sit beside it.
-    for (const bundle of ['cliHook.js', 'cliMain.js', 'gitLauncher.js']) assert.ok(listing.includes(`extension/dist/${bundle}`), listing.join('\n'));
+    for (const bundle of ['cliHook.js', 'cliMain.js', 'gitLauncher.js'])
+      assert.ok(listing.includes(`extension/dist/${bundle}`), listing.join('\n'));
     // The CLI's code caches fit only the Node that built them (src/cli/codeCache.ts): not shipped.
-    assert.deepEqual(listing.filter((f) => f.endsWith('.v8cache')), []);
-    assert.deepEqual(listing.filter((f) => /test-extension|\.map$|^extension\/(src|out|test)\//.test(f)), []);
+    assert.deepEqual(
+      listing.filter((f) => f.endsWith('.v8cache')),
+      [],
+    );
+    assert.deepEqual(
+      listing.filter((f) => /test-extension|\.map$|^extension\/(src|out|test)\//.test(f)),
+      [],
+    );
     const unpacked = tempDir('avh-vsix-');
     execFileSync('unzip', ['-q', VSIX, '-d', unpacked]);
     const found: string[] = [];
@@ -67,22 +110,41 @@ describe('what ships (production build)', function () {
 
   it('the production command is the small entry: `connect` writes dist/cli.js (not the full bundle it loads) into the hook command', () => {
     const repo = makeRepo();
-    const out = execFileSync(process.execPath, [PRODUCTION_CLI, 'connect', 'claude-code', '--dry-run', '--json'], { cwd: repo, env: testGitEnv(), encoding: 'utf8' });
-    assert.equal((JSON.parse(out) as { command: string }).command, `env -u NODE_EXTRA_CA_CERTS ${process.execPath} ${PRODUCTION_CLI} hook claude-code`);
-    assert.ok(fs.statSync(PRODUCTION_CLI).size < fs.statSync(path.join(ROOT, 'dist/cliMain.js')).size / 4, 'dist/cli.js stays a small entry');
+    const out = execFileSync(process.execPath, [PRODUCTION_CLI, 'connect', 'claude-code', '--dry-run', '--json'], {
+      cwd: repo,
+      env: testGitEnv(),
+      encoding: 'utf8',
+    });
+    assert.equal(
+      (JSON.parse(out) as { command: string }).command,
+      `env -u NODE_EXTRA_CA_CERTS ${process.execPath} ${PRODUCTION_CLI} hook claude-code`,
+    );
+    assert.ok(
+      fs.statSync(PRODUCTION_CLI).size < fs.statSync(path.join(ROOT, 'dist/cliMain.js')).size / 4,
+      'dist/cli.js stays a small entry',
+    );
   });
 
   it('the test build keeps the hooks the extension-host suite needs', () => {
     const text = fs.readFileSync(path.join(ROOT, 'dist/test-extension/dist/extension.js'), 'utf8');
-    for (const s of ['AVH_FAILPOINT', 'agentVersions._test.recentLog', 'agentVersions._test.recoveryState']) assert.ok(text.includes(s), s);
+    for (const s of ['AVH_FAILPOINT', 'agentVersions._test.recentLog', 'agentVersions._test.recoveryState'])
+      assert.ok(text.includes(s), s);
   });
 
   it('the production CLI ignores AVH_FAILPOINT; the compiled one (fault suite) is killed there', () => {
-    for (const [cli, killed] of [[PRODUCTION_CLI, false], [CLI, true]] as const) {
+    for (const [cli, killed] of [
+      [PRODUCTION_CLI, false],
+      [CLI, true],
+    ] as const) {
       const repo = repoWithTurn(cli);
       const before = contentInventory(repo);
       const headBefore = head(repo);
-      const r = spawnSync(process.execPath, [cli, 'undo', '--json'], { cwd: repo, env: { ...testGitEnv(), AVH_FAILPOINT: 'preparing:after' }, encoding: 'utf8', timeout: 60_000 });
+      const r = spawnSync(process.execPath, [cli, 'undo', '--json'], {
+        cwd: repo,
+        env: { ...testGitEnv(), AVH_FAILPOINT: 'preparing:after' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
       if (killed) {
         assert.equal(r.signal, 'SIGKILL', `${cli}: ${r.stderr}`);
         assert.equal(head(repo), headBefore);

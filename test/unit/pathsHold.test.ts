@@ -47,14 +47,14 @@ describe('pathsHold (real git)', function () {
     assert.equal(await pathsHold(repo, next, changes, 'new'), false);
   });
 
-  it('any one path off makes it false: content, the index entry\'s mode, a file where none should be, a staged change', async () => {
+  it("any one path off makes it false: content, the index entry's mode, a file where none should be, a staged change", async () => {
     const { dir, repo, next, changes } = await twoCommits();
     const holds = () => pathsHold(repo, next, changes, 'new');
     write(dir, 'a.txt', 'edited\n');
     assert.equal(await holds(), false, 'content');
     git(dir, 'checkout', '--', 'a.txt');
     git(dir, 'update-index', '--chmod=-x', 'run.sh');
-    assert.equal(await holds(), false, 'the index entry\'s mode');
+    assert.equal(await holds(), false, "the index entry's mode");
     git(dir, 'update-index', '--chmod=+x', 'run.sh');
     write(dir, 'gone.txt', 'back again\n');
     assert.equal(await holds(), false, 'a file where the commit has none');

@@ -56,7 +56,13 @@ describe('pidLock', function () {
   it('release never deletes a lock that is no longer ours', () => {
     const lock = tryAcquireLock(lockPath, 'test');
     assert.ok(lock);
-    const foreign = JSON.stringify({ pid: process.pid, startTime: null, purpose: 'foreign', acquiredAt: 1, token: 'x' });
+    const foreign = JSON.stringify({
+      pid: process.pid,
+      startTime: null,
+      purpose: 'foreign',
+      acquiredAt: 1,
+      token: 'x',
+    });
     fs.writeFileSync(lockPath, foreign);
     lock.release();
     assert.equal(fs.readFileSync(lockPath, 'utf8'), foreign);
@@ -98,7 +104,10 @@ describe('pidLock', function () {
     await other.waitForLine(/^locked$/);
     const pid = other.proc.pid as number;
     const startTime = processStartTime(pid) as number;
-    fs.writeFileSync(lockPath, JSON.stringify({ pid, startTime: startTime + 1, purpose: 'ghost', acquiredAt: 1, token: 'g' }));
+    fs.writeFileSync(
+      lockPath,
+      JSON.stringify({ pid, startTime: startTime + 1, purpose: 'ghost', acquiredAt: 1, token: 'g' }),
+    );
     assert.equal(readLockHolder(lockPath)?.alive, false);
     const lock = tryAcquireLock(lockPath, 'taker');
     assert.ok(lock, 'reused pid does not hold the lock');
@@ -119,7 +128,10 @@ describe('pidLock', function () {
     const counter = path.join(dir, 'counter');
     fs.writeFileSync(counter, '0');
     // A stale lock from a pid that cannot be alive (beyond pid_max).
-    fs.writeFileSync(lockPath, JSON.stringify({ pid: 2 ** 22 + 1, startTime: 1, purpose: 'dead', acquiredAt: 1, token: 'd' }));
+    fs.writeFileSync(
+      lockPath,
+      JSON.stringify({ pid: 2 ** 22 + 1, startTime: 1, purpose: 'dead', acquiredAt: 1, token: 'd' }),
+    );
     const racers = Array.from({ length: 4 }, () => spawnWriter(['mutex', lockPath, counter, '150']));
     children.push(...racers);
     for (const racer of racers) assert.equal((await racer.exited).code, 0, racer.stderr());
@@ -142,7 +154,17 @@ describe('lock staleness providers', function () {
   const children: WriterProcess[] = [];
   const withClock = (p: LockLiveness): LockLiveness => ({ ...p, monotonicNow: () => fakeMonotonic });
   const ghost = (pid: number, fields: Record<string, unknown>) =>
-    fs.writeFileSync(lockPath, JSON.stringify({ pid, startTime: null, purpose: 'ghost', acquiredAt: Date.now(), token: `g-${Math.random()}`, ...fields }));
+    fs.writeFileSync(
+      lockPath,
+      JSON.stringify({
+        pid,
+        startTime: null,
+        purpose: 'ghost',
+        acquiredAt: Date.now(),
+        token: `g-${Math.random()}`,
+        ...fields,
+      }),
+    );
   const age = (file: string, ms: number) => {
     const then = new Date(Date.now() - ms);
     fs.utimesSync(file, then, then);

@@ -4,7 +4,11 @@ import * as path from 'node:path';
 import { runRecoverCommand } from '../../src/cli/recoverCommand';
 import { AvhError } from '../../src/core/errors';
 import {
-  acceptCurrentVersion, checkRepository, RecoveryBlockedError, RecoveryBlocker, saveAndAcceptCurrentVersion,
+  acceptCurrentVersion,
+  checkRepository,
+  RecoveryBlockedError,
+  RecoveryBlocker,
+  saveAndAcceptCurrentVersion,
 } from '../../src/core/recovery/recoveryActions';
 import { readRecovery, setRecovery } from '../../src/core/recovery/recoveryLatch';
 import { RECOVERY_SUBJECT } from '../../src/core/turns/promptSummary';
@@ -12,12 +16,27 @@ import { VersionHistory } from '../../src/core/versionHistory';
 import { recordingLog, repoPicture } from '../support/assertions';
 import { runCliProcess } from '../support/cliProcess';
 import {
-  assertNothingLost, cleanupTempDirs, contentInventory, git, gitStatus, head, makeRepo, read, subjectOf, tempDir, write,
+  assertNothingLost,
+  cleanupTempDirs,
+  contentInventory,
+  git,
+  gitStatus,
+  head,
+  makeRepo,
+  read,
+  subjectOf,
+  tempDir,
+  write,
 } from '../support/gitFixtures';
 
-async function openWithLatch(repo: string, lines: string[] = []): Promise<{ history: VersionHistory; generation: number }> {
+async function openWithLatch(
+  repo: string,
+  lines: string[] = [],
+): Promise<{ history: VersionHistory; generation: number }> {
   const history = await VersionHistory.open(repo, { log: recordingLog(lines), leaseWaitMs: 2000 });
-  const generation = await history.ctx.store.transaction((tx) => setRecovery(tx, 'op-test-1', 'ambiguous', 'update-worktree', Date.now()));
+  const generation = await history.ctx.store.transaction((tx) =>
+    setRecovery(tx, 'op-test-1', 'ambiguous', 'update-worktree', Date.now()),
+  );
   return { history, generation };
 }
 
@@ -206,7 +225,12 @@ describe('guided recovery actions (real git, real state files)', function () {
     try {
       const assessment = await checkRepository(history.ctx);
       assert.equal(assessment.kind, 'dirty');
-      assert.deepEqual(assessment.kind === 'dirty' && assessment.counts, { staged: 1, unstaged: 2, untracked: 2, unmerged: 0 });
+      assert.deepEqual(assessment.kind === 'dirty' && assessment.counts, {
+        staged: 1,
+        unstaged: 2,
+        untracked: 2,
+        unmerged: 0,
+      });
       const before = repoPicture(repo);
       const rejected = await acceptCurrentVersion(history.ctx);
       assert.equal(rejected.result, 'rejected');
@@ -224,8 +248,14 @@ describe('guided recovery actions (real git, real state files)', function () {
       assert.equal(git(repo, 'rev-parse', 'HEAD^').trim(), oldHead);
       assert.equal(git(repo, 'symbolic-ref', 'HEAD').trim(), 'refs/heads/main', 'HEAD stays attached');
       assert.equal(git(repo, 'status', '--porcelain', '--untracked-files=all').trim(), '', 'clean afterwards');
-      assert.deepEqual(git(repo, 'ls-tree', '-r', '--name-only', 'HEAD').trim().split('\n').sort(),
-        ['.gitignore', 'README.md', 'bin/blob.bin', 'new dir/untracked file.txt', 'staged.txt', 'tracked.txt']);
+      assert.deepEqual(git(repo, 'ls-tree', '-r', '--name-only', 'HEAD').trim().split('\n').sort(), [
+        '.gitignore',
+        'README.md',
+        'bin/blob.bin',
+        'new dir/untracked file.txt',
+        'staged.txt',
+        'tracked.txt',
+      ]);
       assert.deepEqual(Buffer.from(git(repo, 'cat-file', '-p', 'HEAD:bin/blob.bin'), 'latin1').length, 8);
       assert.equal(git(repo, 'show', 'HEAD:tracked.txt'), 'v2 modified\n');
       assert.equal(read(repo, 'ignored/cache.txt'), 'ignored\n', 'ignored files are not touched');
@@ -234,7 +264,8 @@ describe('guided recovery actions (real git, real state files)', function () {
       assert.equal(await latchOf(history), null, 'recovery cleared only after the clean re-probe');
       assert.ok(lines.includes('recovery.accept action=save result=accepted reason=saved'), lines.join('\n'));
       assert.ok(lines.some((l) => l.startsWith('recovery.checkpoint-removed operation=op-test-1')));
-      for (const line of lines) assert.doesNotMatch(line, /tracked|untracked|blob|v2 modified|new dir/, 'logs are content-free');
+      for (const line of lines)
+        assert.doesNotMatch(line, /tracked|untracked|blob|v2 modified|new dir/, 'logs are content-free');
     } finally {
       await history.close();
     }
@@ -272,10 +303,16 @@ describe('guided recovery actions (real git, real state files)', function () {
     try {
       write(repo, '.git/refs/heads/main.lock', '');
       const before = repoPicture(repo);
-      await assert.rejects(saveAndAcceptCurrentVersion(history.ctx), (error: unknown) => error instanceof AvhError && !(error instanceof RecoveryBlockedError));
+      await assert.rejects(
+        saveAndAcceptCurrentVersion(history.ctx),
+        (error: unknown) => error instanceof AvhError && !(error instanceof RecoveryBlockedError),
+      );
       assert.deepEqual(repoPicture(repo), before, 'HEAD, the branch, the index and the files are unchanged');
       assert.ok(await latchOf(history));
-      assert.ok(lines.some((l) => l.startsWith('recovery.accept action=save result=failed')), lines.join('\n'));
+      assert.ok(
+        lines.some((l) => l.startsWith('recovery.accept action=save result=failed')),
+        lines.join('\n'),
+      );
       assertNothingLost(repo, inventory);
       fs.rmSync(path.join(repo, '.git', 'refs', 'heads', 'main.lock'));
       assert.equal((await saveAndAcceptCurrentVersion(history.ctx)).result, 'accepted');
@@ -369,9 +406,14 @@ describe('guided recovery actions (real git, real state files)', function () {
     const lines: string[] = [];
     const { history, generation: first } = await openWithLatch(repo, lines);
     try {
-      const second = await history.ctx.store.transaction((tx) => setRecovery(tx, 'op-test-2', 'ambiguous', 'update-branch', Date.now()));
+      const second = await history.ctx.store.transaction((tx) =>
+        setRecovery(tx, 'op-test-2', 'ambiguous', 'update-branch', Date.now()),
+      );
       assert.ok(second > first);
-      assert.deepEqual(await acceptCurrentVersion(history.ctx, { generation: first }), { result: 'superseded', generation: second });
+      assert.deepEqual(await acceptCurrentVersion(history.ctx, { generation: first }), {
+        result: 'superseded',
+        generation: second,
+      });
       await expectSuperseded(saveAndAcceptCurrentVersion(history.ctx, { generation: first }), second);
       assert.equal((await latchOf(history))?.generation, second, 'the newer latch stays');
       const results = await Promise.all([
@@ -401,7 +443,10 @@ describe('agent-versions recover (exit codes and JSON)', function () {
     try {
       const check = await runRecoverCommand(history, 'check', true);
       assert.equal(check.exitCode, 0);
-      assert.deepEqual(check.json, { recovery: 'not-required', assessment: { kind: 'healthy', branch: 'main', head: head(repo) } });
+      assert.deepEqual(check.json, {
+        recovery: 'not-required',
+        assessment: { kind: 'healthy', branch: 'main', head: head(repo) },
+      });
       for (const sub of ['accept', 'save-and-accept']) {
         const r = await runRecoverCommand(history, sub, true);
         assert.equal(r.exitCode, 0);
@@ -427,8 +472,17 @@ describe('agent-versions recover (exit codes and JSON)', function () {
       assert.equal((accept.json as { result: string }).result, 'rejected');
       const save = await runRecoverCommand(history, 'save-and-accept', true);
       assert.equal(save.exitCode, 0);
-      assert.deepEqual(save.json, { recovery: 'not-required', result: 'accepted', branch: 'main', head: head(repo), savedCommit: head(repo) });
-      assert.match(save.text, /^Current changes saved — Your changes were saved as \[Recovery\] Saved current changes before continuing Version History/);
+      assert.deepEqual(save.json, {
+        recovery: 'not-required',
+        result: 'accepted',
+        branch: 'main',
+        head: head(repo),
+        savedCommit: head(repo),
+      });
+      assert.match(
+        save.text,
+        /^Current changes saved — Your changes were saved as \[Recovery\] Saved current changes before continuing Version History/,
+      );
     } finally {
       await history.close();
     }

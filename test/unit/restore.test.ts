@@ -7,7 +7,17 @@ import { expectReason } from '../support/assertions';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { CLI, cliJson, runCliProcess } from '../support/cliProcess';
 import {
-  assertNothingLost, cleanupTempDirs, contentInventory, git, gitStatus, head, makeRepo, read, subjectOf, testGitEnv, write,
+  assertNothingLost,
+  cleanupTempDirs,
+  contentInventory,
+  git,
+  gitStatus,
+  head,
+  makeRepo,
+  read,
+  subjectOf,
+  testGitEnv,
+  write,
 } from '../support/gitFixtures';
 
 function treeOf(repo: string, rev = 'HEAD'): string {
@@ -19,7 +29,13 @@ function statusClean(repo: string): boolean {
 }
 
 /** A repository with one completed agent turn on top of the initial commit. */
-async function repoWithCompletedTurn(): Promise<{ repo: string; history: VersionHistory; turnId: string; base: string; version: string }> {
+async function repoWithCompletedTurn(): Promise<{
+  repo: string;
+  history: VersionHistory;
+  turnId: string;
+  base: string;
+  version: string;
+}> {
   const repo = makeRepo();
   const history = await VersionHistory.open(repo);
   const base = head(repo);
@@ -79,7 +95,10 @@ describe('undo, redo and restore (real git, real store)', function () {
       const undo = await history.undo();
       assert.equal(undo.result, 'restored');
       assert.ok(undo.preserved, 'partial work was preserved');
-      assert.equal(subjectOf(repo, undo.preserved), '[Interrupted] Saved partial changes before restoring to an earlier version');
+      assert.equal(
+        subjectOf(repo, undo.preserved),
+        '[Interrupted] Saved partial changes before restoring to an earlier version',
+      );
       assert.equal(git(repo, 'show', `${undo.preserved}:user.txt`), 'agent rewrote half of it\n');
       assert.equal(git(repo, 'show', `${undo.preserved}:new-untracked.ts`), 'partial\n');
       assert.ok(git(repo, 'cat-file', '-s', `${undo.preserved}:blob.bin`).trim() === '5');
@@ -89,7 +108,10 @@ describe('undo, redo and restore (real git, real store)', function () {
       assert.equal(read(repo, 'ignored/keep.txt'), 'ignored content\n', 'ignored files untouched');
       assert.ok(statusClean(repo));
       const versions = await history.getVersions(5);
-      assert.deepEqual(versions.slice(0, 2).map((v) => v.kind), ['restore', 'interrupted']);
+      assert.deepEqual(
+        versions.slice(0, 2).map((v) => v.kind),
+        ['restore', 'interrupted'],
+      );
       assert.equal(versions[1].outcome, 'cancelled');
       assert.equal(await history.promptOf(turnId), 'Refactor everything');
       assertNothingLost(repo, before);
@@ -113,7 +135,9 @@ describe('undo, redo and restore (real git, real store)', function () {
       assert.deepEqual(cancelled, [turnId]);
       assert.ok(undo.preserved);
       assert.equal(git(repo, 'show', `${undo.preserved}:wip.txt`), 'work in progress\n');
-      const row = await history.ctx.store.read((r) => r.get<{ terminal_outcome: string }>('SELECT terminal_outcome FROM turns WHERE id = ?', [turnId]));
+      const row = await history.ctx.store.read((r) =>
+        r.get<{ terminal_outcome: string }>('SELECT terminal_outcome FROM turns WHERE id = ?', [turnId]),
+      );
       assert.equal(row?.terminal_outcome, 'cancelled');
       assert.equal(fs.existsSync(path.join(repo, 'wip.txt')), false);
     } finally {
@@ -155,17 +179,29 @@ describe('undo, redo and restore (real git, real store)', function () {
         assert.equal(s.recovery, null);
       };
       const gd = path.join(repo, '.git');
-      const marker = (name: string, dir = false) => [
-        () => (dir ? fs.mkdirSync(path.join(gd, name)) : fs.writeFileSync(path.join(gd, name), `${headBefore}\n`)),
-        () => fs.rmSync(path.join(gd, name), { recursive: true, force: true }),
-      ] as const;
-      for (const [name, dir] of [['MERGE_HEAD', false], ['rebase-merge', true], ['rebase-apply', true], ['CHERRY_PICK_HEAD', false], ['REVERT_HEAD', false], ['BISECT_LOG', false]] as const) {
+      const marker = (name: string, dir = false) =>
+        [
+          () => (dir ? fs.mkdirSync(path.join(gd, name)) : fs.writeFileSync(path.join(gd, name), `${headBefore}\n`)),
+          () => fs.rmSync(path.join(gd, name), { recursive: true, force: true }),
+        ] as const;
+      for (const [name, dir] of [
+        ['MERGE_HEAD', false],
+        ['rebase-merge', true],
+        ['rebase-apply', true],
+        ['CHERRY_PICK_HEAD', false],
+        ['REVERT_HEAD', false],
+        ['BISECT_LOG', false],
+      ] as const) {
         const [s, t] = marker(name, dir);
         await check(s, t, 'operation-in-progress');
       }
       const [ls, lt] = marker('index.lock');
       await check(ls, lt, 'index-locked');
-      await check(() => git(repo, 'checkout', '-q', '--detach'), () => git(repo, 'checkout', '-q', 'main'), 'detached-head');
+      await check(
+        () => git(repo, 'checkout', '-q', '--detach'),
+        () => git(repo, 'checkout', '-q', 'main'),
+        'detached-head',
+      );
     } finally {
       await history.close();
     }
@@ -189,7 +225,7 @@ describe('undo, redo and restore (real git, real store)', function () {
     }
   });
 
-  it('restoring past the user\'s own commits needs confirmation naming the count', async () => {
+  it("restoring past the user's own commits needs confirmation naming the count", async () => {
     const { repo, history, base } = await repoWithCompletedTurn();
     try {
       write(repo, 'hand.txt', 'by hand\n');
@@ -204,7 +240,11 @@ describe('undo, redo and restore (real git, real store)', function () {
       const r = await history.undo(undefined, { confirmUserCommits: true });
       assert.equal(r.result, 'restored');
       assert.equal(treeOf(repo), treeOf(repo, base));
-      assert.equal(gitStatus(repo, 'merge-base', '--is-ancestor', headBefore, 'HEAD').code, 0, 'the user commit stays reachable');
+      assert.equal(
+        gitStatus(repo, 'merge-base', '--is-ancestor', headBefore, 'HEAD').code,
+        0,
+        'the user commit stays reachable',
+      );
       // Restore to an arbitrary version (the user commit) the same way.
       const back = await history.restore(headBefore.slice(0, 12));
       assert.equal(back.result, 'restored');
@@ -268,7 +308,7 @@ describe('undo, redo and restore (real git, real store)', function () {
     assert.equal(runCliProcess(['restore'], { cwd: repo }).code, 2);
   });
 
-  it('a submodule with uncommitted changes inside: turns and Undo work, the submodule\'s own files are never touched', async () => {
+  it("a submodule with uncommitted changes inside: turns and Undo work, the submodule's own files are never touched", async () => {
     const lib = makeRepo();
     write(lib, 'lib.txt', 'library v1\n');
     git(lib, 'add', '-A');
@@ -396,20 +436,27 @@ describe('undo, redo and restore (real git, real store)', function () {
     const { repo, history } = await repoWithCompletedTurn();
     await history.close();
     const before = contentInventory(repo);
-    const run = () => new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [CLI, 'undo', '--json'], { cwd: repo, env: testGitEnv() });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d) => { stdout += d; });
-      child.stderr.on('data', (d) => { stderr += d; });
-      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    });
+    const run = () =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [CLI, 'undo', '--json'], { cwd: repo, env: testGitEnv() });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d) => {
+          stdout += d;
+        });
+        child.stderr.on('data', (d) => {
+          stderr += d;
+        });
+        child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+      });
     const results = await Promise.all([run(), run()]);
     const restored = results.filter((r) => r.code === 0 && JSON.parse(r.stdout).result === 'restored');
     assert.equal(restored.length, 1, JSON.stringify(results));
     const other = results.find((r) => r !== restored[0])!;
     // The loser either saw the restore in progress, or came after it and found nothing left to undo.
-    const ok = (other.code === 1 && /another restore is in progress/i.test(other.stderr)) || (other.code === 0 && JSON.parse(other.stdout).result === 'nothing-to-undo');
+    const ok =
+      (other.code === 1 && /another restore is in progress/i.test(other.stderr)) ||
+      (other.code === 0 && JSON.parse(other.stdout).result === 'nothing-to-undo');
     assert.ok(ok, JSON.stringify(other));
     assertNothingLost(repo, before);
     assert.equal(cliJson<{ recovery: unknown }>(['status'], { cwd: repo }).recovery, null);
@@ -419,20 +466,30 @@ describe('undo, redo and restore (real git, real store)', function () {
     const { repo, history } = await repoWithCompletedTurn();
     await history.close();
     const before = contentInventory(repo);
-    const spawnCli = (args: string[]) => new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [CLI, ...args], { cwd: repo, env: testGitEnv() });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d) => { stdout += d; });
-      child.stderr.on('data', (d) => { stderr += d; });
-      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    });
-    const [undo, begin] = await Promise.all([spawnCli(['undo', '--json']), spawnCli(['turn', 'begin', '--chat', 'race', '--prompt', 'p', '--json'])]);
+    const spawnCli = (args: string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [CLI, ...args], { cwd: repo, env: testGitEnv() });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d) => {
+          stdout += d;
+        });
+        child.stderr.on('data', (d) => {
+          stderr += d;
+        });
+        child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+      });
+    const [undo, begin] = await Promise.all([
+      spawnCli(['undo', '--json']),
+      spawnCli(['turn', 'begin', '--chat', 'race', '--prompt', 'p', '--json']),
+    ]);
     assert.equal(undo.code, 0, undo.stderr);
     assert.equal(begin.code, 0, begin.stderr);
     const undone = JSON.parse(undo.stdout) as { result: string; turnId?: string };
     const begun = JSON.parse(begin.stdout) as { turnId: string };
-    const status = cliJson<{ runningTurns: { turnId: string }[]; recovery: unknown; operation: unknown }>(['status'], { cwd: repo });
+    const status = cliJson<{ runningTurns: { turnId: string }[]; recovery: unknown; operation: unknown }>(['status'], {
+      cwd: repo,
+    });
     assert.equal(status.recovery, null);
     assert.equal(status.operation, null);
     if (undone.turnId === begun.turnId) {
@@ -442,7 +499,10 @@ describe('undo, redo and restore (real git, real store)', function () {
     } else {
       // The undo won: it restored the completed turn; the new turn began afterwards and is still running.
       assert.equal(undone.result, 'restored');
-      assert.deepEqual(status.runningTurns.map((t) => t.turnId), [begun.turnId]);
+      assert.deepEqual(
+        status.runningTurns.map((t) => t.turnId),
+        [begun.turnId],
+      );
     }
     assertNothingLost(repo, before);
   });

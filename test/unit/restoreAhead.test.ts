@@ -10,7 +10,9 @@ import { cleanupTempDirs, git, head, makeRepo, write } from '../support/gitFixtu
 
 /** Records in the store's journal file (each starts with the record magic; no compaction runs in these few writes). */
 function journalRecords(history: VersionHistory): number {
-  return fs.readFileSync(path.join(history.ctx.repo.stateDir, 'state.journal')).toString('latin1').split('AVHR').length - 1;
+  return (
+    fs.readFileSync(path.join(history.ctx.repo.stateDir, 'state.journal')).toString('latin1').split('AVHR').length - 1
+  );
 }
 
 /**
@@ -30,9 +32,23 @@ describe('restore commit written ahead of the saga (real git)', () => {
     git(dir, 'commit', '-q', '-am', 'second');
     const ctx = { repo: await resolveRepository(dir) } as RepoContext;
     const op: OperationRow = {
-      id: 'op-1', kind: 'undo', phase: 'preparing', status: 'in-flight', turn_id: 'turn-1', source_branch: 'main',
-      source_head: head(dir), target_commit: base, scope: 'everything', scope_path: null, preservation: 'none',
-      preserve_commit: null, restore_commit: null, attempts: 1, last_error: null, started_at: 1_700_000_000_000, updated_at: 1_700_000_000_000,
+      id: 'op-1',
+      kind: 'undo',
+      phase: 'preparing',
+      status: 'in-flight',
+      turn_id: 'turn-1',
+      source_branch: 'main',
+      source_head: head(dir),
+      target_commit: base,
+      scope: 'everything',
+      scope_path: null,
+      preservation: 'none',
+      preserve_commit: null,
+      restore_commit: null,
+      attempts: 1,
+      last_error: null,
+      started_at: 1_700_000_000_000,
+      updated_at: 1_700_000_000_000,
     };
     return { dir, ctx, op, base };
   }
@@ -62,7 +78,12 @@ describe('restore commit written ahead of the saga (real git)', () => {
       assert.notEqual(written, await ahead.commit);
       assert.equal(written, await writeRestoreCommit(ctx, op));
     }
-    const revert = await writeRestoreCommit(ctx, op, { tree: `${op.source_head}^{tree}`, subject: '[Revert] Undid turn "x"' }, prewriteRestoreCommit(ctx, op));
+    const revert = await writeRestoreCommit(
+      ctx,
+      op,
+      { tree: `${op.source_head}^{tree}`, subject: '[Revert] Undid turn "x"' },
+      prewriteRestoreCommit(ctx, op),
+    );
     assert.equal(git(dir, 'log', '-1', '--format=%s', revert).trim(), '[Revert] Undid turn "x"');
   });
 
@@ -91,9 +112,15 @@ describe('restore commit written ahead of the saga (real git)', () => {
       assert.equal(undone.result, 'restored');
       assert.equal(git(dir, 'rev-parse', 'HEAD^').trim(), version);
       assert.equal(git(dir, 'show', 'HEAD:a.txt'), 'one\n');
-      const op = await history.ctx.store.read((r) => r.get<{ phase: string; status: string }>('SELECT phase, status FROM operations'));
+      const op = await history.ctx.store.read((r) =>
+        r.get<{ phase: string; status: string }>('SELECT phase, status FROM operations'),
+      );
       assert.deepEqual(op, { phase: 'completed', status: 'completed' });
-      assert.equal(journalRecords(history) - journalBefore, 3, 'admission, update-worktree, the final turn-store write');
+      assert.equal(
+        journalRecords(history) - journalBefore,
+        3,
+        'admission, update-worktree, the final turn-store write',
+      );
     } finally {
       await history.close();
     }

@@ -44,18 +44,29 @@ function eventsFor(state: { value: unknown }): AnyEvent[] {
 }
 
 const summary = (p: { steps: { event: { type: string } }[] }) =>
-  p.steps.filter((s) => s.event.type !== 'xstate.init').map((s) => s.event.type.replace(/^xstate\.(done|error)\.actor\./, '$1:')).join(' → ');
+  p.steps
+    .filter((s) => s.event.type !== 'xstate.init')
+    .map((s) => s.event.type.replace(/^xstate\.(done|error)\.actor\./, '$1:'))
+    .join(' → ');
 
 const never = fromPromise(() => new Promise<never>(() => undefined));
 const idle = restoreMachine.provide({
-  actors: Object.fromEntries([...Object.values(EFFECTS).map((e) => e.id), 'classifyFailure'].map((id) => [id, never])) as never,
+  actors: Object.fromEntries(
+    [...Object.values(EFFECTS).map((e) => e.id), 'classifyFailure'].map((id) => [id, never]),
+  ) as never,
 });
 
 function pathsFor(input: { needsPreserve: boolean; reconcile?: boolean }) {
   return getShortestPaths(restoreMachine, {
     input,
     events: eventsFor as never,
-    serializeState: (s) => JSON.stringify({ v: s.value, d: s.context.disposition?.kind ?? null, r: s.context.rollForwardTried, p: s.context.preserved !== null }),
+    serializeState: (s) =>
+      JSON.stringify({
+        v: s.value,
+        d: s.context.disposition?.kind ?? null,
+        r: s.context.rollForwardTried,
+        p: s.context.preserved !== null,
+      }),
   });
 }
 
@@ -64,8 +75,13 @@ describe('restore machine (xstate graph shortest paths)', () => {
     const label = input.reconcile ? 'reconciliation' : input.needsPreserve ? 'with preservation' : 'clean tree';
     const paths = pathsFor(input);
     const ends = (value: string, disposition?: string | null) =>
-      paths.filter((p) => p.state.value === value && (disposition === undefined || (p.state.context.disposition?.kind ?? null) === disposition));
-    const shortest = (value: string, disposition?: string | null) => summary(ends(value, disposition).reduce((a, b) => (a.steps.length <= b.steps.length ? a : b)));
+      paths.filter(
+        (p) =>
+          p.state.value === value &&
+          (disposition === undefined || (p.state.context.disposition?.kind ?? null) === disposition),
+      );
+    const shortest = (value: string, disposition?: string | null) =>
+      summary(ends(value, disposition).reduce((a, b) => (a.steps.length <= b.steps.length ? a : b)));
 
     it(`${label}: every shortest path replays on a real actor to the state it claims`, () => {
       assert.ok(paths.length > 5);
@@ -83,17 +99,41 @@ describe('restore machine (xstate graph shortest paths)', () => {
         assert.equal(shortest('completed'), 'done:classifyFailure → done:mutateTurnStore');
         assert.equal(shortest('rolledBack', 'rolled-back'), 'done:classifyFailure → done:settleRolledBack');
         assert.equal(shortest('recoveryRequired', 'recovery-required'), 'done:classifyFailure → done:latchRecovery');
-        assert.equal(shortest('recoveryRequired', null), 'error:classifyFailure → done:latchRecovery', 'a failing probe fails closed');
+        assert.equal(
+          shortest('recoveryRequired', null),
+          'error:classifyFailure → done:latchRecovery',
+          'a failing probe fails closed',
+        );
         assert.equal(ends('preflight').length, 0, 'reconciliation never re-runs the effects from the start');
       } else if (input.needsPreserve) {
-        assert.equal(shortest('completed', null), 'done:preflight → done:preserveDirtyTree → done:writeRestoreCommit → done:updateWorktree → done:updateBranch → done:mutateTurnStore');
+        assert.equal(
+          shortest('completed', null),
+          'done:preflight → done:preserveDirtyTree → done:writeRestoreCommit → done:updateWorktree → done:updateBranch → done:mutateTurnStore',
+        );
       } else {
-        assert.equal(shortest('completed', null), 'done:preflight → done:writeRestoreCommit → done:updateWorktree → done:updateBranch → done:mutateTurnStore');
+        assert.equal(
+          shortest('completed', null),
+          'done:preflight → done:writeRestoreCommit → done:updateWorktree → done:updateBranch → done:mutateTurnStore',
+        );
         assert.equal(ends('preserving').length, 0, 'a clean tree is never preserved');
-        assert.equal(shortest('rolledBack', 'ordinary'), 'error:preflight → done:classifyFailure → done:settleRolledBack');
-        assert.equal(shortest('recoveryRequired', null), 'error:preflight → error:classifyFailure → done:latchRecovery');
-        assert.equal(shortest('updatingBranch', 'roll-forward'), 'error:preflight → done:classifyFailure', 'roll-forward resumes at the branch update');
-        assert.equal(shortest('updatingWorktree', 'roll-forward'), 'error:preflight → done:classifyFailure', 'or at the worktree update (the branch moved first)');
+        assert.equal(
+          shortest('rolledBack', 'ordinary'),
+          'error:preflight → done:classifyFailure → done:settleRolledBack',
+        );
+        assert.equal(
+          shortest('recoveryRequired', null),
+          'error:preflight → error:classifyFailure → done:latchRecovery',
+        );
+        assert.equal(
+          shortest('updatingBranch', 'roll-forward'),
+          'error:preflight → done:classifyFailure',
+          'roll-forward resumes at the branch update',
+        );
+        assert.equal(
+          shortest('updatingWorktree', 'roll-forward'),
+          'error:preflight → done:classifyFailure',
+          'or at the worktree update (the branch moved first)',
+        );
       }
     });
   }
@@ -106,10 +146,14 @@ describe('restore machine (xstate graph shortest paths)', () => {
     send('xstate.done.actor.writeRestoreCommit', { output: 'r'.repeat(40) });
     send('xstate.done.actor.updateWorktree');
     send('xstate.error.actor.updateBranch', { error: new Error('ref moved') });
-    send('xstate.done.actor.classifyFailure', { output: { kind: 'roll-forward', resume: 'update-branch', preserved: null } });
+    send('xstate.done.actor.classifyFailure', {
+      output: { kind: 'roll-forward', resume: 'update-branch', preserved: null },
+    });
     assert.equal(actor.getSnapshot().value, 'updatingBranch');
     send('xstate.error.actor.updateBranch', { error: new Error('still failing') });
-    send('xstate.done.actor.classifyFailure', { output: { kind: 'roll-forward', resume: 'update-branch', preserved: null } });
+    send('xstate.done.actor.classifyFailure', {
+      output: { kind: 'roll-forward', resume: 'update-branch', preserved: null },
+    });
     assert.equal(actor.getSnapshot().value, 'latchingRecovery');
     send('xstate.done.actor.latchRecovery');
     assert.equal(actor.getSnapshot().status, 'done');

@@ -7,16 +7,29 @@ import { VersionHistory } from '../../src/core/versionHistory';
 import { expectReason, recordingLog, repoPicture } from '../support/assertions';
 import { cliJson, runCliProcess } from '../support/cliProcess';
 import { FAKE } from '../support/fakeSecrets';
-import { assertNothingLost, cleanupTempDirs, contentInventory, git, gitStatus, head, makeRepo, read, subjectOf, write } from '../support/gitFixtures';
+import {
+  assertNothingLost,
+  cleanupTempDirs,
+  contentInventory,
+  git,
+  gitStatus,
+  head,
+  makeRepo,
+  read,
+  subjectOf,
+  write,
+} from '../support/gitFixtures';
 
-const headFiles = (repo: string, rev = 'HEAD') => git(repo, 'ls-tree', '-r', '-z', '--name-only', rev).split('\0').filter(Boolean).sort();
+const headFiles = (repo: string, rev = 'HEAD') =>
+  git(repo, 'ls-tree', '-r', '-z', '--name-only', rev).split('\0').filter(Boolean).sort();
 const statusLines = (repo: string) => git(repo, 'status', '--porcelain', '--untracked-files=all').trim();
 const infoExclude = (repo: string) => read(repo, '.git/info/exclude');
 
 /** Every file under `dir`, read as bytes and joined: the store's snapshot, journal, locks and temp files. */
 function allBytesUnder(dir: string): string {
   if (!fs.existsSync(dir)) return '';
-  return fs.readdirSync(dir, { recursive: true, withFileTypes: true })
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile())
     .map((e) => fs.readFileSync(path.join(e.parentPath, e.name)).toString('latin1'))
     .join('\n');
@@ -43,7 +56,10 @@ describe('secrets never enter versions (issue 15; real git, real processes, real
       'deploy/id_rsa': privateKey,
       'config.js': `module.exports = { region: 'eu-west-1', accessKeyId: '${aws}' };\n`,
     };
-    const { turnId } = cliJson<{ turnId: string }>(['turn', 'begin', '--chat', 'c', '--prompt', 'add my keys', '--verbose'], { cwd: repo });
+    const { turnId } = cliJson<{ turnId: string }>(
+      ['turn', 'begin', '--chat', 'c', '--prompt', 'add my keys', '--verbose'],
+      { cwd: repo },
+    );
     for (const [file, text] of Object.entries(secrets)) write(repo, file, text);
     write(repo, 'src/app.ts', 'export const app = 1;\n');
     write(repo, 'README.md', '# demo, now documented\n');
@@ -54,28 +70,47 @@ describe('secrets never enter versions (issue 15; real git, real processes, real
     assert.equal(head(repo), json.version);
     assert.equal(subjectOf(repo), '[Agent] add my keys');
     assert.deepEqual(headFiles(repo), ['.gitignore', 'README.md', 'src/app.ts']);
-    assert.deepEqual(json.excluded.sort((a, b) => a.path.localeCompare(b.path)), [
-      { path: '.env', reason: 'dotenv-file' },
-      { path: 'config.js', reason: 'aws-access-key-id' },
-      { path: 'deploy/id_rsa', reason: 'ssh-private-key-file' },
-    ]);
+    assert.deepEqual(
+      json.excluded.sort((a, b) => a.path.localeCompare(b.path)),
+      [
+        { path: '.env', reason: 'dotenv-file' },
+        { path: 'config.js', reason: 'aws-access-key-id' },
+        { path: 'deploy/id_rsa', reason: 'ssh-private-key-file' },
+      ],
+    );
     for (const [file, text] of Object.entries(secrets)) assert.equal(read(repo, file), text, `${file} is untouched`);
     // git itself now treats them as ignored: status is clean and a later `git add -A` would skip them.
     assert.equal(statusLines(repo), '');
-    assert.match(infoExclude(repo), new RegExp(`${EXCLUDE_BLOCK_START.replace(/[()]/g, '\\$&')}\n/\\.env\n/config\\.js\n/deploy/id_rsa\n${EXCLUDE_BLOCK_END}\n`));
+    assert.match(
+      infoExclude(repo),
+      new RegExp(
+        `${EXCLUDE_BLOCK_START.replace(/[()]/g, '\\$&')}\n/\\.env\n/config\\.js\n/deploy/id_rsa\n${EXCLUDE_BLOCK_END}\n`,
+      ),
+    );
     // One stderr line per file, naming it and its rule.
     for (const file of Object.keys(secrets)) {
-      assert.equal(end.stderr.split('\n').filter((l) => l.startsWith(`agent-versions: ${file} looks like it holds secrets`)).length, 1, end.stderr);
+      assert.equal(
+        end.stderr.split('\n').filter((l) => l.startsWith(`agent-versions: ${file} looks like it holds secrets`))
+          .length,
+        1,
+        end.stderr,
+      );
     }
     for (const needle of [openai, aws, 'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ']) {
-      assert.ok(!end.stdout.includes(needle) && !end.stderr.includes(needle), 'CLI output and --verbose log lines hold no secret text');
-      assert.ok(!allBytesUnder(path.join(repo, '.git', 'agent-versions')).includes(needle), 'no store row (snapshot or journal) holds secret text');
+      assert.ok(
+        !end.stdout.includes(needle) && !end.stderr.includes(needle),
+        'CLI output and --verbose log lines hold no secret text',
+      );
+      assert.ok(
+        !allBytesUnder(path.join(repo, '.git', 'agent-versions')).includes(needle),
+        'no store row (snapshot or journal) holds secret text',
+      );
       assert.ok(reachableHistoryLacks(repo, needle), 'no reachable commit holds secret text');
     }
     assertNothingLost(repo, before);
   });
 
-  it('.env.example with placeholders is versioned; a tracked .env keeps being versioned; doctor\'s lookup reports the tracked match', async () => {
+  it(".env.example with placeholders is versioned; a tracked .env keeps being versioned; doctor's lookup reports the tracked match", async () => {
     const repo = makeRepo();
     write(repo, '.env', 'API_URL=https://example.test\n');
     git(repo, 'add', '.env');
@@ -90,7 +125,12 @@ describe('secrets never enter versions (issue 15; real git, real processes, real
       assert.ok(end.version);
       assert.equal(git(repo, 'show', 'HEAD:.env'), read(repo, '.env'), 'the tracked .env change is in the version');
       assert.equal(git(repo, 'show', 'HEAD:.env.example'), 'API_URL=\nOPENAI_API_KEY=your-key-here\n');
-      assert.equal(fs.existsSync(path.join(repo, '.git', 'info', 'exclude')) ? infoExclude(repo).includes(EXCLUDE_BLOCK_START) : false, false);
+      assert.equal(
+        fs.existsSync(path.join(repo, '.git', 'info', 'exclude'))
+          ? infoExclude(repo).includes(EXCLUDE_BLOCK_START)
+          : false,
+        false,
+      );
       assert.deepEqual(await history.secretsInTrackedFiles(), [{ path: '.env', rule: 'dotenv-file' }]);
     } finally {
       await history.close();
@@ -150,7 +190,11 @@ describe('secrets never enter versions (issue 15; real git, real processes, real
       const end2 = await history.endTurn(second.turnId, 'completed');
       assert.deepEqual(end2.excluded, []);
       assert.equal(git(repo, 'show', 'HEAD:.env'), env);
-      assert.equal(gitStatus(repo, 'cat-file', '-e', 'HEAD:deploy/id_rsa').code !== 0, true, 'the other file stays out');
+      assert.equal(
+        gitStatus(repo, 'cat-file', '-e', 'HEAD:deploy/id_rsa').code !== 0,
+        true,
+        'the other file stays out',
+      );
       // Remembered per path: deleted and written again later, it is still included.
       const third = await history.beginTurn({ chatId: 'c', prompt: 'three' });
       fs.rmSync(path.join(repo, '.env'));
@@ -182,7 +226,11 @@ describe('secrets never enter versions (issue 15; real git, real processes, real
       // Only .gitignore itself changed; git now ignores both files through it.
       assert.equal(statusLines(repo), 'M .gitignore');
       assert.equal(gitStatus(repo, 'check-ignore', '-q', 'weird [name]*.pem').code, 0);
-      assert.equal(gitStatus(repo, 'check-ignore', '-q', 'weird n-other.pem').code, 1, 'the pattern matches that one name, not a glob of it');
+      assert.equal(
+        gitStatus(repo, 'check-ignore', '-q', 'weird n-other.pem').code,
+        1,
+        'the pattern matches that one name, not a glob of it',
+      );
       assert.equal(read(repo, 'deploy/id_rsa'), `${FAKE.privateKeyHeader()}\n`);
       await expectReason(history.gitignoreSecretFile('deploy/id_rsa'), 'invalid-input');
     } finally {
@@ -200,7 +248,10 @@ describe('secrets never enter versions (issue 15; real git, real processes, real
       write(repo, '.env', env);
       write(repo, 'src/a.ts', 'a\n');
       const end1 = await history.endTurn(t1.turnId, 'completed');
-      assert.deepEqual(end1.excluded.map((f) => f.path), ['.env']);
+      assert.deepEqual(
+        end1.excluded.map((f) => f.path),
+        ['.env'],
+      );
       const undo = await history.undo();
       assert.equal(undo.result, 'restored');
       assert.equal(fs.existsSync(path.join(repo, 'src/a.ts')), false, 'the turn is undone');

@@ -15,13 +15,22 @@ function ruleOf(name: string, content: string | Buffer, mode = '100644'): string
   return scanForSecrets(dir, [{ path: name, mode }])[0]?.rule ?? null;
 }
 
-interface Case { name: string; content?: string }
+interface Case {
+  name: string;
+  content?: string;
+}
 
 /** Per rule: files it must flag, and look-alikes it must leave alone (another rule may not flag them either). */
 const NAME_CASES: Record<string, { hit: Case[]; miss: Case[] }> = {
   'dotenv-file': {
     hit: [{ name: '.env' }, { name: '.env.local' }, { name: 'config/.env.production' }],
-    miss: [{ name: '.env.example', content: 'API_KEY=your-key-here\n' }, { name: '.env.sample' }, { name: '.env.template' }, { name: '.envrc' }, { name: 'env.ts' }],
+    miss: [
+      { name: '.env.example', content: 'API_KEY=your-key-here\n' },
+      { name: '.env.sample' },
+      { name: '.env.template' },
+      { name: '.envrc' },
+      { name: 'env.ts' },
+    ],
   },
   'private-key-file': {
     hit: [{ name: 'tls/server.pem' }, { name: 'signing.key' }, { name: 'cert.p12' }, { name: 'cert.PFX' }],
@@ -31,42 +40,88 @@ const NAME_CASES: Record<string, { hit: Case[]; miss: Case[] }> = {
     hit: [{ name: 'deploy/id_rsa' }, { name: 'id_ed25519' }, { name: 'id_ecdsa_deploy' }],
     miss: [{ name: 'id_rsa.pub' }, { name: 'deploy/id_ed25519.pub' }, { name: 'grid_rsa.ts' }],
   },
-  'credentials-json': { hit: [{ name: 'credentials.json' }], miss: [{ name: 'credentials.ts' }, { name: 'credentials.json.md' }] },
-  'service-account-json': { hit: [{ name: 'service-account.json' }, { name: 'gcp/service-account-prod.json' }], miss: [{ name: 'service-account.md' }, { name: 'service.json' }] },
+  'credentials-json': {
+    hit: [{ name: 'credentials.json' }],
+    miss: [{ name: 'credentials.ts' }, { name: 'credentials.json.md' }],
+  },
+  'service-account-json': {
+    hit: [{ name: 'service-account.json' }, { name: 'gcp/service-account-prod.json' }],
+    miss: [{ name: 'service-account.md' }, { name: 'service.json' }],
+  },
   'netrc-file': { hit: [{ name: '.netrc' }, { name: '_netrc' }], miss: [{ name: 'netrc.md' }] },
   'npmrc-token': {
-    hit: [{ name: '.npmrc', content: `registry=https://registry.npmjs.org/\n//registry.npmjs.org/:_authToken=npm_${'x'.repeat(36)}\n` }],
-    miss: [{ name: '.npmrc', content: '//registry.npmjs.org/:_authToken=${NPM_TOKEN}\n' }, { name: '.npmrc', content: 'save-exact=true\n' }],
+    hit: [
+      {
+        name: '.npmrc',
+        content: `registry=https://registry.npmjs.org/\n//registry.npmjs.org/:_authToken=npm_${'x'.repeat(36)}\n`,
+      },
+    ],
+    miss: [
+      { name: '.npmrc', content: '//registry.npmjs.org/:_authToken=${NPM_TOKEN}\n' },
+      { name: '.npmrc', content: 'save-exact=true\n' },
+    ],
   },
   'pypirc-password': {
     hit: [{ name: '.pypirc', content: '[pypi]\nusername = __token__\npassword = pypi-AgEIcHlwaS5vcmc\n' }],
-    miss: [{ name: '.pypirc', content: '[pypi]\nusername = __token__\n' }, { name: '.pypirc', content: '[pypi]\npassword = ${PYPI_TOKEN}\n' }],
+    miss: [
+      { name: '.pypirc', content: '[pypi]\nusername = __token__\n' },
+      { name: '.pypirc', content: '[pypi]\npassword = ${PYPI_TOKEN}\n' },
+    ],
   },
 };
 
 const CONTENT_CASES: Record<string, { hit: string[]; miss: string[] }> = {
   'private-key': {
-    hit: [`${FAKE.privateKeyHeader()}\nb3BlbnNzaC1rZXktdjEAAAAA\n`, `${FAKE.privateKeyHeader('RSA ')}\nMIIEow\n`, FAKE.privateKeyHeader('')],
-    miss: ['-----BEGIN PUBLIC KEY-----\nMIIBIjAN\n', '-----BEGIN CERTIFICATE-----\nMIID\n', 'const header = "BEGIN PRIVATE KEY";\n'],
+    hit: [
+      `${FAKE.privateKeyHeader()}\nb3BlbnNzaC1rZXktdjEAAAAA\n`,
+      `${FAKE.privateKeyHeader('RSA ')}\nMIIEow\n`,
+      FAKE.privateKeyHeader(''),
+    ],
+    miss: [
+      '-----BEGIN PUBLIC KEY-----\nMIIBIjAN\n',
+      '-----BEGIN CERTIFICATE-----\nMIID\n',
+      'const header = "BEGIN PRIVATE KEY";\n',
+    ],
   },
   'aws-access-key-id': {
     hit: [`const config = { accessKeyId: '${FAKE.awsKeyId()}' };\n`, `AWS_ACCESS_KEY_ID=${FAKE.awsKeyId()}\n`],
-    miss: ['accessKeyId: "AKIAIOSFODNN7EXAMPLE" // from the AWS docs\n', 'id = "AKIA1234"\n', `lower = "${FAKE.awsKeyId().toLowerCase()}"\n`],
+    miss: [
+      'accessKeyId: "AKIAIOSFODNN7EXAMPLE" // from the AWS docs\n',
+      'id = "AKIA1234"\n',
+      `lower = "${FAKE.awsKeyId().toLowerCase()}"\n`,
+    ],
   },
   'github-token': {
     hit: [`token: ${FAKE.githubClassic()}\n`, `GH_TOKEN="${FAKE.githubFineGrained()}"\n`],
     miss: ['const prefix = "ghp_";\n', `x = "ghx_${'a'.repeat(36)}"\n`, 'see ghp_short in the docs\n'],
   },
   'gitlab-token': { hit: [`GITLAB_TOKEN=${FAKE.gitlab()}\n`], miss: ['prefix = "glpat-"\n', 'glpat-short\n'] },
-  'slack-token': { hit: [`SLACK_BOT_TOKEN=${FAKE.slackBot()}\n`, `url: ${FAKE.slackWebhook()}\n`], miss: ['xoxb-not-a-token\n', 'https://hooks.slack.com/services/\n'] },
-  'stripe-live-key': { hit: [`stripe(${JSON.stringify(FAKE.stripeLive())})\n`], miss: [`stripe("sk_test_${'a1'.repeat(12)}")\n`, `pk = "pk_live_${'a1'.repeat(12)}"\n`] },
-  'anthropic-api-key': { hit: [`ANTHROPIC_API_KEY=${FAKE.anthropic()}\n`], miss: ['key = "sk-ant-"\n', 'sk-ant-api03-short\n'] },
+  'slack-token': {
+    hit: [`SLACK_BOT_TOKEN=${FAKE.slackBot()}\n`, `url: ${FAKE.slackWebhook()}\n`],
+    miss: ['xoxb-not-a-token\n', 'https://hooks.slack.com/services/\n'],
+  },
+  'stripe-live-key': {
+    hit: [`stripe(${JSON.stringify(FAKE.stripeLive())})\n`],
+    miss: [`stripe("sk_test_${'a1'.repeat(12)}")\n`, `pk = "pk_live_${'a1'.repeat(12)}"\n`],
+  },
+  'anthropic-api-key': {
+    hit: [`ANTHROPIC_API_KEY=${FAKE.anthropic()}\n`],
+    miss: ['key = "sk-ant-"\n', 'sk-ant-api03-short\n'],
+  },
   'openai-api-key': {
-    hit: [`OPENAI_API_KEY=${FAKE.openaiProject()}\n`, `key = "${FAKE.openaiLegacy()}"\n`, `k: ${FAKE.openaiMarked()}\n`],
+    hit: [
+      `OPENAI_API_KEY=${FAKE.openaiProject()}\n`,
+      `key = "${FAKE.openaiLegacy()}"\n`,
+      `k: ${FAKE.openaiMarked()}\n`,
+    ],
     miss: ['<div class="sk-loading-spinner-wrapper-for-the-main-dashboard-panel">\n', 'const prefix = "sk-";\n'],
   },
   'jwt-bearer-token': {
-    hit: [`const token = "${FAKE.jwt()}";\n`, `Authorization: Bearer ${FAKE.jwt()}\n`, `{"access_token":"${FAKE.jwt()}"}\n`],
+    hit: [
+      `const token = "${FAKE.jwt()}";\n`,
+      `Authorization: Bearer ${FAKE.jwt()}\n`,
+      `{"access_token":"${FAKE.jwt()}"}\n`,
+    ],
     miss: [`Decode a JWT such as ${FAKE.jwt()} with the debugger.\n`, 'header = "eyJhbGciOiJIUzI1NiJ9"\n'],
   },
 };
@@ -121,7 +176,10 @@ describe('secret rules: one true- and false-positive test per rule (real files t
     // Mode unknown (paths read from `git add --verbose`): taken from disk the same way.
     fs.mkdirSync(path.join(dir, 'vendor.key'));
     fs.symlinkSync('outside/key.txt', path.join(dir, 'readme.md'));
-    assert.deepEqual(scanForSecrets(dir, [{ path: 'readme.md' }, { path: 'id_rsa' }, { path: 'vendor.key' }, { path: 'gone.pem' }]), [{ path: 'id_rsa', rule: 'ssh-private-key-file' }]);
+    assert.deepEqual(
+      scanForSecrets(dir, [{ path: 'readme.md' }, { path: 'id_rsa' }, { path: 'vendor.key' }, { path: 'gone.pem' }]),
+      [{ path: 'id_rsa', rule: 'ssh-private-key-file' }],
+    );
   });
 
   it('the paths real `git add -A --verbose` printed are read back exactly, odd names included', () => {
@@ -132,7 +190,11 @@ describe('secret rules: one true- and false-positive test per rule (real files t
     write(dir, 'gone.txt', 'y\n');
     execFileSync('git', ['add', 'gone.txt'], { cwd: dir, env: testGitEnv() });
     fs.rmSync(path.join(dir, 'gone.txt'));
-    const out = execFileSync('git', ['add', '-A', '--verbose', '--', '.'], { cwd: dir, env: testGitEnv(), encoding: 'utf8' });
+    const out = execFileSync('git', ['add', '-A', '--verbose', '--', '.'], {
+      cwd: dir,
+      env: testGitEnv(),
+      encoding: 'utf8',
+    });
     assert.match(out, /remove 'gone.txt'/);
     assert.deepEqual(addedPaths(out).sort(), [...names].sort());
     assert.deepEqual(addedPaths(''), []);
@@ -140,7 +202,9 @@ describe('secret rules: one true- and false-positive test per rule (real files t
   });
 
   it('a finding carries the path and the rule name only, never the matched text', () => {
-    const finding = scanForSecrets(tempDirWith('config.js', `module.exports = { key: '${FAKE.awsKeyId()}' };\n`), [{ path: 'config.js', mode: '100644' }]);
+    const finding = scanForSecrets(tempDirWith('config.js', `module.exports = { key: '${FAKE.awsKeyId()}' };\n`), [
+      { path: 'config.js', mode: '100644' },
+    ]);
     assert.deepEqual(finding, [{ path: 'config.js', rule: 'aws-access-key-id' }]);
     assert.ok(!JSON.stringify(finding).includes(FAKE.awsKeyId()));
   });

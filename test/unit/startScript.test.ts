@@ -41,7 +41,10 @@ describe('npm start: input checks and reuse (scripts/start.mjs)', function () {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as { port: number };
     try {
-      assertRefused(start('--port', String(port), '--demo-repo', path.join(tempDir(), 'demo')), new RegExp(`port ${port} on 127.0.0.1 is in use`));
+      assertRefused(
+        start('--port', String(port), '--demo-repo', path.join(tempDir(), 'demo')),
+        new RegExp(`port ${port} on 127.0.0.1 is in use`),
+      );
     } finally {
       server.close();
     }
@@ -59,7 +62,10 @@ describe('npm start: input checks and reuse (scripts/start.mjs)', function () {
   it('never takes over a --demo-repo folder it did not make', () => {
     const mine = makeRepo();
     const picture = repoPicture(mine);
-    assertRefused(start('--demo-repo', mine), /already exists and was not made by npm start; nothing was started or changed/);
+    assertRefused(
+      start('--demo-repo', mine),
+      /already exists and was not made by npm start; nothing was started or changed/,
+    );
     assert.deepEqual(repoPicture(mine), picture);
   });
 

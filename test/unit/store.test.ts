@@ -47,10 +47,15 @@ describe('DurableStore', function () {
     assert.equal(store.path, path.join(dir, SNAPSHOT_FILE));
     const version = await store.read((r) => r.get<{ user_version: number }>('PRAGMA user_version'));
     assert.equal(version?.user_version, SCHEMA_VERSION);
-    const tables = await store.read((r) => r.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'"));
+    const tables = await store.read((r) =>
+      r.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'"),
+    );
     assert.ok(tables.some((t) => t.name === 'turns'));
     await store.close();
-    assert.ok(fs.statSync(path.join(dir, SNAPSHOT_FILE)).size > 0, 'migration leaves the new schema in the snapshot file');
+    assert.ok(
+      fs.statSync(path.join(dir, SNAPSHOT_FILE)).size > 0,
+      'migration leaves the new schema in the snapshot file',
+    );
     assert.equal(fs.statSync(path.join(dir, JOURNAL_FILE)).size, JOURNAL_HEADER_SIZE);
   });
 
@@ -124,7 +129,9 @@ describe('DurableStore', function () {
       }),
     );
     // A fresh open replays the journal record (no compaction happened).
-    const rows = await withStore(dir, (store) => store.read((r) => r.all<{ k: string; v: unknown }>('SELECT k, v FROM t ORDER BY rowid')));
+    const rows = await withStore(dir, (store) =>
+      store.read((r) => r.all<{ k: string; v: unknown }>('SELECT k, v FROM t ORDER BY rowid')),
+    );
     assert.deepEqual(rows[0], { k: 'blob', v: blob });
     assert.equal(rows[1].v, Number.POSITIVE_INFINITY);
     assert.equal(rows[2].v, '{"b":"AAAA"}');
@@ -144,7 +151,9 @@ describe('DurableStore', function () {
         assert.equal((await child.exited).code, 0, child.stderr());
         const ids = await chatIds(store);
         assert.equal(ids.length, 7);
-        const counter = await store.read((r) => r.get<{ value: string }>("SELECT value FROM meta WHERE key = 'counter'"));
+        const counter = await store.read((r) =>
+          r.get<{ value: string }>("SELECT value FROM meta WHERE key = 'counter'"),
+        );
         assert.equal(counter?.value, '7');
         // And our next write lands on top of theirs.
         await store.transaction((tx) => tx.run(insertChat, ['mine', null, 1, 1]));
@@ -155,7 +164,7 @@ describe('DurableStore', function () {
     });
   }
 
-  it('two stores in one process writing concurrently stay exact, adopting each other\'s compactions', async () => {
+  it("two stores in one process writing concurrently stay exact, adopting each other's compactions", async () => {
     const dir = tmpStoreDir();
     const events: string[] = [];
     const log = { info: (event: string) => events.push(event), warn: () => undefined, error: () => undefined };
@@ -174,7 +183,10 @@ describe('DurableStore', function () {
       );
       for (const store of [a, b]) {
         assert.equal((await chatIds(store)).length, 120);
-        assert.equal((await store.read((r) => r.get<{ value: string }>("SELECT value FROM meta WHERE key = 'counter'")))?.value, '120');
+        assert.equal(
+          (await store.read((r) => r.get<{ value: string }>("SELECT value FROM meta WHERE key = 'counter'")))?.value,
+          '120',
+        );
       }
     } finally {
       await a.close();
@@ -205,7 +217,10 @@ describe('DurableStore', function () {
     const countersOf = (w: typeof a) => w.lines.filter((l) => l.startsWith('ack ')).map((l) => Number(l.split(' ')[2]));
     const jumps = (values: number[]) => values.filter((v, i) => i > 0 && v !== values[i - 1] + 1).length;
     assert.ok(jumps(countersOf(a)) > 10 && jumps(countersOf(b)) > 10, 'writers interleaved');
-    assert.deepEqual([...countersOf(a), ...countersOf(b)].sort((x, y) => x - y), Array.from({ length: 1000 }, (_, i) => i + 1));
+    assert.deepEqual(
+      [...countersOf(a), ...countersOf(b)].sort((x, y) => x - y),
+      Array.from({ length: 1000 }, (_, i) => i + 1),
+    );
   });
 
   it('ignores a torn journal tail and truncates it before the next write', async () => {
@@ -247,11 +262,15 @@ describe('DurableStore', function () {
   for (const damage of ['garbage', 'truncated'] as const) {
     it(`moves a ${damage} snapshot aside unchanged and opens a fresh store`, async () => {
       const dir = tmpStoreDir();
-      await withStore(dir, (store) => store.transaction((tx) => tx.run(insertChat, ['old', null, 1, 1])), { compactEvery: 1 });
+      await withStore(dir, (store) => store.transaction((tx) => tx.run(insertChat, ['old', null, 1, 1])), {
+        compactEvery: 1,
+      });
       const snapshot = path.join(dir, SNAPSHOT_FILE);
       const original = fs.readFileSync(snapshot);
       const damaged =
-        damage === 'garbage' ? Buffer.from('this is not a database '.repeat(200)) : original.subarray(0, Math.floor(original.length / 2));
+        damage === 'garbage'
+          ? Buffer.from('this is not a database '.repeat(200))
+          : original.subarray(0, Math.floor(original.length / 2));
       fs.writeFileSync(snapshot, damaged);
       const { store, quarantined } = await DurableStore.open(dir);
       try {
@@ -279,7 +298,10 @@ describe('DurableStore', function () {
     const bytes = Buffer.from(db.export());
     db.close();
     fs.writeFileSync(path.join(dir, SNAPSHOT_FILE), bytes);
-    await assert.rejects(DurableStore.open(dir), (error) => isAvhError(error, 'store-unavailable') && /newer version/.test(error.message));
+    await assert.rejects(
+      DurableStore.open(dir),
+      (error) => isAvhError(error, 'store-unavailable') && /newer version/.test(error.message),
+    );
     assert.deepEqual(fs.readFileSync(path.join(dir, SNAPSHOT_FILE)), bytes);
     assert.deepEqual(
       fs.readdirSync(dir).filter((n) => n.includes('corrupt')),
@@ -302,10 +324,15 @@ describe('DurableStore', function () {
     assert.equal(fs.statSync(journal).size, JOURNAL_HEADER_SIZE, 'compacted');
     // Simulate dying after the snapshot rename but before the journal was replaced: the old journal holds
     // records 2..5 (seq 1 is the migration) that the snapshot (seq 6) already contains, then a torn append.
-    const sixth = encodeRecord({ seq: 7, statements: [{ sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('counter', '999')" }] });
+    const sixth = encodeRecord({
+      seq: 7,
+      statements: [{ sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('counter', '999')" }],
+    });
     fs.writeFileSync(journal, Buffer.concat([oldJournal, sixth.subarray(0, 10)]));
     const reopened = await DurableStore.open(dir);
-    const counter = await reopened.store.read((r) => r.get<{ value: string }>("SELECT value FROM meta WHERE key = 'counter'"));
+    const counter = await reopened.store.read((r) =>
+      r.get<{ value: string }>("SELECT value FROM meta WHERE key = 'counter'"),
+    );
     assert.equal(counter?.value, '5');
     assert.equal(reopened.quarantined, undefined);
     await reopened.store.close();
@@ -325,7 +352,8 @@ describe('DurableStore', function () {
       try {
         await assert.rejects(
           store.transaction((tx) => tx.run(insertChat, ['lost', 'secret prompt', 1, 1])),
-          (error) => isAvhError(error, 'store-unavailable') && /EIO/.test(error.message) && !/secret/.test(error.message),
+          (error) =>
+            isAvhError(error, 'store-unavailable') && /EIO/.test(error.message) && !/secret/.test(error.message),
         );
       } finally {
         fsModule.fdatasyncSync = original;

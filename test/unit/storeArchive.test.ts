@@ -6,7 +6,13 @@ import * as path from 'node:path';
 import { isAvhError } from '../../src/core/errors';
 import type { RepoContext } from '../../src/core/context';
 import { isUndoable, promoteUndoTarget, turnOfVersion, undoableTurns } from '../../src/core/restore/historyCounts';
-import { ARCHIVE_FILE, DurableStore, SNAPSHOT_FILE, type StoreReader, type StoreTx } from '../../src/core/store/durableStore';
+import {
+  ARCHIVE_FILE,
+  DurableStore,
+  SNAPSHOT_FILE,
+  type StoreReader,
+  type StoreTx,
+} from '../../src/core/store/durableStore';
 import { archivedCounts } from '../../src/core/store/archive';
 import { rebuildFromTrailers } from '../../src/core/turns/rebuildFromTrailers';
 import { countTurns, getTurn, openTurns, type TurnRow } from '../../src/core/turns/turnRecords';
@@ -23,27 +29,52 @@ function tmpStoreDir(): string {
 
 const KEEP = { archiveKeep: 40, archiveMargin: 20 };
 const hex = (n: number) => n.toString(16).padStart(40, '0');
-const TURN_COLUMNS = 'id, chat_id, seq, prompt, agent, recovery, terminal_outcome, branch, base_head, base_commit, version_commit, no_version_reason, undone_by, created_at, ended_at';
+const TURN_COLUMNS =
+  'id, chat_id, seq, prompt, agent, recovery, terminal_outcome, branch, base_head, base_commit, version_commit, no_version_reason, undone_by, created_at, ended_at';
 
 /** Turn `i` of a varied history: three chats, two branches, some undone, some without a base, a few still open. */
 function turnValues(i: number, total: number): (string | number | null)[] {
   const open = i >= total - 2; // the two newest turns are still running
   return [
-    `turn-${String(i).padStart(6, '0')}`, `chat-${i % 3}`, Math.floor(i / 3) + 1, `prompt ${i}`, i % 2 ? 'claude-code' : 'copilot',
-    open ? 'running' : 'terminal', open ? null : i % 7 === 0 ? 'cancelled' : 'completed', i % 5 === 0 ? 'feature' : 'main',
-    hex(i), i % 13 === 0 ? null : hex(i + 1), open || i % 7 === 0 ? null : hex(i + 100_000), i % 7 === 0 ? 'not-completed' : null,
-    i % 11 === 0 ? `op-${i}` : null, 1_700_000_000_000 + i * 1000, open ? null : 1_700_000_000_500 + i * 1000,
+    `turn-${String(i).padStart(6, '0')}`,
+    `chat-${i % 3}`,
+    Math.floor(i / 3) + 1,
+    `prompt ${i}`,
+    i % 2 ? 'claude-code' : 'copilot',
+    open ? 'running' : 'terminal',
+    open ? null : i % 7 === 0 ? 'cancelled' : 'completed',
+    i % 5 === 0 ? 'feature' : 'main',
+    hex(i),
+    i % 13 === 0 ? null : hex(i + 1),
+    open || i % 7 === 0 ? null : hex(i + 100_000),
+    i % 7 === 0 ? 'not-completed' : null,
+    i % 11 === 0 ? `op-${i}` : null,
+    1_700_000_000_000 + i * 1000,
+    open ? null : 1_700_000_000_500 + i * 1000,
   ];
 }
 
 function insertTurns(tx: StoreTx, from: number, to: number, total: number): void {
-  for (let i = from; i < to; i++) tx.run(`INSERT INTO turns (${TURN_COLUMNS}) VALUES (${TURN_COLUMNS.split(',').map(() => '?').join(', ')})`, turnValues(i, total));
+  for (let i = from; i < to; i++)
+    tx.run(
+      `INSERT INTO turns (${TURN_COLUMNS}) VALUES (${TURN_COLUMNS.split(',')
+        .map(() => '?')
+        .join(', ')})`,
+      turnValues(i, total),
+    );
 }
 
 async function populate(dir: string, total: number, options = {}): Promise<DurableStore> {
   const { store } = await DurableStore.open(dir, { compactEvery: 1, ...KEEP, ...options });
   await store.transaction((tx) => {
-    for (let c = 0; c < 3; c++) tx.run('INSERT INTO chats (id, title, agent, created_at, updated_at) VALUES (?, ?, ?, ?, ?)', [`chat-${c}`, `Chat ${c}`, 'claude-code', 1, 1]);
+    for (let c = 0; c < 3; c++)
+      tx.run('INSERT INTO chats (id, title, agent, created_at, updated_at) VALUES (?, ?, ?, ?, ?)', [
+        `chat-${c}`,
+        `Chat ${c}`,
+        'claude-code',
+        1,
+        1,
+      ]);
     insertTurns(tx, 0, total, total);
   });
   return store;
@@ -95,7 +126,14 @@ describe('History archive (real sql.js files)', function () {
     // With a large keep, nothing rotates: the "before" picture.
     const { store: plain } = await DurableStore.open(path.join(dir, '..', 'plain'), { compactEvery: 1 });
     await plain.transaction((tx) => {
-      for (let c = 0; c < 3; c++) tx.run('INSERT INTO chats (id, title, agent, created_at, updated_at) VALUES (?, ?, ?, ?, ?)', [`chat-${c}`, `Chat ${c}`, 'claude-code', 1, 1]);
+      for (let c = 0; c < 3; c++)
+        tx.run('INSERT INTO chats (id, title, agent, created_at, updated_at) VALUES (?, ?, ?, ?, ?)', [
+          `chat-${c}`,
+          `Chat ${c}`,
+          'claude-code',
+          1,
+          1,
+        ]);
       insertTurns(tx, 0, 300, 300);
     });
     const before = await plain.read(historyPicture);
@@ -108,7 +146,10 @@ describe('History archive (real sql.js files)', function () {
     await waitForRotation(store);
     const hot = await store.read((r) => r.all<{ id: string; recovery: string }>('SELECT id, recovery FROM turns'));
     assert.ok(hot.length < 60, `hot table holds the newest turns only (${hot.length})`);
-    assert.ok(hot.some((t) => t.recovery === 'running'), 'running turns stay hot');
+    assert.ok(
+      hot.some((t) => t.recovery === 'running'),
+      'running turns stay hot',
+    );
     assert.ok(fs.existsSync(path.join(dir, ARCHIVE_FILE)));
     assert.equal(store.archiveLoaded, false, 'rotation leaves the archive unloaded');
 
@@ -117,7 +158,10 @@ describe('History archive (real sql.js files)', function () {
     await store.close();
 
     // A new process: the hot snapshot is small, and reads still see everything.
-    assert.ok(fs.statSync(path.join(dir, SNAPSHOT_FILE)).size < plainSnapshotBytes, 'the hot snapshot is smaller than the whole history');
+    assert.ok(
+      fs.statSync(path.join(dir, SNAPSHOT_FILE)).size < plainSnapshotBytes,
+      'the hot snapshot is smaller than the whole history',
+    );
     const { store: again } = await DurableStore.open(dir, KEEP);
     assert.deepEqual(await again.read(historyPicture, { history: true }), before);
     assert.deepEqual(await again.read(hotCounts), beforeCounts);
@@ -130,12 +174,25 @@ describe('History archive (real sql.js files)', function () {
     const { store } = await DurableStore.open(dir, KEEP);
     // begin turn (next seq of its chat), end turn, the gate's reads, status.
     await store.transaction((tx) => {
-      const seq = (tx.get<{ seq: number }>('SELECT MAX(seq) AS seq FROM turns WHERE chat_id = ?', ['chat-1'])?.seq ?? 0) + 1;
+      const seq =
+        (tx.get<{ seq: number }>('SELECT MAX(seq) AS seq FROM turns WHERE chat_id = ?', ['chat-1'])?.seq ?? 0) + 1;
       assert.equal(seq, 100 + 1, "each chat's newest turn stays hot, so the next seq is right");
-      tx.run("INSERT INTO turns (id, chat_id, seq, prompt, recovery, branch, created_at) VALUES ('turn-new', 'chat-1', ?, 'p', 'accepted', 'main', 1800000000000)", [seq]);
+      tx.run(
+        "INSERT INTO turns (id, chat_id, seq, prompt, recovery, branch, created_at) VALUES ('turn-new', 'chat-1', ?, 'p', 'accepted', 'main', 1800000000000)",
+        [seq],
+      );
     });
-    await store.transaction((tx) => tx.run("UPDATE turns SET recovery = 'terminal', terminal_outcome = 'completed', ended_at = 1800000000001 WHERE id = 'turn-new'"));
-    await store.read((r) => ({ open: openTurns(r), counts: countTurns(r), undo: undoableTurns(r, 'main')[0], turn: getTurn(r, 'turn-new') }));
+    await store.transaction((tx) =>
+      tx.run(
+        "UPDATE turns SET recovery = 'terminal', terminal_outcome = 'completed', ended_at = 1800000000001 WHERE id = 'turn-new'",
+      ),
+    );
+    await store.read((r) => ({
+      open: openTurns(r),
+      counts: countTurns(r),
+      undo: undoableTurns(r, 'main')[0],
+      turn: getTurn(r, 'turn-new'),
+    }));
     assert.equal(store.archiveLoaded, false);
     assert.ok(await store.read((r) => getTurn(r, 'turn-000003'), { history: true }));
     assert.equal(store.archiveLoaded, true, 'a history read loads it');
@@ -154,9 +211,18 @@ describe('History archive (real sql.js files)', function () {
     const row = await store.read((r) => getTurn(r, target));
     assert.equal(row?.prompt, 'prompt 4');
     assert.deepEqual(await store.read(hotCounts), countsBefore, 'counted once');
-    assert.equal(await store.read((r) => r.get<{ n: number }>('SELECT COUNT(*) AS n FROM turns WHERE id = ?', [target])?.n, { history: true }), 1);
+    assert.equal(
+      await store.read((r) => r.get<{ n: number }>('SELECT COUNT(*) AS n FROM turns WHERE id = ?', [target])?.n, {
+        history: true,
+      }),
+      1,
+    );
     await store.transaction((tx) => tx.run('UPDATE turns SET undone_by = ? WHERE id = ?', ['op-undo', target]));
-    assert.equal((await store.read((r) => getTurn(r, target), { history: true }))?.undone_by, 'op-undo', 'the hot copy wins');
+    assert.equal(
+      (await store.read((r) => getTurn(r, target), { history: true }))?.undone_by,
+      'op-undo',
+      'the hot copy wins',
+    );
     assert.equal((await store.read(hotCounts)).undoMain, countsBefore.undoMain - 1);
     await store.close();
   });
@@ -165,7 +231,14 @@ describe('History archive (real sql.js files)', function () {
     const dir = tmpStoreDir();
     const { store } = await DurableStore.open(dir, { compactEvery: 1, ...KEEP });
     await store.transaction((tx) => {
-      for (let c = 0; c < 3; c++) tx.run('INSERT INTO chats (id, title, agent, created_at, updated_at) VALUES (?, ?, ?, ?, ?)', [`chat-${c}`, `Chat ${c}`, 'claude-code', 1, 1]);
+      for (let c = 0; c < 3; c++)
+        tx.run('INSERT INTO chats (id, title, agent, created_at, updated_at) VALUES (?, ?, ?, ?, ?)', [
+          `chat-${c}`,
+          `Chat ${c}`,
+          'claude-code',
+          1,
+          1,
+        ]);
       insertTurns(tx, 0, 300, 300);
       // Every "feature" turn from 100 on was undone: the branch's latest undoable turn is turn 95, long archived.
       tx.run("UPDATE turns SET undone_by = 'op-old' WHERE branch = 'feature' AND created_at >= 1700000100000");
@@ -176,9 +249,17 @@ describe('History archive (real sql.js files)', function () {
     assert.equal(latestBefore, 'turn-000095');
     // An older undoable "feature" turn comes back hot (as an earlier Undo of it would leave it).
     await store.promoteTurns(() => ['turn-000005']);
-    assert.equal(await store.read((r) => undoableTurns(r, 'feature')[0]?.id), 'turn-000005', 'the hot table alone would pick the older one');
+    assert.equal(
+      await store.read((r) => undoableTurns(r, 'feature')[0]?.id),
+      'turn-000005',
+      'the hot table alone would pick the older one',
+    );
     await promoteUndoTarget(ctx, 'feature');
-    assert.equal(await store.read((r) => undoableTurns(r, 'feature')[0]?.id), 'turn-000095', 'the latest undoable turn is hot now');
+    assert.equal(
+      await store.read((r) => undoableTurns(r, 'feature')[0]?.id),
+      'turn-000095',
+      'the latest undoable turn is hot now',
+    );
     await store.close();
   });
 
@@ -191,27 +272,40 @@ describe('History archive (real sql.js files)', function () {
     fs.writeFileSync(file, bytes);
     const { store } = await DurableStore.open(dir, KEEP);
     const hotBefore = await store.read((r) => r.all('SELECT * FROM turns ORDER BY rowid'));
-    await assert.rejects(store.read((r) => r.all('SELECT id FROM turns'), { history: true }), (error: unknown) => {
-      assert.ok(isAvhError(error));
-      assert.match(error.message, /history archive \(older turns\) was damaged \(file does not match the state database\); it was moved aside to .*state\.archive\.sqlite\.corrupt-/);
-      return true;
-    });
+    await assert.rejects(
+      store.read((r) => r.all('SELECT id FROM turns'), { history: true }),
+      (error: unknown) => {
+        assert.ok(isAvhError(error));
+        assert.match(
+          error.message,
+          /history archive \(older turns\) was damaged \(file does not match the state database\); it was moved aside to .*state\.archive\.sqlite\.corrupt-/,
+        );
+        return true;
+      },
+    );
     const aside = fs.readdirSync(dir).filter((n) => n.startsWith(`${ARCHIVE_FILE}.corrupt-`));
     assert.equal(aside.length, 1, 'kept, never deleted');
     assert.deepEqual(fs.readFileSync(path.join(dir, aside[0])), bytes);
-    assert.deepEqual(await store.read((r) => r.all('SELECT * FROM turns ORDER BY rowid'), { history: true }), hotBefore, 'later history reads: the hot turns');
+    assert.deepEqual(
+      await store.read((r) => r.all('SELECT * FROM turns ORDER BY rowid'), { history: true }),
+      hotBefore,
+      'later history reads: the hot turns',
+    );
     assert.deepEqual(await store.read((r) => r.all('SELECT * FROM turns ORDER BY rowid')), hotBefore);
     await store.close();
   });
 
-  it('a foreign archive file (another repository\'s) is refused the same way', async () => {
+  it("a foreign archive file (another repository's) is refused the same way", async () => {
     const a = tmpStoreDir();
     const b = tmpStoreDir();
     await (await populate(a, 300)).close();
     await (await populate(b, 300)).close();
     fs.copyFileSync(path.join(b, ARCHIVE_FILE), path.join(a, ARCHIVE_FILE));
     const { store } = await DurableStore.open(a, KEEP);
-    await assert.rejects(store.read((r) => r.all('SELECT id FROM turns'), { history: true }), /history archive \(older turns\) was damaged/);
+    await assert.rejects(
+      store.read((r) => r.all('SELECT id FROM turns'), { history: true }),
+      /history archive \(older turns\) was damaged/,
+    );
     await store.close();
   });
 
@@ -233,12 +327,22 @@ describe('History archive (real sql.js files)', function () {
         await store.close();
       });`;
     const before = fs.statSync(path.join(dir, ARCHIVE_FILE)).size;
-    execFileSync(process.execPath, ['-e', script, path.join(__dirname, '..', '..', 'src', 'core', 'store', 'durableStore.js'), dir]);
+    execFileSync(process.execPath, [
+      '-e',
+      script,
+      path.join(__dirname, '..', '..', 'src', 'core', 'store', 'durableStore.js'),
+      dir,
+    ]);
     assert.ok(fs.statSync(path.join(dir, ARCHIVE_FILE)).size > before, 'the other process rotated');
-    const ids = await store.read((r) => r.all<{ id: string }>('SELECT id FROM turns ORDER BY id').map((t) => t.id), { history: true });
+    const ids = await store.read((r) => r.all<{ id: string }>('SELECT id FROM turns ORDER BY id').map((t) => t.id), {
+      history: true,
+    });
     assert.equal(ids.length, 500);
     assert.equal(new Set(ids).size, 500, 'none duplicated');
-    assert.ok((await store.read((r) => countTurns(r).total)) < 100, 'its hot table lost the moved rows through the journal');
+    assert.ok(
+      (await store.read((r) => countTurns(r).total)) < 100,
+      'its hot table lost the moved rows through the journal',
+    );
     assert.equal((await store.read(hotCounts)).total, 500);
     await store.close();
   });
@@ -249,7 +353,13 @@ describe('History archive (real sql.js files)', function () {
     await waitForRotation(store);
     // Stand-in for a future migration: a new column in the hot table only (the archive file is not rewritten).
     await store.transaction((tx) => tx.run('ALTER TABLE turns ADD COLUMN future_col TEXT'));
-    const rows = await store.read((r) => r.all<{ id: string; future_col: string | null }>('SELECT id, future_col FROM turns WHERE id = ?', ['turn-000001']), { history: true });
+    const rows = await store.read(
+      (r) =>
+        r.all<{ id: string; future_col: string | null }>('SELECT id, future_col FROM turns WHERE id = ?', [
+          'turn-000001',
+        ]),
+      { history: true },
+    );
     assert.deepEqual(rows, [{ id: 'turn-000001', future_col: null }]);
     await store.close();
   });
@@ -257,7 +367,10 @@ describe('History archive (real sql.js files)', function () {
   it('isUndoable matches undoableTurns', async () => {
     const dir = tmpStoreDir();
     const store = await populate(dir, 300);
-    const { all, undo } = await store.read((r) => ({ all: r.all<TurnRow>('SELECT * FROM turns'), undo: new Set(undoableTurns(r, 'main').map((t) => t.id)) }), { history: true });
+    const { all, undo } = await store.read(
+      (r) => ({ all: r.all<TurnRow>('SELECT * FROM turns'), undo: new Set(undoableTurns(r, 'main').map((t) => t.id)) }),
+      { history: true },
+    );
     for (const t of all) assert.equal(isUndoable(t, 'main'), undo.has(t.id), t.id);
     await store.close();
   });
@@ -288,7 +401,12 @@ describe('History archive behind the façade (real git, real sql.js files)', fun
     const turns: { turnId: string; version: string }[] = [];
     try {
       for (let i = 0; i < 16; i++) {
-        const t = await history.beginTurn({ chatId: `chat-${i % 2}`, prompt: `Turn ${i}`, agent: 'claude-code', chatTitle: `Chat ${i % 2}` });
+        const t = await history.beginTurn({
+          chatId: `chat-${i % 2}`,
+          prompt: `Turn ${i}`,
+          agent: 'claude-code',
+          chatTitle: `Chat ${i % 2}`,
+        });
         write(repo, `f${i}.txt`, `file ${i}\n`);
         await history.endTurn(t.turnId, 'completed');
         turns.push({ turnId: t.turnId, version: head(repo) });
@@ -314,8 +432,16 @@ describe('History archive behind the façade (real git, real sql.js files)', fun
     try {
       const contentBefore = contentInventory(repo);
       assert.deepEqual(await facadePicture(history, oids, turns[2].turnId), before);
-      assert.equal(await history.ctx.store.read((r) => getTurn(r, turns[2].turnId)), undefined, 'a preview writes nothing: the archived turn it planned stays archived');
-      assert.equal(await rebuildFromTrailers(history.ctx), 0, 'rebuild finds every turn (hot or archived) already known');
+      assert.equal(
+        await history.ctx.store.read((r) => getTurn(r, turns[2].turnId)),
+        undefined,
+        'a preview writes nothing: the archived turn it planned stays archived',
+      );
+      assert.equal(
+        await rebuildFromTrailers(history.ctx),
+        0,
+        'rebuild finds every turn (hot or archived) already known',
+      );
 
       await history.close();
       history = await VersionHistory.open(repo);
@@ -324,10 +450,18 @@ describe('History archive behind the façade (real git, real sql.js files)', fun
       await history.endTurn(t.turnId, 'completed');
       await history.status();
       await history.historyCounts();
-      assert.equal(history.ctx.store.archiveLoaded, false, 'begin, end, status and the status bar counts never load the archive');
+      assert.equal(
+        history.ctx.store.archiveLoaded,
+        false,
+        'begin, end, status and the status bar counts never load the archive',
+      );
 
       const oldest = turns[0];
-      assert.equal(await history.ctx.store.read((r) => getTurn(r, oldest.turnId)), undefined, 'the oldest turn is archived');
+      assert.equal(
+        await history.ctx.store.read((r) => getTurn(r, oldest.turnId)),
+        undefined,
+        'the oldest turn is archived',
+      );
       const undone = await history.undo(oldest.turnId, { only: 'turn' });
       assert.equal(undone.result, 'restored');
       assert.equal(fs.existsSync(path.join(repo, 'f0.txt')), false, "the archived turn's own change is taken back");

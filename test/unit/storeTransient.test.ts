@@ -61,7 +61,8 @@ class FlakyFiles implements StoreFileSystem {
 /** Bytes of every file in the state directory (the lock aside): what "nothing changed" means here. */
 function stateFiles(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const name of fs.readdirSync(dir).sort()) if (name !== 'state.lock') out[name] = fs.readFileSync(path.join(dir, name)).toString('base64');
+  for (const name of fs.readdirSync(dir).sort())
+    if (name !== 'state.lock') out[name] = fs.readFileSync(path.join(dir, name)).toString('base64');
   return out;
 }
 
@@ -69,7 +70,9 @@ function stateFiles(dir: string): Record<string, string> {
 async function seededStore(dir: string): Promise<number> {
   const { store } = await DurableStore.open(dir);
   try {
-    await store.transaction((tx) => tx.run('INSERT INTO chats (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)', ['c1', null, 1, 1]));
+    await store.transaction((tx) =>
+      tx.run('INSERT INTO chats (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)', ['c1', null, 1, 1]),
+    );
     return await store.transaction((tx) => setRecovery(tx, 'op-1', 'ambiguous', 'update-worktree', 1));
   } finally {
     await store.close();
@@ -119,16 +122,25 @@ describe('store: transient read errors never quarantine', function () {
       const { store } = await DurableStore.open(dir, { files, readRetryDelaysMs: fast });
       const other = (await DurableStore.open(dir)).store;
       try {
-        await other.transaction((tx) => tx.run('INSERT INTO chats (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)', ['c2', null, 2, 2]));
+        await other.transaction((tx) =>
+          tx.run('INSERT INTO chats (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)', ['c2', null, 2, 2]),
+        );
         const before = stateFiles(dir);
         files.failures = Number.POSITIVE_INFINITY;
         await assert.rejects(
-          store.transaction((tx) => tx.run('INSERT INTO chats (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)', ['lost', null, 3, 3])),
-          (error) => isAvhError(error, 'store-unavailable') && /^Cannot read the state journal .*nothing changed/.test(error.message),
+          store.transaction((tx) =>
+            tx.run('INSERT INTO chats (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)', ['lost', null, 3, 3]),
+          ),
+          (error) =>
+            isAvhError(error, 'store-unavailable') &&
+            /^Cannot read the state journal .*nothing changed/.test(error.message),
         );
         assert.deepEqual(stateFiles(dir), before);
         files.failures = 0;
-        assert.deepEqual(await store.read((r) => r.all<{ id: string }>('SELECT id FROM chats ORDER BY id').map((row) => row.id)), ['c1', 'c2']);
+        assert.deepEqual(
+          await store.read((r) => r.all<{ id: string }>('SELECT id FROM chats ORDER BY id').map((row) => row.id)),
+          ['c1', 'c2'],
+        );
         assert.equal((await store.read((r) => readRecovery(r)))?.generation, generation);
       } finally {
         await store.close();
@@ -158,7 +170,8 @@ describe('store: real damage fails closed', function () {
       await h1.close();
     }
     const stateDir = path.join(repo, '.git', 'agent-versions');
-    for (const name of [SNAPSHOT_FILE, JOURNAL_FILE]) fs.writeFileSync(path.join(stateDir, name), 'damaged beyond reading');
+    for (const name of [SNAPSHOT_FILE, JOURNAL_FILE])
+      fs.writeFileSync(path.join(stateDir, name), 'damaged beyond reading');
     const before = contentInventory(repo);
 
     const h2 = await VersionHistory.open(repo);

@@ -15,10 +15,23 @@ describe('Undo preservation decision (durable outcome and the narrow legacy rule
     cleanupTempDirs();
   });
 
-  const insert = (id: string, seq: number, fields: Partial<TurnRow>) => store.transaction((tx) => tx.run(
-    'INSERT INTO turns (id, chat_id, seq, prompt, recovery, terminal_outcome, version_commit, created_at, ended_at) VALUES (?, \'c\', ?, \'p\', ?, ?, ?, ?, ?)',
-    [id, seq, fields.recovery ?? 'terminal', fields.terminal_outcome ?? null, fields.version_commit ?? null, fields.created_at ?? 0, fields.ended_at ?? null]));
-  const decide = (id: string) => store.read((r) => preservationFor(r, r.get<TurnRow>('SELECT * FROM turns WHERE id = ?', [id])!));
+  const insert = (id: string, seq: number, fields: Partial<TurnRow>) =>
+    store.transaction((tx) =>
+      tx.run(
+        "INSERT INTO turns (id, chat_id, seq, prompt, recovery, terminal_outcome, version_commit, created_at, ended_at) VALUES (?, 'c', ?, 'p', ?, ?, ?, ?, ?)",
+        [
+          id,
+          seq,
+          fields.recovery ?? 'terminal',
+          fields.terminal_outcome ?? null,
+          fields.version_commit ?? null,
+          fields.created_at ?? 0,
+          fields.ended_at ?? null,
+        ],
+      ),
+    );
+  const decide = (id: string) =>
+    store.read((r) => preservationFor(r, r.get<TurnRow>('SELECT * FROM turns WHERE id = ?', [id])!));
 
   it('a running turn is cancelled by Undo (active-cancel); cancelled and errored outcomes preserve; completed never does', async () => {
     await insert('running', 1, { recovery: 'running' });

@@ -7,7 +7,17 @@ import { VersionHistory } from '../../src/core/versionHistory';
 import { expectReason, recordingLog, repoPicture } from '../support/assertions';
 import { cliJson, runCliProcess } from '../support/cliProcess';
 import {
-  assertNothingLost, cleanupTempDirs, contentInventory, git, gitStatus, head, makeRepo, read, subjectOf, tempDir, write,
+  assertNothingLost,
+  cleanupTempDirs,
+  contentInventory,
+  git,
+  gitStatus,
+  head,
+  makeRepo,
+  read,
+  subjectOf,
+  tempDir,
+  write,
 } from '../support/gitFixtures';
 
 describe('turn ledger (real git, real sql.js files)', function () {
@@ -20,7 +30,11 @@ describe('turn ledger (real git, real sql.js files)', function () {
     const before = contentInventory(repo);
     const history = await VersionHistory.open(repo);
     try {
-      const { turnId } = await history.beginTurn({ chatId: 'chat-1', prompt: 'Add a greeting\nwith more detail', agent: 'test-agent' });
+      const { turnId } = await history.beginTurn({
+        chatId: 'chat-1',
+        prompt: 'Add a greeting\nwith more detail',
+        agent: 'test-agent',
+      });
       write(repo, 'src/hello.ts', 'export const hi = 1;\n');
       write(repo, 'bin/data.bin', Buffer.from([0, 1, 2, 255, 0, 10]));
       write(repo, 'ignored/cache.txt', 'ignored\n');
@@ -33,7 +47,9 @@ describe('turn ledger (real git, real sql.js files)', function () {
       assert.match(body, new RegExp(`Agent-Turn: ${turnId}`));
       assert.match(body, /Agent-Chat: chat-1/);
       // The diff against the base snapshot is exactly the turn's own changes.
-      const turnBase = await history.ctx.store.read((r) => r.get<{ base_commit: string }>('SELECT base_commit FROM turns WHERE id = ?', [turnId]));
+      const turnBase = await history.ctx.store.read((r) =>
+        r.get<{ base_commit: string }>('SELECT base_commit FROM turns WHERE id = ?', [turnId]),
+      );
       const changed = git(repo, 'diff', '--name-only', turnBase!.base_commit, 'HEAD').trim().split('\n').sort();
       assert.deepEqual(changed, ['bin/data.bin', 'src/hello.ts']);
       // Untracked and binary files are in the version; ignored files are neither committed nor touched.
@@ -62,7 +78,8 @@ describe('turn ledger (real git, real sql.js files)', function () {
       const end = await history.endTurn(turnId, 'completed');
       assert.ok(end.version);
       const names = git(repo, 'ls-tree', '-r', '-z', '--name-only', 'HEAD').split('\0').filter(Boolean).sort();
-      for (const expected of ['with space.txt', 'new\nline.txt', 'ünïcødé/日本.txt', 'link-to-space']) assert.ok(names.includes(expected), `missing ${JSON.stringify(expected)}`);
+      for (const expected of ['with space.txt', 'new\nline.txt', 'ünïcødé/日本.txt', 'link-to-space'])
+        assert.ok(names.includes(expected), `missing ${JSON.stringify(expected)}`);
       assert.match(git(repo, 'ls-tree', 'HEAD', 'link-to-space'), /^120000 /);
       assertNothingLost(repo, before);
     } finally {
@@ -86,7 +103,11 @@ describe('turn ledger (real git, real sql.js files)', function () {
       assert.equal(fs.statSync(path.join(repo, 'data/big.bin')).size, big.length, 'kept in the folder');
       assert.equal((await history.undo()).result, 'restored');
       assert.equal(fs.existsSync(path.join(repo, 'data/small.txt')), false);
-      assert.equal(fs.statSync(path.join(repo, 'data/big.bin')).size, big.length, 'Undo never touches the excluded file');
+      assert.equal(
+        fs.statSync(path.join(repo, 'data/big.bin')).size,
+        big.length,
+        'Undo never touches the excluded file',
+      );
 
       // A huge file the user versions themselves stays theirs: the turn that changes it records it, Undo restores it.
       write(repo, 'tracked.bin', big);
@@ -100,7 +121,11 @@ describe('turn ledger (real git, real sql.js files)', function () {
       assert.equal(git(repo, 'cat-file', '-s', 'HEAD:tracked.bin').trim(), String(changed.length));
       assert.equal((await history.undo()).result, 'restored');
       assert.equal(fs.statSync(path.join(repo, 'tracked.bin')).size, big.length);
-      assert.equal(git(repo, 'cat-file', '-s', `${end2.version}:tracked.bin`).trim(), String(changed.length), 'still reachable in history');
+      assert.equal(
+        git(repo, 'cat-file', '-s', `${end2.version}:tracked.bin`).trim(),
+        String(changed.length),
+        'still reachable in history',
+      );
     } finally {
       await history.close();
     }
@@ -128,8 +153,15 @@ describe('turn ledger (real git, real sql.js files)', function () {
       assertNothingLost(repo, before);
       assert.equal(read(repo, 'partial.txt'), 'half done\n');
       assert.equal(read(repo, 'partial2.txt'), 'broken\n');
-      const outcomes = await history.ctx.store.read((r) => r.all<{ terminal_outcome: string; recovery: string }>('SELECT terminal_outcome, recovery FROM turns ORDER BY seq'));
-      assert.deepEqual(outcomes.map((o) => `${o.recovery}:${o.terminal_outcome}`), ['terminal:completed', 'terminal:cancelled', 'terminal:errored']);
+      const outcomes = await history.ctx.store.read((r) =>
+        r.all<{ terminal_outcome: string; recovery: string }>(
+          'SELECT terminal_outcome, recovery FROM turns ORDER BY seq',
+        ),
+      );
+      assert.deepEqual(
+        outcomes.map((o) => `${o.recovery}:${o.terminal_outcome}`),
+        ['terminal:completed', 'terminal:cancelled', 'terminal:errored'],
+      );
     } finally {
       await history.close();
     }
@@ -147,13 +179,23 @@ describe('turn ledger (real git, real sql.js files)', function () {
     const history = await VersionHistory.open(repo);
     try {
       const { turnId, baseCommit } = await history.beginTurn({ chatId: 'c', prompt: 'p' });
-      const after = Object.fromEntries(Object.entries(repoPicture(repo)).filter(([file]) => !file.startsWith('.git/refs/agent-versions/')));
-      assert.deepEqual(after, before, 'HEAD, branches, index and worktree unchanged (only the private base ref is new)');
+      const after = Object.fromEntries(
+        Object.entries(repoPicture(repo)).filter(([file]) => !file.startsWith('.git/refs/agent-versions/')),
+      );
+      assert.deepEqual(
+        after,
+        before,
+        'HEAD, branches, index and worktree unchanged (only the private base ref is new)',
+      );
       assert.notEqual(baseCommit, head(repo));
       assert.equal(git(repo, 'show', `${baseCommit}:README.md`), '# changed by the user\n');
       assert.equal(git(repo, 'show', `${baseCommit}:staged.txt`), 'staged then edited\n');
       assert.equal(git(repo, 'show', `${baseCommit}:untracked.txt`), 'untracked\n');
-      assert.notEqual(gitStatus(repo, 'cat-file', '-e', `${baseCommit}:.gitignore`).code, 0, 'deleted file is absent from the snapshot');
+      assert.notEqual(
+        gitStatus(repo, 'cat-file', '-e', `${baseCommit}:.gitignore`).code,
+        0,
+        'deleted file is absent from the snapshot',
+      );
       assert.equal(git(repo, 'rev-parse', `refs/agent-versions/base/${turnId}`).trim(), baseCommit);
     } finally {
       await history.close();
@@ -185,7 +227,9 @@ describe('turn ledger (real git, real sql.js files)', function () {
       const err = await expectReason(history.endTurn(turnId, 'completed'), 'turn-already-ended');
       assert.match(err.message, /already ended \(cancelled\)/);
       assert.equal(head(repo), start);
-      const row = await history.ctx.store.read((r) => r.get<{ terminal_outcome: string }>('SELECT terminal_outcome FROM turns WHERE id = ?', [turnId]));
+      const row = await history.ctx.store.read((r) =>
+        r.get<{ terminal_outcome: string }>('SELECT terminal_outcome FROM turns WHERE id = ?', [turnId]),
+      );
       assert.equal(row?.terminal_outcome, 'cancelled');
       await expectReason(history.endTurn(turnId, 'finished'), 'invalid-input');
       await expectReason(history.endTurn('not-an-id', 'completed'), 'invalid-input');
@@ -240,8 +284,13 @@ describe('turn ledger (real git, real sql.js files)', function () {
       assert.equal(r2.version, null);
       assert.equal(r2.reason, 'operation-in-progress');
       assert.equal(head(repo), start);
-      const outcomes = await history.ctx.store.read((r) => r.all<{ terminal_outcome: string }>('SELECT terminal_outcome FROM turns'));
-      assert.deepEqual(outcomes.map((o) => o.terminal_outcome), ['completed', 'completed']);
+      const outcomes = await history.ctx.store.read((r) =>
+        r.all<{ terminal_outcome: string }>('SELECT terminal_outcome FROM turns'),
+      );
+      assert.deepEqual(
+        outcomes.map((o) => o.terminal_outcome),
+        ['completed', 'completed'],
+      );
       assert.equal(read(repo, 'a.txt'), 'agent work\n');
       assertNothingLost(repo, before);
     } finally {
@@ -296,14 +345,30 @@ describe('turn ledger (real git, real sql.js files)', function () {
   it('outcomes survive a new process (CLI begin, CLI end, CLI status in separate processes)', () => {
     const repo = makeRepo();
     const before = contentInventory(repo);
-    const { turnId } = cliJson<{ turnId: string }>(['turn', 'begin', '--chat', 'cli-chat', '--prompt', 'cli prompt'], { cwd: repo });
+    const { turnId } = cliJson<{ turnId: string }>(['turn', 'begin', '--chat', 'cli-chat', '--prompt', 'cli prompt'], {
+      cwd: repo,
+    });
     write(repo, 'cli.txt', 'from the cli turn\n');
     const status1 = cliJson<{ runningTurns: { turnId: string }[] }>(['status'], { cwd: repo });
-    assert.deepEqual(status1.runningTurns.map((t) => t.turnId), [turnId]);
-    const end = cliJson<{ turnId: string; outcome: string; version: string | null }>(['turn', 'end', turnId, '--outcome', 'completed', '--repo', repo]);
+    assert.deepEqual(
+      status1.runningTurns.map((t) => t.turnId),
+      [turnId],
+    );
+    const end = cliJson<{ turnId: string; outcome: string; version: string | null }>([
+      'turn',
+      'end',
+      turnId,
+      '--outcome',
+      'completed',
+      '--repo',
+      repo,
+    ]);
     assert.equal(end.outcome, 'completed');
     assert.equal(end.version, head(repo));
-    const versions = cliJson<{ oid: string; kind: string; turnId?: string; outcome?: string }[]>(['versions', '--limit', '5'], { cwd: repo });
+    const versions = cliJson<{ oid: string; kind: string; turnId?: string; outcome?: string }[]>(
+      ['versions', '--limit', '5'],
+      { cwd: repo },
+    );
     assert.equal(versions[0].kind, 'agent');
     assert.equal(versions[0].turnId, turnId);
     assert.equal(versions[0].outcome, 'completed');
@@ -323,7 +388,9 @@ describe('turn ledger (real git, real sql.js files)', function () {
     const notRepo = runCliProcess(['status'], { cwd: tempDir() });
     assert.equal(notRepo.code, 1);
     assert.match(notRepo.stderr, /not a git repository/);
-    const unknown = runCliProcess(['turn', 'end', '00000000-0000-4000-8000-000000000000', '--outcome', 'completed'], { cwd: repo });
+    const unknown = runCliProcess(['turn', 'end', '00000000-0000-4000-8000-000000000000', '--outcome', 'completed'], {
+      cwd: repo,
+    });
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /No turn with this id/);
   });
@@ -332,9 +399,18 @@ describe('turn ledger (real git, real sql.js files)', function () {
     const repo = makeRepo();
     const before = contentInventory(repo);
     const hook = (event: Record<string, unknown>) => {
-      const r = runCliProcess(['hook', 'claude-code', '--json'], { cwd: repo, input: JSON.stringify({ session_id: 'sess-1', cwd: repo, transcript_path: '/dev/null', ...event }) });
+      const r = runCliProcess(['hook', 'claude-code', '--json'], {
+        cwd: repo,
+        input: JSON.stringify({ session_id: 'sess-1', cwd: repo, transcript_path: '/dev/null', ...event }),
+      });
       assert.equal(r.code, 0, r.stderr);
-      return JSON.parse(r.stdout) as { action: string; turnId?: string; outcome?: string; version?: string | null; cancelled?: string[] };
+      return JSON.parse(r.stdout) as {
+        action: string;
+        turnId?: string;
+        outcome?: string;
+        version?: string | null;
+        cancelled?: string[];
+      };
     };
     const a = hook({ hook_event_name: 'UserPromptSubmit', prompt: 'first prompt' });
     assert.equal(a.action, 'began');
@@ -358,7 +434,10 @@ describe('turn ledger (real git, real sql.js files)', function () {
     assert.equal(hook({ hook_event_name: 'Stop' }).action, 'ignored');
     assert.equal(hook({ hook_event_name: 'PreToolUse', tool_name: 'Edit' }).action, 'ignored');
     // Without --json the hook prints nothing on stdout (UserPromptSubmit stdout would reach the agent's context).
-    const quiet = runCliProcess(['hook', 'claude-code'], { cwd: repo, input: JSON.stringify({ session_id: 's2', cwd: repo, hook_event_name: 'UserPromptSubmit', prompt: 'x' }) });
+    const quiet = runCliProcess(['hook', 'claude-code'], {
+      cwd: repo,
+      input: JSON.stringify({ session_id: 's2', cwd: repo, hook_event_name: 'UserPromptSubmit', prompt: 'x' }),
+    });
     assert.equal(quiet.code, 0);
     assert.equal(quiet.stdout, '');
     // Malformed hook input is a plain failure (exit 1), never Claude Code's blocking exit 2.
@@ -392,7 +471,13 @@ describe('turn ledger (real git, real sql.js files)', function () {
       assert.ok(fs.existsSync(h2.notices[0].movedTo), 'the damaged file is kept');
       assert.equal(fs.readFileSync(h2.notices[0].movedTo, 'utf8'), 'this is not a database at all');
       const versions = await h2.getVersions(3);
-      assert.deepEqual(versions.slice(0, 2).map((v) => [v.turnId, v.outcome]), [[ids[1], 'completed'], [ids[0], 'completed']]);
+      assert.deepEqual(
+        versions.slice(0, 2).map((v) => [v.turnId, v.outcome]),
+        [
+          [ids[1], 'completed'],
+          [ids[0], 'completed'],
+        ],
+      );
       // Fail closed: the lost file may have held a latch or a restore in flight, so a check comes first.
       assert.match(h2.notices[0].message, /recover check/);
       assert.equal((await h2.status()).recovery?.reason, 'state-rebuilt');
@@ -437,8 +522,14 @@ describe('turn ledger (real git, real sql.js files)', function () {
     for (const line of lines) assert.ok(!line.includes(canary), `log line leaked the prompt: ${line}`);
     const cliRuns = [
       runCliProcess(['turn', 'begin', '--chat', 'c', '--prompt', canary, '--verbose'], { cwd: repo }),
-      runCliProcess(['hook', 'claude-code', '--verbose'], { cwd: repo, input: JSON.stringify({ session_id: 's', cwd: repo, hook_event_name: 'UserPromptSubmit', prompt: canary }) }),
-      runCliProcess(['hook', 'claude-code', '--verbose'], { cwd: repo, input: JSON.stringify({ session_id: 's', cwd: repo, hook_event_name: 'Stop' }) }),
+      runCliProcess(['hook', 'claude-code', '--verbose'], {
+        cwd: repo,
+        input: JSON.stringify({ session_id: 's', cwd: repo, hook_event_name: 'UserPromptSubmit', prompt: canary }),
+      }),
+      runCliProcess(['hook', 'claude-code', '--verbose'], {
+        cwd: repo,
+        input: JSON.stringify({ session_id: 's', cwd: repo, hook_event_name: 'Stop' }),
+      }),
       runCliProcess(['turn', 'begin', '--chat', '', '--prompt', canary], { cwd: repo }),
       runCliProcess(['status', '--verbose'], { cwd: repo }),
     ];

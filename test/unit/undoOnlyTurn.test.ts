@@ -4,7 +4,17 @@ import * as path from 'node:path';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { expectReason, repoPicture } from '../support/assertions';
 import { cliJson, runCliProcess } from '../support/cliProcess';
-import { assertNothingLost, cleanupTempDirs, contentInventory, git, head, makeRepo, read, subjectOf, write } from '../support/gitFixtures';
+import {
+  assertNothingLost,
+  cleanupTempDirs,
+  contentInventory,
+  git,
+  head,
+  makeRepo,
+  read,
+  subjectOf,
+  write,
+} from '../support/gitFixtures';
 
 const tree = (repo: string, rev = 'HEAD') => git(repo, 'rev-parse', `${rev}^{tree}`).trim();
 const clean = (repo: string) => git(repo, 'status', '--porcelain', '--untracked-files=all').trim() === '';
@@ -23,8 +33,19 @@ const LINES = Array.from({ length: 12 }, (_, i) => `line ${i + 1}`);
 const withLine = (text: string[], index: number, value: string) => text.map((l, i) => (i === index ? value : l));
 const joined = (text: string[]) => `${text.join('\n')}\n`;
 
-async function turn(history: VersionHistory, repo: string, chatId: string, prompt: string, edit: () => void): Promise<{ turnId: string; version: string }> {
-  const { turnId } = await history.beginTurn({ chatId, prompt, agent: chatId === 'A' ? 'claude-code' : 'copilot', chatTitle: `chat ${chatId}` });
+async function turn(
+  history: VersionHistory,
+  repo: string,
+  chatId: string,
+  prompt: string,
+  edit: () => void,
+): Promise<{ turnId: string; version: string }> {
+  const { turnId } = await history.beginTurn({
+    chatId,
+    prompt,
+    agent: chatId === 'A' ? 'claude-code' : 'copilot',
+    chatTitle: `chat ${chatId}`,
+  });
   edit();
   const { version } = await history.endTurn(turnId, 'completed');
   assert.ok(version, `${prompt} made a version`);
@@ -72,7 +93,13 @@ describe('Undo Only This Turn and Undo This File (real git, real store)', functi
       const beforeTree = tree(repo);
       const headBefore = head(repo);
       const preview = await history.preview({ kind: 'undo', turnId: a1.turnId });
-      assert.deepEqual(preview.later, { otherChatTurns: 2, sameChatTurns: 1, userCommits: 1, reverts: 0, uncommitted: false });
+      assert.deepEqual(preview.later, {
+        otherChatTurns: 2,
+        sameChatTurns: 1,
+        userCommits: 1,
+        reverts: 0,
+        uncommitted: false,
+      });
       assert.deepEqual(preview.onlyTurn, { conflicts: [] });
       const r = await history.undo(a1.turnId, { only: 'turn' });
       assert.equal(r.result, 'restored');
@@ -84,8 +111,14 @@ describe('Undo Only This Turn and Undo This File (real git, real store)', functi
       assert.equal(after['a1.txt'], undefined);
       assert.deepEqual(read(repo, 'shared.txt').split('\n')[0], 'line 1');
       assert.equal(read(repo, 'shared.txt').split('\n')[11], 'line 12 by B1', 'B1 kept in the same file');
-      for (const kept of ['b1.txt', 'a2.txt', 'mine.txt', 'b2.txt', 'README.md']) assert.equal(after[kept], beforeFiles[kept], `${kept} kept`);
-      assert.deepEqual(Object.keys(after).sort(), Object.keys(beforeFiles).filter((f) => f !== 'a1.txt').sort());
+      for (const kept of ['b1.txt', 'a2.txt', 'mine.txt', 'b2.txt', 'README.md'])
+        assert.equal(after[kept], beforeFiles[kept], `${kept} kept`);
+      assert.deepEqual(
+        Object.keys(after).sort(),
+        Object.keys(beforeFiles)
+          .filter((f) => f !== 'a1.txt')
+          .sort(),
+      );
       assert.equal(after['a1.txt'], files(repo, a1Base)['a1.txt']);
       assert.ok(clean(repo));
       assert.equal((await history.preview({ kind: 'redo' })).nothing, undefined);
@@ -129,7 +162,10 @@ describe('Undo Only This Turn and Undo This File (real git, real store)', functi
       assert.deepEqual(preview.onlyTurn, { conflicts: ['shared.txt'] });
       const picture = repoPicture(repo);
       const e = await expectReason(history.undo(a1.turnId, { only: 'turn' }), 'revert-conflict');
-      assert.match(e.message, /in shared\.txt\. Nothing was changed\. Restore Everything to Before This Turn is still available/);
+      assert.match(
+        e.message,
+        /in shared\.txt\. Nothing was changed\. Restore Everything to Before This Turn is still available/,
+      );
       assert.equal(e.details.files, 'shared.txt');
       assert.deepEqual(repoPicture(repo), picture, 'refs, index, worktree untouched');
       assert.equal((await history.status()).recovery, null);
@@ -223,7 +259,7 @@ describe('Undo Only This Turn and Undo This File (real git, real store)', functi
       const r = await history.undo(a.turnId, { only: 'turn' });
       assert.equal(r.scope, 'turn');
       assert.equal(fs.existsSync(path.join(repo, 'agent.txt')), false);
-      assert.equal(read(repo, 'README.md'), '# demo\nmy edit before the turn\n', 'the pre-turn edit is not the turn\'s');
+      assert.equal(read(repo, 'README.md'), '# demo\nmy edit before the turn\n', "the pre-turn edit is not the turn's");
       assert.equal(read(repo, 'b.txt'), 'by B\n');
       assertNothingLost(repo, before);
     } finally {
@@ -249,10 +285,18 @@ describe('Undo Only This Turn and Undo This File (real git, real store)', functi
       assert.equal(r.scope, 'turn');
       assert.equal(r.preserved, undefined, 'nothing needed saving');
       assert.equal(subjectOf(repo), '[Revert] Undid turn "A1: first change"');
-      assert.equal(git(repo, 'rev-parse', 'HEAD^').trim(), headBefore, 'the revert sits right on the old tip: no save commit');
+      assert.equal(
+        git(repo, 'rev-parse', 'HEAD^').trim(),
+        headBefore,
+        'the revert sits right on the old tip: no save commit',
+      );
       assert.equal(fs.existsSync(path.join(repo, 'a1.txt')), false);
       assert.equal(read(repo, 'shared.txt').split('\n')[0], 'line 1');
-      assert.equal(git(repo, 'status', '--porcelain', '--untracked-files=all'), statusBefore, 'the same uncommitted, staged and untracked changes');
+      assert.equal(
+        git(repo, 'status', '--porcelain', '--untracked-files=all'),
+        statusBefore,
+        'the same uncommitted, staged and untracked changes',
+      );
       assert.equal(git(repo, 'diff', '--cached', '--name-status'), stagedBefore, 'staged stays staged');
       assert.equal(read(repo, 'mine.txt'), 'my commit, then edited\n');
       assert.equal(git(repo, 'show', ':b1.txt'), 'from B1, edited and staged\n');
@@ -294,12 +338,18 @@ describe('Undo Only This Turn and Undo This File (real git, real store)', functi
     }
   });
 
-  it('with nothing after the turn, Undo Only This Turn is exactly today\'s Undo', async () => {
+  it("with nothing after the turn, Undo Only This Turn is exactly today's Undo", async () => {
     const { repo, history, b2 } = await interleaved();
     try {
       const preview = await history.preview({ kind: 'undo' });
       assert.equal(preview.turnId, b2.turnId);
-      assert.deepEqual(preview.later, { otherChatTurns: 0, sameChatTurns: 0, userCommits: 0, reverts: 0, uncommitted: false });
+      assert.deepEqual(preview.later, {
+        otherChatTurns: 0,
+        sameChatTurns: 0,
+        userCommits: 0,
+        reverts: 0,
+        uncommitted: false,
+      });
       assert.equal(preview.onlyTurn, undefined);
       const r = await history.undo(undefined, { only: 'turn' });
       assert.equal(r.scope, 'everything');
@@ -326,7 +376,11 @@ describe('Undo Only This Turn and Undo This File (real git, real store)', functi
       assert.equal(r.result, 'restored');
       assert.equal(r.scope, 'file');
       assert.equal(subjectOf(repo), '[Revert] Undid src/f3.ts of turn "touch ten files"');
-      assert.equal(git(repo, 'diff-tree', '--no-commit-id', '--name-only', '-r', 'HEAD^', 'HEAD').trim(), 'src/f3.ts', 'only that path changed');
+      assert.equal(
+        git(repo, 'diff-tree', '--no-commit-id', '--name-only', '-r', 'HEAD^', 'HEAD').trim(),
+        'src/f3.ts',
+        'only that path changed',
+      );
       assert.equal(read(repo, 'src/f3.ts'), 'export const v3 = 0;\n');
       const after = files(repo);
       for (let i = 0; i < 10; i++) if (i !== 3) assert.equal(after[`src/f${i}.ts`], beforeFiles[`src/f${i}.ts`]);
@@ -376,7 +430,13 @@ describe('Undo Only This Turn and Undo This File (real git, real store)', functi
     const { history, a2, b2 } = await interleaved();
     try {
       const turns = await history.undoableTurns();
-      assert.deepEqual(turns.map((t) => [t.turnId, t.chatTitle, t.agent]), [[b2.turnId, 'chat B', 'copilot'], [a2.turnId, 'chat A', 'claude-code']]);
+      assert.deepEqual(
+        turns.map((t) => [t.turnId, t.chatTitle, t.agent]),
+        [
+          [b2.turnId, 'chat B', 'copilot'],
+          [a2.turnId, 'chat A', 'claude-code'],
+        ],
+      );
     } finally {
       await history.close();
     }
@@ -388,7 +448,10 @@ describe('Undo Only This Turn and Undo This File (real git, real store)', functi
     const headBefore = head(repo);
     const choose = runCliProcess(['undo', '--turn', a1.turnId], { cwd: repo });
     assert.equal(choose.code, 1);
-    assert.match(choose.stderr, /Work landed after this turn: 2 turns of other chats, 1 later turn of the same chat and 1 of your commits\. Choose .* Run again with --only turn or --only everything; nothing was changed\./);
+    assert.match(
+      choose.stderr,
+      /Work landed after this turn: 2 turns of other chats, 1 later turn of the same chat and 1 of your commits\. Choose .* Run again with --only turn or --only everything; nothing was changed\./,
+    );
     const conflict = runCliProcess(['undo', '--turn', a1.turnId, '--only', 'turn', '--json'], { cwd: repo });
     assert.equal(conflict.code, 1);
     assert.equal(JSON.parse(conflict.stdout).error.reason, 'revert-conflict');
@@ -398,12 +461,17 @@ describe('Undo Only This Turn and Undo This File (real git, real store)', functi
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--only must be turn or everything/);
     assert.equal(runCliProcess(['undo-file', 'b1.txt'], { cwd: repo }).code, 2, 'undo-file needs --turn');
-    const file = cliJson<{ result: string; scope: string; restoreCommit: string }>(['undo-file', '--turn', b1.turnId, 'b1.txt'], { cwd: repo });
+    const file = cliJson<{ result: string; scope: string; restoreCommit: string }>(
+      ['undo-file', '--turn', b1.turnId, 'b1.txt'],
+      { cwd: repo },
+    );
     assert.equal(file.result, 'restored');
     assert.equal(file.scope, 'file');
     assert.equal(fs.existsSync(path.join(repo, 'b1.txt')), false);
     assert.equal(subjectOf(repo), '[Revert] Undid b1.txt of turn "B1: other chat"');
-    const all = cliJson<{ result: string; scope: string }>(['undo', '--turn', a1.turnId, '--only', 'everything'], { cwd: repo });
+    const all = cliJson<{ result: string; scope: string }>(['undo', '--turn', a1.turnId, '--only', 'everything'], {
+      cwd: repo,
+    });
     assert.deepEqual([all.result, all.scope], ['restored', 'everything']);
     assert.equal(tree(repo), tree(repo, a1Base));
   });

@@ -6,7 +6,16 @@ import { setRecovery } from '../../src/core/recovery/recoveryLatch';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { BLOCKED_MESSAGE } from '../../src/shared/protocol';
 import type { VersionRow, VersionsView } from '../../src/shared/viewModels';
-import { assertNothingLost, cleanupTempDirs, contentInventory, git, head, makeRepo, tempDir, write } from '../support/gitFixtures';
+import {
+  assertNothingLost,
+  cleanupTempDirs,
+  contentInventory,
+  git,
+  head,
+  makeRepo,
+  tempDir,
+  write,
+} from '../support/gitFixtures';
 
 function rowsOf(view: VersionsView): VersionRow[] {
   assert.equal(view.kind, 'versions');
@@ -22,7 +31,12 @@ describe('Version History view model (real git, real sql.js files)', function ()
     const history = await VersionHistory.open(repo);
     try {
       git(repo, 'commit', '-q', '--allow-empty', '-m', 'my own commit');
-      const t1 = await history.beginTurn({ chatId: 'chat-a', prompt: 'Add hello\nmore', agent: 'claude-code', chatTitle: 'Greetings' });
+      const t1 = await history.beginTurn({
+        chatId: 'chat-a',
+        prompt: 'Add hello\nmore',
+        agent: 'claude-code',
+        chatTitle: 'Greetings',
+      });
       write(repo, 'hello.txt', 'one\ntwo\n');
       write(repo, 'README.md', '# demo\nchanged\n');
       await history.endTurn(t1.turnId, 'completed');
@@ -35,16 +49,47 @@ describe('Version History view model (real git, real sql.js files)', function ()
 
       let view = await history.versionsView(100);
       let rows = rowsOf(view);
-      assert.deepEqual(rows.map((r) => [r.kind, r.label]), [
-        ['agent', 'Add world'], ['agent', 'Remove hello'], ['agent', 'Add hello'], ['user', 'my own commit'], ['user', 'initial'],
-      ]);
+      assert.deepEqual(
+        rows.map((r) => [r.kind, r.label]),
+        [
+          ['agent', 'Add world'],
+          ['agent', 'Remove hello'],
+          ['agent', 'Add hello'],
+          ['user', 'my own commit'],
+          ['user', 'initial'],
+        ],
+      );
       assert.equal(rows[0].oid, head(repo));
-      assert.deepEqual(rows.map((r) => r.isHead), [true, false, false, false, false]);
-      assert.deepEqual(rows.map((r) => [r.filesChanged, r.insertions, r.deletions]), [[1, 1, 0], [1, 0, 2], [2, 3, 0], [0, 0, 0], [2, 3, 0]]);
-      assert.deepEqual(rows[2].turn, { id: t1.turnId, chatId: 'chat-a', chatTitle: 'Greetings', agent: 'claude-code', outcome: 'completed', undone: false, canUndo: true, chatIndex: 1 });
+      assert.deepEqual(
+        rows.map((r) => r.isHead),
+        [true, false, false, false, false],
+      );
+      assert.deepEqual(
+        rows.map((r) => [r.filesChanged, r.insertions, r.deletions]),
+        [
+          [1, 1, 0],
+          [1, 0, 2],
+          [2, 3, 0],
+          [0, 0, 0],
+          [2, 3, 0],
+        ],
+      );
+      assert.deepEqual(rows[2].turn, {
+        id: t1.turnId,
+        chatId: 'chat-a',
+        chatTitle: 'Greetings',
+        agent: 'claude-code',
+        outcome: 'completed',
+        undone: false,
+        canUndo: true,
+        chatIndex: 1,
+      });
       assert.equal(rows[1].turn?.agent, 'codex');
       // Rows of one conversation share a number: chat-a (newest first) is 1, chat-b is 2.
-      assert.deepEqual(rows.map((r) => r.turn?.chatIndex ?? 0), [1, 2, 1, 0, 0]);
+      assert.deepEqual(
+        rows.map((r) => r.turn?.chatIndex ?? 0),
+        [1, 2, 1, 0, 0],
+      );
       assert.equal(rows[3].turn, null);
       assert.equal(view.kind === 'versions' && view.canRedo, false);
       assert.equal(view.kind === 'versions' && view.hasTurns, true);
@@ -77,7 +122,11 @@ describe('Version History view model (real git, real sql.js files)', function ()
       const all = await history.versionsView(7);
       assert.equal(rowsOf(all).length, 7);
       assert.equal(all.kind === 'versions' && all.hasMore, false);
-      assert.equal(all.kind === 'versions' && all.hasTurns, false, 'no turns yet: the view adds how to connect an agent');
+      assert.equal(
+        all.kind === 'versions' && all.hasTurns,
+        false,
+        'no turns yet: the view adds how to connect an agent',
+      );
     } finally {
       await history.close();
     }
@@ -101,9 +150,14 @@ describe('Version History view model (real git, real sql.js files)', function ()
     const history = await VersionHistory.open(repo);
     const shimDir = tempDir('avh-git-shim-');
     const counter = path.join(shimDir, 'count');
-    const realGit = (process.env.PATH ?? '').split(path.delimiter).map((d) => path.join(d, 'git')).find((f) => fs.existsSync(f) && fs.statSync(f).isFile());
+    const realGit = (process.env.PATH ?? '')
+      .split(path.delimiter)
+      .map((d) => path.join(d, 'git'))
+      .find((f) => fs.existsSync(f) && fs.statSync(f).isFile());
     assert.ok(realGit, 'git is on PATH');
-    fs.writeFileSync(path.join(shimDir, 'git'), `#!/bin/sh\necho x >> '${counter}'\nexec '${realGit}' "$@"\n`, { mode: 0o755 });
+    fs.writeFileSync(path.join(shimDir, 'git'), `#!/bin/sh\necho x >> '${counter}'\nexec '${realGit}' "$@"\n`, {
+      mode: 0o755,
+    });
     const savedPath = process.env.PATH;
     process.env.PATH = `${shimDir}${path.delimiter}${savedPath}`;
     configureGitExecutable([]); // git is resolved once per folder: forget it, so the shim first on PATH is the git found
@@ -133,10 +187,16 @@ describe('Version History view model (real git, real sql.js files)', function ()
     try {
       const change = await history.changedFiles(head(repo));
       assert.equal(change.parent, git(repo, 'rev-parse', 'HEAD~1').trim());
-      assert.deepEqual(change.files, [{ status: 'modified', path: 'README.md' }, { status: 'deleted', path: 'a.txt' }]);
+      assert.deepEqual(change.files, [
+        { status: 'modified', path: 'README.md' },
+        { status: 'deleted', path: 'a.txt' },
+      ]);
       const first = await history.changedFiles(root);
       assert.equal(first.parent, null);
-      assert.deepEqual(first.files.map((f) => f.status + ' ' + f.path), ['added .gitignore', 'added README.md']);
+      assert.deepEqual(
+        first.files.map((f) => f.status + ' ' + f.path),
+        ['added .gitignore', 'added README.md'],
+      );
       assert.equal(await history.fileAt(root, 'README.md'), '# demo\n');
       assert.equal(await history.fileAt(root, 'missing.txt'), null);
       await assert.rejects(history.changedFiles('HEAD'), /full commit id/);

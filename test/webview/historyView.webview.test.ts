@@ -22,7 +22,8 @@ describe('Version History webview (Vite-built page in real Chromium, fake host i
     host = await openFakeHostPage(browser);
   });
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await screenshot(host.page, `failed-${this.currentTest.title}`).catch(() => undefined);
+    if (this.currentTest?.state === 'failed')
+      await screenshot(host.page, `failed-${this.currentTest.title}`).catch(() => undefined);
     assert.deepEqual(host.errors, [], 'no page errors');
     await host.page.close();
   });
@@ -32,19 +33,32 @@ describe('Version History webview (Vite-built page in real Chromium, fake host i
 
   it('says ready first, then renders every badge, outcome, agent, chat mark and files +/-', async () => {
     assert.deepEqual((await host.posted())[0], { type: 'ready', protocol: 1 });
-    await host.showView(versions([
-      row({ kind: 'restore', label: '[Restore] Restored version abc1234', isHead: true }),
-      row({ kind: 'agent', label: 'Add a greeting', turn: turn({ outcome: 'completed', agent: 'claude-code', chatTitle: 'Greetings', chatIndex: 1 }) }),
-      row({ kind: 'interrupted', label: '[Interrupted] Saved partial changes', turn: turn({ outcome: 'cancelled', agent: 'codex', chatIndex: 2, canUndo: false }) }),
-      row({ kind: 'recovery', label: '[Recovery] Saved current changes' }),
-      row({ kind: 'agent', label: 'Broken turn', turn: turn({ outcome: 'errored', agent: null, chatIndex: 1 }) }),
-      row({ kind: 'user', label: 'my own commit', filesChanged: 1, insertions: 4, deletions: 2 }),
-    ]));
+    await host.showView(
+      versions([
+        row({ kind: 'restore', label: '[Restore] Restored version abc1234', isHead: true }),
+        row({
+          kind: 'agent',
+          label: 'Add a greeting',
+          turn: turn({ outcome: 'completed', agent: 'claude-code', chatTitle: 'Greetings', chatIndex: 1 }),
+        }),
+        row({
+          kind: 'interrupted',
+          label: '[Interrupted] Saved partial changes',
+          turn: turn({ outcome: 'cancelled', agent: 'codex', chatIndex: 2, canUndo: false }),
+        }),
+        row({ kind: 'recovery', label: '[Recovery] Saved current changes' }),
+        row({ kind: 'agent', label: 'Broken turn', turn: turn({ outcome: 'errored', agent: null, chatIndex: 1 }) }),
+        row({ kind: 'user', label: 'my own commit', filesChanged: 1, insertions: 4, deletions: 2 }),
+      ]),
+    );
     await options().first().waitFor();
     assert.equal(await options().count(), 6);
     const labels = await options().evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
     assert.match(labels[0]!, /^Restore: \[Restore\] Restored version abc1234, .*current version$/);
-    assert.match(labels[1]!, /^Agent: Add a greeting, completed, by claude-code, chat 1 Greetings, 5 minutes ago, [0-9a-f]{7}, 2 files changed, \+10 −3$/);
+    assert.match(
+      labels[1]!,
+      /^Agent: Add a greeting, completed, by claude-code, chat 1 Greetings, 5 minutes ago, [0-9a-f]{7}, 2 files changed, \+10 −3$/,
+    );
     assert.match(labels[2]!, /^Interrupted: .*, cancelled, by codex, chat 2,/);
     assert.match(labels[3]!, /^Recovery: /);
     assert.match(labels[4]!, /^Agent: Broken turn, errored, chat 1,/);
@@ -54,13 +68,20 @@ describe('Version History webview (Vite-built page in real Chromium, fake host i
     const outcomes = await host.page.locator('.outcome').allTextContents();
     assert.deepEqual(outcomes, ['completed', 'cancelled', 'errored']);
     // The absolute time is on hover.
-    assert.match((await options().nth(5).locator('[title]').filter({ hasText: 'minutes ago' }).getAttribute('title'))!, /\d/);
+    assert.match(
+      (await options().nth(5).locator('[title]').filter({ hasText: 'minutes ago' }).getAttribute('title'))!,
+      /\d/,
+    );
     await screenshot(host.page, 'badges');
   });
 
   it('marks undone turns and offers Redo at the top while it is valid', async () => {
     const undone = row({ kind: 'agent', label: 'Add world', turn: turn({ undone: true, canUndo: false }) });
-    await host.showView(versions([row({ kind: 'restore', label: '[Restore] Restored version 1234567', isHead: true }), undone], { canRedo: true }));
+    await host.showView(
+      versions([row({ kind: 'restore', label: '[Restore] Restored version 1234567', isHead: true }), undone], {
+        canRedo: true,
+      }),
+    );
     await options().first().waitFor();
     assert.match((await options().nth(1).getAttribute('aria-label'))!, /^Agent: Add world, undone, completed/);
     assert.equal(await options().nth(1).locator('.undone-badge').textContent(), 'Undone');
@@ -77,26 +98,80 @@ describe('Version History webview (Vite-built page in real Chromium, fake host i
 
   it('branch loss: the warning row with its metadata, a lost chat with Continue on a New Branch, on-remote and unknown with their one action', async () => {
     const lostTurn = turn({ chatId: 'chat-lost', chatTitle: 'Login', chatBranch: 'lost', canUndo: false });
-    await host.showView(versions([row({ kind: 'agent', label: 'Add the login form', turn: lostTurn })], {
-      notices: {
-        warnings: [{ chatId: 'chat-old', chatTitle: 'Signup', oldBranch: 'feature/signup', newBranch: 'feature/signup-2', baseBranch: 'main', repository: '/work/repo', at: Date.now() }],
-        chats: [
-          { chatId: 'chat-lost', chatTitle: 'Login', branch: 'feature/login', state: 'lost', canContinue: true, message: 'The branch "feature/login" for this chat no longer exists locally or on "origin". Its code changes cannot be recovered.' },
-          { chatId: 'chat-remote', chatTitle: null, branch: 'feature/x', state: 'on-remote', canContinue: false, message: 'The branch "feature/x" for this chat was deleted locally but still exists on "origin".' },
-          { chatId: 'chat-offline', chatTitle: null, branch: 'feature/y', state: 'unknown', canContinue: false, message: 'The branch "feature/y" for this chat is not in this repository, and "origin" could not be reached.' },
-        ],
-      },
-    }));
+    await host.showView(
+      versions([row({ kind: 'agent', label: 'Add the login form', turn: lostTurn })], {
+        notices: {
+          warnings: [
+            {
+              chatId: 'chat-old',
+              chatTitle: 'Signup',
+              oldBranch: 'feature/signup',
+              newBranch: 'feature/signup-2',
+              baseBranch: 'main',
+              repository: '/work/repo',
+              at: Date.now(),
+            },
+          ],
+          chats: [
+            {
+              chatId: 'chat-lost',
+              chatTitle: 'Login',
+              branch: 'feature/login',
+              state: 'lost',
+              canContinue: true,
+              message:
+                'The branch "feature/login" for this chat no longer exists locally or on "origin". Its code changes cannot be recovered.',
+            },
+            {
+              chatId: 'chat-remote',
+              chatTitle: null,
+              branch: 'feature/x',
+              state: 'on-remote',
+              canContinue: false,
+              message: 'The branch "feature/x" for this chat was deleted locally but still exists on "origin".',
+            },
+            {
+              chatId: 'chat-offline',
+              chatTitle: null,
+              branch: 'feature/y',
+              state: 'unknown',
+              canContinue: false,
+              message:
+                'The branch "feature/y" for this chat is not in this repository, and "origin" could not be reached.',
+            },
+          ],
+        },
+      }),
+    );
     const warning = host.page.getByRole('note');
     await warning.waitFor();
-    assert.equal((await warning.textContent())!.trim().replace(/^⚠\s*/, ''), 'Conversation continues on `feature/signup-2`; code changes from `feature/signup` were not recovered.');
-    assert.deepEqual(await warning.evaluate((el) => [el.getAttribute('data-old-branch'), el.getAttribute('data-new-branch'), el.getAttribute('data-base-branch'), el.getAttribute('data-chat'), el.getAttribute('data-repository')]),
-      ['feature/signup', 'feature/signup-2', 'main', 'chat-old', '/work/repo']);
+    assert.equal(
+      (await warning.textContent())!.trim().replace(/^⚠\s*/, ''),
+      'Conversation continues on `feature/signup-2`; code changes from `feature/signup` were not recovered.',
+    );
+    assert.deepEqual(
+      await warning.evaluate((el) => [
+        el.getAttribute('data-old-branch'),
+        el.getAttribute('data-new-branch'),
+        el.getAttribute('data-base-branch'),
+        el.getAttribute('data-chat'),
+        el.getAttribute('data-repository'),
+      ]),
+      ['feature/signup', 'feature/signup-2', 'main', 'chat-old', '/work/repo'],
+    );
     const alerts = host.page.getByRole('alert');
     assert.equal(await alerts.count(), 3);
     assert.match((await alerts.nth(0).textContent())!, /no longer exists locally or on "origin"/);
-    assert.equal(await alerts.nth(1).getByRole('button', { name: 'Continue on a New Branch' }).count(), 0, 'on-remote is never offered a new branch');
-    assert.equal(await alerts.nth(2).getByRole('button', { name: 'Continue on a New Branch' }).count(), 0, 'unknown is never offered a new branch');
+    assert.equal(
+      await alerts.nth(1).getByRole('button', { name: 'Continue on a New Branch' }).count(),
+      0,
+      'on-remote is never offered a new branch',
+    );
+    assert.equal(
+      await alerts.nth(2).getByRole('button', { name: 'Continue on a New Branch' }).count(),
+      0,
+      'unknown is never offered a new branch',
+    );
     assert.doesNotMatch((await alerts.nth(2).textContent())!, /lost|cannot be recovered/);
     // The lost chat's row says so, and offers the same action.
     assert.match((await options().first().getAttribute('aria-label'))!, /branch lost/);
@@ -105,8 +180,17 @@ describe('Version History webview (Vite-built page in real Chromium, fake host i
     await alerts.nth(1).getByRole('button', { name: 'Restore from Remote' }).click();
     await alerts.nth(2).getByRole('button', { name: 'Try again' }).click();
     await host.page.waitForFunction(() => window.__posted.filter((m) => m.type !== 'ready').length >= 3);
-    const sent = (await host.posted()).filter((m) => m.type !== 'ready').map((m) => { const { id: _id, ...rest } = m as { id: number }; return rest; });
-    assert.deepEqual(sent, [{ type: 'continueOnNewBranch', chatId: 'chat-lost' }, { type: 'restoreChatBranch', chatId: 'chat-remote' }, { type: 'checkBranchesAgain' }]);
+    const sent = (await host.posted())
+      .filter((m) => m.type !== 'ready')
+      .map((m) => {
+        const { id: _id, ...rest } = m as { id: number };
+        return rest;
+      });
+    assert.deepEqual(sent, [
+      { type: 'continueOnNewBranch', chatId: 'chat-lost' },
+      { type: 'restoreChatBranch', chatId: 'chat-remote' },
+      { type: 'checkBranchesAgain' },
+    ]);
     await screenshot(host.page, 'branch-loss');
   });
 
@@ -125,11 +209,17 @@ describe('Version History webview (Vite-built page in real Chromium, fake host i
     await host.showView({ kind: 'empty', branch: 'main' });
     const section = host.page.getByRole('region', { name: 'How to connect an agent' });
     await section.waitFor();
-    assert.match(await section.innerText(), /No agent turns are recorded yet.*\n?.*extension API.*Claude Code hooks snippet/s);
+    assert.match(
+      await section.innerText(),
+      /No agent turns are recorded yet.*\n?.*extension API.*Claude Code hooks snippet/s,
+    );
     await section.getByRole('button', { name: 'Claude Code hooks snippet' }).click();
     await section.getByRole('button', { name: 'extension API' }).click();
     const commands = (await host.posted()).filter((m) => m.type === 'openReadme');
-    assert.deepEqual(commands, [{ type: 'openReadme', section: 'claude-code-hooks' }, { type: 'openReadme', section: 'extension-api' }]);
+    assert.deepEqual(commands, [
+      { type: 'openReadme', section: 'claude-code-hooks' },
+      { type: 'openReadme', section: 'extension-api' },
+    ]);
     await screenshot(host.page, 'empty');
   });
 
@@ -151,10 +241,24 @@ describe('Version History webview (Vite-built page in real Chromium, fake host i
     await host.page.keyboard.press('ContextMenu');
     const menu = host.page.getByRole('menu', { name: 'Actions for Older' });
     await menu.waitFor();
-    assert.deepEqual(await menu.getByRole('menuitem').allTextContents(), ['Show Changes', 'Undo', 'Restore to This Version']);
-    assert.equal(await menu.getByRole('menuitem', { name: 'Undo agent turn: Older' }).evaluate((el) => el === document.activeElement), false);
+    assert.deepEqual(await menu.getByRole('menuitem').allTextContents(), [
+      'Show Changes',
+      'Undo',
+      'Restore to This Version',
+    ]);
+    assert.equal(
+      await menu
+        .getByRole('menuitem', { name: 'Undo agent turn: Older' })
+        .evaluate((el) => el === document.activeElement),
+      false,
+    );
     await host.page.keyboard.press('ArrowDown');
-    assert.equal(await menu.getByRole('menuitem', { name: 'Undo agent turn: Older' }).evaluate((el) => el === document.activeElement), true);
+    assert.equal(
+      await menu
+        .getByRole('menuitem', { name: 'Undo agent turn: Older' })
+        .evaluate((el) => el === document.activeElement),
+      true,
+    );
     await screenshot(host.page, 'keyboard-menu');
     await host.page.keyboard.press('Enter');
     await menu.waitFor({ state: 'detached' });
@@ -163,13 +267,21 @@ describe('Version History webview (Vite-built page in real Chromium, fake host i
     assert.equal(await list().getAttribute('aria-activedescendant'), 'version-2');
     await host.page.keyboard.press('Shift+F10');
     await host.page.getByRole('menu', { name: 'Actions for Oldest' }).waitFor();
-    assert.deepEqual(await host.page.getByRole('menuitem').allTextContents(), ['Show Changes', 'Restore to This Version'], 'no Undo on a commit that is not a turn');
+    assert.deepEqual(
+      await host.page.getByRole('menuitem').allTextContents(),
+      ['Show Changes', 'Restore to This Version'],
+      'no Undo on a commit that is not a turn',
+    );
     await host.page.keyboard.press('ArrowUp');
     await host.page.keyboard.press('Enter');
     await host.page.keyboard.press('Home');
     await host.page.keyboard.press('ContextMenu');
     await host.page.getByRole('menu', { name: 'Actions for Newest' }).waitFor();
-    assert.deepEqual(await host.page.getByRole('menuitem').allTextContents(), ['Show Changes', 'Undo'], 'no Restore on the current version');
+    assert.deepEqual(
+      await host.page.getByRole('menuitem').allTextContents(),
+      ['Show Changes', 'Undo'],
+      'no Restore on the current version',
+    );
     await host.page.keyboard.press('Escape');
     await host.page.getByRole('menu').waitFor({ state: 'detached' });
     const requests = (await host.posted()).filter((m) => typeof m.id === 'number').map(({ id: _id, ...m }) => m);
@@ -189,7 +301,10 @@ describe('Version History webview (Vite-built page in real Chromium, fake host i
     assert.equal(await list().evaluate((el) => (el as unknown as { inert: boolean }).inert), true);
     await screenshot(host.page, 'busy');
     const before = (await host.posted()).length;
-    await options().nth(1).dblclick({ force: true }).catch(() => undefined);
+    await options()
+      .nth(1)
+      .dblclick({ force: true })
+      .catch(() => undefined);
     await host.page.keyboard.press('Enter');
     assert.equal((await host.posted()).length, before, 'nothing is sent while busy');
     await host.send({ type: 'didChangeBusy', busy: null });
@@ -198,9 +313,15 @@ describe('Version History webview (Vite-built page in real Chromium, fake host i
     await host.failNext('showChanges', 'The version could not be read.');
     await options().nth(1).dblclick();
     // Two steps, so a failure says which half broke: the double click sent nothing, or the error reply showed nothing.
-    await host.page.waitForFunction(() => window.__posted.some((m) => m.type === 'showChanges'), undefined, { timeout: 10_000 })
-      .catch(async () => assert.fail(`no showChanges after the double click; posted: ${JSON.stringify(await host.posted())}`));
-    await host.page.getByRole('alert').filter({ hasText: 'The version could not be read.' }).waitFor({ timeout: 10_000 });
+    await host.page
+      .waitForFunction(() => window.__posted.some((m) => m.type === 'showChanges'), undefined, { timeout: 10_000 })
+      .catch(async () =>
+        assert.fail(`no showChanges after the double click; posted: ${JSON.stringify(await host.posted())}`),
+      );
+    await host.page
+      .getByRole('alert')
+      .filter({ hasText: 'The version could not be read.' })
+      .waitFor({ timeout: 10_000 });
     const showRequests = async () => (await host.posted()).filter((m) => m.type === 'showChanges').length;
     assert.equal(await showRequests(), 1, 'a double click on a row asks once, wherever in the row it lands');
     await host.page.getByRole('button', { name: 'Dismiss the error' }).click();
@@ -208,12 +329,18 @@ describe('Version History webview (Vite-built page in real Chromium, fake host i
 
     // A double click on a row's own button acts once too, and the error it brings moves no row: it sits over the
     // bottom of the view (above the list, it pushed the rows down between the two clicks).
-    const topOfFirst = () => options().nth(0).evaluate((el) => (el as unknown as { getBoundingClientRect(): { top: number } }).getBoundingClientRect().top);
+    const topOfFirst = () =>
+      options()
+        .nth(0)
+        .evaluate((el) => (el as unknown as { getBoundingClientRect(): { top: number } }).getBoundingClientRect().top);
     await options().nth(0).hover();
     const rowTop = await topOfFirst();
     await host.failNext('showChanges', 'The second version could not be read.');
     await options().nth(0).getByRole('button', { name: 'Show Changes', includeHidden: true }).dblclick();
-    await host.page.getByRole('alert').filter({ hasText: 'The second version could not be read.' }).waitFor({ timeout: 10_000 });
+    await host.page
+      .getByRole('alert')
+      .filter({ hasText: 'The second version could not be read.' })
+      .waitFor({ timeout: 10_000 });
     assert.equal(await showRequests(), 2);
     assert.equal(await topOfFirst(), rowTop);
     await screenshot(host.page, 'error');
@@ -222,9 +349,21 @@ describe('Version History webview (Vite-built page in real Chromium, fake host i
   it('ignores malformed host messages and keeps working', async () => {
     await host.showView(versions([row({ label: 'Good' })]));
     await options().first().waitFor();
-    for (const junk of [null, 42, 'didChangeVersions', {}, { type: 'didChangeVersions' }, { type: 'didChangeVersions', view: { kind: 'nope' } },
-      { type: 'didChangeVersions', view: { kind: 'versions', rows: 'x' } }, { type: 'reply', id: 'x' }, { type: 'error', id: 999 }, { type: 'reply', id: 12345 },
-      { type: 'didChangeBusy', busy: 5 }, { type: 'didChangeVersions', view: { kind: 'blocked' } }]) await host.send(junk);
+    for (const junk of [
+      null,
+      42,
+      'didChangeVersions',
+      {},
+      { type: 'didChangeVersions' },
+      { type: 'didChangeVersions', view: { kind: 'nope' } },
+      { type: 'didChangeVersions', view: { kind: 'versions', rows: 'x' } },
+      { type: 'reply', id: 'x' },
+      { type: 'error', id: 999 },
+      { type: 'reply', id: 12345 },
+      { type: 'didChangeBusy', busy: 5 },
+      { type: 'didChangeVersions', view: { kind: 'blocked' } },
+    ])
+      await host.send(junk);
     assert.equal(await host.page.evaluate(() => window.__avhClient.ignored), 11);
     assert.equal(await options().count(), 1);
     assert.match((await options().first().getAttribute('aria-label'))!, /Good/);
@@ -241,7 +380,9 @@ describe('Version History webview (Vite-built page in real Chromium, fake host i
     await options().first().waitFor();
     const rendered = await options().count();
     assert.ok(rendered > 5 && rendered < 60, `rendered ${rendered} rows`);
-    await list().evaluate((el) => { el.scrollTop = el.scrollHeight; });
+    await list().evaluate((el) => {
+      el.scrollTop = el.scrollHeight;
+    });
     await host.page.getByRole('option', { name: /^Commit: Commit 9999,/ }).waitFor();
     assert.ok((await options().count()) < 60);
     await host.page.waitForFunction(() => window.__posted.some((m) => m.type === 'loadMore'));

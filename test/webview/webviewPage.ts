@@ -59,7 +59,8 @@ export interface FakeHostPage {
 }
 
 export async function openFakeHostPage(browser: Browser): Promise<FakeHostPage> {
-  if (!fs.existsSync(path.join(assets, 'index.js'))) throw new Error(`no ${assets}/index.js: run 'npx vite build' first`);
+  if (!fs.existsSync(path.join(assets, 'index.js')))
+    throw new Error(`no ${assets}/index.js: run 'npx vite build' first`);
   const page = await browser.newPage({ viewport: { width: 420, height: 600 } });
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
@@ -71,7 +72,10 @@ export async function openFakeHostPage(browser: Browser): Promise<FakeHostPage> 
     if (name === '') return route.fulfill({ contentType: 'text/html', body: PAGE });
     const file = path.join(assets, path.basename(name));
     if (!fs.existsSync(file)) return route.fulfill({ status: 404, body: '' });
-    return route.fulfill({ contentType: name.endsWith('.css') ? 'text/css' : 'text/javascript', body: fs.readFileSync(file) });
+    return route.fulfill({
+      contentType: name.endsWith('.css') ? 'text/css' : 'text/javascript',
+      body: fs.readFileSync(file),
+    });
   });
   await page.addInitScript(`
     window.__posted = [];
@@ -100,7 +104,13 @@ export async function openFakeHostPage(browser: Browser): Promise<FakeHostPage> 
     posted: () => page.evaluate(() => window.__posted),
     send: (message) => page.evaluate((m) => window.postMessage(m, '*'), message as object),
     showView: (view) => host.send({ type: 'didChangeVersions', view }),
-    failNext: (type, message) => page.evaluate(([t, msg]) => { window.__failNext[t] = msg; }, [type, message]),
+    failNext: (type, message) =>
+      page.evaluate(
+        ([t, msg]) => {
+          window.__failNext[t] = msg;
+        },
+        [type, message],
+      ),
   };
   return host;
 }
@@ -129,9 +139,22 @@ export function row(overrides: Partial<VersionRow> = {}): VersionRow {
 }
 
 export function turn(overrides: Partial<NonNullable<VersionRow['turn']>> = {}): NonNullable<VersionRow['turn']> {
-  return { id: `turn-${++counter}`, chatId: 'chat-1', chatTitle: null, agent: 'claude-code', outcome: 'completed', undone: false, canUndo: true, chatIndex: 1, ...overrides };
+  return {
+    id: `turn-${++counter}`,
+    chatId: 'chat-1',
+    chatTitle: null,
+    agent: 'claude-code',
+    outcome: 'completed',
+    undone: false,
+    canUndo: true,
+    chatIndex: 1,
+    ...overrides,
+  };
 }
 
-export function versions(rows: VersionRow[], extra: Partial<Extract<VersionsView, { kind: 'versions' }>> = {}): VersionsView {
+export function versions(
+  rows: VersionRow[],
+  extra: Partial<Extract<VersionsView, { kind: 'versions' }>> = {},
+): VersionsView {
   return { kind: 'versions', branch: 'main', rows, hasMore: false, canRedo: false, hasTurns: true, ...extra };
 }

@@ -1,7 +1,12 @@
 // The webview's side of the protocol (src/shared/protocol.ts): sends the ready handshake, matches replies to
 // requests by id (exactly one reply or error each), and hands validated notifications to the app. Anything
 // the host (or a stray postMessage) sends that does not validate is ignored.
-import { parseHostMessage, type HostMessage, type WebviewCommand, type WebviewRequestBody } from '../../src/shared/protocol';
+import {
+  parseHostMessage,
+  type HostMessage,
+  type WebviewCommand,
+  type WebviewRequestBody,
+} from '../../src/shared/protocol';
 
 export interface WebviewApi {
   postMessage(message: unknown): void;
@@ -17,7 +22,10 @@ export class HostClient {
   /** Messages dropped because they did not validate (the tests read it). */
   ignored = 0;
 
-  constructor(private readonly api: WebviewApi, private readonly onNotification: (message: HostNotification) => void) {}
+  constructor(
+    private readonly api: WebviewApi,
+    private readonly onNotification: (message: HostNotification) => void,
+  ) {}
 
   start(target: Window): void {
     target.addEventListener('message', (event: MessageEvent) => this.receive(event.data));

@@ -10,7 +10,12 @@ export interface UiState {
 
 export function loadUiState(api: WebviewApi): UiState {
   const saved = api.getState() as Partial<UiState> | undefined;
-  if (saved && saved.v === 1 && (typeof saved.selected === 'string' || saved.selected === null) && typeof saved.scrollTop === 'number') {
+  if (
+    saved &&
+    saved.v === 1 &&
+    (typeof saved.selected === 'string' || saved.selected === null) &&
+    typeof saved.scrollTop === 'number'
+  ) {
     return { v: 1, selected: saved.selected, scrollTop: saved.scrollTop };
   }
   return { v: 1, selected: null, scrollTop: 0 };

@@ -1,4 +1,11 @@
-import { HookEvent, lifecycleAction, optionalString, parseJsonObject, requiredString, snakeCaseFields } from './hookEvent';
+import {
+  HookEvent,
+  lifecycleAction,
+  optionalString,
+  parseJsonObject,
+  requiredString,
+  snakeCaseFields,
+} from './hookEvent';
 
 /**
  * `agent-versions hook claude-code`: the command Claude Code's settings run. VS Code's own agent hooks (GitHub
@@ -20,7 +27,10 @@ export function parseClaudeCodePayload(raw: string): HookEvent {
   if (o.hook_event_name === undefined && typeof o.hookEventName === 'string') return vsCodeEvent(o);
   const { event, session, cwd, prompt } = snakeCaseFields(o, WHAT);
   return {
-    agent: 'claude-code', event, chatId: session, cwd,
+    agent: 'claude-code',
+    event,
+    chatId: session,
+    cwd,
     action: lifecycleAction(event, prompt, { Stop: 'completed', StopFailure: 'errored', SessionEnd: 'cancelled' }),
   };
 }
@@ -35,5 +45,11 @@ function vsCodeEvent(o: Record<string, unknown>): HookEvent {
   const session = requiredString(o, 'sessionId', WHAT);
   const cwd = optionalString(o, 'cwd', WHAT);
   const prompt = optionalString(o, 'prompt', WHAT);
-  return { agent: 'copilot', event, chatId: `copilot:${session}`, cwd, action: lifecycleAction(event, prompt, { Stop: 'completed' }) };
+  return {
+    agent: 'copilot',
+    event,
+    chatId: `copilot:${session}`,
+    cwd,
+    action: lifecycleAction(event, prompt, { Stop: 'completed' }),
+  };
 }

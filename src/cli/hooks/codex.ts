@@ -1,4 +1,11 @@
-import { HookEvent, lifecycleAction, optionalString, parseJsonObject, requiredString, snakeCaseFields } from './hookEvent';
+import {
+  HookEvent,
+  lifecycleAction,
+  optionalString,
+  parseJsonObject,
+  requiredString,
+  snakeCaseFields,
+} from './hookEvent';
 
 /**
  * `agent-versions hook codex`: OpenAI Codex CLI.
@@ -18,7 +25,13 @@ const NOTIFY = 'Codex notification';
 
 export function parseCodexPayload(raw: string): HookEvent {
   const { event, session, cwd, prompt } = snakeCaseFields(parseJsonObject(raw, WHAT), WHAT);
-  return { agent: 'codex', event, chatId: chatOf(session), cwd, action: lifecycleAction(event, prompt, { Stop: 'completed', StopFailure: 'errored' }) };
+  return {
+    agent: 'codex',
+    event,
+    chatId: chatOf(session),
+    cwd,
+    action: lifecycleAction(event, prompt, { Stop: 'completed', StopFailure: 'errored' }),
+  };
 }
 
 /** The JSON argument `notify` passes. Only `agent-turn-complete` acts; other types are ignored. */
@@ -27,7 +40,13 @@ export function parseCodexNotification(raw: string): HookEvent {
   const type = requiredString(o, 'type', NOTIFY);
   const thread = requiredString(o, 'thread-id', NOTIFY);
   const cwd = optionalString(o, 'cwd', NOTIFY);
-  return { agent: 'codex', event: type, chatId: chatOf(thread), cwd, action: type === 'agent-turn-complete' ? { kind: 'end', outcome: 'completed' } : { kind: 'ignore' } };
+  return {
+    agent: 'codex',
+    event: type,
+    chatId: chatOf(thread),
+    cwd,
+    action: type === 'agent-turn-complete' ? { kind: 'end', outcome: 'completed' } : { kind: 'ignore' },
+  };
 }
 
 function chatOf(session: string): string {

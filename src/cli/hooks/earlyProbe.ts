@@ -14,7 +14,11 @@ export interface EarlyProbe {
  * path uses it only for the very repository it resolves itself, and its decision is checked against the journal
  * under the store lock like any other. Undefined when there is nothing to guess from (`--repo`, Codex's notify).
  */
-export async function startEarlyProbe(argv: readonly string[], readStdin: () => Promise<string>, cwd: string): Promise<EarlyProbe | undefined> {
+export async function startEarlyProbe(
+  argv: readonly string[],
+  readStdin: () => Promise<string>,
+  cwd: string,
+): Promise<EarlyProbe | undefined> {
   // Only the plain form `hook <agent> [--json]`: other options or a payload argument are the fast path's to parse.
   if (argv[0] !== 'hook' || argv.length < 2 || argv.slice(2).some((a) => a !== '--json')) return undefined;
   // An agent runs its hook in the project's folder: the status starts there before stdin is read (reading it

@@ -17,7 +17,13 @@ import { factsFromHealth, turnGate } from '../../core/git/repositoryGate';
 import { inspectHealthDirect } from '../../core/git/statusProbe';
 import { indexRepairPending } from '../../core/git/workingTree';
 import { HookChatFacts, HookFacts, HookRunningTurn, readHookFacts, writeHookFacts } from '../../core/turns/hookFacts';
-import { insertTurnStatement, touchChatStatement, turnRunningStatement, turnTerminalStatement, turnVersionStatement } from '../../core/turns/turnRecords';
+import {
+  insertTurnStatement,
+  touchChatStatement,
+  turnRunningStatement,
+  turnTerminalStatement,
+  turnVersionStatement,
+} from '../../core/turns/turnRecords';
 import { validateBeginTurn } from '../../core/turns/validation';
 import { HookAgent, parseCommandLine } from '../commandLine';
 import type { EarlyProbe } from './earlyProbe';
@@ -26,9 +32,7 @@ import { HOOK_LEASE_WAIT_MS, hookFolder, HookResult, ignored, parseHookInput } f
 
 const STORE_LOCK_WAIT_MS = 3000;
 
-export type FastHookAnswer =
-  | { kind: 'done'; result: HookResult; json: boolean }
-  | { kind: 'declined'; reason: string };
+export type FastHookAnswer = { kind: 'done'; result: HookResult; json: boolean } | { kind: 'declined'; reason: string };
 
 interface Prepared {
   event: HookEvent;
@@ -53,17 +57,35 @@ function decline(reason: string): never {
  * Handles `hook <agent> …` when the fast path can, or declines (with the reason, for tests and `--verbose`).
  * Never throws; after its record is written it always answers 'done'.
  */
-export async function tryFastHook(argv: readonly string[], readStdin: () => Promise<string>, cwd: string, early?: EarlyProbe): Promise<FastHookAnswer> {
-  const answer = await fastHook(argv, readStdin, cwd, early).catch((error: unknown) => ({ kind: 'declined' as const, reason: error instanceof Decline ? error.reason : 'error' }));
+export async function tryFastHook(
+  argv: readonly string[],
+  readStdin: () => Promise<string>,
+  cwd: string,
+  early?: EarlyProbe,
+): Promise<FastHookAnswer> {
+  const answer = await fastHook(argv, readStdin, cwd, early).catch((error: unknown) => ({
+    kind: 'declined' as const,
+    reason: error instanceof Decline ? error.reason : 'error',
+  }));
   if (typeof AVH_PRODUCTION_BUILD === 'undefined' && process.env.AVH_HOOK_PATH_LOG) {
     // Test-only (compiled out of the bundles users get): which path each event took, and whether an engine was loaded.
-    const engines = Object.keys(require.cache).filter((m) => /[\\/]node_modules[\\/](sql\.js|simple-git)[\\/]/.test(m)).length;
-    fs.appendFileSync(process.env.AVH_HOOK_PATH_LOG, `${answer.kind === 'done' ? `fast engines=${engines}` : `declined:${answer.reason}`}\n`);
+    const engines = Object.keys(require.cache).filter((m) =>
+      /[\\/]node_modules[\\/](sql\.js|simple-git)[\\/]/.test(m),
+    ).length;
+    fs.appendFileSync(
+      process.env.AVH_HOOK_PATH_LOG,
+      `${answer.kind === 'done' ? `fast engines=${engines}` : `declined:${answer.reason}`}\n`,
+    );
   }
   return answer;
 }
 
-async function fastHook(argv: readonly string[], readStdin: () => Promise<string>, cwd: string, early: EarlyProbe | undefined): Promise<FastHookAnswer> {
+async function fastHook(
+  argv: readonly string[],
+  readStdin: () => Promise<string>,
+  cwd: string,
+  early: EarlyProbe | undefined,
+): Promise<FastHookAnswer> {
   if (typeof AVH_PRODUCTION_BUILD === 'undefined' && process.env.AVH_HOOK_FAST === 'off') decline('switched-off');
   const prepared = await prepare(argv, readStdin, cwd, early);
   const { event, facts, chat } = prepared;
@@ -75,11 +97,25 @@ async function fastHook(argv: readonly string[], readStdin: () => Promise<string
   const lease = await acquireRepositoryLease(prepared.repo, 'turn', HOOK_LEASE_WAIT_MS);
   try {
     const { action } = event;
-    const planned = action.kind === 'begin' ? await planBegin(prepared, action.prompt) : action.kind === 'end' ? await planEnd(prepared, action.outcome) : decline('event');
-    const appended = await appendRecordIfUnchanged(prepared.repo.stateDir, facts.journal, planned.statements, STORE_LOCK_WAIT_MS);
+    const planned =
+      action.kind === 'begin'
+        ? await planBegin(prepared, action.prompt)
+        : action.kind === 'end'
+          ? await planEnd(prepared, action.outcome)
+          : decline('event');
+    const appended = await appendRecordIfUnchanged(
+      prepared.repo.stateDir,
+      facts.journal,
+      planned.statements,
+      STORE_LOCK_WAIT_MS,
+    );
     if (appended.kind !== 'appended') decline(appended.kind);
     // Acknowledged: from here nothing may decline (the full path would record the event a second time).
-    writeHookFacts(prepared.repo.stateDir, { ...facts, journal: appended.state, chats: { ...facts.chats, [prepared.chatId]: planned.chat } });
+    writeHookFacts(prepared.repo.stateDir, {
+      ...facts,
+      journal: appended.state,
+      chats: { ...facts.chats, [prepared.chatId]: planned.chat },
+    });
     return { kind: 'done', result: planned.result, json: prepared.json };
   } finally {
     try {
@@ -91,14 +127,20 @@ async function fastHook(argv: readonly string[], readStdin: () => Promise<string
 }
 
 /** Everything decided before the lease: the command line, the event, the repository and its facts. */
-async function prepare(argv: readonly string[], readStdin: () => Promise<string>, cwd: string, early: EarlyProbe | undefined): Promise<Prepared> {
+async function prepare(
+  argv: readonly string[],
+  readStdin: () => Promise<string>,
+  cwd: string,
+  early: EarlyProbe | undefined,
+): Promise<Prepared> {
   const invocation = parseCommandLine(argv);
   if (invocation.kind !== 'run' || invocation.command !== 'hook') decline('not-a-hook');
   const { values, args } = invocation;
   if (values.verbose) decline('verbose');
   const event = await parseHookInput({ agent: args[0] as HookAgent, payload: args[1], readStdin });
   if (event.action.kind === 'ignore') decline('event');
-  if (event.action.kind === 'begin') validateBeginTurn({ chatId: event.chatId, prompt: event.action.prompt, agent: event.agent });
+  if (event.action.kind === 'begin')
+    validateBeginTurn({ chatId: event.chatId, prompt: event.action.prompt, agent: event.agent });
   const found = guessRepositoryFromFiles(hookFolder(cwd, values.repo, event));
   if (!found) decline('no-repository');
   const stateDir = stateDirOf(found.gitDir);
@@ -151,7 +193,10 @@ async function planBegin({ repo, chat, chatId, event, status }: Prepared, prompt
  * taken only when nothing changed since its base: the clean tree is HEAD and HEAD is the base, so endTurn would
  * record 'no-changes' with no version. A turn that did not complete needs no look at the tree.
  */
-async function planEnd({ repo, chat, event, status }: Prepared, outcome: 'completed' | 'cancelled' | 'errored'): Promise<Planned> {
+async function planEnd(
+  { repo, chat, event, status }: Prepared,
+  outcome: 'completed' | 'cancelled' | 'errored',
+): Promise<Planned> {
   const older = chat.running.slice(0, -1);
   const last = chat.running[chat.running.length - 1];
   if (outcome === 'completed') {
@@ -167,13 +212,24 @@ async function planEnd({ repo, chat, event, status }: Prepared, outcome: 'comple
   ];
   return {
     statements,
-    result: { agent: event.agent, event: event.event, action: 'ended', turnId: last.id, outcome, version: null, cancelled: older.map((t) => t.id) },
+    result: {
+      agent: event.agent,
+      event: event.event,
+      action: 'ended',
+      turnId: last.id,
+      outcome,
+      version: null,
+      cancelled: older.map((t) => t.id),
+    },
     chat: { ...chat, running: [] },
   };
 }
 
 /** The health probe's status: the turn gate passes, on a branch with a commit, nothing to snapshot or commit, no nested repository to name. */
-async function cleanTreeOnBranch(repo: GitRepository, status: Promise<string> | undefined): Promise<{ branch: string; head: string }> {
+async function cleanTreeOnBranch(
+  repo: GitRepository,
+  status: Promise<string> | undefined,
+): Promise<{ branch: string; head: string }> {
   const health = await inspectHealthDirect(repo, status);
   const gate = turnGate(factsFromHealth(health), 'retry');
   if (!gate.ok || gate.head === null) decline('gate');

@@ -21,9 +21,7 @@ export interface HookEvent {
 }
 
 export type HookAction =
-  | { kind: 'begin'; prompt: string }
-  | { kind: 'end'; outcome: TerminalOutcome }
-  | { kind: 'ignore' };
+  { kind: 'begin'; prompt: string } | { kind: 'end'; outcome: TerminalOutcome } | { kind: 'ignore' };
 
 export type JsonObject = Record<string, unknown>;
 
@@ -39,7 +37,8 @@ export function parseJsonObject(raw: string, what: string): JsonObject {
   } catch {
     throw invalid(`The ${what} is not valid JSON.`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid(`The ${what} must be a JSON object.`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw invalid(`The ${what} must be a JSON object.`);
   return value as JsonObject;
 }
 
@@ -59,7 +58,10 @@ export function optionalString(o: JsonObject, field: string, what: string): stri
 }
 
 /** The fields Claude Code and Codex both send, snake_case: the event, the session, where it runs, the prompt. */
-export function snakeCaseFields(o: JsonObject, what: string): { event: string; session: string; cwd?: string; prompt?: string } {
+export function snakeCaseFields(
+  o: JsonObject,
+  what: string,
+): { event: string; session: string; cwd?: string; prompt?: string } {
   return {
     event: requiredString(o, 'hook_event_name', what),
     session: requiredString(o, 'session_id', what),
@@ -72,7 +74,11 @@ export function snakeCaseFields(o: JsonObject, what: string): { event: string; s
  * The lifecycle every supported agent shares: a submitted prompt begins a turn, Stop ends it completed,
  * StopFailure errored, SessionEnd cancelled. Events not listed (tool events, SessionStart, …) are ignored.
  */
-export function lifecycleAction(event: string, prompt: string | undefined, ends: Readonly<Record<string, TerminalOutcome>>): HookAction {
+export function lifecycleAction(
+  event: string,
+  prompt: string | undefined,
+  ends: Readonly<Record<string, TerminalOutcome>>,
+): HookAction {
   if (event === 'UserPromptSubmit') return { kind: 'begin', prompt: prompt ?? '' };
   const outcome = ends[event];
   return outcome ? { kind: 'end', outcome } : { kind: 'ignore' };

@@ -22,14 +22,20 @@ export interface HookResult {
 }
 
 /** Reads the agent's payload into a HookEvent. Bad input throws an 'invalid-input' AvhError naming the problem. */
-export async function parseHookInput(request: { agent: HookAgent; readStdin: () => Promise<string>; payload?: string }): Promise<HookEvent> {
+export async function parseHookInput(request: {
+  agent: HookAgent;
+  readStdin: () => Promise<string>;
+  payload?: string;
+}): Promise<HookEvent> {
   switch (request.agent) {
     case 'claude-code':
       return parseClaudeCodePayload(await request.readStdin());
     case 'copilot':
       return parseCopilotPayload(await request.readStdin());
     case 'codex':
-      return request.payload !== undefined ? parseCodexNotification(request.payload) : parseCodexPayload(await request.readStdin());
+      return request.payload !== undefined
+        ? parseCodexNotification(request.payload)
+        : parseCodexPayload(await request.readStdin());
   }
 }
 

@@ -75,7 +75,15 @@ export async function applyHookEvent(history: VersionHistory, event: HookEvent):
       }
       const last = running[running.length - 1];
       const ended = await history.endTurn(last.turnId, outcome);
-      return { agent, event: event.event, action: 'ended', turnId: last.turnId, outcome, version: ended.version, cancelled };
+      return {
+        agent,
+        event: event.event,
+        action: 'ended',
+        turnId: last.turnId,
+        outcome,
+        version: ended.version,
+        cancelled,
+      };
     }
     case 'ignore':
       return ignored(event);

@@ -7,8 +7,17 @@ import { AvhError } from '../errors';
 import { failpoint } from '../failpoints';
 import { inspectRepositoryHealth, readSymbolicHead } from '../git/healthProbe';
 import {
-  BranchState, branchNameTaken, chooseRemote, classifyBranch, localBranches, readRemoteFacts, remoteDefaultBranch, REMOTE_CHECK_TIMEOUT_MS,
-  resolveBranchStart, restoreBranchFromRemote, switchToBranch,
+  BranchState,
+  branchNameTaken,
+  chooseRemote,
+  classifyBranch,
+  localBranches,
+  readRemoteFacts,
+  remoteDefaultBranch,
+  REMOTE_CHECK_TIMEOUT_MS,
+  resolveBranchStart,
+  restoreBranchFromRemote,
+  switchToBranch,
 } from '../git/remoteBranch';
 import { factsFromHealth, passGate } from '../git/repositoryGate';
 import type { GitRepository } from '../git/repository';
@@ -20,12 +29,26 @@ import { inFlightOperation } from '../restore/operationRecords';
 import { settleUnderLease } from '../restore/restoreService';
 import { tryAcquireLock } from '../store/pidLock';
 import {
-  ChatBranchRow, ChatEventRow, chatsOffBranch, completeContinuation, continuationsOf, continuationFrom, continuationOnto, deleteContinuation, getChatBranch,
-  insertPendingContinuation, pendingContinuations, warningsOn,
+  ChatBranchRow,
+  ChatEventRow,
+  chatsOffBranch,
+  completeContinuation,
+  continuationsOf,
+  continuationFrom,
+  continuationOnto,
+  deleteContinuation,
+  getChatBranch,
+  insertPendingContinuation,
+  pendingContinuations,
+  warningsOn,
 } from './chatRecords';
 
 /** Where a new chat starts from: its base branch (given, else the remote's default branch, else the current one) and its remote. */
-export async function chatOrigin(repo: GitRepository, branch: string, requestedBase?: string): Promise<{ baseBranch: string; remote: string | null }> {
+export async function chatOrigin(
+  repo: GitRepository,
+  branch: string,
+  requestedBase?: string,
+): Promise<{ baseBranch: string; remote: string | null }> {
   const facts = await readRemoteFacts(repo);
   const remote = chooseRemote(facts, branch);
   if (requestedBase) return { baseBranch: requestedBase, remote };
@@ -34,35 +57,53 @@ export async function chatOrigin(repo: GitRepository, branch: string, requestedB
 }
 
 /** The chat's branch state: ok without asking git when it is the current branch (the common case). Read-only. */
-export async function chatBranchState(ctx: RepoContext, chat: ChatBranchRow, currentBranch: string | null): Promise<BranchState> {
+export async function chatBranchState(
+  ctx: RepoContext,
+  chat: ChatBranchRow,
+  currentBranch: string | null,
+): Promise<BranchState> {
   if (!chat.branch || chat.branch === currentBranch) return { state: 'ok' };
   return classifyBranch(ctx.repo, chat.branch, { recordedRemote: chat.remote });
 }
 
 /** The error an action on a chat whose branch is not here reports; null when the branch is fine. */
-export function branchProblem(chatId: string, branch: string, state: BranchState, canContinue: boolean): AvhError | null {
+export function branchProblem(
+  chatId: string,
+  branch: string,
+  state: BranchState,
+  canContinue: boolean,
+): AvhError | null {
   const named = `The branch "${branch}" for this chat`;
   const details = { chat: chatId, branch, state: state.state, remote: 'remote' in state ? state.remote : null };
   switch (state.state) {
     case 'ok':
       return null;
     case 'lost':
-      return new AvhError('branch-lost', state.remote
-        ? `${named} no longer exists locally or on "${state.remote}". Its code changes cannot be recovered.${canContinue ? ' Continue on a new branch to keep the conversation going; nothing was changed.' : ''}`
-        : `${named} no longer exists, and this repository has no remote to look for it on. Its code changes cannot be recovered.${canContinue ? ' Continue on a new branch to keep the conversation going; nothing was changed.' : ''}`,
-      { ...details, canContinue });
+      return new AvhError(
+        'branch-lost',
+        state.remote
+          ? `${named} no longer exists locally or on "${state.remote}". Its code changes cannot be recovered.${canContinue ? ' Continue on a new branch to keep the conversation going; nothing was changed.' : ''}`
+          : `${named} no longer exists, and this repository has no remote to look for it on. Its code changes cannot be recovered.${canContinue ? ' Continue on a new branch to keep the conversation going; nothing was changed.' : ''}`,
+        { ...details, canContinue },
+      );
     case 'on-remote':
-      return new AvhError('branch-on-remote',
-        `${named} was deleted locally but still exists on "${state.remote}". Restore it from "${state.remote}" to continue; nothing was changed.`, details);
+      return new AvhError(
+        'branch-on-remote',
+        `${named} was deleted locally but still exists on "${state.remote}". Restore it from "${state.remote}" to continue; nothing was changed.`,
+        details,
+      );
     case 'unknown': {
-      const why = state.reason === 'auth'
-        ? `"${state.remote}" refused the check (authentication failed)`
-        : state.reason === 'timeout'
-          ? `"${state.remote}" did not answer within ${REMOTE_CHECK_TIMEOUT_MS / 1000} seconds`
-          : `"${state.remote}" could not be reached`;
-      return new AvhError('branch-unavailable',
+      const why =
+        state.reason === 'auth'
+          ? `"${state.remote}" refused the check (authentication failed)`
+          : state.reason === 'timeout'
+            ? `"${state.remote}" did not answer within ${REMOTE_CHECK_TIMEOUT_MS / 1000} seconds`
+            : `"${state.remote}" could not be reached`;
+      return new AvhError(
+        'branch-unavailable',
         `${named} is not in this repository, and ${why}, so whether it still exists there is unknown. Nothing was changed; try again.`,
-        { ...details, remoteFailure: state.reason });
+        { ...details, remoteFailure: state.reason },
+      );
     }
   }
 }
@@ -71,7 +112,11 @@ export function branchProblem(chatId: string, branch: string, state: BranchState
  * Refuses an action on a chat whose branch is not here (lost, only on the remote, or unknown), before anything
  * changes. A chat on the current branch costs no git process.
  */
-export async function assertChatBranchUsable(ctx: RepoContext, chatId: string, currentBranch: string | null): Promise<void> {
+export async function assertChatBranchUsable(
+  ctx: RepoContext,
+  chatId: string,
+  currentBranch: string | null,
+): Promise<void> {
   const chat = await ctx.store.read((r) => getChatBranch(r, chatId));
   if (!chat?.branch) return;
   const problem = branchProblem(chatId, chat.branch, await chatBranchState(ctx, chat, currentBranch), true);
@@ -82,7 +127,11 @@ export async function assertChatBranchUsable(ctx: RepoContext, chatId: string, c
  * Before Undo of a turn recorded on another branch than the current one: when that branch is lost, only on the
  * remote or cannot be checked, says so (instead of "check out that branch", which cannot be done). Read-only.
  */
-export async function assertTurnBranchUsable(ctx: RepoContext, turn: { chat_id: string; branch: string | null }, currentBranch: string): Promise<void> {
+export async function assertTurnBranchUsable(
+  ctx: RepoContext,
+  turn: { chat_id: string; branch: string | null },
+  currentBranch: string,
+): Promise<void> {
   if (!turn.branch || turn.branch === currentBranch) return;
   const chat = await ctx.store.read((r) => getChatBranch(r, turn.chat_id));
   const state = await classifyBranch(ctx.repo, turn.branch, { recordedRemote: chat?.remote ?? null });
@@ -115,8 +164,13 @@ export interface ContinuationInfo {
 
 function continuationInfo(ctx: RepoContext, e: ChatEventRow & { chat_title?: string | null }): ContinuationInfo {
   return {
-    chatId: e.chat_id, ...(e.chat_title !== undefined ? { chatTitle: e.chat_title } : {}),
-    oldBranch: e.old_branch, newBranch: e.new_branch, baseBranch: e.base_branch, repository: ctx.repo.root, at: e.updated_at,
+    chatId: e.chat_id,
+    ...(e.chat_title !== undefined ? { chatTitle: e.chat_title } : {}),
+    oldBranch: e.old_branch,
+    newBranch: e.new_branch,
+    baseBranch: e.base_branch,
+    repository: ctx.repo.root,
+    at: e.updated_at,
   };
 }
 
@@ -163,13 +217,24 @@ export async function continueOnNewBranch(ctx: RepoContext, chatId: string): Pro
     await settleUnderLease(ctx);
     const [health, state] = await Promise.all([
       inspectRepositoryHealth(ctx.repo),
-      ctx.store.read((r) => ({ recoveryRequired: readRecovery(r) !== null, restoreInFlight: inFlightOperation(r) !== undefined, chat: getChatBranch(r, chatId) })),
+      ctx.store.read((r) => ({
+        recoveryRequired: readRecovery(r) !== null,
+        restoreInFlight: inFlightOperation(r) !== undefined,
+        chat: getChatBranch(r, chatId),
+      })),
     ]);
     const { branch: current } = passGate(factsFromHealth(health, state), 'retry');
     const chat = state.chat;
     if (!chat) throw new AvhError('invalid-input', 'No chat with this id exists in this repository.');
-    if (!chat.branch) throw new AvhError('invalid-input', 'This chat has no branch recorded (it has no turn yet), so there is nothing to continue.');
-    const { done, found } = await ctx.store.read((r) => ({ done: continuationOnto(r, chatId, chat.branch!), found: continuationFrom(r, chatId, chat.branch!) }));
+    if (!chat.branch)
+      throw new AvhError(
+        'invalid-input',
+        'This chat has no branch recorded (it has no turn yet), so there is nothing to continue.',
+      );
+    const { done, found } = await ctx.store.read((r) => ({
+      done: continuationOnto(r, chatId, chat.branch!),
+      found: continuationFrom(r, chatId, chat.branch!),
+    }));
     let pending = found?.status === 'pending' ? found : undefined;
     // Re-checked inside the action: nothing is replaced unless the branch is confirmed lost now.
     const branchState = await chatBranchState(ctx, chat, current);
@@ -180,7 +245,12 @@ export async function continueOnNewBranch(ctx: RepoContext, chatId: string): Pro
     }
     if (branchState.state !== 'lost') {
       if (pending) await abandonContinuation(ctx, pending);
-      if (branchState.state === 'ok') throw new AvhError('invalid-input', `The branch "${chat.branch}" for this chat exists, so there is nothing to continue; nothing was changed.`, { chat: chatId });
+      if (branchState.state === 'ok')
+        throw new AvhError(
+          'invalid-input',
+          `The branch "${chat.branch}" for this chat exists, so there is nothing to continue; nothing was changed.`,
+          { chat: chatId },
+        );
       throw branchProblem(chatId, chat.branch, branchState, true)!;
     }
     if (!pending) pending = await planContinuation(ctx, chat, current, branchState.remote, done);
@@ -202,7 +272,11 @@ export async function continueOnNewBranch(ctx: RepoContext, chatId: string): Pro
         // Nothing the user asked for happened: the untouched new branch and its pending entry go, the error is told.
         await abandonContinuation(ctx, pending);
         if (error instanceof AvhError && error.reason === 'dirty-conflict') {
-          throw new AvhError('dirty-conflict', `Your uncommitted changes would be overwritten by switching to a new branch from "${pending.base_branch}". Commit or stash them, then try again. Nothing was changed.`, { chat: chatId });
+          throw new AvhError(
+            'dirty-conflict',
+            `Your uncommitted changes would be overwritten by switching to a new branch from "${pending.base_branch}". Commit or stash them, then try again. Nothing was changed.`,
+            { chat: chatId },
+          );
         }
         throw error;
       }
@@ -219,11 +293,23 @@ export async function continueOnNewBranch(ctx: RepoContext, chatId: string): Pro
 
 /** Creates the continuation's branch at its base commit; a re-run finding it there already is success. */
 function createBranchAt(ctx: RepoContext, event: ChatEventRow): Promise<void> {
-  return compareAndSetRef(ctx.repo, `refs/heads/${event.new_branch}`, event.base_commit, ZERO_OID, 'agent-versions: continue chat on a new branch');
+  return compareAndSetRef(
+    ctx.repo,
+    `refs/heads/${event.new_branch}`,
+    event.base_commit,
+    ZERO_OID,
+    'agent-versions: continue chat on a new branch',
+  );
 }
 
 /** Picks the base commit and a free `<old>-N` name, and persists the continuation as pending (write-ahead). */
-async function planContinuation(ctx: RepoContext, chat: ChatBranchRow, current: string, remote: string | null, previous: ChatEventRow | undefined): Promise<ChatEventRow> {
+async function planContinuation(
+  ctx: RepoContext,
+  chat: ChatBranchRow,
+  current: string,
+  remote: string | null,
+  previous: ChatEventRow | undefined,
+): Promise<ChatEventRow> {
   const old = chat.branch!;
   // A branch that was itself a continuation (`x-2`) is followed by `x-3`, not `x-2-2`.
   const stem = previous ? previous.old_branch : old;
@@ -234,16 +320,32 @@ async function planContinuation(ctx: RepoContext, chat: ChatBranchRow, current: 
     baseBranch = current;
     baseCommit = await resolveBranchStart(ctx.repo, current, null);
   }
-  if (!baseCommit) throw new AvhError('invalid-input', `Neither the chat's base branch nor the current branch resolves to a commit; nothing was changed.`);
+  if (!baseCommit)
+    throw new AvhError(
+      'invalid-input',
+      `Neither the chat's base branch nor the current branch resolves to a commit; nothing was changed.`,
+    );
   let name: string | null = null;
   for (let n = 2; n <= MAX_SUFFIX && name === null; n++) {
     if (`${stem}-${n}` !== old && !(await branchNameTaken(ctx.repo, `${stem}-${n}`, remote))) name = `${stem}-${n}`;
   }
-  if (!name) throw new AvhError('invalid-input', `No free branch name "${stem}-2" … "${stem}-${MAX_SUFFIX}" is left; nothing was changed.`);
+  if (!name)
+    throw new AvhError(
+      'invalid-input',
+      `No free branch name "${stem}-2" … "${stem}-${MAX_SUFFIX}" is left; nothing was changed.`,
+    );
   const now = Date.now();
   const row: ChatEventRow = {
-    id: crypto.randomUUID(), chat_id: chat.id, kind: 'continued-on-new-branch', status: 'pending',
-    old_branch: old, new_branch: name, base_branch: baseBranch, base_commit: baseCommit, created_at: now, updated_at: now,
+    id: crypto.randomUUID(),
+    chat_id: chat.id,
+    kind: 'continued-on-new-branch',
+    status: 'pending',
+    old_branch: old,
+    new_branch: name,
+    base_branch: baseBranch,
+    base_commit: baseCommit,
+    created_at: now,
+    updated_at: now,
   };
   await ctx.store.transaction((tx) => insertPendingContinuation(tx, row));
   failpoint('chat-continue:after-plan');
@@ -274,8 +376,11 @@ export async function settleChatContinuations(ctx: RepoContext): Promise<number>
     const settled = await ctx.store.read((r) => pendingContinuations(r));
     for (const event of settled) {
       const created = (await readRef(ctx.repo, `refs/heads/${event.new_branch}`)) !== null;
-      if (!created && removeOwnBranchLock(ctx.repo, event)) ctx.log.warn('chat.continuation-lock-removed', { chat: event.chat_id, event: event.id });
-      await ctx.store.transaction((tx) => (created ? completeContinuation(tx, event, Date.now()) : deleteContinuation(tx, event.id)));
+      if (!created && removeOwnBranchLock(ctx.repo, event))
+        ctx.log.warn('chat.continuation-lock-removed', { chat: event.chat_id, event: event.id });
+      await ctx.store.transaction((tx) =>
+        created ? completeContinuation(tx, event, Date.now()) : deleteContinuation(tx, event.id),
+      );
       ctx.log.warn('chat.continuation-settled', { chat: event.chat_id, event: event.id, completed: created });
     }
     return settled.length;
@@ -312,14 +417,23 @@ function removeOwnBranchLock(repo: GitRepository, event: ChatEventRow): boolean 
  * Restore from the remote: a chat's branch deleted locally but still on the remote is fetched and recreated
  * locally (never checked out, nothing else changes). Refused unless the remote confirms it has the branch now.
  */
-export async function restoreChatBranch(ctx: RepoContext, chatId: string): Promise<{ branch: string; remote: string; commit: string }> {
+export async function restoreChatBranch(
+  ctx: RepoContext,
+  chatId: string,
+): Promise<{ branch: string; remote: string; commit: string }> {
   await assertNoRecovery(ctx.store);
   const lease = await acquireRepositoryLease(ctx.repo, 'restore', ctx.leaseWaitMs);
   try {
     const chat = await ctx.store.read((r) => getChatBranch(r, chatId));
-    if (!chat?.branch) throw new AvhError('invalid-input', 'No chat with this id and a recorded branch exists in this repository.');
+    if (!chat?.branch)
+      throw new AvhError('invalid-input', 'No chat with this id and a recorded branch exists in this repository.');
     const state = await classifyBranch(ctx.repo, chat.branch, { recordedRemote: chat.remote });
-    if (state.state === 'ok') return { branch: chat.branch, remote: chat.remote ?? '', commit: (await readRef(ctx.repo, `refs/heads/${chat.branch}`))! };
+    if (state.state === 'ok')
+      return {
+        branch: chat.branch,
+        remote: chat.remote ?? '',
+        commit: (await readRef(ctx.repo, `refs/heads/${chat.branch}`))!,
+      };
     if (state.state !== 'on-remote') throw branchProblem(chatId, chat.branch, state, true)!;
     const commit = await restoreBranchFromRemote(ctx.repo, chat.branch, state.remote);
     ctx.log.info('chat.branch-restored-from-remote', { chat: chatId });
@@ -328,7 +442,6 @@ export async function restoreChatBranch(ctx: RepoContext, chatId: string): Promi
     lease.release();
   }
 }
-
 
 const issueCache = new WeakMap<RepoContext, Map<string, { at: number; state: BranchState }>>();
 /** How long a remote's answer is reused by the view (which refreshes on every change); Try again asks anew. */
@@ -341,10 +454,15 @@ const ISSUE_CACHE_MS = 60_000;
  * `fresh`. Read-only.
  */
 export async function branchNotices(
-  ctx: RepoContext, currentBranch: string | null, options: { fresh?: boolean; onlyChats?: ReadonlySet<string> } = {},
+  ctx: RepoContext,
+  currentBranch: string | null,
+  options: { fresh?: boolean; onlyChats?: ReadonlySet<string> } = {},
 ): Promise<{ warnings: ContinuationInfo[]; issues: ChatBranchNotice[] }> {
   const fresh = options.fresh === true;
-  const { warnings, offBranch } = await ctx.store.read((r) => ({ warnings: warningsOn(r, currentBranch), offBranch: chatsOffBranch(r, currentBranch) }));
+  const { warnings, offBranch } = await ctx.store.read((r) => ({
+    warnings: warningsOn(r, currentBranch),
+    offBranch: chatsOffBranch(r, currentBranch),
+  }));
   const others = options.onlyChats ? offBranch.filter((c) => options.onlyChats!.has(c.id)) : offBranch;
   const issues: ChatBranchNotice[] = [];
   if (others.length > 0) {
@@ -363,7 +481,14 @@ export async function branchNotices(
       }
       const problem = branchProblem(chat.id, chat.branch!, state, true);
       if (problem && state.state !== 'ok') {
-        issues.push({ chatId: chat.id, chatTitle: chat.title, branch: chat.branch!, state: state.state, message: problem.message, canContinue: state.state === 'lost' });
+        issues.push({
+          chatId: chat.id,
+          chatTitle: chat.title,
+          branch: chat.branch!,
+          state: state.state,
+          message: problem.message,
+          canContinue: state.state === 'lost',
+        });
       }
     }
   }

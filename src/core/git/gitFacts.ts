@@ -15,7 +15,14 @@ export async function gitVersion(cwd: string): Promise<GitVersion | null> {
   try {
     const { stdout } = await runGit(cwd, ['--version'], { timeoutMs: 10_000 });
     const m = /git version (\d+)\.(\d+)(?:\.(\d+))?/.exec(stdout);
-    return m ? { text: `${m[1]}.${m[2]}${m[3] ? `.${m[3]}` : ''}`, major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3] ?? 0) } : null;
+    return m
+      ? {
+          text: `${m[1]}.${m[2]}${m[3] ? `.${m[3]}` : ''}`,
+          major: Number(m[1]),
+          minor: Number(m[2]),
+          patch: Number(m[3] ?? 0),
+        }
+      : null;
   } catch {
     return null;
   }
@@ -34,7 +41,8 @@ export async function commitIdentity(repo: GitRepository): Promise<'configured' 
     await runGit(repo.root, ['var', 'GIT_COMMITTER_IDENT'], { timeoutMs: 10_000 });
     return 'configured';
   } catch (error) {
-    if (error instanceof GitCommandError && /tell me who you are|empty ident|auto-detect/i.test(error.stderr)) return 'fallback';
+    if (error instanceof GitCommandError && /tell me who you are|empty ident|auto-detect/i.test(error.stderr))
+      return 'fallback';
     throw error;
   }
 }

@@ -14,7 +14,11 @@ if (typeof process.send === 'function') {
   const send = process.send.bind(process);
   const reply = (message: LaunchReply) => {
     // The parent is gone: nothing is left to answer to (its git commands finish on their own, as they would have).
-    try { send(message); } catch { process.exit(0); }
+    try {
+      send(message);
+    } catch {
+      process.exit(0);
+    }
   };
   process.on('message', (request: LaunchRequest) => {
     void spawnCollect(request.git, request.args, request).then((outcome) => reply({ id: request.id, ...outcome }));

@@ -29,8 +29,16 @@ export interface GitResult {
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const REDIRECTING_VARS = [
-  'GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY', 'GIT_ALTERNATE_OBJECT_DIRECTORIES',
-  'GIT_COMMON_DIR', 'GIT_NAMESPACE', 'GIT_PREFIX', 'GIT_CEILING_DIRECTORIES', 'GIT_DISCOVERY_ACROSS_FILESYSTEM',
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_INDEX_FILE',
+  'GIT_OBJECT_DIRECTORY',
+  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
+  'GIT_COMMON_DIR',
+  'GIT_NAMESPACE',
+  'GIT_PREFIX',
+  'GIT_CEILING_DIRECTORIES',
+  'GIT_DISCOVERY_ACROSS_FILESYSTEM',
 ];
 
 /** The environment every git process of ours runs with (the health probe's simple-git instance uses it too). */
@@ -65,7 +73,9 @@ const resolved = new Map<string, string>();
  * tried in order). Only absolute paths to an existing executable count; none usable → PATH is searched.
  */
 export function configureGitExecutable(candidates: string | readonly string[] | null | undefined): void {
-  configuredGit = (typeof candidates === 'string' ? [candidates] : candidates ?? []).filter((c) => typeof c === 'string' && c.length > 0);
+  configuredGit = (typeof candidates === 'string' ? [candidates] : (candidates ?? [])).filter(
+    (c) => typeof c === 'string' && c.length > 0,
+  );
   resolved.clear();
 }
 
@@ -112,10 +122,11 @@ export function findGitExecutable(
   untrusted: string,
   platform: NodeJS.Platform = process.platform,
 ): { git: string } | { missing: 'not-found' | 'only-inside' } {
-  for (const file of configured) if (path.isAbsolute(file) && isExecutableFile(file)) return { git: path.resolve(file) };
+  for (const file of configured)
+    if (path.isAbsolute(file) && isExecutableFile(file)) return { git: path.resolve(file) };
   // A filesystem root as the untrusted folder would distrust everything: it is never a repository worth that.
   const distrust = path.dirname(untrusted) === untrusted ? () => false : (file: string) => isInside(file, untrusted);
-  const pathVar = platform === 'win32' ? env.Path ?? env.PATH ?? '' : env.PATH ?? '';
+  const pathVar = platform === 'win32' ? (env.Path ?? env.PATH ?? '') : (env.PATH ?? '');
   const name = platform === 'win32' ? 'git.exe' : 'git';
   let skipped = false;
   for (const dir of pathVar.split(path.delimiter)) {
@@ -133,7 +144,14 @@ export function gitExecutable(cwd: string): string {
   const known = resolved.get(cwd);
   if (known !== undefined) return known;
   const found = findGitExecutable(process.env, configuredGit, untrustedFolderOf(cwd));
-  if (!('git' in found)) throw new GitCommandError('git-failed', [], -1, found.missing === 'only-inside' ? GIT_ONLY_INSIDE : GIT_NOT_FOUND, '');
+  if (!('git' in found))
+    throw new GitCommandError(
+      'git-failed',
+      [],
+      -1,
+      found.missing === 'only-inside' ? GIT_ONLY_INSIDE : GIT_NOT_FOUND,
+      '',
+    );
   resolved.set(cwd, found.git);
   return found.git;
 }
@@ -145,7 +163,11 @@ const runningChildren = new Set<number>();
 if (typeof AVH_PRODUCTION_BUILD === 'undefined') {
   onCrash(() => {
     for (const pid of runningChildren) {
-      try { process.kill(pid, 'SIGKILL'); } catch { /* already finished */ }
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* already finished */
+      }
     }
   });
 }
@@ -164,11 +186,22 @@ export function runGit(cwd: string, args: readonly string[], options: GitOptions
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const env = baseEnv(options.env);
   // A git:<verb>:during crash point needs the child here, to kill it: those test runs always spawn directly.
-  const launcher = typeof AVH_PRODUCTION_BUILD === 'undefined' && process.env.AVH_FAILPOINT?.startsWith('git:') ? undefined : readyLauncher();
+  const launcher =
+    typeof AVH_PRODUCTION_BUILD === 'undefined' && process.env.AVH_FAILPOINT?.startsWith('git:')
+      ? undefined
+      : readyLauncher();
   let child: number | undefined;
-  const started = typeof AVH_PRODUCTION_BUILD === 'undefined' ? (pid: number | undefined) => { child = pid; killDuringFailpoint(pid, args); } : undefined;
+  const started =
+    typeof AVH_PRODUCTION_BUILD === 'undefined'
+      ? (pid: number | undefined) => {
+          child = pid;
+          killDuringFailpoint(pid, args);
+        }
+      : undefined;
   const request = { cwd, env, input: options.input, timeoutMs, stdoutViaFile: options.stdoutViaFile };
-  const outcome = launcher ? launcher.run({ git, args: [...args], ...request }) : spawnCollect(git, args, request, started);
+  const outcome = launcher
+    ? launcher.run({ git, args: [...args], ...request })
+    : spawnCollect(git, args, request, started);
   if (typeof AVH_PRODUCTION_BUILD === 'undefined' && child !== undefined) {
     const pid = child;
     runningChildren.add(pid);
@@ -177,12 +210,22 @@ export function runGit(cwd: string, args: readonly string[], options: GitOptions
   return outcome.then((o) => {
     if (o.kind === 'closed') return settle(args, options, o);
     if (o.kind === 'spawn-error') throw spawnFailed(cwd, args, o.code);
-    throw new GitCommandError('git-failed', args, -1, `git ${verbOf(args)} did not finish: the process that started it stopped`, '');
+    throw new GitCommandError(
+      'git-failed',
+      args,
+      -1,
+      `git ${verbOf(args)} did not finish: the process that started it stopped`,
+      '',
+    );
   });
 }
 
 /** What a finished git process means: its output, or the failure mapped from its stderr. The same for both ways of starting it. */
-function settle(args: readonly string[], options: GitOptions, closed: Extract<SpawnOutcome, { kind: 'closed' }>): GitResult {
+function settle(
+  args: readonly string[],
+  options: GitOptions,
+  closed: Extract<SpawnOutcome, { kind: 'closed' }>,
+): GitResult {
   const { code: exit, stdout, stderr } = closed;
   if (closed.timedOut) throw new GitCommandError('git-timeout', args, exit, `git ${verbOf(args)} timed out`, stderr);
   if (exit === 0 || options.okCodes?.includes(exit)) return { stdout, stderr, code: exit };
@@ -190,13 +233,20 @@ function settle(args: readonly string[], options: GitOptions, closed: Extract<Sp
   throw new GitCommandError(reason, args, exit, messageFor(reason, args, exit), stderr);
 }
 
-const FOLDER_GONE = 'The folder to work in no longer exists (it was moved or deleted). Open the folder where it is now, then try again. Nothing was changed.';
+const FOLDER_GONE =
+  'The folder to work in no longer exists (it was moved or deleted). Open the folder where it is now, then try again. Nothing was changed.';
 
 function spawnFailed(cwd: string, args: readonly string[], code: string | undefined): GitCommandError {
   // spawn says ENOENT for a missing working folder too: that is not a missing git.
   if (code === 'ENOENT' && !isFolder(cwd)) return new GitCommandError('not-a-repository', args, -1, FOLDER_GONE, '');
   if (code === 'ENOENT') resolved.delete(cwd); // uninstalled or moved since: look again next time
-  return new GitCommandError('git-failed', args, -1, code === 'ENOENT' ? GIT_NOT_FOUND : `git ${verbOf(args)} could not start`, '');
+  return new GitCommandError(
+    'git-failed',
+    args,
+    -1,
+    code === 'ENOENT' ? GIT_NOT_FOUND : `git ${verbOf(args)} could not start`,
+    '',
+  );
 }
 
 /**
@@ -232,7 +282,10 @@ export class GitCommandError extends AvhError {
 function verbOf(args: readonly string[]): string {
   // Skip `-c key=value` pairs and other leading options to name the subcommand.
   for (let i = 0; i < args.length; i++) {
-    if (args[i] === '-c' || args[i] === '-C') { i++; continue; }
+    if (args[i] === '-c' || args[i] === '-C') {
+      i++;
+      continue;
+    }
     if (!args[i].startsWith('-')) return args[i];
   }
   return 'git';
@@ -245,7 +298,10 @@ export function reasonFromStderr(stderr: string): ErrorReason {
   if (/not a git repository/i.test(stderr)) return 'not-a-repository';
   if (/cannot lock ref|is at [0-9a-f]+ but expected|reference already exists/.test(stderr)) return 'ref-moved';
   if (/needs merge|unmerged|you need to resolve your current index first/i.test(stderr)) return 'unmerged-entries';
-  if (/would be overwritten|would lose untracked files|not uptodate\. Cannot merge|Entry '.*' not uptodate/.test(stderr)) return 'dirty-conflict';
+  if (
+    /would be overwritten|would lose untracked files|not uptodate\. Cannot merge|Entry '.*' not uptodate/.test(stderr)
+  )
+    return 'dirty-conflict';
   return 'git-failed';
 }
 

@@ -4,7 +4,14 @@ import { simpleGit, SimpleGit } from 'simple-git';
 import { GitRepository } from './repository';
 import { baseEnv, GitCommandError, gitExecutable, messageFor, reasonFromStderr, runGit } from './gitRunner';
 import type { GateFacts } from './repositoryGate';
-import { healthFromStatus, missingHealth, operationsInProgress, PROBE_STATUS_ARGS, repositoryExists, RepositoryHealth } from './statusProbe';
+import {
+  healthFromStatus,
+  missingHealth,
+  operationsInProgress,
+  PROBE_STATUS_ARGS,
+  repositoryExists,
+  RepositoryHealth,
+} from './statusProbe';
 
 export { GIT_OPERATIONS, operationsInProgress, parseStatus, PROBE_STATUS_ARGS } from './statusProbe';
 export type { GitOperation, RepositoryHealth, WorkingTreeCounts } from './statusProbe';
@@ -46,10 +53,18 @@ function probeGit(root: string): SimpleGit {
   // so a path outside it (spaces, say) needs its explicit opt-in — the path is ours, not the repository's.
   const binary = gitExecutable(root);
   const unsafe = /^([a-z]:)?([a-z0-9/.\\_~-]+)$/i.test(binary) ? {} : { unsafe: { allowUnsafeCustomBinary: true } };
-  return simpleGit({ baseDir: root, binary, ...unsafe, maxConcurrentProcesses: 1, completion: { onClose: true, onExit: false }, timeout: { block: 120_000 } }).env(env);
+  return simpleGit({
+    baseDir: root,
+    binary,
+    ...unsafe,
+    maxConcurrentProcesses: 1,
+    completion: { onClose: true, onExit: false },
+    timeout: { block: 120_000 },
+  }).env(env);
 }
 
-const SIMPLE_GIT_REFUSED = /^(editor|pager|prefix|ssh_askpass|git_(askpass|editor|pager|sequence_editor|exec_path|external_diff|proxy_command|template_dir|ssh|ssh_command|config\w*))$/i;
+const SIMPLE_GIT_REFUSED =
+  /^(editor|pager|prefix|ssh_askpass|git_(askpass|editor|pager|sequence_editor|exec_path|external_diff|proxy_command|template_dir|ssh|ssh_command|config\w*))$/i;
 
 /** The full ref HEAD points at (`refs/heads/x`), read from the git dir's HEAD file; null when detached. */
 export function readSymbolicHead(gitDir: string): string | null {
@@ -76,7 +91,9 @@ export function guessBranchTip(gitDir: string): { branch: string; head: string }
     let common = gitDir;
     try {
       common = path.resolve(gitDir, fs.readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim());
-    } catch { /* not a linked worktree */ }
+    } catch {
+      /* not a linked worktree */
+    }
     let value: string | null = null;
     try {
       value = fs.readFileSync(path.join(common, ref), 'utf8').trim();
@@ -97,9 +114,24 @@ export function guessBranchTip(gitDir: string): { branch: string; head: string }
  * a lower-ranked blocker would otherwise be named; otherwise the commit path's own write-tree finds them.
  * Read-only.
  */
-export async function quickGateFacts(repo: GitRepository, revs: readonly string[] = []): Promise<{ facts: GateFacts; resolved: string[] }> {
+export async function quickGateFacts(
+  repo: GitRepository,
+  revs: readonly string[] = [],
+): Promise<{ facts: GateFacts; resolved: string[] }> {
   if (!repositoryExists(repo)) {
-    return { facts: { exists: false, operations: [], unmerged: false, indexLocked: false, detached: false, unborn: false, head: null, branch: null }, resolved: [] };
+    return {
+      facts: {
+        exists: false,
+        operations: [],
+        unmerged: false,
+        indexLocked: false,
+        detached: false,
+        unborn: false,
+        head: null,
+        branch: null,
+      },
+      resolved: [],
+    };
   }
   const headRef = readSymbolicHead(repo.gitDir);
   const operations = operationsInProgress(repo.gitDir);
@@ -113,10 +145,21 @@ export async function quickGateFacts(repo: GitRepository, revs: readonly string[
   }
   let unmerged = false;
   if (operations.length === 0 && (indexLocked || !headRef || !head)) {
-    unmerged = (await runGit(repo.root, ['ls-files', '--unmerged', '-z'], { env: { GIT_OPTIONAL_LOCKS: '0' } })).stdout.length > 0;
+    unmerged =
+      (await runGit(repo.root, ['ls-files', '--unmerged', '-z'], { env: { GIT_OPTIONAL_LOCKS: '0' } })).stdout.length >
+      0;
   }
   return {
-    facts: { exists: true, operations, unmerged, indexLocked, detached: !headRef, unborn: !head, head, branch: headRef ? headRef.slice('refs/heads/'.length) : null },
+    facts: {
+      exists: true,
+      operations,
+      unmerged,
+      indexLocked,
+      detached: !headRef,
+      unborn: !head,
+      head,
+      branch: headRef ? headRef.slice('refs/heads/'.length) : null,
+    },
     resolved,
   };
 }

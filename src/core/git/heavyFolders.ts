@@ -12,10 +12,21 @@ import type { TemporaryIndex } from './workingTree';
  * included, are never touched), so git itself ignores them from then on: edit or delete the block to change it.
  */
 
-export const HEAVY_BLOCK_START = '# agent-versions: heavy folders and large files (left out of versions; edit or delete these lines to change)';
+export const HEAVY_BLOCK_START =
+  '# agent-versions: heavy folders and large files (left out of versions; edit or delete these lines to change)';
 
 /** Common dependency and build output folders (and macOS folder metadata), as gitignore patterns. */
-export const HEAVY_PATTERNS: readonly string[] = ['node_modules/', '.venv/', 'venv/', '__pycache__/', 'dist/', 'build/', 'target/', '.next/', '.DS_Store'];
+export const HEAVY_PATTERNS: readonly string[] = [
+  'node_modules/',
+  '.venv/',
+  'venv/',
+  '__pycache__/',
+  'dist/',
+  'build/',
+  'target/',
+  '.next/',
+  '.DS_Store',
+];
 
 /** A file larger than this never enters a version. */
 export const LARGE_FILE_BYTES = 50 * 1024 * 1024;
@@ -36,7 +47,11 @@ export async function excludeHeavyFoldersBeforeFirstVersion(repo: GitRepository)
  * not in HEAD or the user's index are removed from `index` and excluded in the block, so they are named once and
  * never considered again. Returns them (relative paths). Never touches the working tree.
  */
-export async function excludeLargeFiles(repo: GitRepository, index: TemporaryIndex, candidates: readonly string[]): Promise<string[]> {
+export async function excludeLargeFiles(
+  repo: GitRepository,
+  index: TemporaryIndex,
+  candidates: readonly string[],
+): Promise<string[]> {
   const oversized = candidates.filter((p) => {
     try {
       const st = fs.lstatSync(path.join(repo.root, p));
@@ -51,7 +66,10 @@ export async function excludeLargeFiles(repo: GitRepository, index: TemporaryInd
   const large = oversized.filter((p) => !known.has(p));
   if (large.length === 0) return [];
   const patterns = large.map(excludePattern).filter((p): p is string => p !== null);
-  await runGit(repo.root, ['update-index', '-z', '--force-remove', '--stdin'], { env: index.env, input: large.map((p) => `${p}\0`).join('') });
+  await runGit(repo.root, ['update-index', '-z', '--force-remove', '--stdin'], {
+    env: index.env,
+    input: large.map((p) => `${p}\0`).join(''),
+  });
   await editExcludeBlock(repo, HEAVY_BLOCK_START, (lines) => [...lines, ...patterns]);
   return large;
 }

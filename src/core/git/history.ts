@@ -21,7 +21,9 @@ export async function resolveCommit(repo: GitRepository, rev: string): Promise<s
     throw new AvhError('invalid-input', 'The version must be a commit id or name.');
   }
   try {
-    return (await runGit(repo.root, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`])).stdout.trim();
+    return (
+      await runGit(repo.root, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`])
+    ).stdout.trim();
   } catch {
     throw new AvhError('invalid-input', 'That version is not a commit in this repository.');
   }
@@ -36,17 +38,38 @@ export async function subjectsSince(repo: GitRepository, since: string): Promise
 }
 
 /** A commit's parents and the value of one of its trailers. */
-export async function parentsAndTrailer(repo: GitRepository, commit: string, trailer: string): Promise<{ parents: string; value: string }> {
-  const { stdout } = await runGit(repo.root, ['log', '-1', `--format=%P%x00%(trailers:key=${trailer},valueonly,separator=%x2c)`, commit, '--']);
+export async function parentsAndTrailer(
+  repo: GitRepository,
+  commit: string,
+  trailer: string,
+): Promise<{ parents: string; value: string }> {
+  const { stdout } = await runGit(repo.root, [
+    'log',
+    '-1',
+    `--format=%P%x00%(trailers:key=${trailer},valueonly,separator=%x2c)`,
+    commit,
+    '--',
+  ]);
   const [parents, value] = stdout.trim().split('\0');
   return { parents: parents ?? '', value: (value ?? '').trim() };
 }
 
 /** The newest of the last `depth` commits on `ref` carrying `Agent-Turn: <turnId>`, or null. */
-export async function findTurnCommit(repo: GitRepository, ref: string, turnId: string, depth = 50): Promise<string | null> {
+export async function findTurnCommit(
+  repo: GitRepository,
+  ref: string,
+  turnId: string,
+  depth = 50,
+): Promise<string | null> {
   let stdout: string;
   try {
-    ({ stdout } = await runGit(repo.root, ['log', `--max-count=${depth}`, `--format=%H${F}%(trailers:key=Agent-Turn,valueonly,separator=%x2c)${R}`, ref, '--']));
+    ({ stdout } = await runGit(repo.root, [
+      'log',
+      `--max-count=${depth}`,
+      `--format=%H${F}%(trailers:key=Agent-Turn,valueonly,separator=%x2c)${R}`,
+      ref,
+      '--',
+    ]));
   } catch {
     return null; // the branch is gone
   }
@@ -69,13 +92,33 @@ export interface AgentCommitRecord {
 
 /** `[Agent]` commits on local branches with their trailers, oldest first (for rebuilding a lost state file). */
 export async function agentCommits(repo: GitRepository): Promise<AgentCommitRecord[]> {
-  const { stdout } = await runGit(repo.root, ['log', '--branches', '--source', '--no-color', '--grep=^\\[Agent\\] ',
-    `--format=%H${F}%P${F}%ct${F}%s${F}%(trailers:key=Agent-Turn,valueonly,separator=%x2c)${F}%(trailers:key=Agent-Chat,valueonly,separator=%x2c)${F}%S${R}`]);
-  return stdout.split(R).map((r) => r.replace(/^\n/, '')).filter(Boolean).map((record) => {
-    const [oid, parents, time, subject, turnId, chatId, source] = record.split(F);
-    const branch = source?.trim().replace(/^refs\/heads\//, '') || null;
-    return { oid, parent: parents.split(' ')[0] || null, time: Number(time) * 1000, subject, turnId: turnId.trim(), chatId: chatId.trim(), branch };
-  }).filter((t) => t.turnId && t.chatId).reverse();
+  const { stdout } = await runGit(repo.root, [
+    'log',
+    '--branches',
+    '--source',
+    '--no-color',
+    '--grep=^\\[Agent\\] ',
+    `--format=%H${F}%P${F}%ct${F}%s${F}%(trailers:key=Agent-Turn,valueonly,separator=%x2c)${F}%(trailers:key=Agent-Chat,valueonly,separator=%x2c)${F}%S${R}`,
+  ]);
+  return stdout
+    .split(R)
+    .map((r) => r.replace(/^\n/, ''))
+    .filter(Boolean)
+    .map((record) => {
+      const [oid, parents, time, subject, turnId, chatId, source] = record.split(F);
+      const branch = source?.trim().replace(/^refs\/heads\//, '') || null;
+      return {
+        oid,
+        parent: parents.split(' ')[0] || null,
+        time: Number(time) * 1000,
+        subject,
+        turnId: turnId.trim(),
+        chatId: chatId.trim(),
+        branch,
+      };
+    })
+    .filter((t) => t.turnId && t.chatId)
+    .reverse();
 }
 
 /** Refs under `prefix` mapped from their name (prefix removed) to their commit. */

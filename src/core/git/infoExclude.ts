@@ -46,7 +46,11 @@ export async function readExcludeBlock(repo: GitRepository, start: string): Prom
 }
 
 /** Rewrites the block beginning with `start` (atomically; duplicates dropped); it disappears when it becomes empty. */
-export async function editExcludeBlock(repo: GitRepository, start: string, edit: (lines: string[]) => string[]): Promise<void> {
+export async function editExcludeBlock(
+  repo: GitRepository,
+  start: string,
+  edit: (lines: string[]) => string[],
+): Promise<void> {
   const file = await excludeFile(repo);
   const { before, block, after } = readBlock(file, start);
   const next = [...new Set(edit(block))];

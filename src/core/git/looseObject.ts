@@ -29,8 +29,13 @@ export function looseCommitParents(repo: GitRepository, oid: string): string[] |
   if (!OID.test(oid)) return null;
   const common = path.dirname(objectsDir(repo.gitDir));
   // History rewritten by replace refs or grafts, or cut by a shallow clone: what git reports may differ from the object.
-  for (const rewrite of ['info/grafts', 'shallow', 'refs/replace']) if (fs.existsSync(path.join(common, rewrite))) return null;
-  if (fs.existsSync(path.join(common, 'packed-refs')) && /refs\/replace\//.test(fs.readFileSync(path.join(common, 'packed-refs'), 'utf8'))) return null;
+  for (const rewrite of ['info/grafts', 'shallow', 'refs/replace'])
+    if (fs.existsSync(path.join(common, rewrite))) return null;
+  if (
+    fs.existsSync(path.join(common, 'packed-refs')) &&
+    /refs\/replace\//.test(fs.readFileSync(path.join(common, 'packed-refs'), 'utf8'))
+  )
+    return null;
   let raw: Buffer;
   try {
     raw = zlib.inflateSync(fs.readFileSync(path.join(objectsDir(repo.gitDir), oid.slice(0, 2), oid.slice(2))));
@@ -40,7 +45,10 @@ export function looseCommitParents(repo: GitRepository, oid: string): string[] |
   const nul = raw.indexOf(0);
   if (nul < 0 || !raw.subarray(0, nul).toString('latin1').startsWith('commit ')) return null;
   const end = raw.indexOf('\n\n', nul);
-  const headers = raw.subarray(nul + 1, end < 0 ? raw.length : end).toString('utf8').split('\n');
+  const headers = raw
+    .subarray(nul + 1, end < 0 ? raw.length : end)
+    .toString('utf8')
+    .split('\n');
   if (!headers[0]?.startsWith('tree ')) return null;
   const parents: string[] = [];
   for (const line of headers.slice(1)) {
@@ -67,7 +75,12 @@ const OWN_IDENT = 'Agent Version History <agent-versions@localhost>';
  * file and a link, never replacing an object already there. Null when this repository needs git to do it.
  */
 export function writeLooseCommit(repo: GitRepository, spec: LooseCommitSpec): string | null {
-  if (!/^[0-9a-f]{40}$/.test(spec.tree) || !spec.parents.every((p) => /^[0-9a-f]{40}$/.test(p)) || !spec.message.endsWith('\n')) return null;
+  if (
+    !/^[0-9a-f]{40}$/.test(spec.tree) ||
+    !spec.parents.every((p) => /^[0-9a-f]{40}$/.test(p)) ||
+    !spec.message.endsWith('\n')
+  )
+    return null;
   if (process.env.GIT_OBJECT_DIRECTORY || process.env.GIT_QUARANTINE_PATH) return null;
   const objects = objectsDir(repo.gitDir);
   let config = '';
@@ -78,7 +91,12 @@ export function writeLooseCommit(repo: GitRepository, spec: LooseCommitSpec): st
   }
   // Another object format (SHA-256) or group-shared permissions: git knows how those are written.
   if (/^\s*(objectformat|sharedrepository)\s*=/im.test(config)) return null;
-  const headers = [`tree ${spec.tree}`, ...spec.parents.map((p) => `parent ${p}`), `author ${OWN_IDENT} ${spec.date} +0000`, `committer ${OWN_IDENT} ${spec.date} +0000`];
+  const headers = [
+    `tree ${spec.tree}`,
+    ...spec.parents.map((p) => `parent ${p}`),
+    `author ${OWN_IDENT} ${spec.date} +0000`,
+    `committer ${OWN_IDENT} ${spec.date} +0000`,
+  ];
   const body = Buffer.from(`${headers.join('\n')}\n\n${spec.message}`, 'utf8');
   const object = Buffer.concat([Buffer.from(`commit ${body.length}\0`, 'latin1'), body]);
   const oid = crypto.createHash('sha1').update(object).digest('hex');

@@ -33,7 +33,11 @@ export interface RemoteFacts {
 
 /** One git process: remote names, branch upstreams and the configured ssh command. Read-only. */
 export async function readRemoteFacts(repo: GitRepository): Promise<RemoteFacts> {
-  const { stdout } = await runGit(repo.root, ['config', '-z', '--get-regexp', '^(remote\\..*\\.url|branch\\..*\\.remote|core\\.sshcommand)$'], { okCodes: [1] });
+  const { stdout } = await runGit(
+    repo.root,
+    ['config', '-z', '--get-regexp', '^(remote\\..*\\.url|branch\\..*\\.remote|core\\.sshcommand)$'],
+    { okCodes: [1] },
+  );
   const facts: RemoteFacts = { remotes: [], upstreams: new Map(), sshCommand: null };
   for (const entry of stdout.split('\0')) {
     const newline = entry.indexOf('\n');
@@ -66,7 +70,9 @@ export function chooseRemote(facts: RemoteFacts, branch: string, recorded: strin
 
 /** The remote's default branch as this repository last saw it (`refs/remotes/<remote>/HEAD`), or null. Read-only. */
 export async function remoteDefaultBranch(repo: GitRepository, remote: string): Promise<string | null> {
-  const { stdout, code } = await runGit(repo.root, ['symbolic-ref', '--quiet', `refs/remotes/${remote}/HEAD`], { okCodes: [1, 128] });
+  const { stdout, code } = await runGit(repo.root, ['symbolic-ref', '--quiet', `refs/remotes/${remote}/HEAD`], {
+    okCodes: [1, 128],
+  });
   const prefix = `refs/remotes/${remote}/`;
   const ref = stdout.trim();
   return code === 0 && ref.startsWith(prefix) ? ref.slice(prefix.length) : null;
@@ -101,7 +107,12 @@ function remoteEnv(facts: RemoteFacts, timeoutMs: number): Record<string, string
 export function remoteFailureOf(error: unknown): RemoteFailure {
   if (error instanceof GitCommandError && error.reason === 'git-timeout') return 'timeout';
   const stderr = error instanceof GitCommandError ? error.stderr : '';
-  if (/Authentication failed|Permission denied|could not read (Username|Password)|terminal prompts disabled|Host key verification failed|publickey|HTTP 40[13]|returned error: 40[13]/i.test(stderr)) return 'auth';
+  if (
+    /Authentication failed|Permission denied|could not read (Username|Password)|terminal prompts disabled|Host key verification failed|publickey|HTTP 40[13]|returned error: 40[13]/i.test(
+      stderr,
+    )
+  )
+    return 'auth';
   return 'network';
 }
 
@@ -111,18 +122,24 @@ export function remoteFailureOf(error: unknown): RemoteFailure {
  * that cannot be asked (that is `unknown`).
  */
 export async function classifyBranch(
-  repo: GitRepository, branch: string, options: { recordedRemote?: string | null; timeoutMs?: number; facts?: RemoteFacts } = {},
+  repo: GitRepository,
+  branch: string,
+  options: { recordedRemote?: string | null; timeoutMs?: number; facts?: RemoteFacts } = {},
 ): Promise<BranchState> {
   if (await localBranchExists(repo, branch)) return { state: 'ok' };
-  const facts = options.facts ?? await readRemoteFacts(repo);
+  const facts = options.facts ?? (await readRemoteFacts(repo));
   const remote = chooseRemote(facts, branch, options.recordedRemote ?? null);
   if (remote === null) return { state: 'lost', remote: null };
   const timeoutMs = options.timeoutMs ?? REMOTE_CHECK_TIMEOUT_MS;
   try {
     // `--exit-code`: 2 means the remote answered and has no such branch. The full ref name avoids suffix matches.
-    const { code, stdout } = await runGit(repo.root, ['ls-remote', '--exit-code', '--heads', remote, `refs/heads/${branch}`],
-      { okCodes: [2], timeoutMs, env: remoteEnv(facts, timeoutMs) });
-    if (code === 2 || !stdout.split('\n').some((line) => line.endsWith(`\trefs/heads/${branch}`))) return { state: 'lost', remote };
+    const { code, stdout } = await runGit(
+      repo.root,
+      ['ls-remote', '--exit-code', '--heads', remote, `refs/heads/${branch}`],
+      { okCodes: [2], timeoutMs, env: remoteEnv(facts, timeoutMs) },
+    );
+    if (code === 2 || !stdout.split('\n').some((line) => line.endsWith(`\trefs/heads/${branch}`)))
+      return { state: 'lost', remote };
     return { state: 'on-remote', remote };
   } catch (error) {
     if (error instanceof GitCommandError) return { state: 'unknown', remote, reason: remoteFailureOf(error) };
@@ -135,20 +152,35 @@ export async function classifyBranch(
  * then creates the local branch there (compare-and-set: never overwrites a branch that exists meanwhile) with
  * the remote as its upstream. Never touches HEAD, the index or the working tree.
  */
-export async function restoreBranchFromRemote(repo: GitRepository, branch: string, remote: string, timeoutMs = 60_000): Promise<string> {
+export async function restoreBranchFromRemote(
+  repo: GitRepository,
+  branch: string,
+  remote: string,
+  timeoutMs = 60_000,
+): Promise<string> {
   const facts = await readRemoteFacts(repo);
   const tracking = `refs/remotes/${remote}/${branch}`;
   try {
-    await runGit(repo.root, ['fetch', '--no-tags', '--no-write-fetch-head', remote, `+refs/heads/${branch}:${tracking}`], { timeoutMs, env: remoteEnv(facts, timeoutMs) });
+    await runGit(
+      repo.root,
+      ['fetch', '--no-tags', '--no-write-fetch-head', remote, `+refs/heads/${branch}:${tracking}`],
+      { timeoutMs, env: remoteEnv(facts, timeoutMs) },
+    );
   } catch (error) {
     if (!(error instanceof GitCommandError)) throw error;
     const reason = remoteFailureOf(error);
-    throw new AvhError(reason === 'timeout' ? 'git-timeout' : 'git-failed',
+    throw new AvhError(
+      reason === 'timeout' ? 'git-timeout' : 'git-failed',
       `The branch "${branch}" could not be fetched from "${remote}" (${reason === 'auth' ? 'the remote refused the credentials' : reason === 'timeout' ? 'it did not answer in time' : 'it could not be reached'}). Nothing was changed; try again.`,
-      { branch, remote, remoteFailure: reason });
+      { branch, remote, remoteFailure: reason },
+    );
   }
   const oid = await readRef(repo, tracking);
-  if (!oid) throw new AvhError('git-failed', `"${remote}" no longer has the branch "${branch}". Nothing was changed.`, { branch, remote });
+  if (!oid)
+    throw new AvhError('git-failed', `"${remote}" no longer has the branch "${branch}". Nothing was changed.`, {
+      branch,
+      remote,
+    });
   await compareAndSetRef(repo, `refs/heads/${branch}`, oid, ZERO_OID, `agent-versions: branch restored from ${remote}`);
   // The upstream, as `git branch --track` would set it (config only).
   await runGit(repo.root, ['config', `branch.${branch}.remote`, remote]);
@@ -162,8 +194,15 @@ export async function switchToBranch(repo: GitRepository, branch: string): Promi
 }
 
 /** The commit a branch name means here: the local branch, else the remote's copy as last fetched. Read-only. */
-export async function resolveBranchStart(repo: GitRepository, branch: string, remote: string | null): Promise<string | null> {
-  return (await readRef(repo, `refs/heads/${branch}`)) ?? (remote ? await readRef(repo, `refs/remotes/${remote}/${branch}`) : null);
+export async function resolveBranchStart(
+  repo: GitRepository,
+  branch: string,
+  remote: string | null,
+): Promise<string | null> {
+  return (
+    (await readRef(repo, `refs/heads/${branch}`)) ??
+    (remote ? await readRef(repo, `refs/remotes/${remote}/${branch}`) : null)
+  );
 }
 
 /** Whether a branch name is taken here, locally or by a remote-tracking ref of `remote` (so a new name never shadows one). Read-only. */

@@ -32,10 +32,16 @@ export async function resolveRepository(folder: string): Promise<GitRepository> 
   } catch (error) {
     if (error instanceof GitCommandError && error.reason !== 'git-failed') throw error;
     if (error instanceof GitCommandError && /must be run in a work tree/.test(error.stderr)) {
-      throw new AvhError('not-a-repository', 'This is a bare git repository; Agent Version History needs a working tree.');
+      throw new AvhError(
+        'not-a-repository',
+        'This is a bare git repository; Agent Version History needs a working tree.',
+      );
     }
     if (error instanceof GitCommandError && /dubious ownership/.test(error.stderr)) {
-      throw new AvhError('not-a-repository', 'Git refuses this repository because it is owned by another user (safe.directory).');
+      throw new AvhError(
+        'not-a-repository',
+        'Git refuses this repository because it is owned by another user (safe.directory).',
+      );
     }
     throw new AvhError('not-a-repository', 'This folder is not a git repository.', {}, { cause: error });
   }
@@ -61,7 +67,9 @@ export function guessRepositoryFromFiles(folder: string): { root: string; gitDir
     let st: fs.Stats | null = null;
     try {
       st = fs.statSync(dotGit);
-    } catch { /* none here */ }
+    } catch {
+      /* none here */
+    }
     if (st?.isDirectory()) return { root: dir, gitDir: dotGit };
     if (st?.isFile()) {
       const match = /^gitdir: (.+)$/m.exec(fs.readFileSync(dotGit, 'utf8'));

@@ -60,9 +60,11 @@ export const BLOCKER_COPY: Readonly<Record<Exclude<GateBlocker, GitOperation | '
   missing: 'The repository folder no longer exists or is no longer a Git repository. Restore it or reopen the project',
   'restore-in-flight': 'Another restore is in progress for this repository. Wait for it to finish',
   unmerged: 'This project has unresolved file conflicts. Resolve them outside VS Code',
-  'index-locked': 'Another Git process is using this repository (index.lock is held). Wait for it to finish, or remove .git/index.lock if no Git process is running',
+  'index-locked':
+    'Another Git process is using this repository (index.lock is held). Wait for it to finish, or remove .git/index.lock if no Git process is running',
   detached: 'This project is not on a branch (Git calls this a detached HEAD). Switch to a branch outside VS Code',
-  unborn: 'This repository has no commits yet, so there is no version to return to. The first agent turn makes one (or make a first commit yourself)',
+  unborn:
+    'This repository has no commits yet, so there is no version to return to. The first agent turn makes one (or make a first commit yourself)',
 };
 
 const REASONS: Record<Exclude<GateBlocker, GitOperation>, ErrorReason> = {
@@ -111,7 +113,10 @@ function firstBlocker(facts: GateFacts, unbornBlocks: boolean): GateBlocker | nu
   return null;
 }
 
-function blocked(blocker: GateBlocker, closing: GateClosing): { ok: false; blocker: GateBlocker; reason: ErrorReason; message: string } {
+function blocked(
+  blocker: GateBlocker,
+  closing: GateClosing,
+): { ok: false; blocker: GateBlocker; reason: ErrorReason; message: string } {
   return { ok: false, blocker, reason: reasonForBlocker(blocker), message: blockerMessage(blocker, closing) };
 }
 
@@ -128,11 +133,16 @@ export type TurnGateResult =
 /** The gate for recording a turn (begin, the version at its end) and for undoing a first turn: an unborn branch passes with `head: null`. */
 export function turnGate(facts: GateFacts, closing: GateClosing): TurnGateResult {
   const blocker = firstBlocker(facts, false);
-  return blocker ? blocked(blocker, closing) : { ok: true, branch: facts.branch!, head: facts.unborn ? null : facts.head };
+  return blocker
+    ? blocked(blocker, closing)
+    : { ok: true, branch: facts.branch!, head: facts.unborn ? null : facts.head };
 }
 
 /** The gate's facts from a full health probe. */
-export function factsFromHealth(health: RepositoryHealth, extra: Pick<GateFacts, 'recoveryRequired' | 'restoreInFlight'> = {}): GateFacts {
+export function factsFromHealth(
+  health: RepositoryHealth,
+  extra: Pick<GateFacts, 'recoveryRequired' | 'restoreInFlight'> = {},
+): GateFacts {
   return { ...health, unmerged: health.counts.unmerged > 0, ...extra };
 }
 
@@ -151,5 +161,8 @@ export function passTurnGate(facts: GateFacts, closing: GateClosing): { branch: 
 }
 
 function gateError(result: { blocker: GateBlocker; reason: ErrorReason; message: string }): AvhError {
-  return new AvhError(result.reason, result.message, { blocker: result.blocker, ...(isGitOperation(result.blocker) ? { operation: result.blocker } : {}) });
+  return new AvhError(result.reason, result.message, {
+    blocker: result.blocker,
+    ...(isGitOperation(result.blocker) ? { operation: result.blocker } : {}),
+  });
 }

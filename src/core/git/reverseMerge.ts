@@ -26,18 +26,30 @@ const SYNTHETIC_DATE = 1;
  * whose only parent is `version`: the one best common ancestor is then `version` itself (what `git revert`
  * merges with). Writes only objects; never touches refs, the index or the working tree.
  */
-export async function reverseTurnTree(repo: GitRepository, turn: { version: string; preTurn: string }, ours: string): Promise<ReverseTree> {
-  const spec = { tree: turn.preTurn, parents: [turn.version], message: 'Agent Version History: turn taken back (merge input, never on a branch)\n', date: SYNTHETIC_DATE };
+export async function reverseTurnTree(
+  repo: GitRepository,
+  turn: { version: string; preTurn: string },
+  ours: string,
+): Promise<ReverseTree> {
+  const spec = {
+    tree: turn.preTurn,
+    parents: [turn.version],
+    message: 'Agent Version History: turn taken back (merge input, never on a branch)\n',
+    date: SYNTHETIC_DATE,
+  };
   // With the pre-turn tree's oid known, the object is written here (one git process fewer); a name like
   // `<version>^^{tree}` needs git to resolve it.
-  const theirs = writeLooseCommit(repo, spec) ?? await createCommit(repo, spec);
+  const theirs = writeLooseCommit(repo, spec) ?? (await createCommit(repo, spec));
   return mergeCommits(repo, ours, theirs);
 }
 
 /** `git merge-tree --write-tree` of two commits (their merge base found by git). Writes only objects. */
 export async function mergeCommits(repo: GitRepository, ours: string, theirs: string): Promise<ReverseTree> {
-  const { stdout, code } = await runGit(repo.root,
-    ['-c', 'merge.renames=true', 'merge-tree', '--write-tree', '-z', '--name-only', '--no-messages', ours, theirs], { okCodes: [1] });
+  const { stdout, code } = await runGit(
+    repo.root,
+    ['-c', 'merge.renames=true', 'merge-tree', '--write-tree', '-z', '--name-only', '--no-messages', ours, theirs],
+    { okCodes: [1] },
+  );
   const [tree, ...rest] = stdout.split('\0');
   const conflicts = code === 0 ? [] : [...new Set(rest.filter((p) => p.length > 0))].sort();
   return { tree: tree.trim(), conflicts };
@@ -48,16 +60,26 @@ export async function mergeCommits(repo: GitRepository, ours: string, theirs: st
  * Everything else stays as in `ours`; `ours` null: the repository's index holds it (a clean tree at HEAD), so its
  * copy is used as is. Writes only objects and a temporary index of our own.
  */
-export async function fileRestoredTree(repo: GitRepository, ours: string | null, base: string, file: string): Promise<string> {
+export async function fileRestoredTree(
+  repo: GitRepository,
+  ours: string | null,
+  base: string,
+  file: string,
+): Promise<string> {
   const index = TemporaryIndex.create(repo);
   try {
     if (ours !== null) await runGit(repo.root, ['read-tree', ours], { env: index.env });
     const entry = (await runGit(repo.root, ['ls-tree', '-z', '--full-tree', base, '--', file])).stdout.split('\0')[0];
     const match = /^(\d+) (\w+) ([0-9a-f]{40,64})\t/.exec(entry ?? '');
     if (match && match[2] !== 'tree') {
-      await runGit(repo.root, ['update-index', '--add', '--cacheinfo', `${match[1]},${match[3]},${file}`], { env: index.env });
+      await runGit(repo.root, ['update-index', '--add', '--cacheinfo', `${match[1]},${match[3]},${file}`], {
+        env: index.env,
+      });
     } else {
-      await runGit(repo.root, ['update-index', '--force-remove', '-z', '--stdin'], { env: index.env, input: `${file}\0` });
+      await runGit(repo.root, ['update-index', '--force-remove', '-z', '--stdin'], {
+        env: index.env,
+        input: `${file}\0`,
+      });
     }
     return (await runGit(repo.root, ['write-tree'], { env: index.env })).stdout.trim();
   } finally {
@@ -74,7 +96,12 @@ export async function workingTreeCommit(repo: GitRepository, head: string): Prom
   const index = TemporaryIndex.create(repo);
   try {
     const { tree } = await writeWorkingTree(repo, index);
-    return await createCommit(repo, { tree, parents: [head], message: 'Agent Version History: working tree (merge input, never on a branch)\n', date: SYNTHETIC_DATE });
+    return await createCommit(repo, {
+      tree,
+      parents: [head],
+      message: 'Agent Version History: working tree (merge input, never on a branch)\n',
+      date: SYNTHETIC_DATE,
+    });
   } finally {
     index.dispose();
   }
@@ -101,14 +128,23 @@ export async function commitsSince(repo: GitRepository, since: string | null, he
   // `since` null (a turn that began on an unborn branch): all of HEAD's history is after it. `X^@` names all of
   // X's parents, none for a root commit, so a root version excludes nothing.
   const range = since === null ? [head] : [head, '--not', since];
-  const { stdout } = await runGit(repo.root,
-    ['log', '--boundary', '--format=%m%x1f%H%x1f%P%x1f%T%x1f%s%x1f%(trailers:key=Agent-Turn,valueonly,separator=%x2c)%x1e', ...range, '--']);
+  const { stdout } = await runGit(repo.root, [
+    'log',
+    '--boundary',
+    '--format=%m%x1f%H%x1f%P%x1f%T%x1f%s%x1f%(trailers:key=Agent-Turn,valueonly,separator=%x2c)%x1e',
+    ...range,
+    '--',
+  ]);
   const commits: LaterCommit[] = [];
   const trees = new Map<string, string>();
-  for (const record of stdout.split('\x1e').map((r) => r.replace(/^\n/, '')).filter(Boolean)) {
+  for (const record of stdout
+    .split('\x1e')
+    .map((r) => r.replace(/^\n/, ''))
+    .filter(Boolean)) {
     const [mark, oid, parents, tree, subject, turn] = record.split('\x1f');
     trees.set(oid, tree);
-    if (mark !== '-') commits.push({ oid, subject, turn: (turn ?? '').trim(), parents: parents ? parents.split(' ') : [], tree });
+    if (mark !== '-')
+      commits.push({ oid, subject, turn: (turn ?? '').trim(), parents: parents ? parents.split(' ') : [], tree });
   }
   return { commits, trees };
 }

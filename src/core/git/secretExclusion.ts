@@ -14,7 +14,8 @@ import type { TemporaryIndex } from './workingTree';
  * treats them as ignored from then on: status stays clean, `add -A` skips them, restores never touch them.
  */
 
-export const EXCLUDE_BLOCK_START = '# agent-versions: secrets (files left out of versions; use Include in Versions or Add to .gitignore to change)';
+export const EXCLUDE_BLOCK_START =
+  '# agent-versions: secrets (files left out of versions; use Include in Versions or Add to .gitignore to change)';
 export { EXCLUDE_BLOCK_END };
 
 const leftOut = new WeakMap<TemporaryIndex, SecretFinding[]>();
@@ -25,16 +26,38 @@ const leftOut = new WeakMap<TemporaryIndex, SecretFinding[]>();
  * include from `index`, and excludes them in `info/exclude`. No git process when nothing looks like a secret.
  * Never touches HEAD, the user's index or the working tree's files.
  */
-export async function excludeNewSecrets(repo: GitRepository, index: TemporaryIndex, addOutput: string): Promise<SecretFinding[]> {
+export async function excludeNewSecrets(
+  repo: GitRepository,
+  index: TemporaryIndex,
+  addOutput: string,
+): Promise<SecretFinding[]> {
   const added = addedPaths(addOutput);
-  let findings = added.length === 0 ? [] : scanForSecrets(repo.root, added.map((p) => ({ path: p })));
+  let findings =
+    added.length === 0
+      ? []
+      : scanForSecrets(
+          repo.root,
+          added.map((p) => ({ path: p })),
+        );
   if (findings.length > 0) {
-    const [known, included] = await Promise.all([pathsInHeadOrUserIndex(repo, findings.map((f) => f.path)), includedPaths(repo)]);
+    const [known, included] = await Promise.all([
+      pathsInHeadOrUserIndex(
+        repo,
+        findings.map((f) => f.path),
+      ),
+      includedPaths(repo),
+    ]);
     findings = findings.filter((f) => !known.has(f.path) && !included.has(f.path));
   }
   if (findings.length > 0) {
-    await runGit(repo.root, ['update-index', '-z', '--force-remove', '--stdin'], { env: index.env, input: findings.map((f) => `${f.path}\0`).join('') });
-    await editExcludeBlock(repo, EXCLUDE_BLOCK_START, (lines) => [...lines, ...findings.map((f) => excludePattern(f.path)).filter((p): p is string => p !== null)]);
+    await runGit(repo.root, ['update-index', '-z', '--force-remove', '--stdin'], {
+      env: index.env,
+      input: findings.map((f) => `${f.path}\0`).join(''),
+    });
+    await editExcludeBlock(repo, EXCLUDE_BLOCK_START, (lines) => [
+      ...lines,
+      ...findings.map((f) => excludePattern(f.path)).filter((p): p is string => p !== null),
+    ]);
   }
   leftOut.set(index, findings);
   return findings;
@@ -54,7 +77,11 @@ export function addedPaths(addOutput: string): string[] {
     if (match[1] === 'add') paths.push(match[2]);
     end = record.lastIndex;
   }
-  if (end !== addOutput.length) throw new AvhError('git-failed', 'git add printed a list Agent Version History could not read; no version was made.');
+  if (end !== addOutput.length)
+    throw new AvhError(
+      'git-failed',
+      'git add printed a list Agent Version History could not read; no version was made.',
+    );
   return paths;
 }
 
@@ -83,7 +110,11 @@ export async function removeExclusion(repo: GitRepository, relPath: string): Pro
 /** Appends an anchored pattern for `relPath` to the repository's top-level `.gitignore` (created if missing). */
 export function appendToGitignore(repo: GitRepository, relPath: string): void {
   const pattern = excludePattern(relPath);
-  if (pattern === null) throw new AvhError('invalid-input', 'That file name cannot be written as a .gitignore pattern; nothing was changed.');
+  if (pattern === null)
+    throw new AvhError(
+      'invalid-input',
+      'That file name cannot be written as a .gitignore pattern; nothing was changed.',
+    );
   const file = path.join(repo.root, '.gitignore');
   let existing = '';
   try {
@@ -97,10 +128,13 @@ export function appendToGitignore(repo: GitRepository, relPath: string): void {
 
 /** `ls-files -s -z` lines: `<mode> <oid> <stage>\t<path>`. */
 function parseStageEntries(stdout: string): ScanEntry[] {
-  return stdout.split('\0').filter(Boolean).map((line) => {
-    const tab = line.indexOf('\t');
-    return { mode: line.slice(0, line.indexOf(' ')), path: line.slice(tab + 1) };
-  });
+  return stdout
+    .split('\0')
+    .filter(Boolean)
+    .map((line) => {
+      const tab = line.indexOf('\t');
+      return { mode: line.slice(0, line.indexOf(' ')), path: line.slice(tab + 1) };
+    });
 }
 
 /** Which of `paths` HEAD's tree or the user's index holds (those are the user's files: never excluded). */

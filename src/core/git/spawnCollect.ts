@@ -28,7 +28,12 @@ export type SpawnOutcome =
   | { kind: 'closed'; code: number; timedOut: boolean; stdout: string; stderr: string };
 
 /** Runs `file args`; `onStarted` gets the child's pid right after the spawn (test crash points use it). */
-export function spawnCollect(file: string, args: readonly string[], request: SpawnRequest, onStarted?: (pid: number | undefined) => void): Promise<SpawnOutcome> {
+export function spawnCollect(
+  file: string,
+  args: readonly string[],
+  request: SpawnRequest,
+  onStarted?: (pid: number | undefined) => void,
+): Promise<SpawnOutcome> {
   if (request.stdoutViaFile && request.input === undefined) {
     const fd = openOutputFile();
     if (fd !== null) return spawnToFile(file, args, request, fd, onStarted);
@@ -37,7 +42,11 @@ export function spawnCollect(file: string, args: readonly string[], request: Spa
     const { input } = request;
     let child;
     try {
-      child = spawn(file, args as string[], { cwd: request.cwd, env: request.env, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+      child = spawn(file, args as string[], {
+        cwd: request.cwd,
+        env: request.env,
+        stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      });
     } catch (error) {
       resolve({ kind: 'spawn-error', code: (error as NodeJS.ErrnoException).code ?? 'EINVAL' });
       return;
@@ -58,10 +67,18 @@ export function spawnCollect(file: string, args: readonly string[], request: Spa
     });
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ kind: 'closed', code: code ?? -1, timedOut, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
+      resolve({
+        kind: 'closed',
+        code: code ?? -1,
+        timedOut,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+      });
     });
     if (input !== undefined) {
-      child.stdin!.on('error', () => { /* git may exit before reading its input; the exit code tells */ });
+      child.stdin!.on('error', () => {
+        /* git may exit before reading its input; the exit code tells */
+      });
       child.stdin!.end(input);
     }
   });
@@ -91,7 +108,13 @@ function openOutputFile(): number | null {
   return fd;
 }
 
-function spawnToFile(file: string, args: readonly string[], request: SpawnRequest, out: number, onStarted?: (pid: number | undefined) => void): Promise<SpawnOutcome> {
+function spawnToFile(
+  file: string,
+  args: readonly string[],
+  request: SpawnRequest,
+  out: number,
+  onStarted?: (pid: number | undefined) => void,
+): Promise<SpawnOutcome> {
   return new Promise((resolve) => {
     let settled = false;
     // Once only: a failed start can report both 'error' and 'exit', and a descriptor closed twice could be another's by then.

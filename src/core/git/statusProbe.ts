@@ -40,7 +40,18 @@ const NO_COUNTS: WorkingTreeCounts = { staged: 0, unstaged: 0, untracked: 0, unm
 
 /** The health of a repository whose folder or git dir is gone (a new object each time: callers may keep it). */
 export function missingHealth(): RepositoryHealth {
-  return { exists: false, head: null, branch: null, detached: false, unborn: false, operations: [], indexLocked: false, counts: { ...NO_COUNTS }, nestedRepositories: [], clean: false };
+  return {
+    exists: false,
+    head: null,
+    branch: null,
+    detached: false,
+    unborn: false,
+    operations: [],
+    indexLocked: false,
+    counts: { ...NO_COUNTS },
+    nestedRepositories: [],
+    clean: false,
+  };
 }
 
 export function repositoryExists(repo: GitRepository): boolean {
@@ -73,7 +84,15 @@ function readSequencerKind(gitDir: string): GitOperation {
 }
 
 /** The probe's one git command (run with GIT_OPTIONAL_LOCKS=0); the benchmark compares it with this exact line. */
-export const PROBE_STATUS_ARGS: readonly string[] = ['status', '--porcelain=v2', '--branch', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=dirty'];
+export const PROBE_STATUS_ARGS: readonly string[] = [
+  'status',
+  '--porcelain=v2',
+  '--branch',
+  '-z',
+  '--no-renames',
+  '--untracked-files=all',
+  '--ignore-submodules=dirty',
+];
 
 /** The whole health from the status output and the marker files. */
 export function healthFromStatus(repo: GitRepository, stdout: string): RepositoryHealth {
@@ -92,7 +111,9 @@ export function healthFromStatus(repo: GitRepository, stdout: string): Repositor
  * the full path's own probe then reports it).
  */
 export function startProbeStatus(root: string): Promise<string> {
-  return runGit(root, PROBE_STATUS_ARGS, { env: { GIT_OPTIONAL_LOCKS: '0' }, stdoutViaFile: true }).then((r) => r.stdout);
+  return runGit(root, PROBE_STATUS_ARGS, { env: { GIT_OPTIONAL_LOCKS: '0' }, stdoutViaFile: true }).then(
+    (r) => r.stdout,
+  );
 }
 
 /**
@@ -109,7 +130,10 @@ export async function inspectHealthDirect(repo: GitRepository, started?: Promise
  * `--untracked-files=all` git lists a folder (trailing slash) only when it will not descend into it: a nested
  * repository. `isRepository` confirms it has its own `.git`.
  */
-export function parseStatus(stdout: string, isRepository: (rel: string) => boolean = () => false): Pick<RepositoryHealth, 'head' | 'branch' | 'detached' | 'unborn' | 'counts' | 'nestedRepositories' | 'clean'> {
+export function parseStatus(
+  stdout: string,
+  isRepository: (rel: string) => boolean = () => false,
+): Pick<RepositoryHealth, 'head' | 'branch' | 'detached' | 'unborn' | 'counts' | 'nestedRepositories' | 'clean'> {
   const nestedRepositories: string[] = [];
   let head: string | null = null;
   let branch: string | null = null;
@@ -141,4 +165,3 @@ export function parseStatus(stdout: string, isRepository: (rel: string) => boole
   const clean = counts.staged + counts.unstaged + counts.untracked + counts.unmerged === 0;
   return { head, branch, detached, unborn, counts, nestedRepositories, clean };
 }
-

@@ -23,9 +23,15 @@ const RECORD = '\x1e';
  */
 export function versionLogArgs(limit: number, skip = 0): string[] {
   return [
-    'log', `--max-count=${limit}`, `--skip=${skip}`, '--no-color', '--shortstat', '--diff-merges=first-parent',
+    'log',
+    `--max-count=${limit}`,
+    `--skip=${skip}`,
+    '--no-color',
+    '--shortstat',
+    '--diff-merges=first-parent',
     `--format=${RECORD}%H${FIELD}%ct${FIELD}%(trailers:key=Agent-Turn,valueonly,separator=%x2c)${FIELD}%s`,
-    'HEAD', '--',
+    'HEAD',
+    '--',
   ];
 }
 
@@ -35,7 +41,11 @@ export async function readVersionLog(root: string, limit: number, skip = 0): Pro
   try {
     ({ stdout } = await runGit(root, versionLogArgs(limit, skip)));
   } catch (error) {
-    if (error instanceof GitCommandError && /does not have any commits yet|unknown revision|bad (?:default )?revision 'HEAD'/.test(error.stderr)) return [];
+    if (
+      error instanceof GitCommandError &&
+      /does not have any commits yet|unknown revision|bad (?:default )?revision 'HEAD'/.test(error.stderr)
+    )
+      return [];
     throw error;
   }
   return parseVersionLog(stdout);
@@ -77,7 +87,10 @@ export interface ChangedFile {
 }
 
 /** Files a commit changed against its first parent (the empty tree for a root commit). Read-only. */
-export async function changedFilesOf(root: string, oid: string): Promise<{ parent: string | null; files: ChangedFile[] }> {
+export async function changedFilesOf(
+  root: string,
+  oid: string,
+): Promise<{ parent: string | null; files: ChangedFile[] }> {
   const { stdout: parents } = await runGit(root, ['rev-list', '--parents', '-n', '1', oid, '--']);
   const parent = parents.trim().split(' ')[1] ?? null;
   const args = parent
@@ -108,9 +121,24 @@ export async function readBlobAt(root: string, oid: string, path: string): Promi
 }
 
 /** `git log` of HEAD in `format` (newest first, `limit` from `skip`); null when HEAD has no commits yet. */
-export async function versionRecords(root: string, limit: number, skip: number, format: string): Promise<string | null> {
+export async function versionRecords(
+  root: string,
+  limit: number,
+  skip: number,
+  format: string,
+): Promise<string | null> {
   try {
-    return (await runGit(root, ['log', `--max-count=${limit}`, `--skip=${skip}`, '--no-color', `--format=${format}`, 'HEAD', '--'])).stdout;
+    return (
+      await runGit(root, [
+        'log',
+        `--max-count=${limit}`,
+        `--skip=${skip}`,
+        '--no-color',
+        `--format=${format}`,
+        'HEAD',
+        '--',
+      ])
+    ).stdout;
   } catch {
     return null;
   }

@@ -70,7 +70,10 @@ export function removeOrphanedTemporaryIndexes(repo: GitRepository): number {
 
 /** A temporary index beside the real one, seeded from a copy of it (keeping its mtime, so git's racy-entry checks stay right). */
 export class TemporaryIndex {
-  private constructor(readonly file: string, readonly seededFrom: fs.BigIntStats | null) {}
+  private constructor(
+    readonly file: string,
+    readonly seededFrom: fs.BigIntStats | null,
+  ) {}
 
   static create(repo: GitRepository): TemporaryIndex {
     const dir = path.join(repo.stateDir, 'tmp');
@@ -132,10 +135,15 @@ const EMBEDDED_REPO_WARNING = /^warning: adding embedded git repository: (.+)$/g
  * index or the working tree.
  */
 export async function writeWorkingTree(repo: GitRepository, index: TemporaryIndex): Promise<WorkingTreeSnapshot> {
-  const added = await runGit(repo.root, ['-c', 'advice.addEmbeddedRepo=false', 'add', '-A', '--verbose', '--', '.'], { env: index.env });
+  const added = await runGit(repo.root, ['-c', 'advice.addEmbeddedRepo=false', 'add', '-A', '--verbose', '--', '.'], {
+    env: index.env,
+  });
   const nested = [...added.stderr.matchAll(EMBEDDED_REPO_WARNING)].map((m) => m[1]);
   if (nested.length > 0) {
-    await runGit(repo.root, ['update-index', '--force-remove', '-z', '--stdin'], { env: index.env, input: nested.join('\0') });
+    await runGit(repo.root, ['update-index', '--force-remove', '-z', '--stdin'], {
+      env: index.env,
+      input: nested.join('\0'),
+    });
   }
   // New files that look like secrets stay out of every version (issue 15).
   const excluded = await excludeNewSecrets(repo, index, added.stdout);
@@ -169,7 +177,10 @@ export async function createCommit(repo: GitRepository, spec: CommitSpec): Promi
     return stdout.trim();
   } catch (error) {
     // No identity configured: record the commit under the product's own name rather than fail or prompt.
-    if (error instanceof GitCommandError && /tell me who you are|empty ident|unable to auto-detect email/i.test(error.stderr)) {
+    if (
+      error instanceof GitCommandError &&
+      /tell me who you are|empty ident|unable to auto-detect email/i.test(error.stderr)
+    ) {
       const { stdout } = await runGit(repo.root, args, { input: spec.message, env: { ...env, ...FALLBACK_IDENTITY } });
       return stdout.trim();
     }
@@ -200,11 +211,29 @@ export async function readRef(repo: GitRepository, ref: string): Promise<string 
  * full disk): 'ref-update-refused'. Each failure leaves every ref as it was.
  */
 export async function compareAndSetRef(
-  repo: GitRepository, ref: string, next: string, expected: string, reflog: string, durable = false,
+  repo: GitRepository,
+  ref: string,
+  next: string,
+  expected: string,
+  reflog: string,
+  durable = false,
   extra: readonly { ref: string; oid: string }[] = [],
 ): Promise<void> {
-  const args = [...(durable ? ['-c', 'core.fsync=reference', '-c', 'core.fsyncMethod=fsync'] : []), 'update-ref', '-m', reflog, '--stdin'];
-  const input = ['start', `update ${ref} ${next} ${expected}`, ...extra.map((e) => `update ${e.ref} ${e.oid}`), 'prepare', 'commit', ''].join('\n');
+  const args = [
+    ...(durable ? ['-c', 'core.fsync=reference', '-c', 'core.fsyncMethod=fsync'] : []),
+    'update-ref',
+    '-m',
+    reflog,
+    '--stdin',
+  ];
+  const input = [
+    'start',
+    `update ${ref} ${next} ${expected}`,
+    ...extra.map((e) => `update ${e.ref} ${e.oid}`),
+    'prepare',
+    'commit',
+    '',
+  ].join('\n');
   try {
     await runGit(repo.root, args, { input });
   } catch (error) {
@@ -213,11 +242,19 @@ export async function compareAndSetRef(
     if (now === next) return;
     if (error.reason === 'ref-locked') throw error;
     if (now !== undefined && now !== (expected === ZERO_OID ? null : expected)) {
-      throw new AvhError('ref-moved', 'The branch moved while Agent Version History was updating it; nothing was changed. Try again.', {}, { cause: error });
+      throw new AvhError(
+        'ref-moved',
+        'The branch moved while Agent Version History was updating it; nothing was changed. Try again.',
+        {},
+        { cause: error },
+      );
     }
-    throw new AvhError('ref-update-refused',
+    throw new AvhError(
+      'ref-update-refused',
       'Git refused to move the branch (a reference-transaction hook, a full disk or a permissions problem); nothing was changed. Fix the cause, then try again.',
-      {}, { cause: error });
+      {},
+      { cause: error },
+    );
   }
 }
 
@@ -263,7 +300,10 @@ export interface WorkingTreeCommitResult {
  * staged (an index differing from HEAD and from the working tree) stays reachable through a private ref and an
  * `Agent-Staged` trailer. Never touches the working tree.
  */
-export async function commitWorkingTree(repo: GitRepository, request: WorkingTreeCommitRequest): Promise<WorkingTreeCommitResult> {
+export async function commitWorkingTree(
+  repo: GitRepository,
+  request: WorkingTreeCommitRequest,
+): Promise<WorkingTreeCommitResult> {
   const index = TemporaryIndex.create(repo);
   // The index as the user left it is written as a tree from its own copy, side by side with staging everything.
   const asLeft = index.twin(repo);
@@ -274,15 +314,24 @@ export async function commitWorkingTree(repo: GitRepository, request: WorkingTre
     const indexTree = left.value;
     const { tree, nested, excluded, large } = written.value;
     request.step?.('after-write-tree');
-    const parentTree = request.parentTree
-      ?? (request.parent === null ? await emptyTree(repo) : (await runGit(repo.root, ['rev-parse', `${request.parent}^{tree}`])).stdout.trim());
+    const parentTree =
+      request.parentTree ??
+      (request.parent === null
+        ? await emptyTree(repo)
+        : (await runGit(repo.root, ['rev-parse', `${request.parent}^{tree}`])).stdout.trim());
     if (tree === (request.unchangedTree ?? parentTree) && !request.always) {
       return { commit: null, tree, staged: null, nested, excluded, large, indexInstalled: false };
     }
     const parents = request.parent === null ? [] : [request.parent];
     let staged: string | null = null;
     if (indexTree !== parentTree && indexTree !== tree) {
-      staged = await createCommit(repo, { tree: indexTree, parents, message: `${STAGED_SUBJECT}\n`, durable: request.durable, date: request.date });
+      staged = await createCommit(repo, {
+        tree: indexTree,
+        parents,
+        message: `${STAGED_SUBJECT}\n`,
+        durable: request.durable,
+        date: request.date,
+      });
     }
     const message = staged ? withTrailer(request.message, `Agent-Staged: ${staged}`) : request.message;
     const commit = await createCommit(repo, { tree, parents, message, durable: request.durable, date: request.date });
@@ -290,8 +339,15 @@ export async function commitWorkingTree(repo: GitRepository, request: WorkingTre
     // Intent first: a crash between the ref move and the index swap leaves a marker reconciliation acts on.
     if (request.installIndex) recordIndexRepair(repo, request.ref, commit);
     try {
-      await compareAndSetRef(repo, request.ref, commit, request.expected, request.reflog, request.durable,
-        staged ? [{ ref: `${STAGED_REF_PREFIX}${commit}`, oid: staged }] : []);
+      await compareAndSetRef(
+        repo,
+        request.ref,
+        commit,
+        request.expected,
+        request.reflog,
+        request.durable,
+        staged ? [{ ref: `${STAGED_REF_PREFIX}${commit}`, oid: staged }] : [],
+      );
     } catch (error) {
       if (request.installIndex) clearIndexRepair(repo);
       throw error;
@@ -321,7 +377,12 @@ export interface FirstBase extends WorkingTreeSnapshot {
  * When it holds nothing, the branch stays unborn (the turn's `[Agent]` commit will be its root) and a private root
  * commit of the empty tree under `privateRef` is the base Undo returns to. Never touches the working tree.
  */
-export async function commitFirstBase(repo: GitRepository, branch: string, privateRef: string, privateMessage: string): Promise<FirstBase> {
+export async function commitFirstBase(
+  repo: GitRepository,
+  branch: string,
+  privateRef: string,
+  privateMessage: string,
+): Promise<FirstBase> {
   const onBranch = await commitWorkingTree(repo, {
     ref: `refs/heads/${branch}`,
     expected: ZERO_OID,
@@ -426,13 +487,18 @@ export function installIndex(repo: GitRepository, index: TemporaryIndex, durable
     fs.writeSync(fd, `${INDEX_LOCK_MARKER}${process.pid}:${currentLockLiveness().startTime(process.pid) ?? ''}\n`);
     const now = statOrNull(real);
     const before = index.seededFrom;
-    const unchanged = before === null
-      ? now === null
-      : now !== null && now.ino === before.ino && now.size === before.size && now.mtimeNs === before.mtimeNs;
+    const unchanged =
+      before === null
+        ? now === null
+        : now !== null && now.ino === before.ino && now.size === before.size && now.mtimeNs === before.mtimeNs;
     if (!unchanged) return false;
     if (durable) {
       const tfd = fs.openSync(index.file, 'r');
-      try { fs.fsyncSync(tfd); } finally { fs.closeSync(tfd); }
+      try {
+        fs.fsyncSync(tfd);
+      } finally {
+        fs.closeSync(tfd);
+      }
     }
     fs.renameSync(index.file, real);
     return true;
@@ -471,4 +537,3 @@ function statOrNull(p: string): fs.BigIntStats | null {
     return null;
   }
 }
-

@@ -20,13 +20,21 @@ export interface TreeChange {
 export async function treeChanges(repo: GitRepository, from: string, to: string): Promise<TreeChange[]> {
   // diff-tree reads the index before it looks at its two trees, which it never needs them for (~10 ms at 20,000
   // files here): it is pointed at an index file that does not exist, which git reads as empty.
-  const { stdout } = await runGit(repo.root, ['diff-tree', '-r', '-z', '--no-renames', from, to, '--'], { env: { GIT_INDEX_FILE: absentIndex(repo) } });
+  const { stdout } = await runGit(repo.root, ['diff-tree', '-r', '-z', '--no-renames', from, to, '--'], {
+    env: { GIT_INDEX_FILE: absentIndex(repo) },
+  });
   const fields = stdout.split('\0');
   const changes: TreeChange[] = [];
   for (let i = 0; i + 1 < fields.length; i += 2) {
     // ":<old mode> <new mode> <old oid> <new oid> <status>" then the path.
     const [oldMode, newMode, oldOid, newOid, status] = fields[i].slice(1).split(' ');
-    changes.push({ path: fields[i + 1], oldMode, oldOid: status === 'A' ? null : oldOid, mode: newMode, oid: status === 'D' ? null : newOid });
+    changes.push({
+      path: fields[i + 1],
+      oldMode,
+      oldOid: status === 'A' ? null : oldOid,
+      mode: newMode,
+      oid: status === 'D' ? null : newOid,
+    });
   }
   return changes;
 }
@@ -44,11 +52,20 @@ const PATHS_PER_COMMAND = 500;
  * classifies it after a failure; the rest of the tree may hold the user's own uncommitted edits. File contents are
  * compared as git would store them (`hash-object` applies the path's filters). Read-only.
  */
-export async function pathsHold(repo: GitRepository, commit: string, changes: readonly TreeChange[], side: 'old' | 'new'): Promise<boolean> {
+export async function pathsHold(
+  repo: GitRepository,
+  commit: string,
+  changes: readonly TreeChange[],
+  side: 'old' | 'new',
+): Promise<boolean> {
   const env = { GIT_OPTIONAL_LOCKS: '0', GIT_LITERAL_PATHSPECS: '1' };
   for (let i = 0; i < changes.length; i += PATHS_PER_COMMAND) {
     const paths = changes.slice(i, i + PATHS_PER_COMMAND).map((c) => c.path);
-    const index = await runGit(repo.root, ['diff-index', '--cached', '--quiet', '--no-renames', '--ignore-submodules=none', commit, '--', ...paths], { env, okCodes: [1] });
+    const index = await runGit(
+      repo.root,
+      ['diff-index', '--cached', '--quiet', '--no-renames', '--ignore-submodules=none', commit, '--', ...paths],
+      { env, okCodes: [1] },
+    );
     if (index.code !== 0) return false;
   }
   const hashed: { path: string; oid: string }[] = [];
@@ -82,7 +99,9 @@ export async function pathsHold(repo: GitRepository, commit: string, changes: re
     }
   }
   if (hashed.length === 0) return true;
-  const { stdout } = await runGit(repo.root, ['hash-object', '--stdin-paths'], { input: hashed.map((h) => `${h.path}\n`).join('') });
+  const { stdout } = await runGit(repo.root, ['hash-object', '--stdin-paths'], {
+    input: hashed.map((h) => `${h.path}\n`).join(''),
+  });
   const oids = stdout.split('\n');
   return hashed.every((h, i) => oids[i] === h.oid);
 }
@@ -113,11 +132,23 @@ export async function ignoredPathsInTheWay(repo: GitRepository, changes: readonl
   const ignored = new Set<string>();
   if (files.size > 0) {
     // check-ignore reads pathspecs: a leading `./` keeps a name like `:(glob)*` literal.
-    const { stdout } = await runGit(repo.root, ['check-ignore', '-z', '--stdin'], { input: [...files].map((f) => `./${f}`).join('\0'), okCodes: [1] });
+    const { stdout } = await runGit(repo.root, ['check-ignore', '-z', '--stdin'], {
+      input: [...files].map((f) => `./${f}`).join('\0'),
+      okCodes: [1],
+    });
     for (const p of stdout.split('\0')) if (p) ignored.add(p.replace(/^\.\//, ''));
   }
   if (folders.size > 0) {
-    const { stdout } = await runGit(repo.root, ['--literal-pathspecs', 'ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--', ...folders]);
+    const { stdout } = await runGit(repo.root, [
+      '--literal-pathspecs',
+      'ls-files',
+      '-z',
+      '--others',
+      '--ignored',
+      '--exclude-standard',
+      '--',
+      ...folders,
+    ]);
     for (const p of stdout.split('\0')) if (p) ignored.add(p);
   }
   return [...ignored].sort();
@@ -148,12 +179,25 @@ function occupiedPosition(root: string, rel: string): { path: string; folder: bo
  * (nested repositories, which we never version, do not count). Read-only. */
 export async function worktreeMatches(repo: GitRepository, commit: string): Promise<boolean> {
   const env = { GIT_OPTIONAL_LOCKS: '0' };
-  const cached = await runGit(repo.root, ['diff-index', '--cached', '--quiet', '--no-renames', commit, '--'], { env, okCodes: [1] });
+  const cached = await runGit(repo.root, ['diff-index', '--cached', '--quiet', '--no-renames', commit, '--'], {
+    env,
+    okCodes: [1],
+  });
   if (cached.code !== 0) return false;
-  const files = await runGit(repo.root, ['diff-files', '--quiet', '--no-renames', '--ignore-submodules=dirty'], { env, okCodes: [1] });
+  const files = await runGit(repo.root, ['diff-files', '--quiet', '--no-renames', '--ignore-submodules=dirty'], {
+    env,
+    okCodes: [1],
+  });
   if (files.code !== 0) return false;
-  const others = await runGit(repo.root, ['ls-files', '--others', '--exclude-standard', '-z', '--directory', '--no-empty-directory'], { env });
-  return others.stdout.split('\0').filter((p) => p && !(p.endsWith('/') && fs.existsSync(path.join(repo.root, p, '.git')))).length === 0;
+  const others = await runGit(
+    repo.root,
+    ['ls-files', '--others', '--exclude-standard', '-z', '--directory', '--no-empty-directory'],
+    { env },
+  );
+  return (
+    others.stdout.split('\0').filter((p) => p && !(p.endsWith('/') && fs.existsSync(path.join(repo.root, p, '.git'))))
+      .length === 0
+  );
 }
 
 /** Moves index and working tree from `from` to `to` with a two-tree merge (git refuses to overwrite local changes). */

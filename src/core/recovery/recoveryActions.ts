@@ -3,7 +3,13 @@ import type { RepoContext } from '../context';
 import { failpoint } from '../failpoints';
 import { AvhError, isAvhError } from '../errors';
 import { inspectRepositoryHealth, readSymbolicHead, RepositoryHealth, WorkingTreeCounts } from '../git/healthProbe';
-import { blockerMessage as gateMessage, factsFromHealth, gate, GateBlocker, reasonForBlocker } from '../git/repositoryGate';
+import {
+  blockerMessage as gateMessage,
+  factsFromHealth,
+  gate,
+  GateBlocker,
+  reasonForBlocker,
+} from '../git/repositoryGate';
 import { acquireRepositoryLease } from '../git/repositoryLease';
 import { commitWorkingTree } from '../git/workingTree';
 import { settleUnderLease } from '../restore/restoreService';
@@ -88,7 +94,10 @@ export async function acceptCurrentVersion(ctx: RepoContext, options: AcceptOpti
  * branch), re-probes for a clean attached HEAD, and only then clears the latch. Never resets, discards or
  * forces anything; any failure leaves the latch in place and throws a specific AvhError.
  */
-export async function saveAndAcceptCurrentVersion(ctx: RepoContext, options: AcceptOptions = {}): Promise<RecoverySettlement> {
+export async function saveAndAcceptCurrentVersion(
+  ctx: RepoContext,
+  options: AcceptOptions = {},
+): Promise<RecoverySettlement> {
   const missing = missingRepository(ctx);
   if (missing) {
     logged(ctx, 'save', { result: 'rejected', assessment: missing });
@@ -111,15 +120,27 @@ export async function saveAndAcceptCurrentVersion(ctx: RepoContext, options: Acc
     try {
       savedCommit = await commitWholeTree(ctx, before.branch, before.head);
     } catch (error) {
-      ctx.log.warn('recovery.accept', { action: 'save', result: 'failed', reason: isAvhError(error) ? error.reason : 'unexpected' });
+      ctx.log.warn('recovery.accept', {
+        action: 'save',
+        result: 'failed',
+        reason: isAvhError(error) ? error.reason : 'unexpected',
+      });
       throw error;
     }
     failpoint('recovery:after-commit');
     const after = await checkRepository(ctx);
     if (after.kind !== 'healthy' || after.head !== (savedCommit ?? before.head) || after.branch !== before.branch) {
-      ctx.log.warn('recovery.accept', { action: 'save', result: 'failed', reason: after.kind === 'blocked' ? after.blocker : after.kind });
+      ctx.log.warn('recovery.accept', {
+        action: 'save',
+        result: 'failed',
+        reason: after.kind === 'blocked' ? after.blocker : after.kind,
+      });
       const saved = savedCommit ? 'Your changes were saved as a [Recovery] version, but the' : 'The';
-      throw new AvhError('dirty-conflict', `${saved} project changed again while it was being saved. Check the repository again to continue.`, { savedCommit });
+      throw new AvhError(
+        'dirty-conflict',
+        `${saved} project changed again while it was being saved. Check the repository again to continue.`,
+        { savedCommit },
+      );
     }
     return logged(ctx, 'save', await settle(ctx, latch!, after.branch, after.head, savedCommit ?? undefined));
   } finally {
@@ -135,12 +156,19 @@ function missingRepository(ctx: RepoContext): BlockedAssessment | null {
 
 function staleSettlement(latch: RecoveryLatch | null, options: AcceptOptions): RecoverySettlement | null {
   if (!latch) return { result: 'not-required' };
-  if (options.generation !== undefined && options.generation !== latch.generation) return { result: 'superseded', generation: latch.generation };
+  if (options.generation !== undefined && options.generation !== latch.generation)
+    return { result: 'superseded', generation: latch.generation };
   return null;
 }
 
 /** Clears exactly the validated latch generation; the only way recovery ends. */
-async function settle(ctx: RepoContext, latch: RecoveryLatch, branch: string, head: string, savedCommit?: string): Promise<RecoverySettlement> {
+async function settle(
+  ctx: RepoContext,
+  latch: RecoveryLatch,
+  branch: string,
+  head: string,
+  savedCommit?: string,
+): Promise<RecoverySettlement> {
   const cleared = await ctx.store.transaction((tx) => clearRecovery(tx, latch.generation));
   if (!cleared) {
     const now = await ctx.store.read((r) => readRecovery(r));
@@ -173,9 +201,16 @@ async function commitWholeTree(ctx: RepoContext, branch: string, head: string): 
 }
 
 function logged(ctx: RepoContext, action: 'accept' | 'save', settlement: RecoverySettlement): RecoverySettlement {
-  const reason = settlement.result === 'rejected'
-    ? (settlement.assessment.kind === 'blocked' ? settlement.assessment.blocker : settlement.assessment.kind)
-    : settlement.result === 'accepted' ? (settlement.savedCommit ? 'saved' : 'healthy') : settlement.result;
+  const reason =
+    settlement.result === 'rejected'
+      ? settlement.assessment.kind === 'blocked'
+        ? settlement.assessment.blocker
+        : settlement.assessment.kind
+      : settlement.result === 'accepted'
+        ? settlement.savedCommit
+          ? 'saved'
+          : 'healthy'
+        : settlement.result;
   const level = settlement.result === 'accepted' || settlement.result === 'not-required' ? 'info' : 'warn';
   ctx.log[level]('recovery.accept', { action, result: settlement.result, reason });
   return settlement;

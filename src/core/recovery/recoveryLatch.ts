@@ -21,18 +21,39 @@ interface RecoveryRow {
 
 export function readRecovery(r: StoreReader | StoreTx): RecoveryLatch | null {
   const row = r.get<RecoveryRow>('SELECT * FROM recovery WHERE id = 1');
-  return row ? { generation: row.generation, operationId: row.operation_id, reason: row.reason, lastPhase: row.last_phase, createdAt: row.created_at } : null;
+  return row
+    ? {
+        generation: row.generation,
+        operationId: row.operation_id,
+        reason: row.reason,
+        lastPhase: row.last_phase,
+        createdAt: row.created_at,
+      }
+    : null;
 }
 
 /** Sets (or renews) the latch; each setting gets a new generation so a stale acceptance cannot clear it. */
-export function setRecovery(tx: StoreTx, operationId: string | null, reason: string, lastPhase: string | null, now: number): number {
-  const previous = tx.get<{ g: number | null }>("SELECT CAST(value AS INTEGER) AS g FROM meta WHERE key = 'recovery_generation'")?.g ?? 0;
+export function setRecovery(
+  tx: StoreTx,
+  operationId: string | null,
+  reason: string,
+  lastPhase: string | null,
+  now: number,
+): number {
+  const previous =
+    tx.get<{ g: number | null }>("SELECT CAST(value AS INTEGER) AS g FROM meta WHERE key = 'recovery_generation'")?.g ??
+    0;
   const generation = previous + 1;
-  tx.run("INSERT INTO meta (key, value) VALUES ('recovery_generation', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", [String(generation)]);
-  tx.run(`INSERT INTO recovery (id, generation, operation_id, reason, last_phase, created_at) VALUES (1, ?, ?, ?, ?, ?)
+  tx.run(
+    "INSERT INTO meta (key, value) VALUES ('recovery_generation', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+    [String(generation)],
+  );
+  tx.run(
+    `INSERT INTO recovery (id, generation, operation_id, reason, last_phase, created_at) VALUES (1, ?, ?, ?, ?, ?)
           ON CONFLICT(id) DO UPDATE SET generation = excluded.generation, operation_id = excluded.operation_id,
           reason = excluded.reason, last_phase = excluded.last_phase, created_at = excluded.created_at`,
-  [generation, operationId, reason, lastPhase, now]);
+    [generation, operationId, reason, lastPhase, now],
+  );
   return generation;
 }
 

@@ -2,7 +2,11 @@ import { assign, fromPromise, setup } from 'xstate';
 import type { RepoContext } from '../context';
 import { AvhError, safeMessage } from '../errors';
 import {
-  acceptCurrentVersion, RecoveryAssessment, RecoveryBlockedError, RecoverySettlement, saveAndAcceptCurrentVersion,
+  acceptCurrentVersion,
+  RecoveryAssessment,
+  RecoveryBlockedError,
+  RecoverySettlement,
+  saveAndAcceptCurrentVersion,
 } from './recoveryActions';
 
 export type AcceptedSettlement = Extract<RecoverySettlement, { result: 'accepted' }>;
@@ -67,16 +71,20 @@ export const recoveryMachine = setup({
   },
   actors: {
     acceptCurrentVersion: fromPromise<RecoverySettlement, RecoveryActionInput>(({ input }) =>
-      acceptCurrentVersion(input.repo, onlyGeneration(input.generation))),
+      acceptCurrentVersion(input.repo, onlyGeneration(input.generation)),
+    ),
     saveAndAccept: fromPromise<RecoverySettlement, RecoveryActionInput>(({ input }) =>
-      saveAndAcceptCurrentVersion(input.repo, onlyGeneration(input.generation))),
+      saveAndAcceptCurrentVersion(input.repo, onlyGeneration(input.generation)),
+    ),
   },
   guards: {
     latchSet: ({ event }) => event.type === 'LATCH' && event.generation !== null,
     latchCleared: ({ event }) => event.type === 'LATCH' && event.generation === null,
-    latchRenewed: ({ context, event }) => event.type === 'LATCH' && event.generation !== null && event.generation !== context.generation,
+    latchRenewed: ({ context, event }) =>
+      event.type === 'LATCH' && event.generation !== null && event.generation !== context.generation,
     lastActionWasSave: ({ context }) => context.lastAction === 'save',
-    settled: ({ event }, params: { result: RecoverySettlement['result'] }) => settlementOf(event).result === params.result,
+    settled: ({ event }, params: { result: RecoverySettlement['result'] }) =>
+      settlementOf(event).result === params.result,
     rejectedDirty: ({ event }) => {
       const settlement = settlementOf(event);
       return settlement.result === 'rejected' && settlement.assessment.kind === 'dirty';
@@ -87,21 +95,36 @@ export const recoveryMachine = setup({
     takeSettlement: assign(({ event, context }) => {
       const settlement = settlementOf(event);
       switch (settlement.result) {
-        case 'accepted': return { settlement, generation: null, error: null };
-        case 'not-required': return { generation: null, error: null };
-        case 'superseded': return { generation: settlement.generation, assessment: null, error: null };
-        case 'rejected': return { assessment: settlement.assessment, error: null };
-        default: return context;
+        case 'accepted':
+          return { settlement, generation: null, error: null };
+        case 'not-required':
+          return { generation: null, error: null };
+        case 'superseded':
+          return { generation: settlement.generation, assessment: null, error: null };
+        case 'rejected':
+          return { assessment: settlement.assessment, error: null };
+        default:
+          return context;
       }
     }),
-    takeBlockedFailure: assign({ assessment: ({ event }) => (failureOf(event) as RecoveryBlockedError).assessment, error: null }),
+    takeBlockedFailure: assign({
+      assessment: ({ event }) => (failureOf(event) as RecoveryBlockedError).assessment,
+      error: null,
+    }),
     takeFailure: assign({ error: ({ event }) => errorOf(failureOf(event)) }),
     takeGeneration: assign({ generation: ({ event }) => (event.type === 'LATCH' ? event.generation : null) }),
     forgetAttempt: assign({ assessment: null, error: null, settlement: null }),
   },
 }).createMachine({
   id: 'recovery',
-  context: ({ input }) => ({ repo: input.repo, generation: null, assessment: null, settlement: null, error: null, lastAction: 'accept' }),
+  context: ({ input }) => ({
+    repo: input.repo,
+    generation: null,
+    assessment: null,
+    settlement: null,
+    error: null,
+    lastAction: 'accept',
+  }),
   initial: 'idle',
   states: {
     idle: {
@@ -175,7 +198,8 @@ export const recoveryMachine = setup({
   },
 });
 
-export type RecoveryStateValue = 'idle' | 'required' | 'validating' | 'dirty' | 'blocked' | 'saving' | 'failed' | 'accepted';
+export type RecoveryStateValue =
+  'idle' | 'required' | 'validating' | 'dirty' | 'blocked' | 'saving' | 'failed' | 'accepted';
 
 /** True in every state where recovery is (still) required, including while an action runs. */
 export function isRecoveryPending(state: RecoveryStateValue): boolean {

@@ -74,17 +74,26 @@ function candidateLocks(op: OperationRow): string[] {
 export async function removeStaleGitLocks(ctx: RepoContext, expected?: readonly string[]): Promise<StaleGitLock[]> {
   const lease = tryAcquireLock(leasePath(ctx.repo), 'recovery');
   if (!lease) {
-    throw new AvhError('restore-in-progress', 'Agent Version History is working in this repository right now, so no lock was removed. Try again when it has finished.');
+    throw new AvhError(
+      'restore-in-progress',
+      'Agent Version History is working in this repository right now, so no lock was removed. Try again when it has finished.',
+    );
   }
   try {
     const offered = await staleLocksLeftByDeadOperation(ctx);
     const chosen = expected === undefined ? offered : offered.filter((lock) => expected.includes(lock.file));
     if (chosen.length === 0 || (expected !== undefined && chosen.length !== expected.length)) {
-      throw new AvhError('index-locked', 'No stale Git lock left by an interrupted restore was found (a lock of a Git command that runs is never removed); nothing was removed.');
+      throw new AvhError(
+        'index-locked',
+        'No stale Git lock left by an interrupted restore was found (a lock of a Git command that runs is never removed); nothing was removed.',
+      );
     }
     for (const lock of chosen) {
       fs.rmSync(path.join(ctx.repo.gitDir, lock.file));
-      ctx.log.warn('recovery.stale-lock-removed', { lock: lock.file === 'index.lock' ? 'index' : 'ref', ageMs: Math.round(lock.ageMs) });
+      ctx.log.warn('recovery.stale-lock-removed', {
+        lock: lock.file === 'index.lock' ? 'index' : 'ref',
+        ageMs: Math.round(lock.ageMs),
+      });
     }
     return chosen;
   } finally {

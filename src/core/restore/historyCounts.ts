@@ -23,7 +23,10 @@ export interface RedoEntry {
 }
 
 /** Whether Undo can take `turn` back on `branch` (the rule undoableTurns selects by). */
-export function isUndoable(turn: { branch: string | null; undone_by: string | null; base_commit: string | null }, branch: string): boolean {
+export function isUndoable(
+  turn: { branch: string | null; undone_by: string | null; base_commit: string | null },
+  branch: string,
+): boolean {
   return turn.branch === branch && turn.undone_by === null && turn.base_commit !== null;
 }
 
@@ -31,11 +34,24 @@ export function isUndoable(turn: { branch: string | null; undone_by: string | nu
  * Turns of `branch` not yet undone that have a base snapshot to return to, newest first. With a hot reader it
  * lists the hot turns only (the newest ones: enough for the latest); with a history reader, all of them.
  */
-export function undoableTurns(r: StoreReader, branch: string): { id: string; base_commit: string; recovery: string; terminal_outcome: string | null; chat_id: string; seq: number; created_at: number }[] {
+export function undoableTurns(
+  r: StoreReader,
+  branch: string,
+): {
+  id: string;
+  base_commit: string;
+  recovery: string;
+  terminal_outcome: string | null;
+  chat_id: string;
+  seq: number;
+  created_at: number;
+}[] {
   return r.all(
     `SELECT id, base_commit, recovery, terminal_outcome, chat_id, seq, created_at FROM turns
      WHERE branch = ? AND undone_by IS NULL AND base_commit IS NOT NULL
-     ORDER BY created_at DESC, rowid DESC`, [branch]);
+     ORDER BY created_at DESC, rowid DESC`,
+    [branch],
+  );
 }
 
 /** The redo stack of `branch`, top first; valid only while its top entry's result is still HEAD. */
@@ -64,14 +80,23 @@ export async function historyCounts(ctx: RepoContext): Promise<HistoryCounts> {
  * is hot, or the latest hot undoable turn is newer than every archived one — costs one small read (none when the
  * caller already asked undoTargetIsHot: `knownHot`) and never loads the archive.
  */
-export async function promoteUndoTarget(ctx: RepoContext, branch: string, turnId?: string, knownHot?: boolean): Promise<void> {
+export async function promoteUndoTarget(
+  ctx: RepoContext,
+  branch: string,
+  turnId?: string,
+  knownHot?: boolean,
+): Promise<void> {
   if (knownHot ?? (await undoTargetIsHot(ctx, branch, turnId))) return;
   await ctx.store.promoteTurns((r) => {
     const target = turnId ? getTurn(r, turnId) : undoableTurns(r, branch)[0];
     if (!target) return [];
-    const next = target.terminal_outcome === null && target.chat_id
-      ? r.get<{ id: string }>('SELECT id FROM turns WHERE chat_id = ? AND seq = ?', [target.chat_id, Number(target.seq) + 1])
-      : undefined;
+    const next =
+      target.terminal_outcome === null && target.chat_id
+        ? r.get<{ id: string }>('SELECT id FROM turns WHERE chat_id = ? AND seq = ?', [
+            target.chat_id,
+            Number(target.seq) + 1,
+          ])
+        : undefined;
     return next ? [target.id, next.id] : [target.id];
   });
 }
@@ -102,17 +127,35 @@ export async function undoableTurnsWithChats(ctx: RepoContext): Promise<Undoable
   const ref = readSymbolicHead(ctx.repo.gitDir);
   if (!ref) return [];
   const branch = ref.slice('refs/heads/'.length);
-  const rows = await ctx.store.read((r) => r.all<{ id: string; chat_id: string; title: string | null; agent: string | null; chat_agent: string | null; created_at: number; prompt: string }>(
-    `SELECT t.id, t.chat_id, c.title, t.agent, c.agent AS chat_agent, t.created_at, t.prompt FROM turns t JOIN chats c ON c.id = t.chat_id
+  const rows = await ctx.store.read(
+    (r) =>
+      r.all<{
+        id: string;
+        chat_id: string;
+        title: string | null;
+        agent: string | null;
+        chat_agent: string | null;
+        created_at: number;
+        prompt: string;
+      }>(
+        `SELECT t.id, t.chat_id, c.title, t.agent, c.agent AS chat_agent, t.created_at, t.prompt FROM turns t JOIN chats c ON c.id = t.chat_id
      WHERE t.branch = ? AND t.undone_by IS NULL AND t.base_commit IS NOT NULL
-     ORDER BY t.created_at DESC, t.rowid DESC`, [branch]), { history: true }); // a chat's latest undoable turn may be archived
+     ORDER BY t.created_at DESC, t.rowid DESC`,
+        [branch],
+      ),
+    { history: true },
+  ); // a chat's latest undoable turn may be archived
   const seen = new Set<string>();
   const latest: UndoableTurn[] = [];
   for (const row of rows) {
     if (seen.has(row.chat_id)) continue;
     seen.add(row.chat_id);
     latest.push({
-      turnId: row.id, chatId: row.chat_id, chatTitle: row.title, agent: row.agent ?? row.chat_agent, createdAt: row.created_at,
+      turnId: row.id,
+      chatId: row.chat_id,
+      chatTitle: row.title,
+      agent: row.agent ?? row.chat_agent,
+      createdAt: row.created_at,
       summary: agentSubject(row.prompt).slice('[Agent] '.length),
     });
   }

@@ -17,7 +17,8 @@ import type { OperationRow } from './operationRecords';
 
 export const branchRef = (op: OperationRow) => `refs/heads/${op.source_branch}`;
 /** The commit the restore builds on: the preserved partial work when there is one, else the source HEAD. */
-export const baseOf = (op: Pick<OperationRow, 'preserve_commit' | 'source_head'>) => op.preserve_commit ?? op.source_head;
+export const baseOf = (op: Pick<OperationRow, 'preserve_commit' | 'source_head'>) =>
+  op.preserve_commit ?? op.source_head;
 const opDate = (op: Pick<OperationRow, 'started_at'>) => Math.floor(op.started_at / 1000);
 
 export async function currentHead(ctx: RepoContext): Promise<string | null> {
@@ -40,7 +41,10 @@ export async function preserveDirtyTree(ctx: RepoContext, op: OperationRow): Pro
   if (head && head !== op.source_head && (await isOwnPreserveCommit(ctx, op, head))) return head;
   // An Undo that keeps later work saves the user's own uncommitted edits, not a turn's partial work: no Agent-Turn.
   const keepsLater = op.scope !== 'everything';
-  const trailers = [`Agent-Operation: ${op.id}`, ...(op.turn_id && !keepsLater ? [`Agent-Turn: ${op.turn_id}`] : [])].join('\n');
+  const trailers = [
+    `Agent-Operation: ${op.id}`,
+    ...(op.turn_id && !keepsLater ? [`Agent-Turn: ${op.turn_id}`] : []),
+  ].join('\n');
   const result = await commitWorkingTree(ctx.repo, {
     ref: branchRef(op),
     expected: op.source_head,
@@ -63,15 +67,26 @@ export interface RestoreContent {
 }
 
 /** The content of a restore to `target_commit` as a whole (Undo of everything since a turn, Redo, Restore). */
-export const wholeTargetContent = (op: Pick<OperationRow, 'target_commit'>): RestoreContent => ({ tree: `${op.target_commit}^{tree}`, subject: restoreSubject(op.target_commit) });
+export const wholeTargetContent = (op: Pick<OperationRow, 'target_commit'>): RestoreContent => ({
+  tree: `${op.target_commit}^{tree}`,
+  subject: restoreSubject(op.target_commit),
+});
 
-type RestoreCommitInputs = Pick<OperationRow, 'id' | 'kind' | 'scope' | 'turn_id' | 'target_commit' | 'preserve_commit' | 'source_head' | 'started_at'>;
+type RestoreCommitInputs = Pick<
+  OperationRow,
+  'id' | 'kind' | 'scope' | 'turn_id' | 'target_commit' | 'preserve_commit' | 'source_head' | 'started_at'
+>;
 
 /** The forward restore commit: `content`'s tree, parent = base, the operation's trailers and date. */
 function restoreCommitSpec(op: RestoreCommitInputs, content: RestoreContent): CommitSpec {
   const undoesTurn = op.turn_id && op.kind === 'undo' && op.scope !== 'file';
   const trailers = [`Agent-Operation: ${op.id}`, ...(undoesTurn ? [`Agent-Undo-Turn: ${op.turn_id}`] : [])].join('\n');
-  return { tree: content.tree, parents: [baseOf(op)], message: `${content.subject}\n\n${trailers}\n`, date: opDate(op) };
+  return {
+    tree: content.tree,
+    parents: [baseOf(op)],
+    message: `${content.subject}\n\n${trailers}\n`,
+    date: opDate(op),
+  };
 }
 
 const specKey = (spec: CommitSpec) => JSON.stringify([spec.tree, spec.parents, spec.message, spec.date]);
@@ -86,13 +101,22 @@ export interface PrewrittenCommit {
   commit: Promise<string | null>;
 }
 
-export function prewriteRestoreCommit(ctx: RepoContext, op: RestoreCommitInputs, content: RestoreContent = wholeTargetContent(op)): PrewrittenCommit {
+export function prewriteRestoreCommit(
+  ctx: RepoContext,
+  op: RestoreCommitInputs,
+  content: RestoreContent = wholeTargetContent(op),
+): PrewrittenCommit {
   const spec = restoreCommitSpec(op, content);
   return { key: specKey(spec), commit: createCommit(ctx.repo, spec).catch(() => null) };
 }
 
 /** Builds the forward restore commit object; deterministic, so a re-run makes the same oid. */
-export async function writeRestoreCommit(ctx: RepoContext, op: OperationRow, content: RestoreContent = wholeTargetContent(op), prewritten: PrewrittenCommit | null = null): Promise<string> {
+export async function writeRestoreCommit(
+  ctx: RepoContext,
+  op: OperationRow,
+  content: RestoreContent = wholeTargetContent(op),
+  prewritten: PrewrittenCommit | null = null,
+): Promise<string> {
   const spec = restoreCommitSpec(op, content);
   const ahead = prewritten?.key === specKey(spec) ? await prewritten.commit : null;
   return ahead ?? createCommit(ctx.repo, spec);
@@ -147,9 +171,12 @@ export function restoredPathsMatch(ctx: RepoContext, op: OperationRow, changes: 
  */
 export class WorktreeUpdateRefused extends AvhError {
   constructor(cause: AvhError) {
-    super(cause.reason,
+    super(
+      cause.reason,
       'Files this restore would write have changes of their own (uncommitted, staged or untracked), or git is busy with the index. Nothing was changed.',
-      {}, { cause });
+      {},
+      { cause },
+    );
     this.name = 'WorktreeUpdateRefused';
   }
 }
@@ -161,7 +188,8 @@ export async function updateWorktree(ctx: RepoContext, op: OperationRow, restore
   try {
     await updateWorktreeBetween(ctx.repo, baseOf(op), restoreCommit);
   } catch (error) {
-    if (error instanceof AvhError && REFUSED_BEFORE_WRITING.includes(error.reason)) throw new WorktreeUpdateRefused(error);
+    if (error instanceof AvhError && REFUSED_BEFORE_WRITING.includes(error.reason))
+      throw new WorktreeUpdateRefused(error);
     throw error;
   }
 }
@@ -173,7 +201,13 @@ export async function updateWorktree(ctx: RepoContext, op: OperationRow, restore
  */
 export async function moveBranchBack(ctx: RepoContext, op: OperationRow, restoreCommit: string): Promise<void> {
   try {
-    await compareAndSetRef(ctx.repo, branchRef(op), baseOf(op), restoreCommit, `agent-versions: ${op.kind} not applied`);
+    await compareAndSetRef(
+      ctx.repo,
+      branchRef(op),
+      baseOf(op),
+      restoreCommit,
+      `agent-versions: ${op.kind} not applied`,
+    );
   } catch {
     // Moved by someone else meanwhile: classification finds it there.
   }

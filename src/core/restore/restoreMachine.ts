@@ -34,9 +34,10 @@ interface EffectInput {
   restoreCommit: string | null;
 }
 
-const notProvided = (name: string) => fromPromise<never, EffectInput>(async () => {
-  throw new Error(`restore effect ${name} was not provided`);
-});
+const notProvided = (name: string) =>
+  fromPromise<never, EffectInput>(async () => {
+    throw new Error(`restore effect ${name} was not provided`);
+  });
 
 /**
  * The restore saga (SPEC §5.3). Each state's effect is a named promise actor that persists its phase before
@@ -52,21 +53,41 @@ export const restoreMachine = setup({
   },
   actors: {
     preflight: notProvided('preflight') as unknown as ReturnType<typeof fromPromise<void, EffectInput>>,
-    preserveDirtyTree: notProvided('preserveDirtyTree') as unknown as ReturnType<typeof fromPromise<string, EffectInput>>,
-    writeRestoreCommit: notProvided('writeRestoreCommit') as unknown as ReturnType<typeof fromPromise<string, EffectInput>>,
+    preserveDirtyTree: notProvided('preserveDirtyTree') as unknown as ReturnType<
+      typeof fromPromise<string, EffectInput>
+    >,
+    writeRestoreCommit: notProvided('writeRestoreCommit') as unknown as ReturnType<
+      typeof fromPromise<string, EffectInput>
+    >,
     updateWorktree: notProvided('updateWorktree') as unknown as ReturnType<typeof fromPromise<void, EffectInput>>,
     updateBranch: notProvided('updateBranch') as unknown as ReturnType<typeof fromPromise<void, EffectInput>>,
     mutateTurnStore: notProvided('mutateTurnStore') as unknown as ReturnType<typeof fromPromise<void, EffectInput>>,
-    classifyFailure: notProvided('classifyFailure') as unknown as ReturnType<typeof fromPromise<Disposition, EffectInput & { error: unknown }>>,
-    settleRolledBack: notProvided('settleRolledBack') as unknown as ReturnType<typeof fromPromise<void, EffectInput & { disposition: Disposition | null; error: unknown }>>,
-    latchRecovery: notProvided('latchRecovery') as unknown as ReturnType<typeof fromPromise<void, EffectInput & { disposition: Disposition | null; error: unknown }>>,
+    classifyFailure: notProvided('classifyFailure') as unknown as ReturnType<
+      typeof fromPromise<Disposition, EffectInput & { error: unknown }>
+    >,
+    settleRolledBack: notProvided('settleRolledBack') as unknown as ReturnType<
+      typeof fromPromise<void, EffectInput & { disposition: Disposition | null; error: unknown }>
+    >,
+    latchRecovery: notProvided('latchRecovery') as unknown as ReturnType<
+      typeof fromPromise<void, EffectInput & { disposition: Disposition | null; error: unknown }>
+    >,
   },
   guards: {
     needsPreserve: ({ context }) => context.needsPreserve && context.preserved === null,
-    resumeWorktree: ({ context }) => context.disposition?.kind === 'roll-forward' && context.disposition.resume === 'update-worktree' && !context.rollForwardTried,
-    resumeBranch: ({ context }) => context.disposition?.kind === 'roll-forward' && context.disposition.resume === 'update-branch' && !context.rollForwardTried,
-    resumeStore: ({ context }) => context.disposition?.kind === 'roll-forward' && context.disposition.resume === 'turn-store-mutation' && !context.rollForwardTried,
-    isSettledBack: ({ context }) => context.disposition?.kind === 'rolled-back' || context.disposition?.kind === 'ordinary',
+    resumeWorktree: ({ context }) =>
+      context.disposition?.kind === 'roll-forward' &&
+      context.disposition.resume === 'update-worktree' &&
+      !context.rollForwardTried,
+    resumeBranch: ({ context }) =>
+      context.disposition?.kind === 'roll-forward' &&
+      context.disposition.resume === 'update-branch' &&
+      !context.rollForwardTried,
+    resumeStore: ({ context }) =>
+      context.disposition?.kind === 'roll-forward' &&
+      context.disposition.resume === 'turn-store-mutation' &&
+      !context.rollForwardTried,
+    isSettledBack: ({ context }) =>
+      context.disposition?.kind === 'rolled-back' || context.disposition?.kind === 'ordinary',
   },
   actions: {
     recordFailure: assign({ error: ({ event }) => (event as { error?: unknown }).error }),
@@ -146,12 +167,17 @@ export const restoreMachine = setup({
       invoke: {
         id: 'classifyFailure',
         src: 'classifyFailure',
-        input: ({ context }) => ({ preserved: context.preserved, restoreCommit: context.restoreCommit, error: context.error }),
+        input: ({ context }) => ({
+          preserved: context.preserved,
+          restoreCommit: context.restoreCommit,
+          error: context.error,
+        }),
         onDone: {
           target: 'decided',
           actions: assign({
             disposition: ({ event }) => event.output,
-            preserved: ({ context, event }) => ('preserved' in event.output ? event.output.preserved : null) ?? context.preserved,
+            preserved: ({ context, event }) =>
+              ('preserved' in event.output ? event.output.preserved : null) ?? context.preserved,
           }),
         },
         // Classification itself failing (e.g. the repository vanished) is the ambiguous case: fail closed.
@@ -171,7 +197,12 @@ export const restoreMachine = setup({
       invoke: {
         id: 'settleRolledBack',
         src: 'settleRolledBack',
-        input: ({ context }) => ({ preserved: context.preserved, restoreCommit: context.restoreCommit, disposition: context.disposition, error: context.error }),
+        input: ({ context }) => ({
+          preserved: context.preserved,
+          restoreCommit: context.restoreCommit,
+          disposition: context.disposition,
+          error: context.error,
+        }),
         onDone: { target: 'rolledBack' },
         onError: { target: 'rolledBack' },
       },
@@ -180,7 +211,12 @@ export const restoreMachine = setup({
       invoke: {
         id: 'latchRecovery',
         src: 'latchRecovery',
-        input: ({ context }) => ({ preserved: context.preserved, restoreCommit: context.restoreCommit, disposition: context.disposition, error: context.error }),
+        input: ({ context }) => ({
+          preserved: context.preserved,
+          restoreCommit: context.restoreCommit,
+          disposition: context.disposition,
+          error: context.error,
+        }),
         onDone: { target: 'recoveryRequired' },
         onError: { target: 'recoveryRequired' },
       },
@@ -188,7 +224,10 @@ export const restoreMachine = setup({
     completed: { type: 'final', entry: assign({ status: 'completed' as const }) },
     rolledBack: {
       type: 'final',
-      entry: assign({ status: ({ context }) => (context.disposition?.kind === 'ordinary' ? 'failed' as const : 'rolled-back' as const) }),
+      entry: assign({
+        status: ({ context }) =>
+          context.disposition?.kind === 'ordinary' ? ('failed' as const) : ('rolled-back' as const),
+      }),
     },
     recoveryRequired: { type: 'final', entry: assign({ status: 'recovery-required' as const }) },
   },

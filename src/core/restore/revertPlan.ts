@@ -2,7 +2,14 @@ import type { RepoContext } from '../context';
 import { AvhError } from '../errors';
 import { looseCommitParents } from '../git/looseObject';
 import { ZERO_OID } from '../git/workingTree';
-import { CommitRange, commitsSince, fileRestoredTree, mergeCommits, reverseTurnTree, workingTreeCommit } from '../git/reverseMerge';
+import {
+  CommitRange,
+  commitsSince,
+  fileRestoredTree,
+  mergeCommits,
+  reverseTurnTree,
+  workingTreeCommit,
+} from '../git/reverseMerge';
 import { treeChanges } from '../git/worktreeUpdate';
 import type { UndoScope } from '../store/schema';
 import { agentSubject, kindOfSubject, REVERT_PREFIX } from '../turns/promptSummary';
@@ -35,7 +42,13 @@ export const anyLaterWork = (l: LaterWork | null): boolean =>
  * What landed after `turn` on HEAD's history, or null when its own changes cannot be told apart from the rest:
  * the turn made no version (cancelled, errored, no changes), or its version is not in HEAD's history. Read-only.
  */
-export async function laterWorkAfter(ctx: RepoContext, turn: TurnRow, head: string, clean: boolean, listed: Promise<CommitRange> | null = laterCommits(ctx, turn, head)): Promise<LaterWork | null> {
+export async function laterWorkAfter(
+  ctx: RepoContext,
+  turn: TurnRow,
+  head: string,
+  clean: boolean,
+  listed: Promise<CommitRange> | null = laterCommits(ctx, turn, head),
+): Promise<LaterWork | null> {
   if (!turn.version_commit || !turn.base_commit) return null;
   const commits = listed === null ? [] : (await listed).commits;
   // One `log` answers both questions: what landed, and whether the version is in HEAD's history. It is exactly when
@@ -43,7 +56,9 @@ export async function laterWorkAfter(ctx: RepoContext, turn: TurnRow, head: stri
   // there before it; `X^@` are its own parents).
   const version = turn.version_commit;
   if (head !== version && !commits.some((c) => c.oid === version)) return null;
-  const laterTurns = commits.filter((c) => kindOfSubject(c.subject) === 'agent' && c.turn && c.turn !== turn.id).map((c) => c.turn);
+  const laterTurns = commits
+    .filter((c) => kindOfSubject(c.subject) === 'agent' && c.turn && c.turn !== turn.id)
+    .map((c) => c.turn);
   const inEffect = (await turnsByIds(ctx, laterTurns)).filter((t) => t.undone_by === null);
   return {
     otherChatTurns: inEffect.filter((t) => t.chat_id !== turn.chat_id).length,
@@ -62,8 +77,12 @@ export async function laterWorkAfter(ctx: RepoContext, turn: TurnRow, head: stri
  */
 export function laterCommits(ctx: RepoContext, turn: TurnRow, head: string): Promise<CommitRange> | null {
   if (!turn.version_commit || !turn.base_commit) return null;
-  const since = turn.base_head === ZERO_OID ? null : turn.base_head ?? `${turn.version_commit}^@`;
-  const onlyOwnVersion = head === turn.version_commit && since !== null && !since.endsWith('^@') && sameOids(looseCommitParents(ctx.repo, head), [since]);
+  const since = turn.base_head === ZERO_OID ? null : (turn.base_head ?? `${turn.version_commit}^@`);
+  const onlyOwnVersion =
+    head === turn.version_commit &&
+    since !== null &&
+    !since.endsWith('^@') &&
+    sameOids(looseCommitParents(ctx.repo, head), [since]);
   return onlyOwnVersion ? null : commitsSince(ctx.repo, since, head);
 }
 
@@ -76,9 +95,19 @@ export function describeLaterWork(l: LaterWork): string {
   const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
   const parts = [
     ...(l.otherChatTurns > 0 ? [plural(l.otherChatTurns, 'turn of another chat', 'turns of other chats')] : []),
-    ...(l.sameChatTurns > 0 ? [plural(l.sameChatTurns, 'later turn of the same chat', 'later turns of the same chat')] : []),
+    ...(l.sameChatTurns > 0
+      ? [plural(l.sameChatTurns, 'later turn of the same chat', 'later turns of the same chat')]
+      : []),
     ...(l.userCommits > 0 ? [plural(l.userCommits, 'of your commits', 'of your commits')] : []),
-    ...(l.reverts > 0 ? [plural(l.reverts, 'later undo of another turn (it would come back)', 'later undos of other turns (they would come back)')] : []),
+    ...(l.reverts > 0
+      ? [
+          plural(
+            l.reverts,
+            'later undo of another turn (it would come back)',
+            'later undos of other turns (they would come back)',
+          ),
+        ]
+      : []),
     ...(l.uncommitted ? ['your uncommitted changes'] : []),
   ];
   return parts.length <= 1 ? parts.join('') : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
@@ -95,10 +124,19 @@ export interface UndoTree {
  * Writes only objects. `ours` is a commit: HEAD, the saved working tree, or the preservation commit;
  * `oursInIndex`: the repository's index holds exactly `ours` (a clean tree at HEAD).
  */
-export async function undoTree(ctx: RepoContext, turn: TurnRow, scope: Exclude<UndoScope, 'everything'>, ours: string, file: string | null, oursInIndex = false, listed: Promise<CommitRange> | null = null): Promise<UndoTree> {
+export async function undoTree(
+  ctx: RepoContext,
+  turn: TurnRow,
+  scope: Exclude<UndoScope, 'everything'>,
+  ours: string,
+  file: string | null,
+  oursInIndex = false,
+  listed: Promise<CommitRange> | null = null,
+): Promise<UndoTree> {
   const { version } = turnCommits(turn);
   const preTurn = await preTurnTree(ctx, turn, listed);
-  if (scope === 'file') return { tree: await fileRestoredTree(ctx.repo, oursInIndex ? null : ours, preTurn, file!), conflicts: [] };
+  if (scope === 'file')
+    return { tree: await fileRestoredTree(ctx.repo, oursInIndex ? null : ours, preTurn, file!), conflicts: [] };
   return reverseTurnTree(ctx.repo, { version, preTurn }, ours);
 }
 
@@ -108,7 +146,11 @@ export async function undoTree(ctx: RepoContext, turn: TurnRow, scope: Exclude<U
  * tree: the version's parent itself. One that began dirty: its snapshot merged with that parent (the snapshot
  * alone when they conflict). Objects only.
  */
-async function preTurnTree(ctx: RepoContext, turn: TurnRow, listed: Promise<CommitRange> | null = null): Promise<string> {
+async function preTurnTree(
+  ctx: RepoContext,
+  turn: TurnRow,
+  listed: Promise<CommitRange> | null = null,
+): Promise<string> {
   const { version, base } = turnCommits(turn);
   if (turn.base_head === null || base === turn.base_head) {
     // The range of later commits lists the version with its parents, and the tree of the one it stops at: the oid
@@ -126,12 +168,21 @@ async function preTurnTree(ctx: RepoContext, turn: TurnRow, listed: Promise<Comm
  * The same tree checked before anything moves: `ours` is HEAD, or (uncommitted edits) the working tree saved as
  * an object on no ref. Refuses what cannot be done as an ordinary failure that changed nothing.
  */
-export async function checkUndoTree(ctx: RepoContext, turn: TurnRow, scope: Exclude<UndoScope, 'everything'>, head: string, clean: boolean, file: string | null): Promise<UndoTree> {
+export async function checkUndoTree(
+  ctx: RepoContext,
+  turn: TurnRow,
+  scope: Exclude<UndoScope, 'everything'>,
+  head: string,
+  clean: boolean,
+  file: string | null,
+): Promise<UndoTree> {
   if (!clean) {
     const running = await ctx.store.read((r) => openTurns(r).filter((t) => t.id !== turn.id));
     if (running.length > 0) {
-      throw new AvhError('dirty-conflict',
-        'Another agent turn is still running and the working tree has uncommitted changes. Wait for it to end, then try again. Nothing was changed.');
+      throw new AvhError(
+        'dirty-conflict',
+        'Another agent turn is still running and the working tree has uncommitted changes. Wait for it to end, then try again. Nothing was changed.',
+      );
     }
   }
   if (scope === 'file') {
@@ -151,7 +202,10 @@ async function assertTurnChanged(ctx: RepoContext, turn: TurnRow, file: string |
   }
   const changed = await treeChanges(ctx.repo, await preTurnTree(ctx, turn), version);
   if (!changed.some((c) => c.path === file)) {
-    throw new AvhError('invalid-input', 'This turn did not change that file, so there is nothing of it to undo. Nothing was changed.');
+    throw new AvhError(
+      'invalid-input',
+      'This turn did not change that file, so there is nothing of it to undo. Nothing was changed.',
+    );
   }
 }
 
@@ -159,14 +213,19 @@ async function assertTurnChanged(ctx: RepoContext, turn: TurnRow, file: string |
 export function conflictError(conflicts: readonly string[]): AvhError {
   const shown = conflicts.slice(0, 10).join(', ');
   const more = conflicts.length > 10 ? ` and ${conflicts.length - 10} more` : '';
-  return new AvhError('revert-conflict',
+  return new AvhError(
+    'revert-conflict',
     `Undo Only This Turn cannot apply cleanly: later work changed the same lines in ${shown}${more}. Nothing was changed. Restore Everything to Before This Turn is still available.`,
-    { count: conflicts.length, files: conflicts.join('\n') });
+    { count: conflicts.length, files: conflicts.join('\n') },
+  );
 }
 
 function turnCommits(turn: TurnRow): { version: string; base: string } {
   if (!turn.version_commit || !turn.base_commit) {
-    throw new AvhError('invalid-input', 'This turn made no version of its own, so only Restore Everything to Before This Turn can undo it.');
+    throw new AvhError(
+      'invalid-input',
+      'This turn made no version of its own, so only Restore Everything to Before This Turn can undo it.',
+    );
   }
   return { version: turn.version_commit, base: turn.base_commit };
 }

@@ -13,9 +13,11 @@ export function leftOutMessage(relPath: string): string {
 
 /** Lets the repository's version commits see the paths the user included (read only when a scan finds something). */
 export function attachSecretChoices(ctx: RepoContext): void {
-  setIncludedPathsSource(ctx.repo, () => ctx.store.read((r) => new Set(
-    r.all<{ path: string }>('SELECT path FROM secret_inclusions').map((row) => row.path),
-  )));
+  setIncludedPathsSource(ctx.repo, () =>
+    ctx.store.read(
+      (r) => new Set(r.all<{ path: string }>('SELECT path FROM secret_inclusions').map((row) => row.path)),
+    ),
+  );
 }
 
 /**
@@ -25,10 +27,12 @@ export function attachSecretChoices(ctx: RepoContext): void {
 export async function includeInVersions(ctx: RepoContext, relPath: unknown): Promise<void> {
   const file = validRelativePath(relPath);
   await underLease(ctx, file, async () => {
-    await ctx.store.transaction((tx) => tx.run(
-      'INSERT INTO secret_inclusions (path, decided_at) VALUES (?, ?) ON CONFLICT (path) DO UPDATE SET decided_at = excluded.decided_at',
-      [file, Date.now()],
-    ));
+    await ctx.store.transaction((tx) =>
+      tx.run(
+        'INSERT INTO secret_inclusions (path, decided_at) VALUES (?, ?) ON CONFLICT (path) DO UPDATE SET decided_at = excluded.decided_at',
+        [file, Date.now()],
+      ),
+    );
     await removeExclusion(ctx.repo, file);
     ctx.log.info('secrets.included', {});
   });
@@ -49,7 +53,10 @@ async function underLease(ctx: RepoContext, relPath: string, action: () => Promi
   const lease = await acquireRepositoryLease(ctx.repo, 'turn', ctx.leaseWaitMs);
   try {
     if (!(await excludedSecretPaths(ctx.repo)).includes(relPath)) {
-      throw new AvhError('invalid-input', 'That file is not one Agent Version History left out of versions; nothing was changed.');
+      throw new AvhError(
+        'invalid-input',
+        'That file is not one Agent Version History left out of versions; nothing was changed.',
+      );
     }
     await action();
   } finally {
@@ -62,9 +69,16 @@ function validRelativePath(value: unknown): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > 4096) {
     throw new AvhError('invalid-input', 'Give the file as a path relative to the repository root.');
   }
-  if (value.includes('\0') || value.startsWith('/') || /^[A-Za-z]:/.test(value)
-    || value.split('/').some((segment) => segment === '' || segment === '.' || segment === '..')) {
-    throw new AvhError('invalid-input', 'Give the file as a path relative to the repository root, with / between folders and no . or .. parts.');
+  if (
+    value.includes('\0') ||
+    value.startsWith('/') ||
+    /^[A-Za-z]:/.test(value) ||
+    value.split('/').some((segment) => segment === '' || segment === '.' || segment === '..')
+  ) {
+    throw new AvhError(
+      'invalid-input',
+      'Give the file as a path relative to the repository root, with / between folders and no . or .. parts.',
+    );
   }
   return value;
 }

@@ -37,15 +37,45 @@ export const NAME_RULES: readonly NameRule[] = [
 ];
 
 export const CONTENT_RULES: readonly ContentRule[] = [
-  { name: 'private-key', hints: ['PRIVATE KEY'], pattern: /-----BEGIN (?:RSA |DSA |EC |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----/ },
+  {
+    name: 'private-key',
+    hints: ['PRIVATE KEY'],
+    pattern: /-----BEGIN (?:RSA |DSA |EC |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----/,
+  },
   // AWS documentation's example key ids end in EXAMPLE: those are not secrets.
-  { name: 'aws-access-key-id', hints: ['AKIA', 'ASIA', 'ABIA', 'ACCA'], pattern: /\b(?:AKIA|ASIA|ABIA|ACCA)(?![A-Z2-7]{9}EXAMPLE\b)[A-Z2-7]{16}\b/ },
-  { name: 'github-token', hints: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_'], pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36}\b|github_pat_[A-Za-z0-9_]{82}\b)/ },
-  { name: 'gitlab-token', hints: ['glpat-', 'gldt-', 'glrt-', 'glptt-'], pattern: /\bgl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{20,}/ },
-  { name: 'slack-token', hints: ['xox', 'hooks.slack.com'], pattern: /\bxox[abposr]-\d{6,}-[A-Za-z0-9-]{8,}|https:\/\/hooks\.slack\.com\/services\/T[A-Z0-9]{6,}\/B[A-Z0-9]{6,}\/[A-Za-z0-9]{20,}/ },
+  {
+    name: 'aws-access-key-id',
+    hints: ['AKIA', 'ASIA', 'ABIA', 'ACCA'],
+    pattern: /\b(?:AKIA|ASIA|ABIA|ACCA)(?![A-Z2-7]{9}EXAMPLE\b)[A-Z2-7]{16}\b/,
+  },
+  {
+    name: 'github-token',
+    hints: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_'],
+    pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36}\b|github_pat_[A-Za-z0-9_]{82}\b)/,
+  },
+  {
+    name: 'gitlab-token',
+    hints: ['glpat-', 'gldt-', 'glrt-', 'glptt-'],
+    pattern: /\bgl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{20,}/,
+  },
+  {
+    name: 'slack-token',
+    hints: ['xox', 'hooks.slack.com'],
+    pattern:
+      /\bxox[abposr]-\d{6,}-[A-Za-z0-9-]{8,}|https:\/\/hooks\.slack\.com\/services\/T[A-Z0-9]{6,}\/B[A-Z0-9]{6,}\/[A-Za-z0-9]{20,}/,
+  },
   { name: 'stripe-live-key', hints: ['k_live_'], pattern: /\b[sr]k_live_[A-Za-z0-9]{20,}/ },
   { name: 'anthropic-api-key', hints: ['sk-ant-'], pattern: /\bsk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{32,}/ },
-  { name: 'openai-api-key', hints: ['sk-'], pattern: /\bsk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{32,}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}\b|[A-Za-z0-9]{48}\b)/ },
+  {
+    name: 'openai-api-key',
+    hints: ['sk-'],
+    pattern:
+      /\bsk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{32,}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}\b|[A-Za-z0-9]{48}\b)/,
+  },
   // A JWT only when it is assigned or sent as a bearer token; JWT-shaped text in prose or fixtures is left alone.
-  { name: 'jwt-bearer-token', hints: ['eyJ'], pattern: /(?:[:=]|\bBearer)\s*["'`]?(?:Bearer\s+)?eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}/ },
+  {
+    name: 'jwt-bearer-token',
+    hints: ['eyJ'],
+    pattern: /(?:[:=]|\bBearer)\s*["'`]?(?:Bearer\s+)?eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}/,
+  },
 ];

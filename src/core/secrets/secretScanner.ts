@@ -47,7 +47,8 @@ function modeOnDisk(file: string): string | null {
 function ruleFor(file: string, relPath: string, knownMode: string | undefined): string | null {
   const baseName = relPath.slice(relPath.lastIndexOf('/') + 1);
   let text: string | null | undefined; // undefined: not read yet; null: not scannable (binary, too big, gone, a link, a folder)
-  const content = () => (text === undefined ? (text = knownMode === SYMLINK_MODE ? null : readScannableText(file)) : text);
+  const content = () =>
+    text === undefined ? (text = knownMode === SYMLINK_MODE ? null : readScannableText(file)) : text;
   for (const rule of NAME_RULES) {
     if (!rule.fileName.test(baseName)) continue;
     const mode = knownMode ?? modeOnDisk(file);
@@ -70,7 +71,11 @@ function ruleFor(file: string, relPath: string, knownMode: string | undefined): 
 const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&');
 const hintPattern = (hints: readonly string[]) => new RegExp(hints.map(literal).join('|'));
 const ANY_HINT = hintPattern(CONTENT_RULES.flatMap((rule) => rule.hints));
-const HINTED_RULES = CONTENT_RULES.map((rule) => ({ name: rule.name, pattern: rule.pattern, hint: hintPattern(rule.hints) }));
+const HINTED_RULES = CONTENT_RULES.map((rule) => ({
+  name: rule.name,
+  pattern: rule.pattern,
+  hint: hintPattern(rule.hints),
+}));
 
 /** The file's text when it is a regular, non-binary file under the scan limit; otherwise null. */
 function readScannableText(file: string): string | null {

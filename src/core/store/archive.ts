@@ -68,7 +68,9 @@ const identityText = (id: ArchiveIdentity) => JSON.stringify({ length: id.length
 
 /** The archive identities the hot database accepts: the committed one and a pending rotation's. */
 export function archiveIdentities(r: Pick<StoreReader, 'get'>): ArchiveIdentity[] {
-  return [metaJson<ArchiveIdentity>(r, ARCHIVE_KEY), metaJson<ArchiveIdentity>(r, PENDING_KEY)].filter((x): x is ArchiveIdentity => x !== null);
+  return [metaJson<ArchiveIdentity>(r, ARCHIVE_KEY), metaJson<ArchiveIdentity>(r, PENDING_KEY)].filter(
+    (x): x is ArchiveIdentity => x !== null,
+  );
 }
 
 /** Turns and undoable turns (per branch) that only the archive holds; zero when there is no archive. Never loads it. */
@@ -225,11 +227,17 @@ export class TurnArchive {
 
   /** Whether a rotation would move at least `margin` turns now (no restore in flight, no recovery latched). Never loads the archive. */
   static rotationDue(hot: Database, keep: number, margin: number): boolean {
-    if (scalar(hot, "SELECT 1 FROM main.operations WHERE status IN ('in-flight', 'recovery-required') LIMIT 1") !== null) return false;
+    if (
+      scalar(hot, "SELECT 1 FROM main.operations WHERE status IN ('in-flight', 'recovery-required') LIMIT 1") !== null
+    )
+      return false;
     if (scalar(hot, 'SELECT 1 FROM main.recovery LIMIT 1') !== null) return false;
     // Cheap first: the whole hot table is smaller than keep + margin.
-    if (Number(scalar(hot, "SELECT COUNT(*) FROM main.turns WHERE recovery = 'terminal'")) < keep + margin) return false;
-    return Number(scalar(hot, `SELECT COUNT(*) FROM main.turns WHERE ${movablePredicate(keep)}`)) >= Math.max(1, margin);
+    if (Number(scalar(hot, "SELECT COUNT(*) FROM main.turns WHERE recovery = 'terminal'")) < keep + margin)
+      return false;
+    return (
+      Number(scalar(hot, `SELECT COUNT(*) FROM main.turns WHERE ${movablePredicate(keep)}`)) >= Math.max(1, margin)
+    );
   }
 
   /**
@@ -272,7 +280,9 @@ export class TurnArchive {
         const onlyArchived = `FROM ${NEXT_SCHEMA}.turns a WHERE NOT EXISTS (SELECT 1 FROM main.turns h WHERE h.id = a.id AND NOT (${where}))`;
         const undoable: Record<string, number> = {};
         const newestUndoable: Record<string, number> = {};
-        for (const [branch, n, newest] of hot.exec(`SELECT branch, COUNT(*), MAX(created_at) ${onlyArchived} AND ${UNDOABLE} AND branch IS NOT NULL GROUP BY branch`)[0]?.values ?? []) {
+        for (const [branch, n, newest] of hot.exec(
+          `SELECT branch, COUNT(*), MAX(created_at) ${onlyArchived} AND ${UNDOABLE} AND branch IS NOT NULL GROUP BY branch`,
+        )[0]?.values ?? []) {
           undoable[String(branch)] = Number(n);
           newestUndoable[String(branch)] = Number(newest);
         }
@@ -292,13 +302,17 @@ export class TurnArchive {
       next.close();
     }
     const identity: ArchiveIdentity = { length: bytes.length, crc: checksum(bytes), rows };
-    steps.journaled((tx) => tx.run('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)', [PENDING_KEY, identityText(identity)]));
+    steps.journaled((tx) =>
+      tx.run('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)', [PENDING_KEY, identityText(identity)]),
+    );
     failpoint('archive-before-rename');
     writeFileAtomic(this.path, bytes);
     failpoint('archive-after-rename');
     let moved = 0;
     steps.journaled((tx) => {
-      moved = Number(tx.get<{ n: number }>(`SELECT COUNT(*) AS n FROM main.turns WHERE ${movablePredicate(keep)}`)?.n ?? 0);
+      moved = Number(
+        tx.get<{ n: number }>(`SELECT COUNT(*) AS n FROM main.turns WHERE ${movablePredicate(keep)}`)?.n ?? 0,
+      );
       tx.run(`DELETE FROM turns WHERE ${movablePredicate(keep)}`);
       tx.run('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)', [ARCHIVE_KEY, identityText(identity)]);
       tx.run('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)', [COUNTS_KEY, JSON.stringify(counts)]);
@@ -320,7 +334,11 @@ function hotGet(db: Database): Pick<StoreReader, 'get'> {
   return { get: (sql, params) => firstRow(db, sql, params) };
 }
 
-function firstRow<T>(db: Database, sql: string, params?: readonly SqlValue[] | Record<string, SqlValue>): T | undefined {
+function firstRow<T>(
+  db: Database,
+  sql: string,
+  params?: readonly SqlValue[] | Record<string, SqlValue>,
+): T | undefined {
   const stmt = db.prepare(sql);
   try {
     if (params !== undefined) stmt.bind(params as never);
@@ -345,9 +363,17 @@ export function promoteRows(tx: StoreTx, rows: readonly Record<string, SqlValue>
   for (const row of rows) {
     if (tx.get('SELECT 1 AS x FROM main.turns WHERE id = ?', [row.id])) continue;
     const cols = Object.keys(row);
-    tx.run(`INSERT INTO turns (${cols.map(quoted).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`, cols.map((c) => row[c]));
+    tx.run(
+      `INSERT INTO turns (${cols.map(quoted).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`,
+      cols.map((c) => row[c]),
+    );
     counts.rows = Math.max(0, counts.rows - 1);
-    if (row.undone_by === null && row.base_commit !== null && typeof row.branch === 'string' && counts.undoable[row.branch]) {
+    if (
+      row.undone_by === null &&
+      row.base_commit !== null &&
+      typeof row.branch === 'string' &&
+      counts.undoable[row.branch]
+    ) {
       counts.undoable[row.branch]--;
     }
   }
@@ -358,7 +384,10 @@ export function promoteRows(tx: StoreTx, rows: readonly Record<string, SqlValue>
 export function archivedRows(r: StoreReader, ids: readonly string[]): Record<string, SqlValue>[] {
   const out: Record<string, SqlValue>[] = [];
   for (const id of new Set(ids)) {
-    const row = r.get<Record<string, SqlValue>>(`SELECT rowid, * FROM ${SCHEMA}.turns a WHERE id = ? AND NOT EXISTS (SELECT 1 FROM main.turns h WHERE h.id = a.id)`, [id]);
+    const row = r.get<Record<string, SqlValue>>(
+      `SELECT rowid, * FROM ${SCHEMA}.turns a WHERE id = ? AND NOT EXISTS (SELECT 1 FROM main.turns h WHERE h.id = a.id)`,
+      [id],
+    );
     if (row) out.push(row);
   }
   return out;

@@ -18,22 +18,54 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { AvhError } from '../errors';
-import { ARCHIVE_FILE, ArchiveDamage, DEFAULT_ARCHIVE_KEEP, DEFAULT_ARCHIVE_MARGIN, TurnArchive, archiveIdentities, archivedRows, forgetArchive, promoteRows } from './archive';
+import {
+  ARCHIVE_FILE,
+  ArchiveDamage,
+  DEFAULT_ARCHIVE_KEEP,
+  DEFAULT_ARCHIVE_MARGIN,
+  TurnArchive,
+  archiveIdentities,
+  archivedRows,
+  forgetArchive,
+  promoteRows,
+} from './archive';
 import { silentLog, type EventLog } from '../log';
 import { writeFileAtomic } from './atomicWrite';
 import { applyPragmas, journalSeq, lineage } from './databaseMeta';
-import { JOURNAL_HEADER_SIZE, decodeJournalHeader, encodeRecord, type JournalStatement, type SqlParams } from './journal';
+import {
+  JOURNAL_HEADER_SIZE,
+  decodeJournalHeader,
+  encodeRecord,
+  type JournalStatement,
+  type SqlParams,
+} from './journal';
 import { journalFileKey, type JournalState } from './journalAppend';
 import { JournalFile, replay } from './journalFile';
 import { assertKnownSchema, migrate } from './migrations';
 import { moveAside, removeLeftoverTemps } from './quarantine';
-import { ReadModifiedDatabase, guardedQuery, isThenable, readerOf, recordTransaction, type StoreReader, type StoreTx } from './readOnlyGuard';
+import {
+  ReadModifiedDatabase,
+  guardedQuery,
+  isThenable,
+  readerOf,
+  recordTransaction,
+  type StoreReader,
+  type StoreTx,
+} from './readOnlyGuard';
 import { acquireLock, type LockHandle } from './pidLock';
 import { openSnapshot, isSealed, journalHeaderFor, writeCompaction } from './snapshot';
 import { SCHEMA_VERSION } from './schema';
 import { DEFAULT_COMPACT_EVERY, JOURNAL_FILE, LOCK_FILE, MAX_JOURNAL_BYTES, SNAPSHOT_FILE } from './storeLayout';
 import { loadSqlJs } from './sqlJsLoader';
-import { READ_RETRY_DELAYS_MS, StoreDamage, StoreUnreadable, errnoCode, readOrNull, retryUnreadable, type StoreFileSystem } from './storeFiles';
+import {
+  READ_RETRY_DELAYS_MS,
+  StoreDamage,
+  StoreUnreadable,
+  errnoCode,
+  readOrNull,
+  retryUnreadable,
+  type StoreFileSystem,
+} from './storeFiles';
 
 export type { SqlParams, SqlValue } from './journal';
 export type { Row, StoreReader, StoreTx } from './readOnlyGuard';
@@ -127,7 +159,12 @@ export class DurableStore {
     try {
       fs.mkdirSync(dir, { recursive: true });
     } catch (error) {
-      throw new AvhError('store-unavailable', `Could not create the state directory (${errnoCode(error)})`, { dir }, { cause: error });
+      throw new AvhError(
+        'store-unavailable',
+        `Could not create the state directory (${errnoCode(error)})`,
+        { dir },
+        { cause: error },
+      );
     }
     const store = new DurableStore(await loadSqlJs(), dir, options);
     const lock = await store.lock('state-store-open');
@@ -219,7 +256,12 @@ export class DurableStore {
     return this.caughtUpUnderLock('state-store-read', () => {
       const db = this.requireDb();
       const result = fn(readerOf((sql, params, first) => this.query(db, sql, params, first)));
-      const journal = { lineage: lineage(db), baseSeq: this.journal.base, lastSeq: this.appliedSeq, key: journalFileKey(this.dir, this.journal.statOpen()) };
+      const journal = {
+        lineage: lineage(db),
+        baseSeq: this.journal.base,
+        lastSeq: this.appliedSeq,
+        key: journalFileKey(this.dir, this.journal.statOpen()),
+      };
       return { result, journal };
     });
   }
@@ -261,7 +303,9 @@ export class DurableStore {
         if (!(error instanceof ArchiveDamage)) throw error;
       }
       this.archive.detach(db);
-      const movedTo = fs.existsSync(this.archive.path) ? moveAside(this.dir, [this.archive.path], new StoreDamage('corrupt', damage.what)) : null;
+      const movedTo = fs.existsSync(this.archive.path)
+        ? moveAside(this.dir, [this.archive.path], new StoreDamage('corrupt', damage.what))
+        : null;
       this.commitLocked(forgetArchive);
       this.log.error('store.archive.quarantined', { what: damage.what, movedAside: movedTo !== null });
       throw new AvhError(
@@ -306,7 +350,9 @@ export class DurableStore {
    */
   private enqueue<T>(job: () => Promise<T>): Promise<T> {
     const run = this.queue
-      .then(() => (performance.now() - this.lastJobEnd < 2 ? new Promise<void>((resolve) => setImmediate(resolve)) : undefined))
+      .then(() =>
+        performance.now() - this.lastJobEnd < 2 ? new Promise<void>((resolve) => setImmediate(resolve)) : undefined,
+      )
       .then(job)
       .finally(() => {
         this.lastJobEnd = performance.now();
@@ -323,7 +369,12 @@ export class DurableStore {
       return await acquireLock(this.lockPath, { timeoutMs: this.lockTimeoutMs, purpose });
     } catch (error) {
       if (error instanceof AvhError) throw error;
-      throw new AvhError('store-unavailable', `Could not take the state lock (${errnoCode(error)})`, {}, { cause: error });
+      throw new AvhError(
+        'store-unavailable',
+        `Could not take the state lock (${errnoCode(error)})`,
+        {},
+        { cause: error },
+      );
     }
   }
 
@@ -448,7 +499,12 @@ export class DurableStore {
         throw error;
       }
       this.needsReload = true;
-      throw new AvhError('store-unavailable', `Could not read the state journal (${errnoCode(error)})`, {}, { cause: error });
+      throw new AvhError(
+        'store-unavailable',
+        `Could not read the state journal (${errnoCode(error)})`,
+        {},
+        { cause: error },
+      );
     }
   }
 
@@ -516,9 +572,15 @@ export class DurableStore {
 
   private runTransaction<T>(fn: (tx: StoreTx) => T): { result: T; statements: JournalStatement[] } {
     const db = this.requireDb();
-    return recordTransaction(db, fn, this.appliedSeq + 1, (sql, params, first) => this.query(db, sql, params, first), () => {
-      this.needsReload = true;
-    });
+    return recordTransaction(
+      db,
+      fn,
+      this.appliedSeq + 1,
+      (sql, params, first) => this.query(db, sql, params, first),
+      () => {
+        this.needsReload = true;
+      },
+    );
   }
 
   /** Runs `fn` as one transaction and makes what it wrote durable. Caller holds the lock and is caught up. */
@@ -587,7 +649,11 @@ export class DurableStore {
     const bytes = writeCompaction(db, this.path, this.journal.path, this.appliedSeq);
     this.journal.attach();
     this.journal.base = this.appliedSeq;
-    this.log.info('store.compacted', { seq: this.appliedSeq, bytes, ms: Math.round((performance.now() - started) * 10) / 10 });
+    this.log.info('store.compacted', {
+      seq: this.appliedSeq,
+      bytes,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+    });
   }
 
   /**
@@ -599,7 +665,9 @@ export class DurableStore {
     if (this.rotationBlocked || !TurnArchive.rotationDue(db, this.archiveKeep, this.archiveMargin)) return;
     const started = performance.now();
     try {
-      const { moved, archiveBytes } = this.archive.rotate(db, this.archiveKeep, { journaled: (fn) => this.commitLocked(fn) });
+      const { moved, archiveBytes } = this.archive.rotate(db, this.archiveKeep, {
+        journaled: (fn) => this.commitLocked(fn),
+      });
       // Physical only (every process holds the same rows): the snapshot written next shrinks to the hot set. SQLite
       // keeps rowids through VACUUM's copy; were any renumbered, this memory would differ from other processes',
       // so it is dropped and reloaded from disk instead (the rotation stays; the snapshot keeps its free pages).
@@ -610,12 +678,18 @@ export class DurableStore {
         this.log.warn('store.archive.vacuum-renumbered');
         this.reloadLocked('vacuum-renumbered');
       }
-      this.log.info('store.archive.rotated', { moved, archiveBytes, ms: Math.round((performance.now() - started) * 10) / 10 });
+      this.log.info('store.archive.rotated', {
+        moved,
+        archiveBytes,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+      });
     } catch (error) {
       // A damaged archive is left for the next history read, which moves it aside and says so; until then this
       // process stops retrying (each try would read the whole file).
       if (error instanceof ArchiveDamage) this.rotationBlocked = true;
-      this.log.warn('store.archive.rotation-failed', { what: error instanceof ArchiveDamage ? error.what : errnoCode(error) });
+      this.log.warn('store.archive.rotation-failed', {
+        what: error instanceof ArchiveDamage ? error.what : errnoCode(error),
+      });
     }
   }
 
@@ -646,6 +720,13 @@ export class DurableStore {
 
 /** Row count, rowid sum and maximum of every table: what VACUUM must leave unchanged. */
 function rowidFingerprint(db: Database): string {
-  const tables = (db.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")[0]?.values ?? []).map((r) => String(r[0]));
-  return JSON.stringify(tables.map((t) => db.exec(`SELECT COUNT(*), TOTAL(rowid), MAX(rowid) FROM "${t.replace(/"/g, '""')}"`)[0]?.values[0]));
+  const tables = (
+    db.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")[0]
+      ?.values ?? []
+  ).map((r) => String(r[0]));
+  return JSON.stringify(
+    tables.map(
+      (t) => db.exec(`SELECT COUNT(*), TOTAL(rowid), MAX(rowid) FROM "${t.replace(/"/g, '""')}"`)[0]?.values[0],
+    ),
+  );
 }

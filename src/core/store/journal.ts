@@ -113,7 +113,10 @@ export function decodeJournalHeader(buf: Buffer): JournalHeader | null {
   if (crc32(buf.subarray(0, 44)) !== buf.readUInt32LE(44)) return null;
   return {
     baseSeq: readU64(buf, 8),
-    lineage: buf.subarray(16, 32).toString('hex').replace(/^0{32}$/, ''),
+    lineage: buf
+      .subarray(16, 32)
+      .toString('hex')
+      .replace(/^0{32}$/, ''),
     snapshotLength: readU64(buf, 32),
     snapshotCrc: buf.readUInt32LE(40),
   };
@@ -124,8 +127,10 @@ export function decodeJournalHeader(buf: Buffer): JournalHeader | null {
 type EncodedValue = string | number | null | { b: string } | { f: 'Infinity' | '-Infinity' | 'NaN' };
 
 function encodeValue(value: SqlValue): EncodedValue {
-  if (value instanceof Uint8Array) return { b: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') };
-  if (typeof value === 'number' && !Number.isFinite(value)) return { f: String(value) as 'Infinity' | '-Infinity' | 'NaN' };
+  if (value instanceof Uint8Array)
+    return { b: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') };
+  if (typeof value === 'number' && !Number.isFinite(value))
+    return { f: String(value) as 'Infinity' | '-Infinity' | 'NaN' };
   return value;
 }
 
@@ -174,15 +179,14 @@ function decodePayload(payload: Buffer): JournalStatement[] {
   const value: unknown = JSON.parse(payload.toString('utf8'));
   if (!Array.isArray(value)) throw new Error('invalid journal payload');
   return value.map((entry: unknown) => {
-    if (!Array.isArray(entry) || typeof entry[0] !== 'string' || entry.length > 2) throw new Error('invalid journal statement');
+    if (!Array.isArray(entry) || typeof entry[0] !== 'string' || entry.length > 2)
+      throw new Error('invalid journal statement');
     return entry.length === 2 ? { sql: entry[0], params: decodeParams(entry[1]) } : { sql: entry[0] };
   });
 }
 
 export type RecordScan =
-  | { kind: 'record'; record: JournalRecord; next: number }
-  | { kind: 'end' }
-  | { kind: 'invalid' };
+  { kind: 'record'; record: JournalRecord; next: number } | { kind: 'end' } | { kind: 'invalid' };
 
 /** Reads the record starting at `offset` of `buf` (a window of the journal). */
 export function readRecordAt(buf: Buffer, offset: number): RecordScan {
@@ -193,7 +197,8 @@ export function readRecordAt(buf: Buffer, offset: number): RecordScan {
   const end = offset + RECORD_HEADER_SIZE + length;
   if (end > buf.length) return { kind: 'invalid' };
   const payload = buf.subarray(offset + RECORD_HEADER_SIZE, end);
-  if (crc32(payload, crc32(buf.subarray(offset + 4, offset + 16))) !== buf.readUInt32LE(offset + 16)) return { kind: 'invalid' };
+  if (crc32(payload, crc32(buf.subarray(offset + 4, offset + 16))) !== buf.readUInt32LE(offset + 16))
+    return { kind: 'invalid' };
   let statements: JournalStatement[];
   try {
     statements = decodePayload(payload);

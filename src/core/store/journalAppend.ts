@@ -38,7 +38,10 @@ function statOrNull(file: string): fs.BigIntStats | null {
 }
 
 /** The identity of the store's files in `dir` now; `journal` is the open journal's own stat when the caller holds it. */
-export function journalFileKey(dir: string, journal: fs.BigIntStats | null = statOrNull(path.join(dir, JOURNAL_FILE))): string {
+export function journalFileKey(
+  dir: string,
+  journal: fs.BigIntStats | null = statOrNull(path.join(dir, JOURNAL_FILE)),
+): string {
   return `${statKey(journal)}/${statKey(statOrNull(path.join(dir, SNAPSHOT_FILE)))}`;
 }
 
@@ -72,11 +75,16 @@ export async function appendRecordIfUnchanged(
     try {
       const st = journal.statOpen();
       const onDisk = statOrNull(journal.path);
-      if (!onDisk || onDisk.ino !== st.ino || onDisk.dev !== st.dev || journalFileKey(dir, st) !== expected.key) return { kind: 'stale' };
+      if (!onDisk || onDisk.ino !== st.ino || onDisk.dev !== st.dev || journalFileKey(dir, st) !== expected.key)
+        return { kind: 'stale' };
       // The header too: a file system with coarse change times could show a new journal of an old one's size and inode.
       const header = journal.readHeader();
-      if (!header || header.baseSeq !== expected.baseSeq || header.lineage !== expected.lineage) return { kind: 'stale' };
-      if (expected.lastSeq + 1 - expected.baseSeq >= DEFAULT_COMPACT_EVERY || Number(st.size) + record.length >= MAX_JOURNAL_BYTES) {
+      if (!header || header.baseSeq !== expected.baseSeq || header.lineage !== expected.lineage)
+        return { kind: 'stale' };
+      if (
+        expected.lastSeq + 1 - expected.baseSeq >= DEFAULT_COMPACT_EVERY ||
+        Number(st.size) + record.length >= MAX_JOURNAL_BYTES
+      ) {
         return { kind: 'compaction-due' };
       }
       journal.offset = Number(st.size);

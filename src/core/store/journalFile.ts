@@ -7,7 +7,15 @@ import * as fs from 'node:fs';
 import type { BindParams, Database, Statement } from 'sql.js';
 import { SET_JOURNAL_SEQ } from './databaseMeta';
 import { writeAll } from './atomicWrite';
-import { JOURNAL_HEADER_SIZE, decodeJournalHeader, hasValidRecordAfter, readRecordAt, type JournalHeader, type JournalRecord, type SqlParams } from './journal';
+import {
+  JOURNAL_HEADER_SIZE,
+  decodeJournalHeader,
+  hasValidRecordAfter,
+  readRecordAt,
+  type JournalHeader,
+  type JournalRecord,
+  type SqlParams,
+} from './journal';
 import { StoreDamage, StoreUnreadable, errnoCode, readAt, statOrNull, type StoreFileSystem } from './storeFiles';
 
 export class JournalFile {
@@ -145,7 +153,12 @@ export interface ReplayResult {
  * Applies the records in `buf` from `start` that `accept` admits. Invalid bytes at the end are a torn,
  * never-acknowledged append (reported, for the caller to cut off); invalid bytes before a valid record are damage.
  */
-export function replay(db: Database, buf: Buffer, start: number, accept: (record: JournalRecord) => boolean): ReplayResult {
+export function replay(
+  db: Database,
+  buf: Buffer,
+  start: number,
+  accept: (record: JournalRecord) => boolean,
+): ReplayResult {
   const records: JournalRecord[] = [];
   let end = start;
   let torn = false;

@@ -125,7 +125,9 @@ export function linuxLiveness(): LockLiveness {
  * before the last boot → stale) or by the holder's heartbeat (a reused pid never refreshes our lock file).
  * The boot is named by its start on the wall clock (now − uptime).
  */
-export function portableLiveness(clock: { now(): number; uptimeSeconds(): number } = { now: Date.now, uptimeSeconds: os.uptime }): LockLiveness {
+export function portableLiveness(
+  clock: { now(): number; uptimeSeconds(): number } = { now: Date.now, uptimeSeconds: os.uptime },
+): LockLiveness {
   const bootStart = () => clock.now() - clock.uptimeSeconds() * 1000;
   return {
     name: 'portable',
@@ -353,7 +355,12 @@ export async function acquireLock(lockPath: string, options: AcquireLockOptions)
         'lock-timeout',
         `Timed out after ${options.timeoutMs} ms waiting for the ${options.purpose} lock` +
           (holder ? ` held by process ${holder.pid} (${holder.purpose})` : ''),
-        { lockPath, holderPid: holder?.pid ?? null, holderPurpose: holder?.purpose ?? null, timeoutMs: options.timeoutMs },
+        {
+          lockPath,
+          holderPid: holder?.pid ?? null,
+          holderPurpose: holder?.purpose ?? null,
+          timeoutMs: options.timeoutMs,
+        },
       );
     }
     await sleep(Math.min(delay, remaining));

@@ -12,7 +12,8 @@ import { errnoCode, type StoreDamage } from './storeFiles';
 /** Temps belong to compactions; the caller holds the lock, so any that exist were left by a crash. */
 export function removeLeftoverTemps(dir: string): void {
   for (const name of fs.readdirSync(dir)) {
-    if (/^state\.(sqlite|journal|archive\.sqlite)\.tmp-\d+$/.test(name)) fs.rmSync(path.join(dir, name), { force: true });
+    if (/^state\.(sqlite|journal|archive\.sqlite)\.tmp-\d+$/.test(name))
+      fs.rmSync(path.join(dir, name), { force: true });
   }
 }
 
@@ -27,9 +28,13 @@ export function moveAside(dir: string, files: readonly string[], damage: StoreDa
     try {
       fs.renameSync(file, `${file}.${suffix}`);
     } catch (error) {
-      throw new AvhError('store-unavailable', `The state database is damaged and could not be moved aside (${errnoCode(error)})`, {
-        reason: damage.reason,
-      });
+      throw new AvhError(
+        'store-unavailable',
+        `The state database is damaged and could not be moved aside (${errnoCode(error)})`,
+        {
+          reason: damage.reason,
+        },
+      );
     }
     movedTo = `${file}.${suffix}`;
   }

@@ -95,7 +95,8 @@ export function recordTransaction<T>(
   const tx: StoreTx = {
     run: (sql, params) => {
       guard();
-      if (FORBIDDEN_IN_TX.test(sql)) throw new AvhError('invalid-input', 'tx.run cannot control transactions or attach databases');
+      if (FORBIDDEN_IN_TX.test(sql))
+        throw new AvhError('invalid-input', 'tx.run cannot control transactions or attach databases');
       db.run(sql, (params ?? undefined) as BindParams);
       // Copied now: a caller reusing one params array across runs must not change what was journaled.
       statements.push(params === undefined ? { sql } : { sql, params: copyParams(params) });
@@ -114,7 +115,10 @@ export function recordTransaction<T>(
     const result = fn(tx);
     if (isThenable(result)) {
       (result as Promise<unknown>).then(undefined, () => undefined);
-      throw new AvhError('invalid-input', 'DurableStore.transaction callback must be synchronous (it returned a Promise)');
+      throw new AvhError(
+        'invalid-input',
+        'DurableStore.transaction callback must be synchronous (it returned a Promise)',
+      );
     }
     if (statements.length > 0) db.run(SET_JOURNAL_SEQ, [String(nextSeq)]);
     db.exec('COMMIT');

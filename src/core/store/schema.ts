@@ -108,9 +108,7 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
     )`,
   ],
   // Issue 15: paths the user chose to keep in versions although they look like secrets ("Include in Versions").
-  [
-    `CREATE TABLE secret_inclusions (path TEXT PRIMARY KEY, decided_at INTEGER NOT NULL)`,
-  ],
+  [`CREATE TABLE secret_inclusions (path TEXT PRIMARY KEY, decided_at INTEGER NOT NULL)`],
   // Issue 10: the remote a chat's branch is checked against, and the chat's branch-loss continuations. A row is
   // written 'pending' before its new branch is created and becomes 'done' (the warning entry) together with the
   // chat's update; one row per chat and lost branch, so retries and crashes never make a second warning.

@@ -43,7 +43,8 @@ export function openSnapshot(sql: SqlJsStatic, bytes: Uint8Array, deep: boolean)
   try {
     db = new sql.Database(bytes);
     applyPragmas(db);
-    if (deep && scalar(db, 'PRAGMA quick_check') !== 'ok') throw new StoreDamage('corrupt', 'snapshot failed quick_check');
+    if (deep && scalar(db, 'PRAGMA quick_check') !== 'ok')
+      throw new StoreDamage('corrupt', 'snapshot failed quick_check');
     const version = userVersion(db);
     // A newer version's database is healthy, just not ours to read: refuse, never move it aside.
     if (version > SCHEMA_VERSION) throw newerSchemaError(version);

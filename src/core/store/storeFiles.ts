@@ -80,7 +80,11 @@ export function readAt(files: StoreFileSystem, fd: number, start: number, end: n
  * Runs `attempt` (synchronous work under the caller's lock), retrying while it fails with StoreUnreadable;
  * after the last retry reports "cannot read …, nothing changed". Other errors pass through unchanged.
  */
-export async function retryUnreadable<T>(attempt: () => T, dir: string, delays: readonly number[] = READ_RETRY_DELAYS_MS): Promise<T> {
+export async function retryUnreadable<T>(
+  attempt: () => T,
+  dir: string,
+  delays: readonly number[] = READ_RETRY_DELAYS_MS,
+): Promise<T> {
   for (let n = 0; ; n++) {
     try {
       return attempt();

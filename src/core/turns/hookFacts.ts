@@ -52,8 +52,13 @@ export interface HookFacts {
 }
 
 /** Reads the facts from the store (the caller's state). `chatIds` are kept besides the most recently active chats. */
-export function collectHookFacts(r: StoreReader, chatIds: readonly string[]): Omit<HookFacts, 'format' | 'schemaVersion' | 'root' | 'gitDir' | 'journal'> {
-  const recent = r.all<{ id: string }>('SELECT id FROM chats ORDER BY updated_at DESC LIMIT ?', [RECENT_CHATS]).map((c) => c.id);
+export function collectHookFacts(
+  r: StoreReader,
+  chatIds: readonly string[],
+): Omit<HookFacts, 'format' | 'schemaVersion' | 'root' | 'gitDir' | 'journal'> {
+  const recent = r
+    .all<{ id: string }>('SELECT id FROM chats ORDER BY updated_at DESC LIMIT ?', [RECENT_CHATS])
+    .map((c) => c.id);
   const running = openTurns(r);
   const chats: Record<string, HookChatFacts> = {};
   for (const id of new Set([...chatIds, ...recent])) {
@@ -62,7 +67,15 @@ export function collectHookFacts(r: StoreReader, chatIds: readonly string[]): Om
     chats[id] = {
       branch: chat.branch,
       maxSeq: maxTurnSeq(r, id),
-      running: running.filter((t) => t.chat_id === id).map((t) => ({ id: t.id, seq: t.seq, baseHead: t.base_head, baseCommit: t.base_commit, baseTree: t.base_tree })),
+      running: running
+        .filter((t) => t.chat_id === id)
+        .map((t) => ({
+          id: t.id,
+          seq: t.seq,
+          baseHead: t.base_head,
+          baseCommit: t.base_commit,
+          baseTree: t.base_tree,
+        })),
     };
   }
   return {
@@ -77,7 +90,14 @@ export function collectHookFacts(r: StoreReader, chatIds: readonly string[]): Om
 export async function recordHookFacts(ctx: RepoContext, chatIds: readonly string[]): Promise<void> {
   try {
     const { result, journal } = await ctx.store.readWithJournalState((r) => collectHookFacts(r, chatIds));
-    writeHookFacts(ctx.repo.stateDir, { format: FORMAT, schemaVersion: SCHEMA_VERSION, root: ctx.repo.root, gitDir: ctx.repo.gitDir, journal, ...result });
+    writeHookFacts(ctx.repo.stateDir, {
+      format: FORMAT,
+      schemaVersion: SCHEMA_VERSION,
+      root: ctx.repo.root,
+      gitDir: ctx.repo.gitDir,
+      journal,
+      ...result,
+    });
   } catch {
     removeHookFacts(ctx.repo.stateDir);
   }
@@ -116,17 +136,46 @@ export function readHookFacts(stateDir: string): HookFacts | null {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
-const isOid = (v: unknown): boolean => v === null || (typeof v === 'string' && /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(v));
+const isOid = (v: unknown): boolean =>
+  v === null || (typeof v === 'string' && /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(v));
 
 function isRunningTurn(v: unknown): v is HookRunningTurn {
-  return isObject(v) && typeof v.id === 'string' && isCount(v.seq) && isOid(v.baseHead) && isOid(v.baseCommit) && isOid(v.baseTree);
+  return (
+    isObject(v) &&
+    typeof v.id === 'string' &&
+    isCount(v.seq) &&
+    isOid(v.baseHead) &&
+    isOid(v.baseCommit) &&
+    isOid(v.baseTree)
+  );
 }
 
 function isHookFacts(v: unknown): v is HookFacts {
   if (!isObject(v) || v.format !== FORMAT || v.schemaVersion !== SCHEMA_VERSION) return false;
-  if (typeof v.root !== 'string' || typeof v.gitDir !== 'string' || typeof v.recoveryRequired !== 'boolean' || typeof v.restoreInFlight !== 'boolean' || !isCount(v.unsettled)) return false;
+  if (
+    typeof v.root !== 'string' ||
+    typeof v.gitDir !== 'string' ||
+    typeof v.recoveryRequired !== 'boolean' ||
+    typeof v.restoreInFlight !== 'boolean' ||
+    !isCount(v.unsettled)
+  )
+    return false;
   const j = v.journal;
-  if (!isObject(j) || typeof j.lineage !== 'string' || !isCount(j.baseSeq) || !isCount(j.lastSeq) || typeof j.key !== 'string') return false;
+  if (
+    !isObject(j) ||
+    typeof j.lineage !== 'string' ||
+    !isCount(j.baseSeq) ||
+    !isCount(j.lastSeq) ||
+    typeof j.key !== 'string'
+  )
+    return false;
   if (!isObject(v.chats)) return false;
-  return Object.values(v.chats).every((c) => isObject(c) && (c.branch === null || typeof c.branch === 'string') && isCount(c.maxSeq) && Array.isArray(c.running) && c.running.every(isRunningTurn));
+  return Object.values(v.chats).every(
+    (c) =>
+      isObject(c) &&
+      (c.branch === null || typeof c.branch === 'string') &&
+      isCount(c.maxSeq) &&
+      Array.isArray(c.running) &&
+      c.running.every(isRunningTurn),
+  );
 }

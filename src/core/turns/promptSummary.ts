@@ -1,6 +1,10 @@
 /** `[Agent] <first line of the prompt, at most 72 characters>` (SPEC §4.3). */
 export function agentSubject(prompt: string): string {
-  const firstLine = prompt.split(/\r?\n/).map((l) => l.trim()).find((l) => l.length > 0) ?? '';
+  const firstLine =
+    prompt
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .find((l) => l.length > 0) ?? '';
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is being removed
   const chars = Array.from(firstLine.replace(/[\u0000-\u001f\u007f]/g, ' '));
   const summary = chars.length > 72 ? `${chars.slice(0, 71).join('').trimEnd()}…` : chars.join('');

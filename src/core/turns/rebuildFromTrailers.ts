@@ -16,7 +16,11 @@ export async function rebuildFromTrailers(ctx: RepoContext): Promise<number> {
     return 0; // unborn repository: nothing to recover
   }
   // Turns the history archive holds are known too (archived rows never change, so reading them first is safe).
-  const known = await ctx.store.read((r) => new Set(turns.filter((t) => r.get('SELECT 1 AS x FROM turns WHERE id = ?', [t.turnId])).map((t) => t.turnId)), { history: true });
+  const known = await ctx.store.read(
+    (r) =>
+      new Set(turns.filter((t) => r.get('SELECT 1 AS x FROM turns WHERE id = ?', [t.turnId])).map((t) => t.turnId)),
+    { history: true },
+  );
   return ctx.store.transaction((tx) => {
     let recovered = 0;
     for (const t of turns) {
@@ -24,10 +28,24 @@ export async function rebuildFromTrailers(ctx: RepoContext): Promise<number> {
       if (!tx.get('SELECT 1 AS x FROM chats WHERE id = ?', [t.chatId])) {
         tx.run('INSERT INTO chats (id, created_at, updated_at) VALUES (?, ?, ?)', [t.chatId, t.time, t.time]);
       }
-      const seq = (tx.get<{ s: number | null }>('SELECT MAX(seq) AS s FROM turns WHERE chat_id = ?', [t.chatId])?.s ?? 0) + 1;
-      tx.run(`INSERT INTO turns (id, chat_id, seq, prompt, recovery, terminal_outcome, branch, base_head, base_commit, version_commit, created_at, ended_at)
+      const seq =
+        (tx.get<{ s: number | null }>('SELECT MAX(seq) AS s FROM turns WHERE chat_id = ?', [t.chatId])?.s ?? 0) + 1;
+      tx.run(
+        `INSERT INTO turns (id, chat_id, seq, prompt, recovery, terminal_outcome, branch, base_head, base_commit, version_commit, created_at, ended_at)
               VALUES (?, ?, ?, ?, 'terminal', 'completed', ?, ?, ?, ?, ?, ?)`,
-      [t.turnId, t.chatId, seq, t.subject.replace(/^\[Agent\] /, ''), t.branch, t.parent, bases.get(t.turnId) ?? t.parent, t.oid, t.time, t.time]);
+        [
+          t.turnId,
+          t.chatId,
+          seq,
+          t.subject.replace(/^\[Agent\] /, ''),
+          t.branch,
+          t.parent,
+          bases.get(t.turnId) ?? t.parent,
+          t.oid,
+          t.time,
+          t.time,
+        ],
+      );
       recovered++;
     }
     return recovered;

@@ -17,8 +17,21 @@ import { settleUnderLease } from '../restore/restoreService';
 import { tryAcquireLock } from '../store/pidLock';
 import { agentSubject } from './promptSummary';
 import {
-  getChat, getTurn, insertChatStatement, insertTurnStatement, markTurnTerminal, maxTurnSeq, nestedNotice, NoVersionReason, openTurnsOfChat, pendingTurns,
-  runStatement, setTurnVersion, touchChatStatement, turnRunningStatement, TurnRow,
+  getChat,
+  getTurn,
+  insertChatStatement,
+  insertTurnStatement,
+  markTurnTerminal,
+  maxTurnSeq,
+  nestedNotice,
+  NoVersionReason,
+  openTurnsOfChat,
+  pendingTurns,
+  runStatement,
+  setTurnVersion,
+  touchChatStatement,
+  turnRunningStatement,
+  TurnRow,
 } from './turnRecords';
 import { BeginTurnInput } from './validation';
 
@@ -50,7 +63,10 @@ export async function beginTurn(ctx: RepoContext, input: BeginTurnInput): Promis
     await settleUnderLease(ctx);
     const [health, state] = await Promise.all([
       inspectRepositoryHealth(ctx.repo),
-      ctx.store.read((r) => ({ recoveryRequired: readRecovery(r) !== null, restoreInFlight: inFlightOperation(r) !== undefined })),
+      ctx.store.read((r) => ({
+        recoveryRequired: readRecovery(r) !== null,
+        restoreInFlight: inFlightOperation(r) !== undefined,
+      })),
     ]);
     const { branch, head } = passTurnGate(factsFromHealth(health, state), 'retry');
     // An existing chat whose branch is gone (lost, only on the remote, or not checkable) is refused, nothing replaced;
@@ -64,11 +80,25 @@ export async function beginTurn(ctx: RepoContext, input: BeginTurnInput): Promis
       const chat = getChat(tx, input.chatId);
       const title = input.chatTitle ?? null;
       const agent = input.agent ?? null;
-      runStatement(tx, chat
-        ? touchChatStatement(input.chatId, title, agent, now)
-        : insertChatStatement({ id: input.chatId, title, agent, branch, baseBranch: origin?.baseBranch ?? branch, remote: origin?.remote ?? null, now }));
+      runStatement(
+        tx,
+        chat
+          ? touchChatStatement(input.chatId, title, agent, now)
+          : insertChatStatement({
+              id: input.chatId,
+              title,
+              agent,
+              branch,
+              baseBranch: origin?.baseBranch ?? branch,
+              remote: origin?.remote ?? null,
+              now,
+            }),
+      );
       const seq = maxTurnSeq(tx, input.chatId) + 1;
-      runStatement(tx, insertTurnStatement({ id: turnId, chatId: input.chatId, seq, prompt: input.prompt, agent, branch, head, now }));
+      runStatement(
+        tx,
+        insertTurnStatement({ id: turnId, chatId: input.chatId, seq, prompt: input.prompt, agent, branch, head, now }),
+      );
     });
     let baseCommit = head;
     let baseHead = head;
@@ -100,7 +130,11 @@ export async function beginTurn(ctx: RepoContext, input: BeginTurnInput): Promis
       runStatement(tx, turnRunningStatement(turnId, baseHead, baseCommit, baseTree));
     });
     const snapshot = head === null ? 'first' : health.clean ? 'head' : 'commit';
-    ctx.log.info('turn.begin', { turn: turnId, snapshot, dirty: health.counts.staged + health.counts.unstaged + health.counts.untracked });
+    ctx.log.info('turn.begin', {
+      turn: turnId,
+      snapshot,
+      dirty: health.counts.staged + health.counts.unstaged + health.counts.untracked,
+    });
     const notice = joinNotices(await nestedNotice(ctx, nested), largeFileNotice(large));
     return { turnId, baseCommit: baseCommit!, excluded, ...(notice ? { notice } : {}) };
   } finally {
@@ -114,9 +148,14 @@ export async function beginTurn(ctx: RepoContext, input: BeginTurnInput): Promis
  * empty-tree commit when the folder is empty).
  */
 async function startFirstTurn(ctx: RepoContext, branch: string, turnId: string, chatId: string) {
-  if (await excludeHeavyFoldersBeforeFirstVersion(ctx.repo)) ctx.log.info('turn.heavy-folders-excluded', { turn: turnId });
-  return commitFirstBase(ctx.repo, branch, `${BASE_REF_PREFIX}${turnId}`,
-    `Agent Version History base snapshot\n\nAgent-Turn: ${turnId}\nAgent-Chat: ${chatId}\n`);
+  if (await excludeHeavyFoldersBeforeFirstVersion(ctx.repo))
+    ctx.log.info('turn.heavy-folders-excluded', { turn: turnId });
+  return commitFirstBase(
+    ctx.repo,
+    branch,
+    `${BASE_REF_PREFIX}${turnId}`,
+    `Agent Version History base snapshot\n\nAgent-Turn: ${turnId}\nAgent-Chat: ${chatId}\n`,
+  );
 }
 
 function joinNotices(...notices: (string | null)[]): string | null {
@@ -155,30 +194,50 @@ export async function endTurn(ctx: RepoContext, turnId: string, outcome: Termina
 }
 
 /** endTurn for a caller that already holds the repository lease (Undo ends a running turn this way). */
-export async function endTurnUnderLease(ctx: RepoContext, turnId: string, outcome: TerminalOutcome): Promise<EndTurnResult> {
+export async function endTurnUnderLease(
+  ctx: RepoContext,
+  turnId: string,
+  outcome: TerminalOutcome,
+): Promise<EndTurnResult> {
   const ended = Date.now();
   const { turn, recovery } = await ctx.store.transaction((tx) => {
     const row = getTurn(tx, turnId);
     if (!row) throw new AvhError('turn-unknown', 'No turn with this id exists in this repository.');
     if (row.recovery === 'terminal') {
-      throw new AvhError('turn-already-ended', `This turn already ended (${row.terminal_outcome ?? 'outcome unknown'}); nothing was changed.`);
+      throw new AvhError(
+        'turn-already-ended',
+        `This turn already ended (${row.terminal_outcome ?? 'outcome unknown'}); nothing was changed.`,
+      );
     }
     // While recovery is required the repository's state is unverified: record the outcome, commit nothing.
     const latched = readRecovery(tx) !== null;
-    markTurnTerminal(tx, turnId, outcome, outcome !== 'completed' ? 'not-completed' : latched ? 'recovery-required' : 'pending', ended);
+    markTurnTerminal(
+      tx,
+      turnId,
+      outcome,
+      outcome !== 'completed' ? 'not-completed' : latched ? 'recovery-required' : 'pending',
+      ended,
+    );
     return { turn: row, recovery: latched };
   });
   ctx.log.info('turn.end', { turn: turnId, outcome });
   if (outcome !== 'completed') return { turnId, outcome, version: null, excluded: [] };
-  if (recovery) return { turnId, outcome, version: null, reason: 'recovery-required', message: RECOVERY_COPY, excluded: [] };
+  if (recovery)
+    return { turnId, outcome, version: null, reason: 'recovery-required', message: RECOVERY_COPY, excluded: [] };
   failpoint('turn-end:after-outcome');
   const result = await commitTurnVersion(ctx, turn);
   await ctx.store.transaction((tx) => setTurnVersion(tx, turnId, result.version, result.reason ?? null));
-  ctx.log.info('turn.version', { turn: turnId, made: result.version !== null, reason: result.reason, excluded: result.excluded?.length });
+  ctx.log.info('turn.version', {
+    turn: turnId,
+    made: result.version !== null,
+    reason: result.reason,
+    excluded: result.excluded?.length,
+  });
   return { turnId, outcome, excluded: [], ...result };
 }
 
-const RECOVERY_COPY = 'No version was made: Version History needs attention (an earlier restore could not be verified). The changes stay in the working tree; resolve the recovery notice to continue.';
+const RECOVERY_COPY =
+  'No version was made: Version History needs attention (an earlier restore could not be verified). The changes stay in the working tree; resolve the recovery notice to continue.';
 const KEPT = 'No version was made; the changes stay in the working tree.';
 
 const NO_VERSION_FOR: Partial<Record<ErrorReason, NoVersionReason>> = {
@@ -199,17 +258,30 @@ const FAILURE_COPY: Partial<Record<NoVersionReason, string>> = {
   'git-failed': `${KEPT} Git failed while recording it.`,
 };
 
-type VersionOutcome = { version: string | null; reason?: NoVersionReason; message?: string; notice?: string; excluded?: SecretFinding[] };
+type VersionOutcome = {
+  version: string | null;
+  reason?: NoVersionReason;
+  message?: string;
+  notice?: string;
+  excluded?: SecretFinding[];
+};
 
 /** Commits the turn's whole tree as one `[Agent]` version on the attached branch, through the one gate and the one commit path. */
 async function commitTurnVersion(ctx: RepoContext, turn: TurnRow): Promise<VersionOutcome> {
   const { repo } = ctx;
-  const { facts, resolved } = await quickGateFacts(repo, ['HEAD^{tree}', ...(turn.base_tree === null && turn.base_commit ? [`${turn.base_commit}^{tree}`] : [])]);
+  const { facts, resolved } = await quickGateFacts(repo, [
+    'HEAD^{tree}',
+    ...(turn.base_tree === null && turn.base_commit ? [`${turn.base_commit}^{tree}`] : []),
+  ]);
   const restoreInFlight = await ctx.store.read((r) => inFlightOperation(r) !== undefined);
   const blocked = (known: GateFacts): VersionOutcome | null => {
     const result = turnGate({ ...known, restoreInFlight }, 'turn-end');
     if (result.ok) return null;
-    return { version: null, reason: NO_VERSION_FOR[result.reason] ?? 'git-failed', message: `${KEPT} ${result.message}` };
+    return {
+      version: null,
+      reason: NO_VERSION_FOR[result.reason] ?? 'git-failed',
+      message: `${KEPT} ${result.message}`,
+    };
   };
   const refused = blocked(facts);
   if (refused) return refused;

@@ -34,8 +34,22 @@ export interface TurnRow {
 }
 
 /** Why a turn has no version commit; 'pending' only between the outcome write and the commit. */
-export type NoVersionReason = 'no-changes' | 'not-completed' | 'pending' | 'recovery-required' | 'interrupted' | 'repository-missing' | 'restore-in-progress'
-  | 'detached-head' | 'operation-in-progress' | 'unmerged-entries' | 'index-locked' | 'unborn-branch' | 'ref-moved' | 'ref-update-refused' | 'git-failed';
+export type NoVersionReason =
+  | 'no-changes'
+  | 'not-completed'
+  | 'pending'
+  | 'recovery-required'
+  | 'interrupted'
+  | 'repository-missing'
+  | 'restore-in-progress'
+  | 'detached-head'
+  | 'operation-in-progress'
+  | 'unmerged-entries'
+  | 'index-locked'
+  | 'unborn-branch'
+  | 'ref-moved'
+  | 'ref-update-refused'
+  | 'git-failed';
 
 export function getTurn(r: StoreReader | StoreTx, id: string): TurnRow | undefined {
   return r.get<TurnRow>('SELECT * FROM turns WHERE id = ?', [id]);
@@ -51,7 +65,9 @@ export function openTurns(r: StoreReader | StoreTx): TurnRow[] {
 
 /** Completed turns whose version commit was never settled (a process died between the outcome and the commit). */
 export function pendingTurns(r: StoreReader | StoreTx): TurnRow[] {
-  return r.all<TurnRow>("SELECT * FROM turns WHERE recovery = 'terminal' AND no_version_reason = 'pending' ORDER BY created_at, rowid");
+  return r.all<TurnRow>(
+    "SELECT * FROM turns WHERE recovery = 'terminal' AND no_version_reason = 'pending' ORDER BY created_at, rowid",
+  );
 }
 
 export function openTurnsOfChat(r: StoreReader | StoreTx, chatId: string): TurnRow[] {
@@ -74,7 +90,15 @@ export function countTurns(r: StoreReader | StoreTx): { total: number; open: num
 // (src/cli/hooks/fastHook.ts) appends the very same statements as one journal record, so the two cannot drift.
 
 /** A new chat, on the branch its first turn begins on. */
-export function insertChatStatement(c: { id: string; title: string | null; agent: string | null; branch: string; baseBranch: string; remote: string | null; now: number }): JournalStatement {
+export function insertChatStatement(c: {
+  id: string;
+  title: string | null;
+  agent: string | null;
+  branch: string;
+  baseBranch: string;
+  remote: string | null;
+  now: number;
+}): JournalStatement {
   return {
     sql: 'INSERT INTO chats (id, title, agent, branch, base_branch, remote, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     params: [c.id, c.title, c.agent, c.branch, c.baseBranch, c.remote, c.now, c.now],
@@ -82,12 +106,29 @@ export function insertChatStatement(c: { id: string; title: string | null; agent
 }
 
 /** A known chat's new turn: a title or agent given now replaces the stored one. */
-export function touchChatStatement(id: string, title: string | null, agent: string | null, now: number): JournalStatement {
-  return { sql: 'UPDATE chats SET title = COALESCE(?, title), agent = COALESCE(?, agent), updated_at = ? WHERE id = ?', params: [title, agent, now, id] };
+export function touchChatStatement(
+  id: string,
+  title: string | null,
+  agent: string | null,
+  now: number,
+): JournalStatement {
+  return {
+    sql: 'UPDATE chats SET title = COALESCE(?, title), agent = COALESCE(?, agent), updated_at = ? WHERE id = ?',
+    params: [title, agent, now, id],
+  };
 }
 
 /** A turn as beginTurn first records it ('accepted': its base is not captured yet). */
-export function insertTurnStatement(t: { id: string; chatId: string; seq: number; prompt: string; agent: string | null; branch: string; head: string | null; now: number }): JournalStatement {
+export function insertTurnStatement(t: {
+  id: string;
+  chatId: string;
+  seq: number;
+  prompt: string;
+  agent: string | null;
+  branch: string;
+  head: string | null;
+  now: number;
+}): JournalStatement {
   return {
     sql: `INSERT INTO turns (id, chat_id, seq, prompt, agent, recovery, branch, base_head, created_at)
               VALUES (?, ?, ?, ?, ?, 'accepted', ?, ?, ?)`,
@@ -96,16 +137,39 @@ export function insertTurnStatement(t: { id: string; chatId: string; seq: number
 }
 
 /** The turn's base is captured: it is running. */
-export function turnRunningStatement(id: string, baseHead: string | null, baseCommit: string | null, baseTree: string | null): JournalStatement {
-  return { sql: "UPDATE turns SET recovery = 'running', base_head = ?, base_commit = ?, base_tree = ? WHERE id = ?", params: [baseHead, baseCommit, baseTree, id] };
+export function turnRunningStatement(
+  id: string,
+  baseHead: string | null,
+  baseCommit: string | null,
+  baseTree: string | null,
+): JournalStatement {
+  return {
+    sql: "UPDATE turns SET recovery = 'running', base_head = ?, base_commit = ?, base_tree = ? WHERE id = ?",
+    params: [baseHead, baseCommit, baseTree, id],
+  };
 }
 
-export function turnTerminalStatement(id: string, outcome: TerminalOutcome, noVersionReason: NoVersionReason | null, endedAt: number): JournalStatement {
-  return { sql: "UPDATE turns SET recovery = 'terminal', terminal_outcome = ?, no_version_reason = ?, ended_at = ? WHERE id = ?", params: [outcome, noVersionReason, endedAt, id] };
+export function turnTerminalStatement(
+  id: string,
+  outcome: TerminalOutcome,
+  noVersionReason: NoVersionReason | null,
+  endedAt: number,
+): JournalStatement {
+  return {
+    sql: "UPDATE turns SET recovery = 'terminal', terminal_outcome = ?, no_version_reason = ?, ended_at = ? WHERE id = ?",
+    params: [outcome, noVersionReason, endedAt, id],
+  };
 }
 
-export function turnVersionStatement(id: string, versionCommit: string | null, noVersionReason: NoVersionReason | null): JournalStatement {
-  return { sql: 'UPDATE turns SET version_commit = ?, no_version_reason = ? WHERE id = ?', params: [versionCommit, noVersionReason, id] };
+export function turnVersionStatement(
+  id: string,
+  versionCommit: string | null,
+  noVersionReason: NoVersionReason | null,
+): JournalStatement {
+  return {
+    sql: 'UPDATE turns SET version_commit = ?, no_version_reason = ? WHERE id = ?',
+    params: [versionCommit, noVersionReason, id],
+  };
 }
 
 export function runStatement(tx: StoreTx, statement: JournalStatement): void {
@@ -113,11 +177,22 @@ export function runStatement(tx: StoreTx, statement: JournalStatement): void {
 }
 
 /** Persists the terminal outcome and `recovery = terminal` in one durable write (SPEC §4.2). */
-export function markTurnTerminal(tx: StoreTx, id: string, outcome: TerminalOutcome, noVersionReason: NoVersionReason | null, endedAt: number): void {
+export function markTurnTerminal(
+  tx: StoreTx,
+  id: string,
+  outcome: TerminalOutcome,
+  noVersionReason: NoVersionReason | null,
+  endedAt: number,
+): void {
   runStatement(tx, turnTerminalStatement(id, outcome, noVersionReason, endedAt));
 }
 
-export function setTurnVersion(tx: StoreTx, id: string, versionCommit: string | null, noVersionReason: NoVersionReason | null): void {
+export function setTurnVersion(
+  tx: StoreTx,
+  id: string,
+  versionCommit: string | null,
+  noVersionReason: NoVersionReason | null,
+): void {
   runStatement(tx, turnVersionStatement(id, versionCommit, noVersionReason));
 }
 
@@ -135,7 +210,10 @@ export async function nestedNotice(ctx: RepoContext, folders: readonly string[])
     const unseen = folders.filter((f) => !named.has(f));
     if (unseen.length > 0) {
       for (const f of unseen) named.add(f);
-      tx.run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', [NESTED_NAMED_KEY, JSON.stringify([...named])]);
+      tx.run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', [
+        NESTED_NAMED_KEY,
+        JSON.stringify([...named]),
+      ]);
     }
     return unseen;
   });

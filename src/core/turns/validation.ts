@@ -19,31 +19,48 @@ function invalid(message: string): AvhError {
 
 /** Validates untrusted input for beginTurn; messages name the field, never echo the value. */
 export function validateBeginTurn(input: unknown): BeginTurnInput {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw invalid('beginTurn expects an object { chatId, prompt, agent?, chatTitle? }.');
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
+    throw invalid('beginTurn expects an object { chatId, prompt, agent?, chatTitle? }.');
   const o = input as Record<string, unknown>;
   const allowed = new Set(['chatId', 'prompt', 'agent', 'chatTitle', 'baseBranch']);
-  for (const key of Object.keys(o)) if (!allowed.has(key)) throw invalid(`beginTurn does not accept the field "${key.slice(0, 40)}".`);
+  for (const key of Object.keys(o))
+    if (!allowed.has(key)) throw invalid(`beginTurn does not accept the field "${key.slice(0, 40)}".`);
   const chatId = validateChatId(o.chatId);
   if (typeof o.prompt !== 'string') throw invalid('prompt must be a string.');
   if (Buffer.byteLength(o.prompt, 'utf8') > MAX_PROMPT_BYTES) throw invalid('prompt is larger than 1 MiB.');
   const agent = optionalLabel(o.agent, 'agent', 100);
   const chatTitle = optionalLabel(o.chatTitle, 'chatTitle', 200);
-  const baseBranch = o.baseBranch === undefined || o.baseBranch === null ? undefined : validateBranchName(o.baseBranch, 'baseBranch');
-  return { chatId, prompt: o.prompt, ...(agent !== undefined ? { agent } : {}), ...(chatTitle !== undefined ? { chatTitle } : {}), ...(baseBranch !== undefined ? { baseBranch } : {}) };
+  const baseBranch =
+    o.baseBranch === undefined || o.baseBranch === null ? undefined : validateBranchName(o.baseBranch, 'baseBranch');
+  return {
+    chatId,
+    prompt: o.prompt,
+    ...(agent !== undefined ? { agent } : {}),
+    ...(chatTitle !== undefined ? { chatTitle } : {}),
+    ...(baseBranch !== undefined ? { baseBranch } : {}),
+  };
 }
 
 export function validateChatId(chatId: unknown): string {
   if (typeof chatId !== 'string' || !ID_PATTERN.test(chatId)) {
-    throw invalid('chatId must be 1–200 characters of letters, digits and . _ : @ / + = -, starting with a letter or digit.');
+    throw invalid(
+      'chatId must be 1–200 characters of letters, digits and . _ : @ / + = -, starting with a letter or digit.',
+    );
   }
   return chatId;
 }
 
 /** A branch name git would accept (the rules of `git check-ref-format --branch`, checked without running git). */
 export function validateBranchName(value: unknown, field: string): string {
-  const ok = typeof value === 'string' && value.length > 0 && value.length <= 250 && !value.startsWith('-') && !value.startsWith('/')
+  const ok =
+    typeof value === 'string' &&
+    value.length > 0 &&
+    value.length <= 250 &&
+    !value.startsWith('-') &&
+    !value.startsWith('/') &&
     // eslint-disable-next-line no-control-regex -- control characters are refused
-    && !/[\u0000-\u0020\u007f~^:?*[\\]|\.\.|@\{|\/\/|\/\.|\.lock$|\.lock\/|\.$|\/$/.test(value) && value !== '@';
+    !/[\u0000-\u0020\u007f~^:?*[\\]|\.\.|@\{|\/\/|\/\.|\.lock$|\.lock\/|\.$|\/$/.test(value) &&
+    value !== '@';
   if (!ok) throw invalid(`${field} must be a valid git branch name.`);
   return value as string;
 }

@@ -43,22 +43,29 @@ export async function buildVersionsView(ctx: RepoContext, limit: number): Promis
   const head = commits[0]?.oid ?? null;
   const ids = [...new Set(commits.flatMap((c) => (c.turnId ? [c.turnId] : [])))];
 
-  const joined = await ctx.store.read((r) => {
-    const turns: TurnJoinRow[] = [];
-    for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
-      const chunk = ids.slice(i, i + IDS_PER_QUERY);
-      turns.push(...r.all<TurnJoinRow>(
-        `SELECT t.id, t.chat_id, t.agent, t.terminal_outcome, t.undone_by, t.branch, t.base_commit, c.title
-         FROM turns t LEFT JOIN chats c ON c.id = t.chat_id WHERE t.id IN (${chunk.map(() => '?').join(',')})`, chunk));
-    }
-    return {
-      recovery: readRecovery(r),
-      turns,
-      canRedo: branch ? redoStack(r, branch, head).length > 0 : false,
-      // Each chat's newest turn stays hot, so the hot table is empty only when the archive is too.
-      anyTurn: r.get<{ x: number }>('SELECT 1 AS x FROM turns LIMIT 1') !== undefined,
-    };
-  }, { history: true }); // the rows' turns may be archived (a long history, or pages past the first)
+  const joined = await ctx.store.read(
+    (r) => {
+      const turns: TurnJoinRow[] = [];
+      for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
+        const chunk = ids.slice(i, i + IDS_PER_QUERY);
+        turns.push(
+          ...r.all<TurnJoinRow>(
+            `SELECT t.id, t.chat_id, t.agent, t.terminal_outcome, t.undone_by, t.branch, t.base_commit, c.title
+         FROM turns t LEFT JOIN chats c ON c.id = t.chat_id WHERE t.id IN (${chunk.map(() => '?').join(',')})`,
+            chunk,
+          ),
+        );
+      }
+      return {
+        recovery: readRecovery(r),
+        turns,
+        canRedo: branch ? redoStack(r, branch, head).length > 0 : false,
+        // Each chat's newest turn stays hot, so the hot table is empty only when the archive is too.
+        anyTurn: r.get<{ x: number }>('SELECT 1 AS x FROM turns LIMIT 1') !== undefined,
+      };
+    },
+    { history: true },
+  ); // the rows' turns may be archived (a long history, or pages past the first)
   // The latch may have been set while git ran: the store read above is the one that counts.
   if (joined.recovery) return { kind: 'blocked', message: BLOCKED_MESSAGE };
 
@@ -90,17 +97,17 @@ export async function buildVersionsView(ctx: RepoContext, limit: number): Promis
       isHead: c.oid === head,
       turn: t
         ? {
-          id: t.id,
-          chatId: t.chat_id,
-          chatTitle: t.title,
-          agent: t.agent,
-          outcome: t.terminal_outcome,
-          undone: t.undone_by !== null,
-          // A turn of a chat whose branch is gone keeps its Undo: the refusal explains why and offers the one action that helps.
-          canUndo: kind === 'agent' && (undoable.has(t.id) || (t.undone_by === null && chatBranchOf.has(t.chat_id))),
-          chatIndex,
-          ...(chatBranchOf.has(t.chat_id) ? { chatBranch: chatBranchOf.get(t.chat_id) } : {}),
-        }
+            id: t.id,
+            chatId: t.chat_id,
+            chatTitle: t.title,
+            agent: t.agent,
+            outcome: t.terminal_outcome,
+            undone: t.undone_by !== null,
+            // A turn of a chat whose branch is gone keeps its Undo: the refusal explains why and offers the one action that helps.
+            canUndo: kind === 'agent' && (undoable.has(t.id) || (t.undone_by === null && chatBranchOf.has(t.chat_id))),
+            chatIndex,
+            ...(chatBranchOf.has(t.chat_id) ? { chatBranch: chatBranchOf.get(t.chat_id) } : {}),
+          }
         : null,
     };
   });
@@ -113,12 +120,24 @@ export async function buildVersionsView(ctx: RepoContext, limit: number): Promis
  * The branch-loss part of the view (SPEC §7, §8): warning entries of this branch and chats whose branch is gone.
  * Absent when there is nothing to show. A failure to work them out never breaks the list (it is logged, content-free).
  */
-async function viewNotices(ctx: RepoContext, branch: string | null, chats: ReadonlySet<string>): Promise<BranchNotices | undefined> {
+async function viewNotices(
+  ctx: RepoContext,
+  branch: string | null,
+  chats: ReadonlySet<string>,
+): Promise<BranchNotices | undefined> {
   try {
     const { warnings, issues } = await branchNotices(ctx, branch, { onlyChats: chats });
     if (warnings.length === 0 && issues.length === 0) return undefined; // the usual case: nothing to show, nothing sent
     return {
-      warnings: warnings.map((w) => ({ chatId: w.chatId, chatTitle: w.chatTitle ?? null, oldBranch: w.oldBranch, newBranch: w.newBranch, baseBranch: w.baseBranch, repository: w.repository, at: w.at })),
+      warnings: warnings.map((w) => ({
+        chatId: w.chatId,
+        chatTitle: w.chatTitle ?? null,
+        oldBranch: w.oldBranch,
+        newBranch: w.newBranch,
+        baseBranch: w.baseBranch,
+        repository: w.repository,
+        at: w.at,
+      })),
       chats: issues,
     };
   } catch (error) {

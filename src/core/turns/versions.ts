@@ -18,7 +18,12 @@ const RECORD = '\x1e';
 
 /** Versions of the current branch, newest first; kinds from subjects, turn ids from trailers, outcomes from the store. */
 export async function listVersions(ctx: RepoContext, limit = 100, skip = 0): Promise<VersionInfo[]> {
-  const stdout = await versionRecords(ctx.repo.root, limit, skip, `%H${FIELD}%s${FIELD}%ct${FIELD}%(trailers:key=Agent-Turn,valueonly,separator=%x2c)${RECORD}`);
+  const stdout = await versionRecords(
+    ctx.repo.root,
+    limit,
+    skip,
+    `%H${FIELD}%s${FIELD}%ct${FIELD}%(trailers:key=Agent-Turn,valueonly,separator=%x2c)${RECORD}`,
+  );
   if (stdout === null) return []; // unborn branch: no versions yet
   const versions: VersionInfo[] = [];
   for (const record of stdout.split(RECORD)) {
@@ -30,9 +35,14 @@ export async function listVersions(ctx: RepoContext, limit = 100, skip = 0): Pro
   }
   const ids = versions.flatMap((v) => (v.turnId ? [v.turnId] : []));
   if (ids.length > 0) {
-    const outcomes = await ctx.store.read((r) =>
-      r.all<{ id: string; terminal_outcome: TerminalOutcome | null }>(
-        `SELECT id, terminal_outcome FROM turns WHERE id IN (${ids.map(() => '?').join(',')})`, ids), { history: true });
+    const outcomes = await ctx.store.read(
+      (r) =>
+        r.all<{ id: string; terminal_outcome: TerminalOutcome | null }>(
+          `SELECT id, terminal_outcome FROM turns WHERE id IN (${ids.map(() => '?').join(',')})`,
+          ids,
+        ),
+      { history: true },
+    );
     const byId = new Map(outcomes.map((o) => [o.id, o.terminal_outcome]));
     for (const v of versions) {
       const outcome = v.turnId ? byId.get(v.turnId) : undefined;

@@ -25,18 +25,37 @@ describe('branch loss through the extension API in real VS Code (a repository ou
     const sub = avh.onDidContinueChatOnNewBranch((e) => events.push(e));
     try {
       const head = git(repo, 'rev-parse', 'HEAD').trim();
-      await assert.rejects(avh.beginTurn({ chatId: 'chat-1', prompt: 'go on', repository: repo }), (error: Error & { reason?: string }) => {
-        assert.equal(error.reason, 'branch-lost');
-        assert.match(error.message, /The branch "feature\/login" for this chat no longer exists locally or on "origin"\. Its code changes cannot be recovered\./);
-        return true;
-      });
+      await assert.rejects(
+        avh.beginTurn({ chatId: 'chat-1', prompt: 'go on', repository: repo }),
+        (error: Error & { reason?: string }) => {
+          assert.equal(error.reason, 'branch-lost');
+          assert.match(
+            error.message,
+            /The branch "feature\/login" for this chat no longer exists locally or on "origin"\. Its code changes cannot be recovered\./,
+          );
+          return true;
+        },
+      );
       assert.equal(git(repo, 'rev-parse', 'HEAD').trim(), head);
       assert.deepEqual(localBranchNames(repo), ['main']);
 
-      const continued = await vscode.commands.executeCommand<ChatContinuedEvent | undefined>(CONTINUE_ON_NEW_BRANCH_COMMAND, { chatId: 'chat-1', repository: repo });
+      const continued = await vscode.commands.executeCommand<ChatContinuedEvent | undefined>(
+        CONTINUE_ON_NEW_BRANCH_COMMAND,
+        { chatId: 'chat-1', repository: repo },
+      );
       assert.equal(continued?.newBranch, 'feature/login-2');
       assert.equal(events.length, 1);
-      assert.deepEqual({ ...events[0], at: 0 }, { chatId: 'chat-1', oldBranch: 'feature/login', newBranch: 'feature/login-2', baseBranch: 'main', repository: repo, at: 0 });
+      assert.deepEqual(
+        { ...events[0], at: 0 },
+        {
+          chatId: 'chat-1',
+          oldBranch: 'feature/login',
+          newBranch: 'feature/login-2',
+          baseBranch: 'main',
+          repository: repo,
+          at: 0,
+        },
+      );
       // A second click changes nothing and fires nothing.
       await vscode.commands.executeCommand(CONTINUE_ON_NEW_BRANCH_COMMAND, { chatId: 'chat-1', repository: repo });
       assert.equal(events.length, 1);

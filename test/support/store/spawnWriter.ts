@@ -17,7 +17,10 @@ export interface WriterProcess {
 
 /** Spawns test/support/store/writer.js (compiled) with the running Node. */
 export function spawnWriter(args: string[], env: Record<string, string> = {}): WriterProcess {
-  const proc = spawn(process.execPath, [WRITER, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [WRITER, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines: string[] = [];
   let partial = '';
   let err = '';
@@ -52,7 +55,10 @@ export function spawnWriter(args: string[], env: Record<string, string> = {}): W
       const seen = lines.find((l) => pattern.test(l));
       if (seen !== undefined) return Promise.resolve(seen);
       return new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no line ${pattern} within ${timeoutMs} ms; stderr: ${err}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`no line ${pattern} within ${timeoutMs} ms; stderr: ${err}`)),
+          timeoutMs,
+        );
         const waiter = {
           pattern,
           resolve: (line: string) => {

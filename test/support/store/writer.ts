@@ -24,7 +24,12 @@ async function store(dir: string, tag: string, count: number, maxDelayMs: number
   for (let n = 0; count < 0 || n < count; n++) {
     const counter = await store.transaction((tx) => {
       const now = Date.now();
-      tx.run('INSERT INTO chats (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)', [`${tag}-${n}`, `chat ${n}`, now, now]);
+      tx.run('INSERT INTO chats (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)', [
+        `${tag}-${n}`,
+        `chat ${n}`,
+        now,
+        now,
+      ]);
       const row = tx.get<{ value: string }>("SELECT value FROM meta WHERE key = 'counter'");
       const next = Number(row?.value ?? '0') + 1;
       tx.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('counter', ?)", [String(next)]);
