@@ -79,7 +79,14 @@ if (!only || only === 'webview')
     'human',
   ]);
 if (!only) step('lint (eslint)', process.execPath, [path.join(root, 'node_modules/eslint/bin/eslint.js'), '.']);
-if (!only) step('format (prettier --check)', process.execPath, [path.join(root, 'node_modules/prettier/bin/prettier.cjs'), '--check', '--log-level', 'warn', '.']);
+if (!only)
+  step('format (prettier --check)', process.execPath, [
+    path.join(root, 'node_modules/prettier/bin/prettier.cjs'),
+    '--check',
+    '--log-level',
+    'warn',
+    '.',
+  ]);
 if (compiled) {
   // Files are independent (own temp repositories and processes): two mocha workers, one per core.
   const parallel = ['--parallel', '--jobs', '2'];
