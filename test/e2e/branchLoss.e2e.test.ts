@@ -119,11 +119,9 @@ describe('Branch loss in a real workbench (code-server + Chromium, extension fro
 
   it('the warning row is in Version History, and the chat record points at the new branch', async () => {
     const view = pane(workbench!.page);
-    const warning = view
-      .getByRole('note')
-      .filter({
-        hasText: 'Conversation continues on `feature/login-2`; code changes from `feature/login` were not recovered.',
-      });
+    const warning = view.getByRole('note').filter({
+      hasText: 'Conversation continues on `feature/login-2`; code changes from `feature/login` were not recovered.',
+    });
     await warning.waitFor({ timeout: 30_000 });
     assert.equal(await warning.getAttribute('data-base-branch'), 'main');
     assert.equal(await warning.getAttribute('data-chat'), 'e2e-chat');
