@@ -101,7 +101,7 @@ export class RestoreRunner {
       if (request.kind === 'undo' && !request.only && !request.path && preview.later && anyLaterWork(preview.later)) {
         // Work landed after the turn: the user chooses, and the choice confirms what goes.
         const only = await this.chooseUndo(preview, asked > 0);
-        if (!only) return undefined;
+        if (!only) return this.declined(request.kind);
         request = { ...request, only };
         chosen = true;
         continue;
@@ -120,7 +120,7 @@ export class RestoreRunner {
           },
           'Continue',
         );
-        if (choice !== 'Continue') return undefined;
+        if (choice !== 'Continue') return this.declined(request.kind);
         options = { confirmUserCommits: true, expectedPlan: preview.fingerprint };
       }
       try {
@@ -137,6 +137,12 @@ export class RestoreRunner {
         chosen = false;
       }
     }
+  }
+
+  /** The user closed the confirmation without choosing: nothing runs (logged, so a test can see the command ended). */
+  private declined(kind: RestoreRequest['kind']): undefined {
+    this.log.info('restore.not-confirmed', { kind });
+    return undefined;
   }
 
   private execute(

@@ -15,6 +15,7 @@ import type { Page } from 'playwright-core';
 import { INTERRUPTED_SUBJECT, RECOVERY_SUBJECT } from '../../src/core/turns/promptSummary';
 import { BLOCKED_MESSAGE } from '../../src/shared/protocol';
 import { recoveryLatchPresent } from '../support/assertions';
+import { eventually } from '../support/eventually';
 import { assertNothingLost, contentInventory, git, head, subjectOf, testGitEnv } from '../support/gitFixtures';
 import {
   clickNotificationButton,
@@ -100,14 +101,6 @@ function slowCheckout(repo: string): () => void {
     fs.rmSync(attributes, { force: true });
     git(repo, 'config', '--remove-section', 'filter.avhslow');
   };
-}
-
-async function waitUntil(what: string, check: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 describe('golden path: demo → Version History → stop → Undo → Redo → crash mid-restore → recovery → Undo (code-server + Chromium, test .vsix)', function () {
@@ -209,8 +202,11 @@ describe('golden path: demo → Version History → stop → Undo → Redo → c
     const hosts = extensionHostPids(wb.server.pid);
     assert.ok(hosts.length > 0, 'an extension host runs');
     await runCommand(page, UNDO);
-    await waitUntil('the extension host to die at the failpoint', () =>
-      hosts.some((pid) => !fs.existsSync(`/proc/${pid}`)),
+    await eventually(
+      'the extension host to die at the failpoint',
+      () => hosts.some((pid) => !fs.existsSync(`/proc/${pid}`)),
+      (dead) => dead,
+      { timeoutMs: 60_000, intervalMs: 200 },
     );
     await shot('host-killed');
     restoreCheckout();

@@ -55,6 +55,11 @@ export interface Workbench {
    * the same profile and only `env` added to its environment, then reloads the window.
    */
   restartServer(options?: { env?: Record<string, string> }): Promise<void>;
+  /**
+   * The extension's "Agent Version History" output channel as VS Code wrote it to the profile's log folder
+   * (every window and restart of this profile, oldest first): content-free event lines.
+   */
+  extensionLog(): string;
   /** Reloads the window (what "Developer: Reload Window" does) and waits for the workbench. */
   reload(): Promise<void>;
   /** Closes the browser, kills code-server's process group, deletes the temp folders. Safe to call twice. */
@@ -128,6 +133,7 @@ export async function startWorkbench(options: {
       },
       folder: options.folder,
       screenshot: (name) => screenshot(page, name),
+      extensionLog: () => readChannelLogs(path.join(userDataDir, 'logs')),
       restartServer,
       reload,
       stop,
@@ -214,7 +220,8 @@ export async function runCommand(page: Page, title: string, options: { timeoutMs
     // Enter runs the focused row; a better fuzzy match may sit above ours, so click ours when it is not focused.
     if ((await row.getAttribute('class'))?.split(/\s+/).includes('focused')) await page.keyboard.press('Enter');
     else await row.click();
-    await widget.waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => undefined);
+    // The palette closes, or (a command that asks next, such as Restore Version…) shows other rows: ours is gone.
+    await row.waitFor({ state: 'hidden', timeout: 10_000 });
     return;
   }
 }
@@ -264,11 +271,24 @@ export async function moveMouseAway(page: Page): Promise<void> {
   const x = editor ? editor.x + editor.width / 2 : (viewport?.width ?? 800) / 2;
   const y = editor ? editor.y + editor.height / 2 : (viewport?.height ?? 600) / 2;
   await page.mouse.move(x, y);
-  await page
-    .locator('.workbench-hover')
-    .first()
-    .waitFor({ state: 'hidden', timeout: 5_000 })
-    .catch(() => undefined);
+  await page.locator('.workbench-hover').first().waitFor({ state: 'hidden', timeout: 10_000 });
+}
+
+/** Every log file VS Code wrote for our output channel under `logsDir`, concatenated in name order. */
+function readChannelLogs(logsDir: string): string {
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.name.endsWith('Agent Version History.log')) files.push(full);
+    }
+  };
+  if (fs.existsSync(logsDir)) walk(logsDir);
+  return files
+    .sort()
+    .map((f) => fs.readFileSync(f, 'utf8'))
+    .join('');
 }
 
 function cssString(value: string): string {

@@ -105,13 +105,7 @@ describe('new project: Enable Version History in a folder without git (code-serv
     assert.deepEqual(repoPicture(declined), picture, 'nothing was written');
 
     // Asked at most once a day: the next turn there fails at once, with no question.
-    await page
-      .locator(
-        '.notifications-center.visible .codicon-notifications-clear-all, .notifications-center.visible .codicon-clear-all',
-      )
-      .first()
-      .click()
-      .catch(() => undefined);
+    await runCommand(page, 'Notifications: Clear All Notifications');
     await press(page, DECLINE_KEY);
     const results = page.locator('.notification-toast, .notifications-center.visible .notification-list-item', {
       hasText: `${TEST_AGENT_RESULT} failed`,

@@ -26,7 +26,7 @@ async function capture(workbench: Workbench, name: string): Promise<void> {
   const progress = workbench.page
     .locator('.notification-toast', { hasText: /Checking the current repository…|Saving the current version…/ })
     .first();
-  await progress.waitFor({ state: 'hidden', timeout: 15_000 }).catch(() => undefined);
+  await progress.waitFor({ state: 'hidden', timeout: 30_000 });
   await workbench.page.waitForTimeout(500);
   await workbench.screenshot(name);
 }
@@ -54,7 +54,7 @@ describe('guided recovery (code-server + Chromium, extension from the .vsix)', f
     if (test?.state === 'failed' && workbench)
       console.log(`    screenshot: ${await workbench.screenshot(`e2e-${test.fullTitle()}`)}`);
     // Older notices must not answer the next test's waits (clearing them changes nothing: recovery is in the store).
-    if (workbench) await runCommand(workbench.page, 'Notifications: Clear All Notifications').catch(() => undefined);
+    if (workbench) await runCommand(workbench.page, 'Notifications: Clear All Notifications');
   });
 
   after(async () => {

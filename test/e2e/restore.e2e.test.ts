@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { cliJson } from '../support/cliProcess';
+import { eventually } from '../support/eventually';
 import { cleanupTempDirs, git, gitStatus, head, makeRepo, subjectOf, write } from '../support/gitFixtures';
 import { runCommand, startWorkbench, waitForNotification, type Workbench } from './harness';
 
@@ -118,8 +119,13 @@ describe('undo / redo agent turn from the palette (code-server + Chromium, exten
     await box.getByRole('button', { name: 'Cancel' }).click();
     await box.waitFor({ state: 'hidden', timeout: 10_000 });
 
-    // Nothing was started: give a (wrongly) started restore a moment to show, then check git and the UI.
-    await page.waitForTimeout(1_500);
+    // Nothing was started: the command logged that both confirmations were declined and returned; then git and the UI.
+    await eventually(
+      'both declined confirmations in the extension log',
+      () => workbench!.extensionLog().match(/restore\.not-confirmed kind=undo/g)?.length ?? 0,
+      (n) => n >= 2,
+      { timeoutMs: 15_000, intervalMs: 200 },
+    );
     assert.equal(head(folder), userCommit, 'HEAD unchanged after Escape / Cancel');
     assert.equal(porcelain(folder), '', 'working tree untouched');
     assert.equal(
@@ -140,8 +146,7 @@ describe('undo / redo agent turn from the palette (code-server + Chromium, exten
     await page
       .locator('.notification-toast', { hasText: 'Undo Agent Turn…' })
       .first()
-      .waitFor({ state: 'hidden', timeout: 15_000 })
-      .catch(() => undefined);
+      .waitFor({ state: 'hidden', timeout: 30_000 });
     await waitForNotification(page, undone); // still shown: its toast may have hidden meanwhile, the center keeps it
     await workbench!.screenshot('restore-2-undone-toast');
 
@@ -171,7 +176,7 @@ describe('undo / redo agent turn from the palette (code-server + Chromium, exten
   it('Redo → "Agent turn redone"; git: the tree equals the pre-undo tree', async () => {
     const { page } = workbench!;
     const undoCommit = head(folder);
-    await runCommand(page, 'Notifications: Clear All Notifications').catch(() => undefined);
+    await runCommand(page, 'Notifications: Clear All Notifications');
     await runCommand(page, REDO);
     // No user commit lies between the pre-undo version and now: Redo must not ask.
     await waitForNotification(page, /Agent turn redone — restored version [0-9a-f]{7} as a new \[Restore\] version\./);
@@ -179,8 +184,7 @@ describe('undo / redo agent turn from the palette (code-server + Chromium, exten
     await page
       .locator('.notification-toast', { hasText: 'Redo Agent Turn…' })
       .first()
-      .waitFor({ state: 'hidden', timeout: 15_000 })
-      .catch(() => undefined);
+      .waitFor({ state: 'hidden', timeout: 30_000 });
     await workbench!.screenshot('restore-3-redone-toast');
 
     assert.equal(git(folder, 'rev-parse', 'HEAD^').trim(), undoCommit, 'redo adds a version on top of the undo');

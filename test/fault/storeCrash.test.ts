@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DurableStore } from '../../src/core/store/durableStore';
+import { seededRandom } from '../support/seededRandom';
 import { spawnWriter, type WriterProcess } from '../support/store/spawnWriter';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -51,24 +52,28 @@ describe('DurableStore under SIGKILL', function () {
     const acked = new Set<string>();
     let kills = 0;
     let compactionKills = 0;
-    const cycles = 24;
-    for (let cycle = 0; cycle < cycles; cycle++) {
-      const env = { AVH_STORE_COMPACT_EVERY: String(2 + (cycle % 7)) };
+    // Kill timings are drawn from a seeded PRNG (printed: AVH_TEST_SEED=<seed> replays them). The walk goes on until
+    // it has its kills, at least 24 cycles and at most 72, instead of asserting what a fixed number of cycles hit.
+    const random = seededRandom();
+    console.log(`      AVH_TEST_SEED=${random.seed}`);
+    const enough = (cycle: number) => cycle >= 24 && kills >= 20 && compactionKills >= 3;
+    for (let cycle = 0; cycle < 72 && !enough(cycle); cycle++) {
+      const env = { AVH_STORE_COMPACT_EVERY: String(2 + (cycle % 7)), AVH_TEST_SEED: String(random.seed + cycle) };
       // Two writers share the store; killing one mid-transaction leaves a stale lock the other must take over.
       const writers: WriterProcess[] = [spawnWriter(['store', dir, `c${cycle}a`, '-1'], env)];
       if (cycle % 2 === 0) writers.push(spawnWriter(['store', dir, `c${cycle}b`, '-1'], env));
       const first = writers[0];
       if (cycle % 5 === 4) {
         // Anywhere from start-up through the first writes: open, replay, torn-tail truncation, resealing.
-        await sleep(20 + Math.random() * 150);
+        await sleep(20 + random.next() * 150);
         if (writers.length > 1) await writers[1].waitForLine(/^ack /, 30_000);
       } else if (cycle % 3 === 0) {
         await Promise.all(writers.map((w) => w.waitForLine(/^ack /, 30_000)));
         if (await untilCompacting(dir, 5_000)) compactionKills++;
-        if (cycle % 2 === 1) await sleep(Math.random() * 3); // sometimes later in the compaction: rename, new journal
+        if (cycle % 2 === 1) await sleep(random.next() * 3); // sometimes later in the compaction: rename, new journal
       } else {
         await Promise.all(writers.map((w) => w.waitForLine(/^ack /, 30_000)));
-        await sleep(5 + Math.random() * 150);
+        await sleep(5 + random.next() * 150);
       }
       first.proc.kill('SIGKILL');
       kills++;
@@ -81,7 +86,7 @@ describe('DurableStore under SIGKILL', function () {
           writers[1].acked().length >= before + 3,
           `survivor progressed after a kill (cycle ${cycle}): ${writers[1].stderr()}`,
         );
-        await sleep(Math.random() * 60);
+        await sleep(random.next() * 60);
         writers[1].proc.kill('SIGKILL');
         kills++;
       }

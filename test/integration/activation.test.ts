@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { eventually } from '../support/eventually';
 
 const EXTENSION_ID = 'agent-version-history.agent-version-history';
 
@@ -31,11 +32,13 @@ describe('activation', () => {
             return []; // exited meanwhile
           }
         });
-    let launchers: string[] = [];
-    for (let i = 0; i < 50 && launchers.length === 0; i++) {
-      launchers = children().filter((cmd) => /dist[\\/]gitLauncher\.js/.test(cmd));
-      if (launchers.length === 0) await new Promise((r) => setTimeout(r, 100));
-    }
+    const isLauncher = (cmd: string) => /dist[\\/]gitLauncher\.js/.test(cmd);
+    const launchers = await eventually(
+      "the git launcher among the extension host's children",
+      () => children().filter(isLauncher),
+      (found) => found.length > 0,
+      { timeoutMs: 5_000 },
+    );
     assert.equal(launchers.length, 1, `one launcher among the extension host's children: ${children().join(' | ')}`);
   });
 });

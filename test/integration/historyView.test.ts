@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentVersionHistoryApi } from '../../src/vscode/extensionApi';
 import { HISTORY_VIEW_TEST_DESCRIBE_COMMAND, HISTORY_VIEW_TEST_MESSAGE_COMMAND } from '../../src/vscode/historyView';
+import { eventually } from '../support/eventually';
 import { assertNothingLost, contentInventory, git } from '../support/gitFixtures';
 
 const EXTENSION_ID = 'agent-version-history.agent-version-history';
@@ -34,21 +35,8 @@ function folder(): string {
 const describeView = () => vscode.commands.executeCommand<ViewState>(HISTORY_VIEW_TEST_DESCRIBE_COMMAND);
 const post = (raw: unknown) => vscode.commands.executeCommand<boolean>(HISTORY_VIEW_TEST_MESSAGE_COMMAND, raw);
 
-async function until<T>(
-  what: string,
-  read: () => PromiseLike<T>,
-  ok: (value: T) => boolean,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (!ok(value)) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value).slice(0, 300)}`);
-    await new Promise((r) => setTimeout(r, 100));
-    value = await read();
-  }
-  return value;
-}
+const until = <T>(what: string, read: () => PromiseLike<T>, ok: (value: T) => boolean, timeoutMs = 20_000) =>
+  eventually(what, () => read(), ok, { timeoutMs });
 
 /** Everything a message could change: refs, HEAD, index and worktree status, and the bytes of our state files. */
 function picture(repo: string): string {

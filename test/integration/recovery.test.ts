@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { RECOVERY_SUBJECT } from '../../src/core/turns/promptSummary';
 import { recoveryLatchPresent, seedRecoveryLatch } from '../support/assertions';
 import { VersionHistory } from '../../src/core/versionHistory';
+import { eventually } from '../support/eventually';
 import { git } from '../support/gitFixtures';
 
 const seedLatch = (folder: string) => seedRecoveryLatch(folder, 'op-ext-host');
@@ -22,20 +23,8 @@ interface RecoveryUiState {
 
 const uiState = () => vscode.commands.executeCommand<RecoveryUiState>('agentVersions._test.recoveryState');
 
-async function until(
-  what: string,
-  predicate: (s: RecoveryUiState) => boolean,
-  timeoutMs = 15_000,
-): Promise<RecoveryUiState> {
-  const deadline = Date.now() + timeoutMs;
-  let last = await uiState();
-  while (!predicate(last)) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}; last UI state: ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 100));
-    last = await uiState();
-  }
-  return last;
-}
+const until = (what: string, predicate: (s: RecoveryUiState) => boolean, timeoutMs = 15_000) =>
+  eventually(`${what} (UI state)`, uiState, predicate, { timeoutMs });
 
 /** Evaluates a contributed `enablement` clause (`a && !b` form, all our commands use) against the context keys. */
 function enabled(commandId: string, keys: Record<string, boolean>): boolean {

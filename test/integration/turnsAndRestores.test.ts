@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentVersionHistoryApi } from '../../src/vscode/extensionApi';
+import { eventually } from '../support/eventually';
 import { git } from '../support/gitFixtures';
 
 const EXTENSION_ID = 'agent-version-history.agent-version-history';
@@ -44,8 +45,12 @@ describe('extension API and palette commands in real VS Code', function () {
       assert.equal(versions[0].oid, ended.version);
       assert.equal(versions[0].kind, 'agent');
       assert.equal(versions[0].outcome, 'completed');
-      for (let i = 0; i < 50 && changes.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
-      assert.ok(changes.length > 0, 'onDidChangeVersions fired');
+      await eventually(
+        'onDidChangeVersions to fire',
+        () => changes.length,
+        (n) => n > 0,
+        { timeoutMs: 2_500, intervalMs: 50 },
+      );
       const lines = await vscode.commands.executeCommand<string[]>('agentVersions._test.recentLog');
       assert.ok(
         lines.some((l) => l.startsWith('turn.begin')),

@@ -15,6 +15,7 @@ import {
   tryAcquireLock,
   type LockLiveness,
 } from '../../src/core/store/pidLock';
+import { eventually } from '../support/eventually';
 import { spawnWriter, type WriterProcess } from '../support/store/spawnWriter';
 
 describe('pidLock', function () {
@@ -238,8 +239,14 @@ describe('lock staleness providers', function () {
       age(lock, HEARTBEAT_STALE_MS * 2); // as if the machine had slept
       assert.equal(readLockHolder(lock)?.alive, true, 'first sight of a silent heartbeat only starts the confirmation');
       const old = fs.statSync(lock).mtimeMs;
-      for (let i = 0; i < 100 && fs.statSync(lock).mtimeMs === old; i++) await new Promise((r) => setTimeout(r, 100));
-      assert.notEqual(fs.statSync(lock).mtimeMs, old, 'the holder refreshed its heartbeat');
+      await eventually(
+        'the holder to refresh its heartbeat',
+        () => fs.statSync(lock).mtimeMs,
+        (m) => m !== old,
+        {
+          timeoutMs: 10_000,
+        },
+      );
       fakeMonotonic += HEARTBEAT_CONFIRM_MS * 10;
       assert.deepEqual(readLockHolder(lock), { pid, purpose: 'holder', alive: true });
       assert.equal(tryAcquireLock(lock, 'taker'), null);

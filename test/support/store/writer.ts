@@ -8,11 +8,12 @@
  *                                                          (portable: with the heartbeat provider, as off Linux)
  *   writer.js mutex  <lockPath> <counterFile> <rounds>      lock, read-increment-write a file, unlock
  *
- * AVH_STORE_COMPACT_EVERY forces frequent compaction.
+ * AVH_STORE_COMPACT_EVERY forces frequent compaction; AVH_TEST_SEED seeds the delays (test/support/seededRandom.ts).
  */
 import * as fs from 'node:fs';
 import { DurableStore } from '../../../src/core/store/durableStore';
 import { acquireLock, portableLiveness, setLockLiveness } from '../../../src/core/store/pidLock';
+import { seededRandom } from '../seededRandom';
 
 const say = (line: string) => fs.writeSync(1, `${line}\n`);
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -21,6 +22,7 @@ async function store(dir: string, tag: string, count: number, maxDelayMs: number
   const compactEvery = process.env.AVH_STORE_COMPACT_EVERY ? Number(process.env.AVH_STORE_COMPACT_EVERY) : undefined;
   const { store } = await DurableStore.open(dir, { compactEvery, lockTimeoutMs: 30_000 });
   say('ready');
+  const random = seededRandom();
   for (let n = 0; count < 0 || n < count; n++) {
     const counter = await store.transaction((tx) => {
       const now = Date.now();
@@ -36,7 +38,7 @@ async function store(dir: string, tag: string, count: number, maxDelayMs: number
       return next;
     });
     say(`ack ${n} ${counter}`);
-    if (maxDelayMs > 0) await sleep(Math.random() * maxDelayMs);
+    if (maxDelayMs > 0) await sleep(random.next() * maxDelayMs);
   }
   await store.close();
   say('done');
