@@ -13,12 +13,44 @@ export default tseslint.config(
       'no-restricted-imports': 'off',
     },
   },
+  // The vscode-free code: the core and the CLI run under plain Node, and so do the parts of the Version History
+  // view they use (its protocol, copy, model builder and page), and the copy the end-to-end tests import.
   {
-    files: ['src/core/**/*.ts', 'src/cli/**/*.ts', 'src/shared/**/*.ts'],
+    files: [
+      'src/core/**/*.ts',
+      'src/cli/**/*.ts',
+      'src/views/versionHistory/{protocol,copy,viewModel,html}.ts',
+      'src/vscode/enableCopy.ts',
+    ],
     rules: {
       'no-restricted-imports': [
         'error',
-        { paths: [{ name: 'vscode', message: 'src/core, src/cli and src/shared stay free of vscode.' }] },
+        {
+          paths: [{ name: 'vscode', message: 'The core, the CLI and the vscode-free view files stay free of vscode.' }],
+          patterns: [
+            { regex: '^svelte(/|$)|\\.svelte$|/app(/|$)', message: 'The Svelte app is the webview only.' },
+            { regex: '(^|/)vscode/(?!enableCopy$)[^/]+$', message: 'src/vscode imports vscode.' },
+            { regex: '(^|/|versionHistory/)(host|messageHandlers)$', message: 'The view host imports vscode.' },
+          ],
+        },
+      ],
+    },
+  },
+  // The webview's app reaches the host only by messages: it imports the view's protocol and copy, nothing else.
+  {
+    files: ['src/views/versionHistory/app/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'vscode', message: 'The webview has no vscode module (acquireVsCodeApi only).' }],
+          patterns: [
+            {
+              regex: '^\\.\\./(?!(protocol|copy)$)|^\\.\\./\\.\\./',
+              message: 'The webview imports only ../protocol and ../copy of its feature folder.',
+            },
+          ],
+        },
       ],
     },
   },

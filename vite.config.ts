@@ -1,11 +1,14 @@
-// Builds the Version History webview (webview/, Svelte 5) into dist/webview/ with fixed file names, which the
-// host's HTML names directly (src/vscode/historyView.ts). One entry, one script, one stylesheet, no chunks.
+// Builds the Version History webview (src/views/versionHistory/app/, Svelte 5) into dist/webview/ with fixed file
+// names, which the host names directly (src/views/versionHistory/host.ts). One entry, one script, one stylesheet,
+// no chunks.
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
+const app = (file: string) => fileURLToPath(new URL(`./src/views/versionHistory/app/${file}`, import.meta.url));
+
 export default defineConfig({
-  root: fileURLToPath(new URL('./webview', import.meta.url)),
+  root: app(''),
   plugins: [svelte()],
   base: './',
   build: {
@@ -16,7 +19,7 @@ export default defineConfig({
     cssCodeSplit: false,
     modulePreload: false,
     rollupOptions: {
-      input: fileURLToPath(new URL('./webview/src/main.ts', import.meta.url)),
+      input: app('main.ts'),
       output: {
         entryFileNames: 'index.js',
         chunkFileNames: 'index-[name].js',

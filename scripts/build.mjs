@@ -9,7 +9,8 @@
 //   dist/extension.js, dist/sql-wasm.wasm, media/): the extension-host suite loads it as its extensionDevelopmentPath,
 //   and the end-to-end runner packages it as a test .vsix for the walk that kills the extension host at a failpoint.
 //   Fault tests run the tsc output (out/), where the constant is undeclared and the hooks are live too.
-// The Version History webview (webview/, Svelte) is built first by Vite into dist/webview/; both builds ship it.
+// The Version History webview (src/views/versionHistory/app/, Svelte) is built first by Vite into dist/webview/;
+// both builds ship it.
 import { build } from 'esbuild';
 import { build as viteBuild } from 'vite';
 import { spawnSync } from 'node:child_process';

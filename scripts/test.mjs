@@ -73,7 +73,7 @@ if (!only || only === 'webview')
   step('type check webview (svelte-check)', process.execPath, [
     path.join(root, 'node_modules/svelte-check/bin/svelte-check'),
     '--tsconfig',
-    path.join(root, 'webview/tsconfig.json'),
+    path.join(root, 'src/views/versionHistory/app/tsconfig.json'),
     '--fail-on-warnings',
     '--output',
     'human',

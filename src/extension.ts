@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
 import { startGitLauncher } from './core/git/gitLauncher';
 import { configureGitExecutable } from './core/git/gitRunner';
-import { TEST_AGENT_TURN_COMMAND } from './shared/enableCopy';
+import { TEST_AGENT_TURN_COMMAND } from './vscode/enableCopy';
 import { EnableVersionHistory, runTestAgentTurn } from './vscode/enableVersionHistory';
 import { registerBranchLoss } from './vscode/branchLoss';
 import { createApi, AgentVersionHistoryApi } from './vscode/extensionApi';
-import { registerHistoryView } from './vscode/historyView';
+import { registerHistoryView } from './views/versionHistory/host';
 import { createOutputLog, RECENT_LOG_COMMAND } from './vscode/outputLog';
 import { RepositoryRegistry } from './vscode/repositoryRegistry';
 import { registerRecoveryUi } from './vscode/recoveryUi';

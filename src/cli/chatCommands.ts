@@ -1,5 +1,5 @@
 import type { ContinuationInfo } from '../core/chats/chatBranches';
-import { continuationWarningText } from '../shared/protocol';
+import { continuationWarningText } from '../views/versionHistory/copy';
 import type { CommandName } from './commandLine';
 import { terminalSafe } from './output';
 import type { CommandContext, CommandOutput } from './repositoryCommands';

@@ -48,10 +48,10 @@ import {
   settleChatContinuations,
 } from './chats/chatBranches';
 import { listVersions, VersionInfo } from './turns/versions';
-import { buildVersionsView } from './turns/versionRows';
+import { buildVersionsView } from '../views/versionHistory/viewModel';
 import { ChangedFile, changedFilesOf, readBlobAt } from './git/versionLog';
-import type { VersionsView } from '../shared/viewModels';
-import { FULL_OID } from '../shared/protocol';
+import type { VersionsView } from '../views/versionHistory/protocol';
+import { FULL_OID } from './git/objectId';
 
 export interface OpenOptions {
   log?: EventLog;

@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { safeMessage } from '../core/errors';
 import { initRepository } from '../core/git/initRepository';
 import type { EventLog } from '../core/log';
-import { ENABLE_BUTTON, ENABLE_QUESTION, NOT_NOW_BUTTON, TEST_AGENT_RESULT } from '../shared/enableCopy';
+import { ENABLE_BUTTON, ENABLE_QUESTION, NOT_NOW_BUTTON, TEST_AGENT_RESULT } from './enableCopy';
 import type { AgentVersionHistoryApi } from './extensionApi';
 
 /**

@@ -4,7 +4,7 @@ import { findStaleGitLocks } from '../core/recovery/staleLocks';
 import type { EventLog } from '../core/log';
 import type { RestorePreview, RestoreRequest, RestoreResult, UndoOnly } from '../core/restore/restoreService';
 import { anyLaterWork, conflictError, describeLaterWork } from '../core/restore/revertPlan';
-import { KIND_LABEL, relativeTime } from '../shared/format';
+import { KIND_LABEL, relativeTime } from '../views/versionHistory/copy';
 import type { BranchLossUi } from './branchLoss';
 import type { RepositoryController } from './repositoryController';
 import type { RepositoryRegistry } from './repositoryRegistry';

@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
-import { BLOCKED_MESSAGE } from '../../src/shared/protocol';
+import { BLOCKED_MESSAGE } from '../../src/views/versionHistory/copy';
 import { seedRecoveryLatch } from '../support/assertions';
 import { cliJson } from '../support/cliProcess';
 import {

@@ -15,7 +15,7 @@ import {
   NOT_NOW_BUTTON,
   TEST_AGENT_RESULT,
   TEST_AGENT_TURN_COMMAND,
-} from '../../src/shared/enableCopy';
+} from '../../src/vscode/enableCopy';
 import { repoPicture } from '../support/assertions';
 import { git, subjectOf } from '../support/gitFixtures';
 import {

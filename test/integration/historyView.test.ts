@@ -4,7 +4,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentVersionHistoryApi } from '../../src/vscode/extensionApi';
-import { HISTORY_VIEW_TEST_DESCRIBE_COMMAND, HISTORY_VIEW_TEST_MESSAGE_COMMAND } from '../../src/vscode/historyView';
+import {
+  HISTORY_VIEW_TEST_DESCRIBE_COMMAND,
+  HISTORY_VIEW_TEST_MESSAGE_COMMAND,
+} from '../../src/views/versionHistory/host';
 import { eventually } from '../support/eventually';
 import { assertNothingLost, contentInventory, git } from '../support/gitFixtures';
 

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { parseHostMessage, parseVersionRow, parseWebviewMessage } from '../../src/shared/protocol';
-import { historyViewHtml } from '../../src/vscode/historyViewHtml';
+import { parseHostMessage, parseVersionRow, parseWebviewMessage } from '../../src/views/versionHistory/protocol';
+import { historyViewHtml } from '../../src/views/versionHistory/html';
 
 const OID = 'a'.repeat(40);
 const assets = {

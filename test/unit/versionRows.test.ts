@@ -4,8 +4,8 @@ import * as path from 'node:path';
 import { configureGitExecutable } from '../../src/core/git/gitRunner';
 import { setRecovery } from '../../src/core/recovery/recoveryLatch';
 import { VersionHistory } from '../../src/core/versionHistory';
-import { BLOCKED_MESSAGE } from '../../src/shared/protocol';
-import type { VersionRow, VersionsView } from '../../src/shared/viewModels';
+import { BLOCKED_MESSAGE } from '../../src/views/versionHistory/copy';
+import type { VersionRow, VersionsView } from '../../src/views/versionHistory/protocol';
 import {
   assertNothingLost,
   cleanupTempDirs,

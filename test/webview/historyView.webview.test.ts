@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { BLOCKED_MESSAGE } from '../../src/shared/protocol';
+import { BLOCKED_MESSAGE } from '../../src/views/versionHistory/copy';
 import { FakeHostPage, launchChromium, openFakeHostPage, row, screenshot, turn, versions } from './webviewPage';
 
 // The page's globals, as the callbacks passed to page.evaluate see them (this project compiles without the DOM lib).

@@ -6,8 +6,7 @@ import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import type { HostMessage } from '../../src/shared/protocol';
-import type { VersionRow, VersionsView } from '../../src/shared/viewModels';
+import type { HostMessage, VersionRow, VersionsView } from '../../src/views/versionHistory/protocol';
 
 // The page's globals, as the callbacks passed to page.evaluate see them (this project compiles without the DOM lib).
 declare const window: {

@@ -1,7 +1,7 @@
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { ChatBranchNotice } from '../../shared/viewModels';
+import type { ChatBranchNotice } from '../../views/versionHistory/protocol';
 import type { RepoContext } from '../context';
 import { AvhError } from '../errors';
 import { failpoint } from '../failpoints';

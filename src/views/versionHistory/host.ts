@@ -1,22 +1,17 @@
+// The host side of the Version History view: the webview's page, the ready handshake and its queue, the model
+// refresh, and the dispatch of validated messages to their handlers (messageHandlers.ts).
 import * as vscode from 'vscode';
-import { AvhError, safeMessage } from '../core/errors';
-import type { EventLog } from '../core/log';
-import {
-  BLOCKED_MESSAGE,
-  HostMessage,
-  parseWebviewMessage,
-  ReadmeSection,
-  WebviewMessage,
-  WebviewRequest,
-} from '../shared/protocol';
-import type { VersionsView } from '../shared/viewModels';
-import { historyViewHtml } from './historyViewHtml';
-import type { RepositoryController } from './repositoryController';
-import type { RepositoryRegistry } from './repositoryRegistry';
-import type { BranchLossUi } from './branchLoss';
-import type { RestoreRunner } from './restoreCommands';
-import { HISTORY_VIEW_ID, RESURFACE_RECOVERY_COMMAND, SHOW_HISTORY_COMMAND } from './statusBar';
-import { showVersionChanges } from './versionChanges';
+import { AvhError, safeMessage } from '../../core/errors';
+import type { EventLog } from '../../core/log';
+import type { BranchLossUi } from '../../vscode/branchLoss';
+import type { RepositoryController } from '../../vscode/repositoryController';
+import type { RepositoryRegistry } from '../../vscode/repositoryRegistry';
+import type { RestoreRunner } from '../../vscode/restoreCommands';
+import { HISTORY_VIEW_ID, RESURFACE_RECOVERY_COMMAND, SHOW_HISTORY_COMMAND } from '../../vscode/statusBar';
+import { BLOCKED_MESSAGE } from './copy';
+import { historyViewHtml } from './html';
+import { COMMAND_HANDLERS, handlerOf, PAGE, REQUEST_HANDLERS, type ViewHost } from './messageHandlers';
+import { HostMessage, parseWebviewMessage, ReadmeSection, VersionsView, WebviewRequest } from './protocol';
 
 /** Test-only (not in the palette): feeds one raw payload to the host as if the webview had posted it. */
 export const HISTORY_VIEW_TEST_MESSAGE_COMMAND = 'agentVersions._test.historyViewMessage';
@@ -28,10 +23,6 @@ const README_ANCHORS: Record<ReadmeSection, string> = {
   'extension-api': 'recording-turns-from-an-agent-extension',
   'claude-code-hooks': 'recording-turns-from-claude-code',
 };
-
-/** Versions sent at first; each "load more" adds five pages. */
-const PAGE = 200;
-const MAX_VERSIONS = 10_000;
 
 /**
  * The host side of the Version History view: owns the data (view models computed by the core on every change of
@@ -48,15 +39,33 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
   private refreshing: Promise<void> = Promise.resolve();
   private refreshQueued = false;
   private readonly disposables: vscode.Disposable[] = [];
+  /** What the message handlers see of this provider. */
+  private readonly host: ViewHost;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly registry: RepositoryRegistry,
-    private readonly runner: RestoreRunner,
-    private readonly branchLoss: BranchLossUi,
+    runner: RestoreRunner,
+    branchLoss: BranchLossUi,
     private readonly log: EventLog,
   ) {
     this.disposables.push(registry.onDidChange(() => this.refresh()));
+    this.host = {
+      runner,
+      branchLoss,
+      limit: () => this.limit,
+      setLimit: (limit) => (this.limit = limit),
+      lastView: () => this.lastView,
+      controller: () => this.registry.defaultController(),
+      refresh: () => this.refresh(),
+      markReady: () => {
+        this.ready = true;
+        this.flush();
+        void this.refresh();
+      },
+      openReadme: (section) => this.openReadme(section),
+      whileBusy: (label, action) => this.whileBusy(label, action),
+    };
   }
 
   resolveWebviewView(view: vscode.WebviewView): void {
@@ -92,7 +101,10 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
     this.onShown();
   }
 
-  /** Validates a message from the webview and acts on it; anything malformed or unknown is logged content-free and dropped. */
+  /**
+   * Validates a message from the webview and hands it to its handler; anything malformed or unknown is logged
+   * content-free and dropped.
+   */
   async receive(raw: unknown): Promise<boolean> {
     const message = parseWebviewMessage(raw);
     if (!message) {
@@ -105,25 +117,13 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
       return false;
     }
     if ('id' in message) await this.answer(message);
-    else this.command(message);
+    else handlerOf(COMMAND_HANDLERS, message)(this.host, message);
     return true;
-  }
-
-  private command(message: Exclude<WebviewMessage, WebviewRequest>): void {
-    switch (message.type) {
-      case 'ready':
-        this.ready = true;
-        this.flush();
-        void this.refresh();
-        return;
-      case 'openReadme':
-        void this.openReadme(message.section);
-    }
   }
 
   private async answer(request: WebviewRequest): Promise<void> {
     try {
-      await this.handle(request);
+      await handlerOf(REQUEST_HANDLERS, request)(this.host, request);
       this.post({ type: 'reply', id: request.id });
     } catch (error) {
       this.log.warn('view.request-failed', {
@@ -134,52 +134,11 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
     }
   }
 
-  private async handle(request: WebviewRequest): Promise<void> {
-    if (request.type === 'loadMore') {
-      this.limit = Math.min(this.limit + PAGE * 5, MAX_VERSIONS);
-      await this.refresh();
-      return;
-    }
-    const controller = await this.registry.defaultController();
-    if (request.type === 'checkBranchesAgain') {
-      controller.history.forgetBranchAnswers();
-      await this.refresh();
-      return;
-    }
-    if (request.type === 'continueOnNewBranch' || request.type === 'restoreChatBranch') {
-      if (this.busy) throw new AvhError('operation-in-progress', 'Another restore is running; wait for it to finish.');
-      this.setBusy(
-        request.type === 'continueOnNewBranch' ? 'Continue on a New Branch…' : 'Restoring the branch from the remote…',
-      );
-      try {
-        if (request.type === 'continueOnNewBranch')
-          await this.branchLoss.continueOnNewBranch(controller, request.chatId);
-        else await this.branchLoss.restoreFromRemote(controller, request.chatId);
-      } finally {
-        this.setBusy(null);
-        await this.refresh();
-      }
-      return;
-    }
-    if (request.type === 'showChanges') {
-      const row = this.lastView.kind === 'versions' ? this.lastView.rows.find((r) => r.oid === request.oid) : undefined;
-      await showVersionChanges(controller, request.oid, row?.label ?? 'Version');
-      return;
-    }
+  private async whileBusy(label: string, action: () => Promise<void>): Promise<void> {
     if (this.busy) throw new AvhError('operation-in-progress', 'Another restore is running; wait for it to finish.');
-    const title =
-      request.type === 'undo' ? 'Undo Agent Turn' : request.type === 'redo' ? 'Redo Agent Turn' : 'Restore Version';
-    this.setBusy(`${title}…`);
+    this.setBusy(label);
     try {
-      await this.runner.perform(
-        controller,
-        request.type === 'undo'
-          ? { kind: 'undo', turnId: request.turnId }
-          : request.type === 'redo'
-            ? { kind: 'redo' }
-            : { kind: 'restore', target: request.oid },
-        title,
-      );
+      await action();
     } finally {
       this.setBusy(null);
       await this.refresh();

@@ -1,4 +1,7 @@
-/** Copy of the Enable Version History notification (issue 13), shared by the extension and its end-to-end test (no 'vscode' import). */
+/**
+ * Copy of the Enable Version History notification (issue 13), shared by the extension and its end-to-end test
+ * (no 'vscode' import: the test runs under plain Node).
+ */
 export const ENABLE_QUESTION = 'Agent Version History keeps versions in git. Enable Version History for this folder?';
 export const ENABLE_BUTTON = 'Enable Version History';
 export const NOT_NOW_BUTTON = 'Not Now';

@@ -1,14 +1,16 @@
-import type { BranchNotices, VersionRow, VersionsView } from '../../shared/viewModels';
-import { branchNotices } from '../chats/chatBranches';
-import { isAvhError } from '../errors';
-import { BLOCKED_MESSAGE } from '../../shared/protocol';
-import type { RepoContext } from '../context';
-import { readVersionLog } from '../git/versionLog';
-import type { TerminalOutcome } from '../outcomes';
-import { readRecovery } from '../recovery/recoveryLatch';
-import { isUndoable, redoStack } from '../restore/historyCounts';
-import { kindOfSubject } from './promptSummary';
-import { readSymbolicHead } from './turnLedger';
+// Builds the Version History view's model in the extension host: plain data the webview renders (protocol.ts).
+// No vscode: the core's façade (VersionHistory.versionsView) calls it, and plain-Node tests run it.
+import { branchNotices } from '../../core/chats/chatBranches';
+import type { RepoContext } from '../../core/context';
+import { isAvhError } from '../../core/errors';
+import { readVersionLog } from '../../core/git/versionLog';
+import type { TerminalOutcome } from '../../core/outcomes';
+import { readRecovery } from '../../core/recovery/recoveryLatch';
+import { isUndoable, redoStack } from '../../core/restore/historyCounts';
+import { kindOfSubject } from '../../core/turns/promptSummary';
+import { readSymbolicHead } from '../../core/turns/turnLedger';
+import { BLOCKED_MESSAGE } from './copy';
+import type { BranchNotices, VersionRow, VersionsView } from './protocol';
 
 interface TurnJoinRow {
   id: string;
@@ -21,7 +23,10 @@ interface TurnJoinRow {
   title: string | null;
 }
 
-/** Kinds whose commit holds a turn's own changes: an agent turn's version, or a cancelled turn's saved partial changes. */
+/**
+ * Kinds whose commit holds a turn's own changes: an agent turn's version, or a cancelled turn's saved partial
+ * changes.
+ */
 const TURN_KINDS: ReadonlySet<string> = new Set(['agent', 'interrupted']);
 
 /** Ids per IN (…) query: far below SQLite's variable limit, and few queries even at 10,000 versions. */
@@ -103,7 +108,8 @@ export async function buildVersionsView(ctx: RepoContext, limit: number): Promis
             agent: t.agent,
             outcome: t.terminal_outcome,
             undone: t.undone_by !== null,
-            // A turn of a chat whose branch is gone keeps its Undo: the refusal explains why and offers the one action that helps.
+            // A turn of a chat whose branch is gone keeps its Undo: the refusal explains why and offers the one
+            // action that helps.
             canUndo: kind === 'agent' && (undoable.has(t.id) || (t.undone_by === null && chatBranchOf.has(t.chat_id))),
             chatIndex,
             ...(chatBranchOf.has(t.chat_id) ? { chatBranch: chatBranchOf.get(t.chat_id) } : {}),

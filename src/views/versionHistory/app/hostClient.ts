@@ -1,12 +1,7 @@
-// The webview's side of the protocol (src/shared/protocol.ts): sends the ready handshake, matches replies to
+// The webview's side of the protocol (../protocol.ts): sends the ready handshake, matches replies to
 // requests by id (exactly one reply or error each), and hands validated notifications to the app. Anything
 // the host (or a stray postMessage) sends that does not validate is ignored.
-import {
-  parseHostMessage,
-  type HostMessage,
-  type WebviewCommand,
-  type WebviewRequestBody,
-} from '../../src/shared/protocol';
+import { parseHostMessage, type ReceivedHostMessage, type WebviewCommand, type WebviewRequestBody } from '../protocol';
 
 export interface WebviewApi {
   postMessage(message: unknown): void;
@@ -14,7 +9,7 @@ export interface WebviewApi {
   setState(state: unknown): void;
 }
 
-export type HostNotification = Extract<HostMessage, { type: 'didChangeVersions' | 'didChangeBusy' }>;
+export type HostNotification = Extract<ReceivedHostMessage, { type: 'didChangeVersions' | 'didChangeBusy' }>;
 
 export class HostClient {
   private nextId = 1;

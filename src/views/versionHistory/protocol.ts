@@ -1,0 +1,195 @@
+// The Version History view's message protocol and view model, declared once as valibot schemas; every type
+// here is inferred from its schema. Imported by the host (host.ts, messageHandlers.ts), the model builder
+// (viewModel.ts) and the webview (app/). No vscode, no DOM: plain data and schemas.
+//
+// - Commands (webview → host, no reply): `ready` (the handshake), `openReadme`.
+// - Requests (webview → host, carry an `id`, get exactly one `reply` or `error` with that id).
+// - Notifications (host → webview): the whole view model on every change, and the busy state.
+// The host validates every inbound message with WEBVIEW_MESSAGE and ignores anything else; the webview
+// validates host messages with RECEIVED_HOST_MESSAGE the same way (a stray postMessage must not break the page).
+import * as v from 'valibot';
+// Two constants come from the core, so each is declared once; both modules are dependency-free data.
+import { FULL_OID } from '../../core/git/objectId';
+import { TERMINAL_OUTCOMES } from '../../core/outcomes';
+
+const OID = v.pipe(v.string(), v.regex(FULL_OID, 'a full commit id'));
+const TURN_ID = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
+const CHAT_ID = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
+const REQUEST_ID = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER));
+
+export const README_SECTIONS = ['extension-api', 'claude-code-hooks'] as const;
+export type ReadmeSection = (typeof README_SECTIONS)[number];
+
+/** Everything the webview may send; strict objects, so unknown keys make a message malformed. */
+export const WEBVIEW_MESSAGE = v.variant('type', [
+  v.strictObject({ type: v.literal('ready'), protocol: v.literal(1) }),
+  v.strictObject({ type: v.literal('openReadme'), section: v.picklist(README_SECTIONS) }),
+  v.strictObject({ type: v.literal('showChanges'), id: REQUEST_ID, oid: OID }),
+  v.strictObject({ type: v.literal('undo'), id: REQUEST_ID, turnId: TURN_ID }),
+  v.strictObject({ type: v.literal('redo'), id: REQUEST_ID }),
+  v.strictObject({ type: v.literal('restore'), id: REQUEST_ID, oid: OID }),
+  v.strictObject({ type: v.literal('loadMore'), id: REQUEST_ID }),
+  // Branch loss (SPEC §7): each acts on one chat the view showed; the core re-checks before anything changes.
+  v.strictObject({ type: v.literal('continueOnNewBranch'), id: REQUEST_ID, chatId: CHAT_ID }),
+  v.strictObject({ type: v.literal('restoreChatBranch'), id: REQUEST_ID, chatId: CHAT_ID }),
+  v.strictObject({ type: v.literal('checkBranchesAgain'), id: REQUEST_ID }),
+]);
+export type WebviewMessage = v.InferOutput<typeof WEBVIEW_MESSAGE>;
+export type WebviewRequest = Extract<WebviewMessage, { id: number }>;
+export type WebviewCommand = Exclude<WebviewMessage, { id: number }>;
+/** A request as the webview builds it (the client adds the id). */
+export type WebviewRequestBody = WebviewRequest extends infer R
+  ? R extends { id: number }
+    ? Omit<R, 'id'>
+    : never
+  : never;
+
+/**
+ * Messages are plain objects (postMessage's structured clone makes them so); one with another prototype is
+ * refused before validation, since a schema would also read keys it inherits.
+ */
+function isPlainObject(raw: unknown): raw is Record<string, unknown> {
+  if (typeof raw !== 'object' || raw === null) return false;
+  const proto = Object.getPrototypeOf(raw) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/** Parses one inbound webview message; undefined for anything malformed or unknown. */
+export function parseWebviewMessage(raw: unknown): WebviewMessage | undefined {
+  if (!isPlainObject(raw)) return undefined;
+  const result = v.safeParse(WEBVIEW_MESSAGE, raw);
+  return result.success ? result.output : undefined;
+}
+
+const KIND = v.picklist(['agent', 'interrupted', 'recovery', 'restore', 'user']);
+export type VersionKindName = v.InferOutput<typeof KIND>;
+const OUTCOME = v.picklist(TERMINAL_OUTCOMES);
+const NULLABLE_STRING = v.nullable(v.string());
+const BRANCH_STATE = v.picklist(['lost', 'on-remote', 'unknown']);
+
+/** A version's turn, on the row of an `[Agent]` or `[Interrupted]` version only. */
+const TURN_OF_ROW = v.object({
+  id: v.string(),
+  chatId: v.string(),
+  chatTitle: NULLABLE_STRING,
+  agent: NULLABLE_STRING,
+  /** null while the turn's outcome is not recorded (a crash before it ended). */
+  outcome: v.nullable(OUTCOME),
+  /** Undo took this turn back (its row stays; the [Restore] version above it is the undo). */
+  undone: v.boolean(),
+  /** Undo can take this turn back now (not undone, has a base snapshot, on this branch). */
+  canUndo: v.boolean(),
+  /** 1-based number of the turn's conversation among the chats listed, so rows of one chat share a mark. */
+  chatIndex: v.number(),
+  /** The chat's branch is gone from this repository (SPEC §7); absent when it is here. */
+  chatBranch: v.optional(BRANCH_STATE),
+});
+export type TurnOfRow = v.InferOutput<typeof TURN_OF_ROW>;
+
+/**
+ * One row of the list. The webview validates rows lazily as they scroll into view (parseVersionRow), so a
+ * notification costs the same at 100 or 10,000 rows.
+ */
+export const VERSION_ROW = v.object({
+  oid: v.string(),
+  /** The commit subject without its kind prefix: for agent turns the prompt's summary. */
+  label: v.string(),
+  kind: KIND,
+  /** Commit time, seconds since the epoch. */
+  time: v.number(),
+  filesChanged: v.number(),
+  insertions: v.number(),
+  deletions: v.number(),
+  turn: v.nullable(TURN_OF_ROW),
+  /** This version is the branch's HEAD. */
+  isHead: v.boolean(),
+});
+export type VersionRow = v.InferOutput<typeof VERSION_ROW>;
+
+/** A warning entry: the conversation continues on `newBranch`; the code changes of `oldBranch` were not recovered. */
+const BRANCH_WARNING = v.object({
+  chatId: v.string(),
+  chatTitle: NULLABLE_STRING,
+  oldBranch: v.string(),
+  newBranch: v.string(),
+  baseBranch: v.string(),
+  repository: v.string(),
+  /** When it was stored, milliseconds since the epoch. */
+  at: v.number(),
+});
+export type BranchWarning = v.InferOutput<typeof BRANCH_WARNING>;
+
+/** A chat whose branch is not in this repository: lost (Continue on a New Branch), only on the remote, or unknown. */
+const CHAT_BRANCH_NOTICE = v.object({
+  chatId: v.string(),
+  chatTitle: NULLABLE_STRING,
+  branch: v.string(),
+  state: BRANCH_STATE,
+  message: v.string(),
+  canContinue: v.boolean(),
+});
+export type ChatBranchNotice = v.InferOutput<typeof CHAT_BRANCH_NOTICE>;
+
+const BRANCH_NOTICES = v.object({ warnings: v.array(BRANCH_WARNING), chats: v.array(CHAT_BRANCH_NOTICE) });
+export type BranchNotices = v.InferOutput<typeof BRANCH_NOTICES>;
+
+/**
+ * The whole view model, with the schema `rows` is checked by: the host's model has typed rows; the webview
+ * checks `rows` as an array only and each row when it first renders, so no pass over all rows.
+ */
+function versionsViewOf<TRows extends v.GenericSchema<unknown, unknown[]>>(rows: TRows) {
+  return v.variant('kind', [
+    v.object({ kind: v.literal('loading') }),
+    v.object({ kind: v.literal('no-repository') }),
+    v.object({ kind: v.literal('blocked'), message: v.string() }),
+    v.object({ kind: v.literal('empty'), branch: NULLABLE_STRING, notices: v.optional(BRANCH_NOTICES) }),
+    /** `hasTurns` false: no agent turn recorded yet, so the view also says how to connect an agent. */
+    v.object({
+      kind: v.literal('versions'),
+      branch: NULLABLE_STRING,
+      rows,
+      hasMore: v.boolean(),
+      canRedo: v.boolean(),
+      hasTurns: v.boolean(),
+      notices: v.optional(BRANCH_NOTICES),
+    }),
+  ]);
+}
+
+/** Everything the host may send, for a given view model schema. */
+function hostMessageOf<TView extends v.GenericSchema>(view: TView) {
+  return v.variant('type', [
+    v.object({ type: v.literal('didChangeVersions'), view }),
+    v.object({ type: v.literal('didChangeBusy'), busy: v.nullable(v.string()) }),
+    v.object({ type: v.literal('reply'), id: REQUEST_ID }),
+    v.object({ type: v.literal('error'), id: REQUEST_ID, message: v.string() }),
+  ]);
+}
+
+const VERSIONS_VIEW = versionsViewOf(v.array(VERSION_ROW));
+/** The model the host computes (src/views/versionHistory/viewModel.ts) and sends. */
+export type VersionsView = v.InferOutput<typeof VERSIONS_VIEW>;
+/** What the host sends, rows checked in full (the webview parses with RECEIVED_HOST_MESSAGE instead). */
+export const HOST_MESSAGE = hostMessageOf(VERSIONS_VIEW);
+export type HostMessage = v.InferOutput<typeof HOST_MESSAGE>;
+
+const LAZY_ROWS = v.custom<unknown[]>((input) => Array.isArray(input), 'rows must be an array');
+const RECEIVED_VERSIONS_VIEW = versionsViewOf(LAZY_ROWS);
+/** The model as the webview holds it: rows not yet validated (rowAt validates each as it renders). */
+export type ReceivedVersionsView = v.InferOutput<typeof RECEIVED_VERSIONS_VIEW>;
+export const RECEIVED_HOST_MESSAGE = hostMessageOf(RECEIVED_VERSIONS_VIEW);
+/** What the webview accepts from the host. */
+export type ReceivedHostMessage = v.InferOutput<typeof RECEIVED_HOST_MESSAGE>;
+
+/** Parses one host message in the webview; undefined for anything malformed. */
+export function parseHostMessage(raw: unknown): ReceivedHostMessage | undefined {
+  if (!isPlainObject(raw)) return undefined;
+  const result = v.safeParse(RECEIVED_HOST_MESSAGE, raw);
+  return result.success ? result.output : undefined;
+}
+
+/** Parses one row of a `versions` view; undefined for a malformed one (the list skips it). */
+export function parseVersionRow(raw: unknown): VersionRow | undefined {
+  const result = v.safeParse(VERSION_ROW, raw);
+  return result.success ? result.output : undefined;
+}
