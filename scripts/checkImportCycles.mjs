@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const roots = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['src', 'webview/src'];
+const roots = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['src'];
 const EXTENSIONS = ['.ts', '.svelte', '.mjs', '.js'];
 const IMPORT =
   /(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|(?:import|require)\(\s*['"]([^'"]+)['"]\s*\)/g;

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { findNodeAtLocation, getNodeValue, Node, ParseError, parseTree, printParseErrorCode } from 'jsonc-parser';
 import { writeFileAtomic } from '../core/store/atomicWrite';
-import type { AgentName } from './commandLine';
+import type { ConnectableAgent, SettingsScope } from './agents/agent';
 import { CliError, EXIT } from './exitCodes';
 import { isOurHookCommand } from './installation';
 
@@ -12,45 +12,22 @@ import { isOurHookCommand } from './installation';
  * this code would never produce itself) stays as it was; removing what an addition inserted gives the old bytes back.
  */
 
-export type SettingsScope = 'project' | 'local' | 'user';
-export const SCOPES: readonly SettingsScope[] = ['project', 'local', 'user'];
-
-export interface AgentAdapter {
-  agent: AgentName;
-  displayName: string;
-  /** The hook events the adapter handles, in the order they are written. */
-  events: readonly string[];
-  /** The scopes the agent has a settings file for. */
-  scopes: readonly SettingsScope[];
-  settingsFile(scope: SettingsScope, projectRoot: string, home: string): string;
+/** The hook events `connect` writes for the agent, in its table's order. */
+export function settingsEvents(agent: ConnectableAgent): string[] {
+  return [...agent.events.keys()];
 }
 
-/** Claude Code: `hooks.<Event>: [{ "hooks": [{ "type": "command", "command": … }] }]` (events without a matcher). */
-const CLAUDE_CODE: AgentAdapter = {
-  agent: 'claude-code',
-  displayName: 'Claude Code',
-  events: ['UserPromptSubmit', 'Stop', 'StopFailure', 'SessionEnd'],
-  scopes: SCOPES,
-  settingsFile: (scope, projectRoot, home) =>
-    scope === 'user'
-      ? path.join(home, '.claude', 'settings.json')
-      : path.join(projectRoot, '.claude', scope === 'local' ? 'settings.local.json' : 'settings.json'),
-};
-
-/**
- * OpenAI Codex CLI: hooks.json holds the same `hooks.<Event>: [{ "hooks": [...] }]` object as Claude Code's
- * settings (https://developers.openai.com/codex/hooks), in ~/.codex or the project's .codex (a trusted project).
- * JSON, so the same byte-preserving edits apply; config.toml (where `notify` lives) is never edited.
- */
-const CODEX: AgentAdapter = {
-  agent: 'codex',
-  displayName: 'Codex',
-  events: ['UserPromptSubmit', 'Stop', 'StopFailure'],
-  scopes: ['project', 'user'],
-  settingsFile: (scope, projectRoot, home) => path.join(scope === 'user' ? home : projectRoot, '.codex', 'hooks.json'),
-};
-
-export const ADAPTERS: Readonly<Record<AgentName, AgentAdapter>> = { 'claude-code': CLAUDE_CODE, codex: CODEX };
+/** The agent's settings file of `scope` (one it has: scopesOf). */
+export function settingsFileOf(
+  agent: ConnectableAgent,
+  scope: SettingsScope,
+  projectRoot: string,
+  home: string,
+): string {
+  const file = agent.settings.files[scope];
+  if (file === undefined) throw new Error(`${agent.name} has no ${scope} settings file`);
+  return path.join(scope === 'user' ? home : projectRoot, ...file.split('/'));
+}
 
 export interface SettingsChange {
   event: string;
@@ -63,7 +40,10 @@ export type HookEntries = Map<string, string[]>;
 /** A settings file we cannot edit safely: nothing was written. */
 export class SettingsFileError extends CliError {}
 
-/** Reads a settings file; null when it does not exist. Never returns or prints its content in errors (it may hold tokens). */
+/**
+ * Reads a settings file; null when it does not exist. Never returns or prints its content in errors (it may hold
+ * tokens).
+ */
 export function readSettings(file: string): string | null {
   try {
     return fs.readFileSync(file, 'utf8');
@@ -89,7 +69,8 @@ function parseDoc(file: string, text: string | null): Doc {
     const at = errors[0]?.offset ?? 0;
     const before = source.slice(0, at).split('\n');
     throw new SettingsFileError(
-      `${file} is not valid JSON (line ${before.length}, column ${before[before.length - 1].length + 1}: ${errors[0] ? printParseErrorCode(errors[0].error) : 'empty'}). ` +
+      `${file} is not valid JSON (line ${before.length}, column ${before[before.length - 1].length + 1}: ` +
+        `${errors[0] ? printParseErrorCode(errors[0].error) : 'empty'}). ` +
         'Fix it by hand, then run the command again; nothing was changed.',
       EXIT.usage,
     );
@@ -99,7 +80,10 @@ function parseDoc(file: string, text: string | null): Doc {
   return { text: source, root, eol: source.includes('\r\n') ? '\r\n' : '\n', unit: indentUnit(source) };
 }
 
-/** The file's own indentation step: the first indented line's leading whitespace (tabs stay tabs); 2 spaces when none. */
+/**
+ * The file's own indentation step: the first indented line's leading whitespace (tabs stay tabs); 2 spaces when
+ * none.
+ */
 function indentUnit(text: string): string {
   const m = /\n([ \t]+)\S/.exec(text);
   return m ? m[1] : '  ';
@@ -172,8 +156,11 @@ interface OurEntry {
   command: string;
 }
 
-/** Our hook entries in the file, in document order; also checks that the parts we would edit have the shape the agent uses. */
-function findOurs(file: string, doc: Doc, adapter: AgentAdapter): OurEntry[] {
+/**
+ * Our hook entries in the file, in document order; also checks that the parts we would edit have the shape the
+ * agent uses.
+ */
+function findOurs(file: string, doc: Doc, agent: ConnectableAgent): OurEntry[] {
   const hooks = findNodeAtLocation(doc.root, ['hooks']);
   if (!hooks) return [];
   if (hooks.type !== 'object')
@@ -182,12 +169,13 @@ function findOurs(file: string, doc: Doc, adapter: AgentAdapter): OurEntry[] {
       EXIT.usage,
     );
   const ours: OurEntry[] = [];
-  for (const event of adapter.events) {
+  for (const event of settingsEvents(agent)) {
     const groups = findNodeAtLocation(hooks, [event]);
     if (!groups) continue;
     if (groups.type !== 'array')
       throw new SettingsFileError(
-        `${file}: "hooks.${event}" is not a JSON array. Fix it by hand, then run the command again; nothing was changed.`,
+        `${file}: "hooks.${event}" is not a JSON array. ` +
+          'Fix it by hand, then run the command again; nothing was changed.',
         EXIT.usage,
       );
     (groups.children ?? []).forEach((group, g) => {
@@ -195,7 +183,7 @@ function findOurs(file: string, doc: Doc, adapter: AgentAdapter): OurEntry[] {
       (list?.type === 'array' ? (list.children ?? []) : []).forEach((hook, h) => {
         const value: unknown = hook.type === 'object' ? getNodeValue(hook) : undefined;
         const command = (value as { command?: unknown } | undefined)?.command;
-        if (typeof command === 'string' && isOurHookCommand(command, adapter.agent))
+        if (typeof command === 'string' && isOurHookCommand(command, agent.name))
           ours.push({ event, group: g, hook: h, command });
       });
     });
@@ -204,9 +192,9 @@ function findOurs(file: string, doc: Doc, adapter: AgentAdapter): OurEntry[] {
 }
 
 /** Our entries per event (for doctor and for telling where else we are connected). Throws on a malformed file. */
-export function ourHookEntries(file: string, text: string | null, adapter: AgentAdapter): HookEntries {
+export function ourHookEntries(file: string, text: string | null, agent: ConnectableAgent): HookEntries {
   const entries: HookEntries = new Map();
-  for (const e of findOurs(file, parseDoc(file, text), adapter))
+  for (const e of findOurs(file, parseDoc(file, text), agent))
     entries.set(e.event, [...(entries.get(e.event) ?? []), e.command]);
   return entries;
 }
@@ -236,11 +224,11 @@ export interface SettingsEdit {
  * Our entry for every event, exactly once and with `command`: missing ones are appended as their own group,
  * ours with another command (an older installation) are updated in place, duplicates of ours removed.
  */
-export function planConnect(file: string, text: string | null, adapter: AgentAdapter, command: string): SettingsEdit {
+export function planConnect(file: string, text: string | null, agent: ConnectableAgent, command: string): SettingsEdit {
   let doc = parseDoc(file, text);
   const changes: SettingsChange[] = [];
-  for (const event of adapter.events) {
-    const mine = findOurs(file, doc, adapter).filter((e) => e.event === event);
+  for (const event of settingsEvents(agent)) {
+    const mine = findOurs(file, doc, agent).filter((e) => e.event === event);
     // Drop duplicates from the end so earlier indexes stay valid.
     for (const extra of mine.slice(1).reverse()) doc = removeEntry(doc, extra);
     const entry = { type: 'command', command };
@@ -263,11 +251,11 @@ export function planConnect(file: string, text: string | null, adapter: AgentAda
   return { after: changes.length ? withFinalNewline(text, doc.text, doc.eol) : null, changes };
 }
 
-/** Removes every hook entry of ours (any installation) for the adapter's events, and nothing else. */
-export function planDisconnect(file: string, text: string | null, adapter: AgentAdapter): SettingsEdit {
+/** Removes every hook entry of ours (any installation) for the agent's events, and nothing else. */
+export function planDisconnect(file: string, text: string | null, agent: ConnectableAgent): SettingsEdit {
   if (text === null) return { after: null, changes: [] };
   let doc = parseDoc(file, text);
-  const ours = findOurs(file, doc, adapter);
+  const ours = findOurs(file, doc, agent);
   for (const entry of [...ours].reverse()) doc = removeEntry(doc, entry);
   const changes = [...new Set(ours.map((e) => e.event))].map((event) => ({ event, action: 'removed' as const }));
   return { after: changes.length ? doc.text : null, changes };

@@ -25,7 +25,10 @@ export function wrapCommonJs(source: string): string {
   return `(function (exports, require, module, __filename, __dirname) { ${source}\n})`;
 }
 
-/** Compiles a CommonJS bundle exactly as the cache was made for (optionally from `cachedData`) and runs its top level. */
+/**
+ * Compiles a CommonJS bundle exactly as the cache was made for (optionally from `cachedData`) and runs its top
+ * level.
+ */
 export function runBundle<T>(file: string, cachedData?: Buffer): { script: vm.Script; exports: T } {
   const script = new vm.Script(wrapCommonJs(fs.readFileSync(file, 'utf8')), { filename: file, cachedData });
   const module = { exports: {} as T };

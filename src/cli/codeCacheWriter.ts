@@ -12,7 +12,10 @@ import * as path from 'node:path';
 import { codeCacheFile, runBundle } from './codeCache';
 import type { tryFastHook } from './hooks/fastHook';
 
-/** One turn through the real command (the full path: the chat and the facts), then its prompt and stop through the fast path in this process. */
+/**
+ * One turn through the real command (the full path: the chat and the facts), then its prompt and stop through the
+ * fast path in this process.
+ */
 async function warmHookPath(dist: string, fastHook: typeof tryFastHook): Promise<string | null> {
   const repo = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-versions-code-cache-'));
   // Nothing of the user's git configuration (hooks, signing) takes part, and git needs no identity of theirs.

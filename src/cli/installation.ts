@@ -2,7 +2,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 // Resolved at build time: esbuild inlines the one field, tsc emits package.json beside the compiled tree.
 import { name as PACKAGE_NAME, version } from '../../package.json';
-import type { AgentName } from './commandLine';
 
 /** This installation's version, from package.json. */
 export const CLI_VERSION: string = version;
@@ -32,16 +31,16 @@ export function shellWord(word: string): string {
 }
 
 /**
- * What the hook command starts Node without (docs/design.md, "Fast hook events"). Node reads and parses the CA bundle
- * `NODE_EXTRA_CA_CERTS` names at every start, before any of our code runs: 35–45 ms of a ~100 ms `node -e 0` on a machine
- * that sets it (bench/RESULTS.md, hook section), on every prompt and every stop. A hook makes no TLS connection of
- * Node's own (git's network commands use git's certificate settings), so the command drops the variable through
- * env(1). Only where hooks run in a POSIX shell; on Windows the command is the plain one.
+ * What the hook command starts Node without (docs/design.md, "Fast hook events"). Node reads and parses the CA
+ * bundle `NODE_EXTRA_CA_CERTS` names at every start, before any of our code runs: 35–45 ms of a ~100 ms
+ * `node -e 0` on a machine that sets it (bench/RESULTS.md, hook section), on every prompt and every stop. A hook
+ * makes no TLS connection of Node's own (git's network commands use git's certificate settings), so the command
+ * drops the variable through env(1). Only where hooks run in a POSIX shell; on Windows the command is the plain one.
  */
 const HOOK_UNSET_ENV: readonly string[] = process.platform === 'win32' ? [] : ['NODE_EXTRA_CA_CERTS'];
 
 /** This installation's hook, as words: this Node binary and this CLI (`cliFile`) by absolute paths. */
-function installationWords(agent: AgentName, cliFile = cliEntryFile()): string[] {
+function installationWords(agent: string, cliFile = cliEntryFile()): string[] {
   return [process.execPath, cliFile, 'hook', agent];
 }
 
@@ -67,7 +66,7 @@ function splitOptions(words: string[]): { words: string[]; options: string[] } {
  * works whatever PATH the agent's shell has, for a global install and for a clone alike; started without the
  * variables in HOOK_UNSET_ENV.
  */
-export function hookCommand(agent: AgentName, options: HookCommandOptions = {}): string {
+export function hookCommand(agent: string, options: HookCommandOptions = {}): string {
   return [...hookEnvWords(), ...installationWords(agent, options.cliFile), ...(options.init ? ['--init'] : [])]
     .map(shellWord)
     .join(' ');
@@ -79,7 +78,7 @@ export function hookCommandInits(command: string): boolean {
 }
 
 /** The command connect would write now in place of `command`, one of ours, keeping its options (--init). */
-export function currentFormOf(command: string, agent: AgentName): string {
+export function currentFormOf(command: string, agent: string): string {
   return hookCommand(agent, { init: hookCommandInits(command) });
 }
 
@@ -96,7 +95,7 @@ export function hookProcessEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 }
 
 /** Whether a hook command runs this very installation's hook for `agent`, in whatever form (an older one, too). */
-export function runsThisInstallation(command: string, agent: AgentName): boolean {
+export function runsThisInstallation(command: string, agent: string): boolean {
   const expected = installationWords(agent);
   return splitOptions(shellWords(command)).words.slice(-expected.length).join('\0') === expected.join('\0');
 }
@@ -140,7 +139,7 @@ export function shellWords(command: string): string[] {
  * `… <agent-versions | …/dist/cli.js | …/src/cli/main.js> hook <agent> [--init]` (so a stale path or the README's
  * `agent-versions hook claude-code` is recognised, and another tool's "hook claude-code" is not).
  */
-export function isOurHookCommand(command: string, agent: AgentName): boolean {
+export function isOurHookCommand(command: string, agent: string): boolean {
   const { words } = splitOptions(shellWords(command));
   const n = words.length;
   if (n < 3 || words[n - 2] !== 'hook' || words[n - 1] !== agent) return false;

@@ -2,25 +2,14 @@ import * as path from 'node:path';
 import * as v8 from 'node:v8';
 import { AvhError, safeMessage } from '../core/errors';
 import { EventLog, formatEvent, silentLog } from '../core/log';
-import { VersionHistory } from '../core/versionHistory';
-import {
-  AgentName,
-  commandHelp,
-  generalUsage,
-  HookAgent,
-  Invocation,
-  intentOf,
-  parseCommandLine,
-  usageFor,
-} from './commandLine';
-import { runConnect } from './connectCommand';
-import { doctorText, runDoctor } from './doctor';
-import { runInitCommand } from './initCommand';
+import type { CommandOutput } from './command';
+import { commandHelp, generalUsage, usageFor } from './commandHelp';
+import { commandNamed, COMMANDS } from './commandLine';
+import { intentOf, Invocation, parseCommandLine } from './commandParser';
 import { CliError, EXIT, exitCodeFor, UsageError } from './exitCodes';
-import { runHook } from './hooks/runHook';
+import { historyOpeners } from './historyOpener';
 import { CLI_VERSION } from './installation';
 import { readProcessStdin } from './processStdin';
-import { CommandOutput, runRepositoryCommand } from './repositoryCommands';
 
 // Imports stay static: a dynamic import() makes esbuild wrap every module it reaches in a named lazy initializer,
 // which would leave test-only module names (failpoints) in the production bundle (test/unit/packaging.test.ts).
@@ -39,7 +28,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const isHook = intent.hook;
   let json = intent.json;
   try {
-    const invocation = parseCommandLine(argv);
+    const invocation = parseCommandLine(argv, COMMANDS);
     json = invocation.values.json === true;
     const output = await run(invocation, io);
     if (output.text !== undefined || json) io.stdout(`${json ? JSON.stringify(output.json) : output.text}\n`);
@@ -49,7 +38,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     // Our own errors carry messages written for people; anything else is reduced to its class (privacy).
     const message = error instanceof CliError ? error.message : safeMessage(error);
     io.stderr(`agent-versions: ${message}\n`);
-    if (error instanceof UsageError) io.stderr(`\n${usageFor(error.command)}\n`);
+    if (error instanceof UsageError) io.stderr(`\n${usageFor(COMMANDS, error.command)}\n`);
     if (json) {
       const reason =
         error instanceof AvhError
@@ -67,18 +56,16 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
 async function run(invocation: Invocation, io: CliIo): Promise<CommandOutput> {
   const { values } = invocation;
-  const folder = path.resolve(io.cwd, values.repo ?? '.');
   switch (invocation.kind) {
     case 'version':
       return { json: { version: CLI_VERSION }, text: `agent-versions ${CLI_VERSION}` };
     case 'help': {
-      const text = invocation.topic ? invocation.topic.map(commandHelp).join('\n\n') : generalUsage();
+      const text = invocation.topic ? invocation.topic.map(commandHelp).join('\n\n') : generalUsage(COMMANDS);
       return { json: { help: text }, text };
     }
     case 'run':
       break;
   }
-  const { command, args } = invocation;
   const log: EventLog = values.verbose
     ? {
         info: (e, f) => io.stderr(`${formatEvent(e, f)}\n`),
@@ -86,50 +73,16 @@ async function run(invocation: Invocation, io: CliIo): Promise<CommandOutput> {
         error: (e, f) => io.stderr(`error ${formatEvent(e, f)}\n`),
       }
     : silentLog;
-  if (command === 'hook') {
-    // stdout of a prompt hook is added to the agent's context: print nothing unless asked for JSON.
-    return {
-      json: await runHook({
-        agent: args[0] as HookAgent,
-        payload: args[1],
-        readStdin: io.readStdin,
-        cwd: io.cwd,
-        repo: values.repo,
-        init: values.init === true,
-        log,
-        stderr: io.stderr,
-      }),
-    };
-  }
-  if (command === 'connect' || command === 'disconnect') {
-    return runConnect({
-      action: command,
-      agent: args[0] as AgentName,
-      dryRun: values['dry-run'] === true,
-      init: values.init === true,
-      folder,
-      scope: values.user ? 'user' : values.local ? 'local' : 'project',
-    });
-  }
-  if (command === 'init') return runInitCommand(folder);
-  if (command === 'doctor') {
-    const report = await runDoctor(folder);
-    return { json: report, text: doctorText(report), exitCode: report.ok ? EXIT.ok : EXIT.failed };
-  }
-  const history = await VersionHistory.open(folder, { log });
-  try {
-    for (const notice of history.notices) io.stderr(`agent-versions: ${notice.message}\n`);
-    return await runRepositoryCommand(command, {
-      history,
-      args,
-      values,
-      readStdin: io.readStdin,
-      cwd: io.cwd,
-      stderr: io.stderr,
-    });
-  } finally {
-    await history.close();
-  }
+  return commandNamed(invocation.command).run({
+    args: invocation.args,
+    values,
+    folder: path.resolve(io.cwd, values.repo ?? '.'),
+    cwd: io.cwd,
+    readStdin: io.readStdin,
+    stderr: io.stderr,
+    log,
+    ...historyOpeners(log),
+  });
 }
 
 if (require.main === module) {

@@ -33,7 +33,10 @@ function summaryOf(v: VersionInfo): string {
   return v.kind === 'user' ? v.subject : v.subject.replace(/^\[[A-Za-z]+\] /, '');
 }
 
-/** `versions` for people: one row per version, newest first; the summary column last, so long ones do not skew the table. */
+/**
+ * `versions` for people: one row per version, newest first; the summary column last, so long ones do not skew the
+ * table.
+ */
 export function versionsTable(versions: readonly VersionInfo[]): string {
   if (versions.length === 0) return 'No versions yet: this branch has no commits.';
   const rows = versions.map((v) => [
@@ -55,21 +58,33 @@ export function versionsTable(versions: readonly VersionInfo[]): string {
 
 export function statusText(s: StatusReport): string {
   const h = s.health;
+  const branch = h.branch ? terminalSafe(h.branch) : h.detached ? '(detached HEAD)' : '(none)';
+  const c = h.counts;
+  const tree = `${c.staged} staged, ${c.unstaged} modified, ${c.untracked} untracked, ${c.unmerged} unmerged`;
+  const latch = s.recovery;
+  const recovery = latch
+    ? `required (operation ${latch.operationId ?? 'unknown'}, last phase ${latch.lastPhase ?? 'unknown'})`
+    : 'not required';
   return [
     `repository: ${s.root}`,
-    `branch: ${h.branch ? terminalSafe(h.branch) : h.detached ? '(detached HEAD)' : '(none)'}${h.unborn ? ' (no commits yet)' : ''}`,
-    `working tree: ${h.clean ? 'clean' : `${h.counts.staged} staged, ${h.counts.unstaged} modified, ${h.counts.untracked} untracked, ${h.counts.unmerged} unmerged`}`,
+    `branch: ${branch}${h.unborn ? ' (no commits yet)' : ''}`,
+    `working tree: ${h.clean ? 'clean' : tree}`,
     ...(h.operations.length ? [`in progress: ${h.operations.join(', ')}`] : []),
     ...(h.indexLocked ? ['index.lock is held'] : []),
     `turns: ${s.counts.turns} recorded, ${s.counts.runningTurns} running`,
-    `recovery: ${s.recovery ? `required (operation ${s.recovery.operationId ?? 'unknown'}, last phase ${s.recovery.lastPhase ?? 'unknown'})` : 'not required'}`,
+    `recovery: ${recovery}`,
   ].join('\n');
 }
 
 export function restoreText(r: RestoreResult): string {
   switch (r.result) {
     case 'restored':
-      return `Restored version ${r.target?.slice(0, 10)} as ${r.restoreCommit?.slice(0, 10)}.${r.preserved ? ` Partial changes were saved as an Interrupted entry in Version History (${r.preserved.slice(0, 10)}).` : ''}`;
+      return (
+        `Restored version ${r.target?.slice(0, 10)} as ${r.restoreCommit?.slice(0, 10)}.` +
+        (r.preserved
+          ? ` Partial changes were saved as an Interrupted entry in Version History (${r.preserved.slice(0, 10)}).`
+          : '')
+      );
     case 'no-change':
       return 'Nothing to restore: the working tree already matches that version; no commit was made.';
     case 'nothing-to-undo':

@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { COMMANDS, synopsis } from '../../src/cli/commandLine';
+import { synopsis } from '../../src/cli/commandHelp';
+import { COMMANDS } from '../../src/cli/commandLine';
 import { runCli } from '../../src/cli/main';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { repoPicture } from '../support/assertions';

@@ -287,6 +287,60 @@ describe('hook fast path: the common hook events recorded without sql.js, exactl
   });
 });
 
+describe('hook events named like Object.prototype members: ignored on both paths, nothing changed', function () {
+  this.timeout(300_000);
+  after(cleanupTempDirs);
+
+  /** `hook <agent> --json` through the entry, with the agent's own payload shape for `event`. */
+  function agentHook(repo: string, agent: string, event: string, fast: boolean): Hook {
+    const log = path.join(tempDir('avh-hooklog-'), `path-${logSeq++}.log`);
+    const prompt = event === 'UserPromptSubmit' ? { prompt: 'do the thing' } : {};
+    const payload =
+      agent === 'copilot'
+        ? { hookEventName: event, sessionId: 's1', cwd: repo, ...prompt }
+        : { hook_event_name: event, session_id: 's1', cwd: repo, ...prompt };
+    const r = spawnSync(process.execPath, [ENTRY, 'hook', agent, '--json'], {
+      cwd: repo,
+      input: JSON.stringify(payload),
+      encoding: 'utf8',
+      env: { ...testGitEnv(), AVH_HOOK_PATH_LOG: log, ...(fast ? {} : { AVH_HOOK_FAST: 'off' }) },
+      timeout: 60_000,
+    });
+    const logged = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim() : undefined;
+    return { code: r.status ?? (r.signal ? -1 : -2), stdout: r.stdout, stderr: r.stderr, path: logged };
+  }
+
+  for (const agent of ['claude-code', 'copilot', 'codex']) {
+    it(`hook ${agent}: toString, __proto__ and constructor exit 0 as ignored events, on the fast and the full path`, async () => {
+      const repo = makeRepo();
+      ok(agentHook(repo, agent, 'UserPromptSubmit', true));
+      ok(agentHook(repo, agent, 'UserPromptSubmit', true)); // the chat is in the facts now, with a running turn
+      const stateDir = path.join(repo, '.git', 'agent-versions');
+      const picture = () => ({
+        journal: fs.readFileSync(path.join(stateDir, 'state.journal')).toString('base64'),
+        facts: fs.readFileSync(path.join(stateDir, HOOK_FACTS_FILE), 'utf8'),
+      });
+      const before = { ...picture(), rows: await rows(repo), running: await runningTurns(repo) };
+      assert.equal(before.running.length, 1);
+      for (const event of ['toString', '__proto__', 'constructor']) {
+        for (const fast of [true, false]) {
+          const r = agentHook(repo, agent, event, fast);
+          const answer = ok(r);
+          assert.equal(answer.action, 'ignored', `${event}: ${r.stdout}`);
+          assert.equal(r.path, fast ? 'declined:event' : 'declined:switched-off', event);
+          assert.deepEqual(picture(), { journal: before.journal, facts: before.facts }, event);
+        }
+      }
+      assert.deepEqual(await rows(repo), before.rows);
+      assert.deepEqual(await runningTurns(repo), before.running);
+      // The facts are still trusted: the real Stop takes the fast path.
+      const stop = agentHook(repo, agent, 'Stop', true);
+      assert.equal(ok(stop).action, 'ended');
+      assert.equal(stop.path, 'fast engines=0');
+    });
+  }
+});
+
 describe('hook fast path: the journal append (in process, real store files)', function () {
   this.timeout(60_000);
   after(cleanupTempDirs);

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { runRecoverCommand } from '../../src/cli/recoverCommand';
+import { runRecoverCommand } from '../../src/cli/commands/recover';
 import { AvhError } from '../../src/core/errors';
 import {
   acceptCurrentVersion,

@@ -16,7 +16,21 @@ import { acquireRepositoryLease, leasePath } from '../../core/git/repositoryLeas
 import { factsFromHealth, turnGate } from '../../core/git/repositoryGate';
 import { inspectHealthDirect } from '../../core/git/statusProbe';
 import { indexRepairPending } from '../../core/git/workingTree';
-import { HookChatFacts, HookFacts, HookRunningTurn, readHookFacts, writeHookFacts } from '../../core/turns/hookFacts';
+import {
+  chatFactsOf,
+  HookChatFacts,
+  HookFacts,
+  HookRunningTurn,
+  readHookFacts,
+  writeHookFacts,
+} from '../../core/turns/hookFacts';
+import {
+  cancellationOrder,
+  cleanTreeBase,
+  endOfChat,
+  unchangedSinceBase,
+  versionStateAtEnd,
+} from '../../core/turns/turnDecisions';
 import {
   insertTurnStatement,
   touchChatStatement,
@@ -25,7 +39,8 @@ import {
   turnVersionStatement,
 } from '../../core/turns/turnRecords';
 import { validateBeginTurn } from '../../core/turns/validation';
-import { HookAgent, parseCommandLine } from '../commandLine';
+import { parseCommandLine } from '../commandParser';
+import { spec as hookSpec } from '../commands/hook';
 import type { EarlyProbe } from './earlyProbe';
 import type { HookEvent } from './hookEvent';
 import { HOOK_LEASE_WAIT_MS, hookFolder, HookResult, ignored, parseHookInput } from './hookInput';
@@ -89,11 +104,12 @@ async function fastHook(
   if (typeof AVH_PRODUCTION_BUILD === 'undefined' && process.env.AVH_HOOK_FAST === 'off') decline('switched-off');
   const prepared = await prepare(argv, readStdin, cwd, early);
   const { event, facts, chat } = prepared;
-  if (event.action.kind === 'end' && chat.running.length === 0) {
-    // What the full path answers too: a Stop with no running turn (after an interrupted prompt, a duplicate).
+  if (event.action.kind === 'end' && !endOfChat(chat.running)) {
+    // What the full path answers too (endOfChat): a Stop with no running turn.
     return { kind: 'done', result: ignored(event), json: prepared.json };
   }
-  if (readLockHolder(leasePath(prepared.repo))?.alive === false) decline('dead-lease'); // the full open settles what it left
+  // A dead holder's lease: the full open settles what it left.
+  if (readLockHolder(leasePath(prepared.repo))?.alive === false) decline('dead-lease');
   const lease = await acquireRepositoryLease(prepared.repo, 'turn', HOOK_LEASE_WAIT_MS);
   try {
     const { action } = event;
@@ -133,11 +149,12 @@ async function prepare(
   cwd: string,
   early: EarlyProbe | undefined,
 ): Promise<Prepared> {
-  const invocation = parseCommandLine(argv);
+  // The hook command's spec alone parses every `hook …` line as the whole registry does (commandParser.ts).
+  const invocation = parseCommandLine(argv, [hookSpec]);
   if (invocation.kind !== 'run' || invocation.command !== 'hook') decline('not-a-hook');
   const { values, args } = invocation;
   if (values.verbose) decline('verbose');
-  const event = await parseHookInput({ agent: args[0] as HookAgent, payload: args[1], readStdin });
+  const event = await parseHookInput({ agent: args[0], payload: args[1], readStdin });
   if (event.action.kind === 'ignore') decline('event');
   if (event.action.kind === 'begin')
     validateBeginTurn({ chatId: event.chatId, prompt: event.action.prompt, agent: event.agent });
@@ -151,7 +168,7 @@ async function prepare(
   if (facts.recoveryRequired || facts.restoreInFlight || facts.unsettled > 0) decline('unsettled');
   const repo: GitRepository = { root: found.root, gitDir: found.gitDir, stateDir };
   if (indexRepairPending(repo)) decline('unsettled');
-  const chat = facts.chats[event.chatId];
+  const chat = chatFactsOf(facts, event.chatId);
   if (!chat) decline('unknown-chat');
   // The early status is this repository's only if it was started in the same root.
   const status = early?.root === repo.root ? early.status : undefined;
@@ -171,16 +188,18 @@ async function planBegin({ repo, chat, chatId, event, status }: Prepared, prompt
   if (chat.branch !== null && chat.branch !== branch) decline('other-branch');
   const now = Date.now();
   const turnId = randomUuid();
-  // The still-running turns end cancelled first, oldest turn number first (cancelOpenTurnsOfChat), then the new turn begins.
-  const cancelled = [...chat.running].sort((a, b) => a.seq - b.seq);
+  // The still-running turns end cancelled first, oldest turn number first (cancelOpenTurnsOfChat), then the new
+  // turn begins.
+  const cancelled = cancellationOrder(chat.running);
   const seq = chat.maxSeq + 1;
+  const base = cleanTreeBase(head);
   const statements = [
-    ...cancelled.map((t) => turnTerminalStatement(t.id, 'cancelled', 'not-completed', now)),
+    ...cancelled.map((t) => turnTerminalStatement(t.id, 'cancelled', versionStateAtEnd('cancelled', false), now)),
     touchChatStatement(chatId, null, event.agent, now),
     insertTurnStatement({ id: turnId, chatId, seq, prompt, agent: event.agent, branch, head, now }),
-    turnRunningStatement(turnId, head, head, null),
+    turnRunningStatement(turnId, base.baseHead, base.baseCommit, base.baseTree),
   ];
-  const turn: HookRunningTurn = { id: turnId, seq, baseHead: head, baseCommit: head, baseTree: null };
+  const turn: HookRunningTurn = { id: turnId, seq, ...base };
   return {
     statements,
     result: { agent: event.agent, event: event.event, action: 'began', turnId, cancelled: cancelled.map((t) => t.id) },
@@ -189,26 +208,25 @@ async function planBegin({ repo, chat, chatId, event, status }: Prepared, prompt
 }
 
 /**
- * The newest running turn gets the event's outcome, older ones end cancelled (applyHookEvent). A completed turn is
- * taken only when nothing changed since its base: the clean tree is HEAD and HEAD is the base, so endTurn would
- * record 'no-changes' with no version. A turn that did not complete needs no look at the tree.
+ * The newest running turn gets the event's outcome, older ones end cancelled (endOfChat, as the full path). A
+ * completed turn is taken only when nothing changed since its base (unchangedSinceBase), so endTurn would record
+ * 'no-changes' with no version. A turn that did not complete needs no look at the tree. No recovery is latched
+ * here: the facts said so, and the journal is still exactly their state.
  */
 async function planEnd(
   { repo, chat, event, status }: Prepared,
   outcome: 'completed' | 'cancelled' | 'errored',
 ): Promise<Planned> {
-  const older = chat.running.slice(0, -1);
-  const last = chat.running[chat.running.length - 1];
+  const { last, older } = endOfChat(chat.running) ?? decline('no-running-turn');
   if (outcome === 'completed') {
     const { head } = await cleanTreeOnBranch(repo, status);
-    if (last.baseTree !== null || last.baseCommit !== head || last.baseHead !== head) decline('changes');
+    if (!unchangedSinceBase(last, head)) decline('changes');
   }
   const now = Date.now();
   const statements = [
-    ...older.map((t) => turnTerminalStatement(t.id, 'cancelled', 'not-completed', now)),
-    ...(outcome === 'completed'
-      ? [turnTerminalStatement(last.id, outcome, 'pending', now), turnVersionStatement(last.id, null, 'no-changes')]
-      : [turnTerminalStatement(last.id, outcome, 'not-completed', now)]),
+    ...older.map((t) => turnTerminalStatement(t.id, 'cancelled', versionStateAtEnd('cancelled', false), now)),
+    turnTerminalStatement(last.id, outcome, versionStateAtEnd(outcome, false), now),
+    ...(outcome === 'completed' ? [turnVersionStatement(last.id, null, 'no-changes')] : []),
   ];
   return {
     statements,
@@ -225,7 +243,10 @@ async function planEnd(
   };
 }
 
-/** The health probe's status: the turn gate passes, on a branch with a commit, nothing to snapshot or commit, no nested repository to name. */
+/**
+ * The health probe's status: the turn gate passes, on a branch with a commit, nothing to snapshot or commit, no
+ * nested repository to name.
+ */
 async function cleanTreeOnBranch(
   repo: GitRepository,
   status: Promise<string> | undefined,

@@ -2,8 +2,8 @@ import { AvhError } from '../../core/errors';
 import type { TerminalOutcome } from '../../core/outcomes';
 
 /**
- * One agent hook event, reduced to what Version History does with it. Every adapter (Claude Code, VS Code's
- * agent hooks, Codex) parses its agent's payload into this shape; runHook.ts is the one place that acts on it.
+ * One agent hook event, reduced to what Version History does with it. Every agent (src/cli/agents/) parses its
+ * payload into this shape; runHook.ts (the full path) and fastHook.ts (the fast path) act on it.
  */
 export interface HookEvent {
   /** The agent's name as stored with the turn and shown in Version History ('claude-code', 'copilot', 'codex'). */
@@ -70,16 +70,26 @@ export function snakeCaseFields(
   };
 }
 
+/** What one of an agent's hook events does: begin a turn, or end the chat's running turn with this outcome. */
+export type EventEffect = 'begin' | TerminalOutcome;
+
+/**
+ * An agent's hook events by name, in the order `connect` writes them. A Map, never an object literal: an event
+ * named `toString`, `constructor` or `__proto__` must find nothing, as any other event the agent does not list.
+ */
+export type HookEventTable = ReadonlyMap<string, EventEffect>;
+
+export function hookEventTable(entries: readonly (readonly [string, EventEffect])[]): HookEventTable {
+  return new Map(entries);
+}
+
 /**
  * The lifecycle every supported agent shares: a submitted prompt begins a turn, Stop ends it completed,
- * StopFailure errored, SessionEnd cancelled. Events not listed (tool events, SessionStart, …) are ignored.
+ * StopFailure errored, SessionEnd cancelled (each agent's table lists the ones it sends). Events not in the table
+ * (tool events, SessionStart, …) are ignored.
  */
-export function lifecycleAction(
-  event: string,
-  prompt: string | undefined,
-  ends: Readonly<Record<string, TerminalOutcome>>,
-): HookAction {
-  if (event === 'UserPromptSubmit') return { kind: 'begin', prompt: prompt ?? '' };
-  const outcome = ends[event];
-  return outcome ? { kind: 'end', outcome } : { kind: 'ignore' };
+export function lifecycleAction(event: string, prompt: string | undefined, events: HookEventTable): HookAction {
+  const effect = events.get(event);
+  if (effect === undefined) return { kind: 'ignore' };
+  return effect === 'begin' ? { kind: 'begin', prompt: prompt ?? '' } : { kind: 'end', outcome: effect };
 }

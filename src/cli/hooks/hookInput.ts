@@ -1,10 +1,9 @@
 import * as path from 'node:path';
-import type { HookAgent } from '../commandLine';
-import { parseClaudeCodePayload, parseCopilotPayload } from './claudeCode';
-import { parseCodexNotification, parseCodexPayload } from './codex';
+import { agentNamed } from '../agents/registry';
 import type { HookEvent } from './hookEvent';
 
-// Reading a hook event and the result a hook reports, shared by the full path (runHook.ts) and the fast path (fastHook.ts).
+// Reading a hook event and the result a hook reports, shared by the full path (runHook.ts) and the fast path
+// (fastHook.ts).
 
 /** A hook must never hold up the agent for long: it waits only briefly for another process's repository lease. */
 export const HOOK_LEASE_WAIT_MS = 3000;
@@ -23,20 +22,12 @@ export interface HookResult {
 
 /** Reads the agent's payload into a HookEvent. Bad input throws an 'invalid-input' AvhError naming the problem. */
 export async function parseHookInput(request: {
-  agent: HookAgent;
+  /** A name the hook command admits (agents/registry.ts). */
+  agent: string;
   readStdin: () => Promise<string>;
   payload?: string;
 }): Promise<HookEvent> {
-  switch (request.agent) {
-    case 'claude-code':
-      return parseClaudeCodePayload(await request.readStdin());
-    case 'copilot':
-      return parseCopilotPayload(await request.readStdin());
-    case 'codex':
-      return request.payload !== undefined
-        ? parseCodexNotification(request.payload)
-        : parseCodexPayload(await request.readStdin());
-  }
+  return agentNamed(request.agent).readEvent({ readStdin: request.readStdin, payload: request.payload });
 }
 
 /** The folder an event's repository is found from: --repo, else the event's `cwd`, else the process's folder. */

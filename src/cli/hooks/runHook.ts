@@ -1,16 +1,18 @@
-import type { EventLog } from '../../core/log';
-import { loadSqlJs } from '../../core/store/sqlJsLoader';
 import { recordHookFacts } from '../../core/turns/hookFacts';
-import { VersionHistory } from '../../core/versionHistory';
-import type { HookAgent } from '../commandLine';
+import { endOfChat } from '../../core/turns/turnDecisions';
+import type { VersionHistory } from '../../core/versionHistory';
 import type { HookEvent } from './hookEvent';
-import { HOOK_LEASE_WAIT_MS, hookFolder, HookResult, ignored, parseHookInput } from './hookInput';
-import { NO_REPOSITORY_HOOK_LINE, openHookRepository } from '../hookRepository';
+import { hookFolder, HookResult, ignored, parseHookInput } from './hookInput';
 
 export type { HookResult } from './hookInput';
 
+/** What a hook says, once per event, in a folder without git (it records nothing and exits 0). */
+export const NO_REPOSITORY_HOOK_LINE =
+  'this folder has no git repository; run `agent-versions init` here to keep versions of agent turns';
+
 export interface HookRequest {
-  agent: HookAgent;
+  /** A name the hook command admits (agents/registry.ts). */
+  agent: string;
   /** The event on stdin (every agent's hooks). */
   readStdin: () => Promise<string>;
   /** The event as a command-line argument instead (Codex's `notify` appends it there). */
@@ -20,26 +22,25 @@ export interface HookRequest {
   repo?: string;
   /** `--init`: in a folder without git, create the repository first (issue 13). */
   init?: boolean;
-  log: EventLog;
   stderr: (text: string) => void;
+  /** Opens the history of the event's repository; null in a folder without git (CommandContext.openHookHistory). */
+  openHookHistory: (folder: string, init: boolean) => Promise<VersionHistory | null>;
 }
 
 /**
- * Every adapter's one way in: parses the event, and only when it begins or ends a turn opens the repository
- * (the event's `cwd`, or --repo) and applies it. An event we do not act on opens nothing and changes nothing.
+ * Every agent's one way in on the full path: parses the event, and only when it begins or ends a turn opens the
+ * repository (the event's `cwd`, or --repo) and applies it. An event we do not act on opens nothing and changes
+ * nothing.
  */
 export async function runHook(request: HookRequest): Promise<HookResult> {
   const event = await parseHookInput(request);
   if (event.action.kind === 'ignore') return ignored(event);
-  // The SQLite engine compiles while git finds the repository (the store open awaits the same load; a failure surfaces there).
-  loadSqlJs().catch(() => undefined);
   const folder = hookFolder(request.cwd, request.repo, event);
-  const repo = await openHookRepository(folder, request.init === true);
-  if (!repo) {
+  const history = await request.openHookHistory(folder, request.init === true);
+  if (!history) {
     request.stderr(`agent-versions: ${NO_REPOSITORY_HOOK_LINE}\n`);
     return { ...ignored(event), reason: 'no-repository' };
   }
-  const history = await VersionHistory.openRepository(repo, { log: request.log, leaseWaitMs: HOOK_LEASE_WAIT_MS });
   try {
     for (const notice of history.notices) request.stderr(`agent-versions: ${notice.message}\n`);
     const result = await applyHookEvent(history, event);
@@ -53,8 +54,7 @@ export async function runHook(request: HookRequest): Promise<HookResult> {
 
 /**
  * A begin first ends the chat's still-running turns as cancelled (an interrupted turn gets no Stop from Claude
- * Code or VS Code), then begins the new one. An end gives the chat's newest running turn the event's outcome and
- * ends older ones cancelled; with no running turn (a Stop after an interrupted prompt, a duplicate) it is ignored.
+ * Code or VS Code), then begins the new one. An end applies to the chat's running turns as endOfChat says.
  */
 export async function applyHookEvent(history: VersionHistory, event: HookEvent): Promise<HookResult> {
   const { chatId, agent } = event;
@@ -66,14 +66,14 @@ export async function applyHookEvent(history: VersionHistory, event: HookEvent):
     }
     case 'end': {
       const { outcome } = event.action;
-      const running = await history.runningTurnsOfChat(chatId);
-      if (running.length === 0) return ignored(event);
+      const ending = endOfChat(await history.runningTurnsOfChat(chatId));
+      if (!ending) return ignored(event);
       const cancelled: string[] = [];
-      for (const turn of running.slice(0, -1)) {
+      for (const turn of ending.older) {
         await history.endTurn(turn.turnId, 'cancelled');
         cancelled.push(turn.turnId);
       }
-      const last = running[running.length - 1];
+      const { last } = ending;
       const ended = await history.endTurn(last.turnId, outcome);
       return {
         agent,

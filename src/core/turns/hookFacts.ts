@@ -46,7 +46,10 @@ export interface HookFacts {
   journal: JournalState;
   recoveryRequired: boolean;
   restoreInFlight: boolean;
-  /** Turns completed whose version was never settled, and chat continuations left half done: the full open settles them. */
+  /**
+   * Turns completed whose version was never settled, and chat continuations left half done: the full open settles
+   * them.
+   */
   unsettled: number;
   chats: Record<string, HookChatFacts>;
 }
@@ -60,7 +63,8 @@ export function collectHookFacts(
     .all<{ id: string }>('SELECT id FROM chats ORDER BY updated_at DESC LIMIT ?', [RECENT_CHATS])
     .map((c) => c.id);
   const running = openTurns(r);
-  const chats: Record<string, HookChatFacts> = {};
+  // Null prototype: a chat id like `constructor` is a key like any other.
+  const chats: Record<string, HookChatFacts> = Object.create(null) as Record<string, HookChatFacts>;
   for (const id of new Set([...chatIds, ...recent])) {
     const chat = getChat(r, id);
     if (!chat) continue;
@@ -86,7 +90,10 @@ export function collectHookFacts(
   };
 }
 
-/** Writes the facts of the store's current state (after a hook event of the full path). Never throws: a missing file only costs speed. */
+/**
+ * Writes the facts of the store's current state (after a hook event of the full path). Never throws: a missing file
+ * only costs speed.
+ */
 export async function recordHookFacts(ctx: RepoContext, chatIds: readonly string[]): Promise<void> {
   try {
     const { result, journal } = await ctx.store.readWithJournalState((r) => collectHookFacts(r, chatIds));
@@ -103,6 +110,12 @@ export async function recordHookFacts(ctx: RepoContext, chatIds: readonly string
   }
 }
 
+/** The facts of one chat, when they were kept: own keys only (`toString` or `__proto__` name no chat of any file). */
+export function chatFactsOf(facts: HookFacts, chatId: string): HookChatFacts | undefined {
+  return Object.hasOwn(facts.chats, chatId) ? facts.chats[chatId] : undefined;
+}
+
+/** Writes the facts file by rename (no fsync: a lost one costs one event the full path). Never throws. */
 export function writeHookFacts(stateDir: string, facts: HookFacts): void {
   const file = path.join(stateDir, HOOK_FACTS_FILE);
   const tmp = `${file}.tmp-${process.pid}`;

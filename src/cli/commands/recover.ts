@@ -5,13 +5,38 @@ import {
   RecoveryBlockedError,
   RecoverySettlement,
   saveAndAcceptCurrentVersion,
-} from '../core/recovery/recoveryActions';
-import { readRecovery } from '../core/recovery/recoveryLatch';
-import { describeAge, findStaleGitLocks, removeStaleGitLocks } from '../core/recovery/staleLocks';
-import { RECOVERY_SUBJECT } from '../core/turns/promptSummary';
-import type { VersionHistory } from '../core/versionHistory';
-import { RECOVER_ACTIONS } from './commandLine';
-import { EXIT, UsageError } from './exitCodes';
+} from '../../core/recovery/recoveryActions';
+import { readRecovery } from '../../core/recovery/recoveryLatch';
+import { describeAge, findStaleGitLocks, removeStaleGitLocks } from '../../core/recovery/staleLocks';
+import { RECOVERY_SUBJECT } from '../../core/turns/promptSummary';
+import type { VersionHistory } from '../../core/versionHistory';
+import { CommandContext, CommandOutput, CommandSpec, withHistory } from '../command';
+import { EXIT, UsageError } from '../exitCodes';
+
+const RECOVER_ACTIONS = ['check', 'accept', 'save-and-accept', 'remove-stale-lock'] as const;
+
+export const spec: CommandSpec = {
+  name: 'recover',
+  args: [{ name: 'action', choices: RECOVER_ACTIONS, what: 'recover action' }],
+  options: [],
+  summary: 'after an unverified restore: check, use the current version, or save changes and use it',
+  description:
+    'check: look at the repository (changes nothing). accept: continue from the current version (never changes ' +
+    'git). save-and-accept: commit your current changes as [Recovery] and continue. remove-stale-lock: remove a ' +
+    'Git lock file (index.lock, a branch lock) that an interrupted restore of ours left, only when no Git command ' +
+    'of ours runs; it shows the lock’s age. Exit 3 while recovery stays required.',
+  example: 'agent-versions recover check',
+  json:
+    '{"recovery": "required"|"not-required", "result"?: string, ' +
+    '"assessment"?: {"kind": "healthy"|"dirty"|"blocked", ...}, "removed"?: [{"file": string, "ageMs": number}]}',
+};
+
+export function run(c: CommandContext): Promise<CommandOutput> {
+  return withHistory(c, async (history) => {
+    const r = await runRecoverCommand(history, c.args[0], c.values.json === true);
+    return { json: r.json, text: r.text, exitCode: r.exitCode };
+  });
+}
 
 export interface RecoverOutput {
   json: unknown;
@@ -20,10 +45,10 @@ export interface RecoverOutput {
 }
 
 /**
- * `agent-versions recover check|accept|save-and-accept|remove-stale-lock`. Exit 0 when recovery is not (or no longer) required,
- * or `check` found the repository acceptable; 3 while recovery stays required (a blocker or a dirty tree);
- * other failures are thrown for the caller's error handling (exit 1). Both renderings are always returned
- * (the caller prints one of them, by --json), so the flag changes nothing here.
+ * `agent-versions recover check|accept|save-and-accept|remove-stale-lock`. Exit 0 when recovery is not (or no
+ * longer) required, or `check` found the repository acceptable; 3 while recovery stays required (a blocker or a
+ * dirty tree); other failures are thrown for the caller's error handling (exit 1). Both renderings are always
+ * returned (the caller prints one of them, by --json), so the flag changes nothing here.
  */
 export async function runRecoverCommand(history: VersionHistory, sub: string, _json: boolean): Promise<RecoverOutput> {
   const ctx = history.ctx;
@@ -45,7 +70,8 @@ export async function runRecoverCommand(history: VersionHistory, sub: string, _j
       const hint = stale
         .map(
           (lock) =>
-            `\n.git/${lock.file} was left ${describeAge(lock.ageMs)} ago by an interrupted restore: run \`agent-versions recover remove-stale-lock\` to remove it.`,
+            `\n.git/${lock.file} was left ${describeAge(lock.ageMs)} ago by an interrupted restore: ` +
+            'run `agent-versions recover remove-stale-lock` to remove it.',
         )
         .join('');
       if (!latch) return { json: payload, text: `Recovery is not required.${hint}`, exitCode: EXIT.ok };
@@ -78,7 +104,8 @@ export async function runRecoverCommand(history: VersionHistory, sub: string, _j
           removed
             .map(
               (lock) =>
-                `Removed the stale lock .git/${lock.file} (left ${describeAge(lock.ageMs)} ago by an interrupted restore).`,
+                `Removed the stale lock .git/${lock.file} ` +
+                `(left ${describeAge(lock.ageMs)} ago by an interrupted restore).`,
             )
             .join('\n') + next,
         exitCode: latch ? EXIT.recoveryRequired : EXIT.ok,
@@ -100,7 +127,8 @@ function settlementOutput(settlement: RecoverySettlement): RecoverOutput {
     case 'accepted': {
       const where = `${settlement.branch} at ${settlement.head.slice(0, 12)}`;
       const text = settlement.savedCommit
-        ? `Current changes saved — Your changes were saved as ${RECOVERY_SUBJECT} (${settlement.savedCommit.slice(0, 12)}). Version History is ready (${where}).`
+        ? `Current changes saved — Your changes were saved as ${RECOVERY_SUBJECT} ` +
+          `(${settlement.savedCommit.slice(0, 12)}). Version History is ready (${where}).`
         : `Version History is ready — Continuing from the current code version (${where}).`;
       return { json: { recovery: 'not-required', ...settlement }, text, exitCode: EXIT.ok };
     }
@@ -123,12 +151,17 @@ function settlementOutput(settlement: RecoverySettlement): RecoverOutput {
 function describeAssessment(assessment: RecoveryAssessment): string {
   switch (assessment.kind) {
     case 'healthy':
-      return `Recovery is required. The repository is clean on ${assessment.branch} at ${assessment.head.slice(0, 12)}: run \`agent-versions recover accept\` to continue from its current version.`;
+      return (
+        `Recovery is required. The repository is clean on ${assessment.branch} at ${assessment.head.slice(0, 12)}: ` +
+        'run `agent-versions recover accept` to continue from its current version.'
+      );
     case 'dirty': {
       const c = assessment.counts;
       return (
-        `Your current changes need to be saved (${c.staged} staged, ${c.unstaged} modified, ${c.untracked} untracked). ` +
-        'Run `agent-versions recover save-and-accept` to save them as the current version and continue using Version History.'
+        `Your current changes need to be saved (${c.staged} staged, ${c.unstaged} modified, ` +
+        `${c.untracked} untracked). ` +
+        'Run `agent-versions recover save-and-accept` to save them as the current version and continue using ' +
+        'Version History.'
       );
     }
     case 'blocked':

@@ -1,0 +1,8 @@
+import type { ContinuationInfo } from '../../../core/chats/chatBranches';
+import { continuationWarningText } from '../../../views/versionHistory/copy';
+import { terminalSafe } from '../../output';
+
+/** The warning entry's sentence (the same words as Version History). */
+export function warningLine(w: ContinuationInfo): string {
+  return terminalSafe(continuationWarningText(w.newBranch, w.oldBranch));
+}

@@ -1,0 +1,26 @@
+import { connectRequest, runConnect } from '../agentConnection';
+import { CONNECTABLE_AGENTS } from '../agents/registry';
+import type { CommandContext, CommandOutput, CommandSpec } from '../command';
+import { SCOPE_OPTIONS } from '../commandOptions';
+
+export const spec: CommandSpec = {
+  name: 'connect',
+  args: [{ name: 'agent', choices: CONNECTABLE_AGENTS.map((a) => a.name), what: 'agent' }],
+  options: [...SCOPE_OPTIONS, 'dry-run', 'init'],
+  exclusive: [SCOPE_OPTIONS],
+  summary: 'add this CLI’s hooks to the agent’s settings file (idempotent)',
+  description:
+    'Adds one hook entry per event to the agent’s settings file, calling this installation by its absolute path. ' +
+    'Other settings and other tools’ hooks are kept as they are; running it again changes nothing. The file is ' +
+    'written atomically. With --init, the hook creates the git repository on the first prompt in a folder without ' +
+    'one (`hook … --init`); connecting again without it writes the plain command.',
+  example: 'agent-versions connect claude-code --user --dry-run',
+  json:
+    '{"agent": string, "scope": "project"|"local"|"user", "file": string, "command": string, "dryRun": boolean, ' +
+    '"changed": boolean, "changes": [{"event": string, "action": "added"|"updated"|"removed"}], ' +
+    '"alsoConnectedIn": string[]}',
+};
+
+export function run(c: CommandContext): Promise<CommandOutput> {
+  return runConnect(connectRequest('connect', c));
+}

@@ -1,0 +1,43 @@
+import { AGENTS } from '../agents/registry';
+import type { CommandContext, CommandOutput, CommandSpec } from '../command';
+import { runHook } from '../hooks/runHook';
+
+// The hook fast path (hooks/fastHook.ts, dist/cliHook.js) parses with this spec, so this module and everything it
+// imports must load neither sql.js nor simple-git: the history is opened through the context (main.ts gives it).
+
+export const spec: CommandSpec = {
+  name: 'hook',
+  args: [
+    { name: 'agent', choices: AGENTS.map((a) => a.name), what: 'hook adapter' },
+    { name: 'payload', optional: true },
+  ],
+  options: ['init'],
+  summary: 'handle one agent hook event (JSON on stdin); what `connect` installs',
+  description:
+    'Reads one hook event of the agent as JSON on stdin and begins or ends the matching turn: ' +
+    `${AGENTS.map((a) => a.hookHelp).join(', ')}. ` +
+    'Events it does not act on exit 0 and open nothing. Prints nothing on stdout (it would reach the agent’s ' +
+    'context) and never exits 2 (an agent would block the prompt): bad input exits 1. In a folder without git it ' +
+    'records nothing, says so in one stderr line and exits 0; with --init it creates the repository first.',
+  example: 'echo \'{"hook_event_name":"Stop","session_id":"s1"}\' | agent-versions hook claude-code',
+  json:
+    `{"agent": ${AGENTS.map((a) => JSON.stringify(a.name)).join('|')}, "event": string, ` +
+    '"action": "began"|"ended"|"ignored", "reason"?: "no-repository", "turnId"?: string, "outcome"?: string, ' +
+    '"version"?: string|null, "cancelled"?: string[]}',
+};
+
+export async function run(c: CommandContext): Promise<CommandOutput> {
+  // stdout of a prompt hook is added to the agent's context: print nothing unless asked for JSON.
+  return {
+    json: await runHook({
+      agent: c.args[0],
+      payload: c.args[1],
+      readStdin: c.readStdin,
+      cwd: c.cwd,
+      repo: c.values.repo,
+      init: c.values.init === true,
+      stderr: c.stderr,
+      openHookHistory: c.openHookHistory,
+    }),
+  };
+}

@@ -1,0 +1,51 @@
+import { AvhError } from '../../core/errors';
+import type { RestoreOptions, RestoreResult } from '../../core/restore/restoreService';
+import type { VersionHistory } from '../../core/versionHistory';
+import { CommandContext, CommandOutput, withHistory } from '../command';
+import { restoreJson, restoreText } from '../output';
+
+/**
+ * What undo, undo-file, redo and restore share: the confirmation the options give, the refusal's advice, the
+ * output.
+ */
+export function runRestoreCommand(
+  c: CommandContext,
+  restore: (history: VersionHistory, options: RestoreOptions) => Promise<RestoreResult>,
+): Promise<CommandOutput> {
+  const { values } = c;
+  // --only everything is the choice itself: it confirms taking later work away, as --yes does.
+  const options = { confirmUserCommits: values.yes === true || values.only === 'everything' };
+  return withHistory(c, async (history) => {
+    try {
+      const r = await restore(history, options);
+      if (r.notice) c.stderr(`agent-versions: ${r.notice}\n`);
+      return { json: { ...restoreJson(r), ...(r.scope ? { scope: r.scope } : {}) }, text: undoText(r) };
+    } catch (error) {
+      if (error instanceof AvhError && error.reason === 'confirmation-required') {
+        const how =
+          error.details.choice === true
+            ? ' Run again with --only turn or --only everything;'
+            : ' Run again with --yes to continue;';
+        throw new AvhError(
+          'confirmation-required',
+          error.message
+            .replace(/ Choose (.*?)\. Nothing was changed\.$/, ' Choose $1.' + how + ' nothing was changed.')
+            .replace(/ Confirm to continue;/, how),
+          error.details,
+        );
+      }
+      throw error;
+    }
+  });
+}
+
+/** restoreText, naming what an Undo that keeps later work took back. */
+function undoText(r: RestoreResult): string {
+  if (r.result !== 'restored' || !r.scope || r.scope === 'everything') return restoreText(r);
+  const what =
+    r.scope === 'file'
+      ? 'Put the file back to its pre-turn content'
+      : 'Undid only this turn’s changes (later work kept)';
+  const saved = r.preserved ? ` Your uncommitted changes were saved first (${r.preserved.slice(0, 10)}).` : '';
+  return `${what} as ${r.restoreCommit?.slice(0, 10)}.${saved}`;
+}

@@ -1,0 +1,154 @@
+import { spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { safeMessage } from '../../core/errors';
+import type { GitRepository } from '../../core/git/repository';
+import { settingsFiles } from '../agentConnection';
+import type { ConnectableAgent, SettingsScope } from '../agents/agent';
+import { claudeCode } from '../agents/claudeCode';
+import { scopesOf } from '../agents/registry';
+import { HookEntries, ourHookEntries, readSettings, settingsEvents } from '../agentSettings';
+import { CliError } from '../exitCodes';
+import {
+  cliEntryFile,
+  currentFormOf,
+  hookCommandInits,
+  hookProcessEnv,
+  missingFilesOf,
+  runsThisInstallation,
+} from '../installation';
+import { Check, ok, problem, warning } from './check';
+
+/** A no-op hook run slower than this is worth a warning: the agent waits for it on every prompt. */
+const SLOW_HOOK_MS = 1000;
+const HOOK_RUN_TIMEOUT_MS = 30_000;
+
+interface ScopeEntries {
+  scope: SettingsScope;
+  file: string;
+  entries: HookEntries;
+}
+
+/** Whether the agent is connected once, for every event, by this installation in its current form. */
+export async function checkHooks(agent: ConnectableAgent, folder: string): Promise<Check> {
+  const id = `hooks:${agent.name}`;
+  const name = agent.settings.displayName;
+  const connected: ScopeEntries[] = [];
+  for (const { scope, file } of await settingsFiles(agent, folder)) {
+    let entries: HookEntries;
+    try {
+      entries = ourHookEntries(file, readSettings(file), agent);
+    } catch (error) {
+      return problem(
+        id,
+        `${name}: ${error instanceof CliError ? error.message : safeMessage(error)}`,
+        `Fix ${file} by hand, then run doctor again.`,
+        { file },
+      );
+    }
+    if (entries.size > 0) connected.push({ scope, file, entries });
+  }
+  const facts = { connected: connected.map((c) => ({ scope: c.scope, file: c.file, events: [...c.entries.keys()] })) };
+  const local = scopesOf(agent).includes('local') ? '; --local: this project, only for you' : '';
+  const connectFix = `agent-versions connect ${agent.name} (--user: every project${local})`;
+  if (connected.length === 0) return warning(id, `${name}: not connected.`, connectFix, facts);
+  const missing = connected.flatMap((c) =>
+    [...c.entries.values()]
+      .flat()
+      .flatMap(missingFilesOf)
+      .map((f) => ({ scope: c.scope, f })),
+  );
+  if (missing.length > 0) {
+    return problem(
+      id,
+      `${name}: the hook command names a file that no longer exists (${missing[0].f}).`,
+      `agent-versions connect ${agent.name} --${missing[0].scope}`,
+      facts,
+    );
+  }
+  if (connected.length > 1) {
+    return warning(
+      id,
+      `${name}: connected in ${connected.length} settings files (${connected.map((c) => c.file).join(', ')}): ` +
+        'every hook runs more than once.',
+      `Keep one: agent-versions disconnect ${agent.name} --${connected[1].scope}`,
+      facts,
+    );
+  }
+  const [only] = connected;
+  const absent = settingsEvents(agent).filter((e) => !only.entries.has(e));
+  if (absent.length > 0) {
+    return warning(
+      id,
+      `${name}: connected in ${only.file}, but not for ${absent.join(', ')}.`,
+      `agent-versions connect ${agent.name} --${only.scope}`,
+      facts,
+    );
+  }
+  const commands = [...only.entries.values()].flat();
+  if (commands.some((c) => !runsThisInstallation(c, agent.name))) {
+    return warning(
+      id,
+      `${name}: connected in ${only.file}, to another agent-versions installation than this one.`,
+      `To use this one: agent-versions connect ${agent.name} --${only.scope}`,
+      facts,
+    );
+  }
+  if (commands.some((c) => c !== currentFormOf(c, agent.name))) {
+    return warning(
+      id,
+      `${name}: connected in ${only.file} with an older form of this installation's hook command.`,
+      'To write the current one (it starts faster on every event): ' +
+        `agent-versions connect ${agent.name} --${only.scope}${commands.some(hookCommandInits) ? ' --init' : ''}`,
+      facts,
+    );
+  }
+  return ok(id, `${name}: connected in ${only.file}`, facts);
+}
+
+/**
+ * Times one real hook process of this installation: a Claude Code Stop of a chat that has no running turn opens the
+ * repository and its state like every turn event, finds nothing to end and changes nothing (an event the hook does
+ * not act on would open nothing, so it would not show what each prompt waits for).
+ */
+export async function checkHookLatency(repo: GitRepository): Promise<Check> {
+  const event = JSON.stringify({ hook_event_name: 'Stop', session_id: 'agent-versions-doctor', cwd: repo.root });
+  const started = performance.now();
+  const code = await new Promise<number | null>((resolve) => {
+    const child = spawn(process.execPath, [cliEntryFile(), 'hook', claudeCode.name], {
+      cwd: repo.root,
+      env: hookProcessEnv(process.env),
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), HOOK_RUN_TIMEOUT_MS);
+    child.on('error', () => {
+      clearTimeout(timer);
+      resolve(null);
+    });
+    child.on('close', (exit) => {
+      clearTimeout(timer);
+      resolve(exit);
+    });
+    child.stdin.on('error', () => {
+      /* the exit code tells */
+    });
+    child.stdin.end(event);
+  });
+  const ms = Math.round(performance.now() - started);
+  const facts = { ms, exitCode: code };
+  if (code !== 0)
+    return problem(
+      'hook-latency',
+      `A no-op hook run failed (exit ${code ?? 'none'}) after ${ms} ms.`,
+      'Run `agent-versions --verbose status` here to see why the CLI cannot open this repository.',
+      facts,
+    );
+  if (ms >= SLOW_HOOK_MS) {
+    return warning(
+      'hook-latency',
+      `A no-op hook run took ${ms} ms; the agent waits this long on every prompt.`,
+      'Check for a slow disk or antivirus scanning the repository; bench/RESULTS.md shows the expected costs.',
+      facts,
+    );
+  }
+  return ok('hook-latency', `a no-op hook run took ${ms} ms`, facts);
+}
