@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { restoreCrashPoints, restoreKillPoints } from '../../src/core/restore/restorePhases';
 import { CLI, cliJson } from './cliProcess';
 import { assertNothingLost, cleanupTempDirs, contentInventory, git, head, testGitEnv } from './gitFixtures';
 import { killedWhileRunning, slowGit } from './slowGit';
@@ -21,29 +22,14 @@ export interface CrashScenario {
   keepsUncommitted?: boolean;
 }
 
-export const RESTORE_PHASES_SWEPT = [
-  'preflight',
-  'preserve-dirty-tree',
-  'write-restore-commit',
-  'update-worktree',
-  'update-branch',
-  'turn-store-mutation',
-];
-export const RESTORE_CRASH_POINTS = [
-  'preparing:after',
-  ...RESTORE_PHASES_SWEPT.flatMap((p) => [`${p}:before`, `${p}:after`]),
-  'preserve-dirty-tree:after-write-tree',
-  'preserve-dirty-tree:after-commit',
-  'preserve-dirty-tree:after-update-ref',
-  // Not `commit-tree`: nothing makes it slow enough to land a kill inside it, and its one object write is atomic
-  // (temp file + rename), so a kill there equals the crash points around it (after-write-tree / after-commit).
-  'git:add:during',
-  'git:read-tree:during',
-  'git:update-ref:during',
-];
+/**
+ * Every crash point a restore passes, from the saga's phase registry (a phase added there is swept here): each phase
+ * boundary and step, then a kill while each git command a phase runs is inside it.
+ */
+export const RESTORE_CRASH_POINTS = [...restoreCrashPoints('every-restore'), ...restoreKillPoints()];
 
 /** An Undo that keeps later work moves its branch while read-tree writes: killed once the branch moved. */
-export const KEEPS_LATER_CRASH_POINTS = ['update-worktree:branch-moved'];
+export const KEEPS_LATER_CRASH_POINTS = restoreCrashPoints('keeps-later-only');
 
 const DURING = /^git:(.+):during$/;
 

@@ -5,7 +5,7 @@ import type { ChatBranchNotice } from '../../shared/viewModels';
 import type { RepoContext } from '../context';
 import { AvhError } from '../errors';
 import { failpoint } from '../failpoints';
-import { inspectRepositoryHealth, readSymbolicHead } from '../git/healthProbe';
+import { readSymbolicHead } from '../git/healthProbe';
 import {
   BranchState,
   branchNameTaken,
@@ -19,15 +19,12 @@ import {
   restoreBranchFromRemote,
   switchToBranch,
 } from '../git/remoteBranch';
-import { factsFromHealth, passGate } from '../git/repositoryGate';
 import type { GitRepository } from '../git/repository';
-import { acquireRepositoryLease, leasePath } from '../git/repositoryLease';
 import { compareAndSetRef, readRef, ZERO_OID } from '../git/workingTree';
-import { assertNoRecovery, readRecovery } from '../recovery/recoveryLatch';
 import { FS_CLOCK_SLACK_MS } from '../recovery/staleLocks';
-import { inFlightOperation } from '../restore/operationRecords';
-import { settleUnderLease } from '../restore/restoreService';
-import { tryAcquireLock } from '../store/pidLock';
+import { OPERATIONS } from '../session/operationKinds';
+import { runIfFree } from '../session/operationLease';
+import { runOperation } from '../session/runOperation';
 import {
   ChatBranchRow,
   ChatEventRow,
@@ -43,7 +40,10 @@ import {
   warningsOn,
 } from './chatRecords';
 
-/** Where a new chat starts from: its base branch (given, else the remote's default branch, else the current one) and its remote. */
+/**
+ * Where a new chat starts from: its base branch (given, else the remote's default branch, else the current one) and its
+ * remote.
+ */
 export async function chatOrigin(
   repo: GitRepository,
   branch: string,
@@ -78,18 +78,22 @@ export function branchProblem(
   switch (state.state) {
     case 'ok':
       return null;
-    case 'lost':
+    case 'lost': {
+      const next = canContinue ? ' Continue on a new branch to keep the conversation going; nothing was changed.' : '';
       return new AvhError(
         'branch-lost',
         state.remote
-          ? `${named} no longer exists locally or on "${state.remote}". Its code changes cannot be recovered.${canContinue ? ' Continue on a new branch to keep the conversation going; nothing was changed.' : ''}`
-          : `${named} no longer exists, and this repository has no remote to look for it on. Its code changes cannot be recovered.${canContinue ? ' Continue on a new branch to keep the conversation going; nothing was changed.' : ''}`,
+          ? `${named} no longer exists locally or on "${state.remote}". Its code changes cannot be recovered.${next}`
+          : `${named} no longer exists, and this repository has no remote to look for it on. Its code changes ` +
+              `cannot be recovered.${next}`,
         { ...details, canContinue },
       );
+    }
     case 'on-remote':
       return new AvhError(
         'branch-on-remote',
-        `${named} was deleted locally but still exists on "${state.remote}". Restore it from "${state.remote}" to continue; nothing was changed.`,
+        `${named} was deleted locally but still exists on "${state.remote}". Restore it from "${state.remote}" to ` +
+          `continue; nothing was changed.`,
         details,
       );
     case 'unknown': {
@@ -101,7 +105,8 @@ export function branchProblem(
             : `"${state.remote}" could not be reached`;
       return new AvhError(
         'branch-unavailable',
-        `${named} is not in this repository, and ${why}, so whether it still exists there is unknown. Nothing was changed; try again.`,
+        `${named} is not in this repository, and ${why}, so whether it still exists there is unknown. Nothing was ` +
+          `changed; try again.`,
         { ...details, remoteFailure: state.reason },
       );
     }
@@ -210,21 +215,9 @@ const MAX_SUFFIX = 1000;
  * 'pending' (with the new name) before the branch is created, so a retry or reconciliation after a crash finishes
  * the same branch and never makes a second one or a second warning.
  */
-export async function continueOnNewBranch(ctx: RepoContext, chatId: string): Promise<ContinueResult> {
-  await assertNoRecovery(ctx.store);
-  const lease = await acquireRepositoryLease(ctx.repo, 'restore', ctx.leaseWaitMs);
-  try {
-    await settleUnderLease(ctx);
-    const [health, state] = await Promise.all([
-      inspectRepositoryHealth(ctx.repo),
-      ctx.store.read((r) => ({
-        recoveryRequired: readRecovery(r) !== null,
-        restoreInFlight: inFlightOperation(r) !== undefined,
-        chat: getChatBranch(r, chatId),
-      })),
-    ]);
-    const { branch: current } = passGate(factsFromHealth(health, state), 'retry');
-    const chat = state.chat;
+export function continueOnNewBranch(ctx: RepoContext, chatId: string): Promise<ContinueResult> {
+  return runOperation(ctx, OPERATIONS.chatContinue, async ({ branch: current }) => {
+    const chat = await ctx.store.read((r) => getChatBranch(r, chatId));
     if (!chat) throw new AvhError('invalid-input', 'No chat with this id exists in this repository.');
     if (!chat.branch)
       throw new AvhError(
@@ -258,7 +251,8 @@ export async function continueOnNewBranch(ctx: RepoContext, chatId: string): Pro
       await createBranchAt(ctx, pending);
     } catch (error) {
       if (!(error instanceof AvhError && error.reason === 'ref-moved')) throw error;
-      // Someone made a branch of that name (at another commit) since it was planned: theirs stays; a new name is picked.
+      // Someone made a branch of that name (at another commit) since it was planned: theirs stays; a new name is
+      // picked.
       const stale = pending;
       await ctx.store.transaction((tx) => deleteContinuation(tx, stale.id));
       pending = await planContinuation(ctx, chat, current, branchState.remote, done);
@@ -274,7 +268,8 @@ export async function continueOnNewBranch(ctx: RepoContext, chatId: string): Pro
         if (error instanceof AvhError && error.reason === 'dirty-conflict') {
           throw new AvhError(
             'dirty-conflict',
-            `Your uncommitted changes would be overwritten by switching to a new branch from "${pending.base_branch}". Commit or stash them, then try again. Nothing was changed.`,
+            `Your uncommitted changes would be overwritten by switching to a new branch from ` +
+              `"${pending.base_branch}". Commit or stash them, then try again. Nothing was changed.`,
             { chat: chatId },
           );
         }
@@ -286,9 +281,7 @@ export async function continueOnNewBranch(ctx: RepoContext, chatId: string): Pro
     await ctx.store.transaction((tx) => completeContinuation(tx, event, Date.now()));
     ctx.log.warn('chat.continued-on-new-branch', { chat: chatId, event: event.id });
     return { result: 'continued', continuation: continuationInfo(ctx, { ...event, status: 'done' }) };
-  } finally {
-    lease.release();
-  }
+  });
 }
 
 /** Creates the continuation's branch at its base commit; a re-run finding it there already is success. */
@@ -370,23 +363,24 @@ async function abandonContinuation(ctx: RepoContext, event: ChatEventRow): Promi
 export async function settleChatContinuations(ctx: RepoContext): Promise<number> {
   const pending = await ctx.store.read((r) => pendingContinuations(r));
   if (pending.length === 0) return 0;
-  const lease = tryAcquireLock(leasePath(ctx.repo), 'reconcile');
-  if (!lease) return 0;
-  try {
-    const settled = await ctx.store.read((r) => pendingContinuations(r));
-    for (const event of settled) {
-      const created = (await readRef(ctx.repo, `refs/heads/${event.new_branch}`)) !== null;
-      if (!created && removeOwnBranchLock(ctx.repo, event))
-        ctx.log.warn('chat.continuation-lock-removed', { chat: event.chat_id, event: event.id });
-      await ctx.store.transaction((tx) =>
-        created ? completeContinuation(tx, event, Date.now()) : deleteContinuation(tx, event.id),
-      );
-      ctx.log.warn('chat.continuation-settled', { chat: event.chat_id, event: event.id, completed: created });
-    }
-    return settled.length;
-  } finally {
-    lease.release();
-  }
+  return runIfFree(
+    ctx.repo,
+    OPERATIONS.reconcile,
+    async () => {
+      const settled = await ctx.store.read((r) => pendingContinuations(r));
+      for (const event of settled) {
+        const created = (await readRef(ctx.repo, `refs/heads/${event.new_branch}`)) !== null;
+        if (!created && removeOwnBranchLock(ctx.repo, event))
+          ctx.log.warn('chat.continuation-lock-removed', { chat: event.chat_id, event: event.id });
+        await ctx.store.transaction((tx) =>
+          created ? completeContinuation(tx, event, Date.now()) : deleteContinuation(tx, event.id),
+        );
+        ctx.log.warn('chat.continuation-settled', { chat: event.chat_id, event: event.id, completed: created });
+      }
+      return settled.length;
+    },
+    () => 0,
+  );
 }
 
 /**
@@ -417,13 +411,11 @@ function removeOwnBranchLock(repo: GitRepository, event: ChatEventRow): boolean 
  * Restore from the remote: a chat's branch deleted locally but still on the remote is fetched and recreated
  * locally (never checked out, nothing else changes). Refused unless the remote confirms it has the branch now.
  */
-export async function restoreChatBranch(
+export function restoreChatBranch(
   ctx: RepoContext,
   chatId: string,
 ): Promise<{ branch: string; remote: string; commit: string }> {
-  await assertNoRecovery(ctx.store);
-  const lease = await acquireRepositoryLease(ctx.repo, 'restore', ctx.leaseWaitMs);
-  try {
+  return runOperation(ctx, OPERATIONS.chatBranchRestore, async () => {
     const chat = await ctx.store.read((r) => getChatBranch(r, chatId));
     if (!chat?.branch)
       throw new AvhError('invalid-input', 'No chat with this id and a recorded branch exists in this repository.');
@@ -438,9 +430,7 @@ export async function restoreChatBranch(
     const commit = await restoreBranchFromRemote(ctx.repo, chat.branch, state.remote);
     ctx.log.info('chat.branch-restored-from-remote', { chat: chatId });
     return { branch: chat.branch, remote: state.remote, commit };
-  } finally {
-    lease.release();
-  }
+  });
 }
 
 const issueCache = new WeakMap<RepoContext, Map<string, { at: number; state: BranchState }>>();
@@ -449,9 +439,9 @@ const ISSUE_CACHE_MS = 60_000;
 
 /**
  * What the Version History view shows about branches (SPEC §7, §8): the warning entries of the current branch
- * and the chats (all, or `onlyChats`: the view passes those with rows in the list) whose branch is gone. One `for-each-ref` when some chat works on another
- * branch; the remote is asked only for branches missing locally, and its answer is reused for a minute unless
- * `fresh`. Read-only.
+ * and the chats (all, or `onlyChats`: the view passes those with rows in the list) whose branch is gone. One
+ * `for-each-ref` when some chat works on another branch; the remote is asked only for branches missing locally, and its
+ * answer is reused for a minute unless `fresh`. Read-only.
  */
 export async function branchNotices(
   ctx: RepoContext,
