@@ -32,16 +32,8 @@ import {
   settlePendingTurns,
 } from './turns/turnLedger';
 import { validateBeginTurn, validateChatId, validateOutcome, validateTurnId } from './turns/validation';
-import {
-  branchNotices,
-  ChatStatus,
-  chatStatus,
-  continueOnNewBranch,
-  ContinueResult,
-  forgetBranchAnswers,
-  restoreChatBranch,
-  settleChatContinuations,
-} from './chats/chatBranches';
+import { branchNotices, ChatStatus, chatStatus, forgetBranchAnswers, restoreChatBranch } from './chats/chatBranches';
+import { continueOnNewBranch, ContinueResult, settleChatContinuations } from './chats/chatContinuation';
 import { listVersions, VersionInfo } from './turns/versions';
 import { buildVersionsView } from './turns/versionRows';
 import { ChangedFile, changedFilesOf, readBlobAt } from './git/versionLog';

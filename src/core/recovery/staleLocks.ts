@@ -3,7 +3,8 @@
  * - git's own lock files (`index.lock`, `HEAD.lock`, the branch's `<ref>.lock`) when our git child was killed
  *   inside read-tree/update-ref: offered for removal (Remove Stale Lock / `recover remove-stale-lock`) only
  *   when provably left by an operation of ours that died, never while any of our operations runs (the one lock
- *   removed without asking is on a branch name a Continue on a New Branch of ours picked free; see chatBranches.ts);
+ *   removed without asking is on a branch name a Continue on a New Branch of ours picked free; see
+ *   chatContinuation.ts);
  * - our own temp files (temporary index copies, atomic-write temps) whose process is gone: removed by the next
  *   reconciliation.
  */

@@ -1,3 +1,4 @@
+// The confirmation policy: what a restore shows before it runs, and what it refuses to run unconfirmed.
 import * as crypto from 'node:crypto';
 import type { RepoContext } from '../context';
 import { AvhError } from '../errors';
@@ -6,8 +7,6 @@ import { runOperation } from '../session/runOperation';
 import { makePlan, type Plan } from './restorePlan';
 import type { RestoreOptions, RestorePreview, RestoreRequest } from './restoreRequest';
 import { anyLaterWork, checkUndoTree, describeLaterWork } from './revertPlan';
-
-/** The confirmation policy: what a restore shows before it runs, and what it refuses to run unconfirmed. */
 
 /** Read-only: what a restore would do, for the UI's confirmation. Takes no lease and changes nothing. */
 export function previewRestore(ctx: RepoContext, request: RestoreRequest): Promise<RestorePreview> {

@@ -1,7 +1,6 @@
+// What callers ask of a restore and what they get back: the CLI, the extension and the API share these types.
 import type { UndoScope } from '../store/schema';
 import type { LaterWork } from './revertPlan';
-
-/** What callers ask of a restore and what they get back (the CLI, the extension and the API share these). */
 
 /** Undo's choice when work landed after the turn: only the turn's own changes, or everything since its base. */
 export type UndoOnly = 'turn' | 'everything';

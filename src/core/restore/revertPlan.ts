@@ -19,7 +19,7 @@ import { turnsByIds } from './historyCounts';
 
 /**
  * Undo Only This Turn and Undo This File (issue 12): what landed after a turn, and the tree an Undo of `scope`
- * commits. The saga (restoreService) runs them exactly like every restore; only the commit's tree and subject differ.
+ * commits. The saga (restoreSaga.ts) runs them exactly like every restore; only the commit's tree and subject differ.
  */
 
 /**

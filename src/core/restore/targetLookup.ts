@@ -147,6 +147,7 @@ export function settled<T>(promise: Promise<T>): Promise<Settled<T>> {
   );
 }
 
+/** The value of a settled promise, or its error thrown again. */
 export function unwrap<T>(result: Settled<T>): T {
   if (!result.ok) throw result.error;
   return result.value;
