@@ -1,6 +1,7 @@
 import type { GitRepository } from '../git/repository';
 import { factsFromHealth, type GateFacts, passGate, passTurnGate } from '../git/repositoryGate';
 import type { RepositoryHealth } from '../git/statusProbe';
+import type { LockHandle } from '../store/pidLock';
 import type { OperationGate, RunKind } from './operationKinds';
 import { takeLease } from './operationLease';
 
@@ -20,6 +21,11 @@ export interface OperationSteps {
   latchFacts(): Promise<Pick<GateFacts, 'recoveryRequired' | 'restoreInFlight'>>;
   /** How long to wait for another process's lease. */
   readonly leaseWaitMs: number;
+  /**
+   * Told when releasing the lease fails, instead of the failure reaching the caller (a lease left behind names its
+   * process and is stale once it exits). Unset: the failure is thrown.
+   */
+  readonly releaseFailed?: (error: unknown) => void;
 }
 
 /** What the gate let through: the probe it decided on and the branch and HEAD (null on an unborn branch). */
@@ -53,7 +59,16 @@ export async function runWithSteps<K extends RunKind, T>(
     if (kind.settles) await steps.settle();
     return await fn((await passKindGate(kind.gate, steps)) as Opened<K>);
   } finally {
+    release(lease, steps);
+  }
+}
+
+function release(lease: LockHandle | null, steps: OperationSteps): void {
+  if (!steps.releaseFailed) return lease?.release();
+  try {
     lease?.release();
+  } catch (error) {
+    steps.releaseFailed(error);
   }
 }
 
