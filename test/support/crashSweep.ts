@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { restoreCrashPoints, restoreKillPoints } from '../../src/core/restore/restorePhases';
+import { type PhaseDeclaration, RESTORE_PHASE_REGISTRY } from '../../src/core/restore/restorePhases';
 import { CLI, cliJson } from './cliProcess';
 import { assertNothingLost, cleanupTempDirs, contentInventory, git, head, testGitEnv } from './gitFixtures';
 import { killedWhileRunning, slowGit } from './slowGit';
@@ -22,14 +22,27 @@ export interface CrashScenario {
   keepsUncommitted?: boolean;
 }
 
+const PHASES: readonly PhaseDeclaration[] = RESTORE_PHASE_REGISTRY;
+
 /**
  * Every crash point a restore passes, from the saga's phase registry (a phase added there is swept here): each phase
- * boundary and step, then a kill while each git command a phase runs is inside it.
+ * boundary and step inside its effect, in order, then a kill while each git command a phase runs is inside it.
  */
-export const RESTORE_CRASH_POINTS = [...restoreCrashPoints('every-restore'), ...restoreKillPoints()];
+export const RESTORE_CRASH_POINTS = [
+  ...PHASES.flatMap((p) => {
+    const boundaries = p.boundaries ?? (p.run ? ['before', 'after'] : []);
+    const points = [
+      ...boundaries.filter((b) => b === 'before'),
+      ...(p.steps ?? []),
+      ...boundaries.filter((b) => b === 'after'),
+    ];
+    return points.map((at) => `${p.name}:${at}`);
+  }),
+  ...PHASES.flatMap((p) => (p.killedDuring ?? []).map((command) => `git:${command}:during`)),
+];
 
 /** An Undo that keeps later work moves its branch while read-tree writes: killed once the branch moved. */
-export const KEEPS_LATER_CRASH_POINTS = restoreCrashPoints('keeps-later-only');
+export const KEEPS_LATER_CRASH_POINTS = PHASES.flatMap((p) => (p.keepsLaterSteps ?? []).map((at) => `${p.name}:${at}`));
 
 const DURING = /^git:(.+):during$/;
 

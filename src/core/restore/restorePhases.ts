@@ -2,7 +2,8 @@
  * The restore saga's phases (SPEC §5.3), in order: the one registry the store's phase list (schema.ts), the
  * machine (restoreMachine.ts), the crash points (failpoints), the disposition's ordinals (disposition.ts) and the
  * fault suites' crash sweep (test/support/crashSweep.ts) are all derived from. Adding a phase here adds it to each
- * of them; its effect is then required by the saga (sagaPhases.ts) at compile time. Pure data: the store imports it.
+ * of them; its effect is then required by the saga (sagaPhases.ts) at compile time. Pure data: the store imports it,
+ * and no crash point's name is spelled here (they ship in no production bundle: failpoints.ts).
  */
 
 /** One phase: its persisted name and, when it runs an effect, the machine state and the promise actor it invokes. */
@@ -26,15 +27,15 @@ export interface PhaseDeclaration {
   readonly steps?: readonly string[];
   /** Crash points inside the effect of an Undo that keeps later work only. */
   readonly keepsLaterSteps?: readonly string[];
-  /** git commands the crash sweep kills while they run inside this phase (`git:<command>:during`). */
+  /** git commands the crash sweep kills while they run inside this phase. */
   readonly killedDuring?: readonly string[];
-  /** The crash points of a phase with no effect of its own (admission). */
-  readonly crashPoints?: readonly string[];
+  /** The crash points at the phase's boundaries: both for a phase with an effect, else none unless named here. */
+  readonly boundaries?: readonly ('before' | 'after')[];
 }
 
 export const RESTORE_PHASE_REGISTRY = [
   // Admission: the operation row is written in this phase (admitOperation); nothing has happened yet.
-  { name: 'preparing', writeAhead: 'none', crashPoints: ['preparing:after'] },
+  { name: 'preparing', writeAhead: 'none', boundaries: ['after'] },
   {
     name: 'preflight',
     writeAhead: 'with-commits',
@@ -98,19 +99,3 @@ export type EffectPhaseName = EffectPhase['name'];
 export type ResumablePhase = Extract<Registered, { resumable: true }>['name'];
 
 export const EFFECT_PHASES: readonly EffectPhase[] = RESTORE_PHASE_REGISTRY.filter((p): p is EffectPhase => 'run' in p);
-
-const declared = (p: Registered): PhaseDeclaration => p;
-
-/** The crash points a restore passes (`failpoint(name)`), in order; those of an Undo that keeps later work apart. */
-export function restoreCrashPoints(which: 'every-restore' | 'keeps-later-only'): string[] {
-  return RESTORE_PHASE_REGISTRY.map(declared).flatMap((p) => {
-    if (which === 'keeps-later-only') return (p.keepsLaterSteps ?? []).map((step) => `${p.name}:${step}`);
-    if (!p.run) return [...(p.crashPoints ?? [])];
-    return [`${p.name}:before`, ...(p.steps ?? []).map((step) => `${p.name}:${step}`), `${p.name}:after`];
-  });
-}
-
-/** git commands the crash sweep kills while they run (`git:<command>:during`), in phase order. */
-export function restoreKillPoints(): string[] {
-  return RESTORE_PHASE_REGISTRY.map(declared).flatMap((p) => (p.killedDuring ?? []).map((c) => `git:${c}:during`));
-}
