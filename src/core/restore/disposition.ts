@@ -1,6 +1,6 @@
 import type { RepoContext } from '../context';
 import { inspectRepositoryHealth } from '../git/healthProbe';
-import { RESTORE_PHASES, type RestorePhase } from './restorePhases';
+import { RESTORE_PHASES, type RestorePhase, type ResumablePhase } from './restorePhases';
 import type { OperationRow } from './operationRecords';
 import { pathsHold, treeChanges, worktreeMatches } from '../git/worktreeUpdate';
 import { isOwnPreserveCommit } from './restoreEffects';
@@ -15,7 +15,7 @@ export type Disposition =
   /** The target state is (partly) in place and provably ours: finish from `resume`. */
   | {
       kind: 'roll-forward';
-      resume: 'update-worktree' | 'update-branch' | 'turn-store-mutation';
+      resume: ResumablePhase;
       preserved: string | null;
     }
   /** Ambiguous: fail closed. */
