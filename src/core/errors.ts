@@ -45,7 +45,10 @@ export function isAvhError(error: unknown, reason?: ErrorReason): error is AvhEr
   return error instanceof AvhError && (reason === undefined || error.reason === reason);
 }
 
-/** A message safe to show or log for any thrown value: AvhError messages are written by us; anything else is reduced to its class. */
+/**
+ * A message safe to show or log for any thrown value: AvhError messages are written by us; anything else is reduced to
+ * its class.
+ */
 export function safeMessage(error: unknown): string {
   if (error instanceof AvhError) return error.message;
   if (error instanceof Error) return `Unexpected ${error.name}`;

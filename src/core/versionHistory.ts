@@ -12,15 +12,10 @@ import {
   undoableTurnsWithChats,
 } from './restore/historyCounts';
 import { inFlightOperation } from './restore/operationRecords';
-import {
-  previewRestore,
-  reconcileOperations,
-  RestoreOptions,
-  RestorePreview,
-  RestoreRequest,
-  RestoreResult,
-  runRestore,
-} from './restore/restoreService';
+import { previewRestore } from './restore/confirmation';
+import type { RestoreOptions, RestorePreview, RestoreRequest, RestoreResult } from './restore/restoreRequest';
+import { runRestore } from './restore/restoreService';
+import { reconcileOperations } from './session/reconciliation';
 import { DurableStore } from './store/durableStore';
 import { secretsInTrackedFiles } from './git/secretExclusion';
 import { attachSecretChoices, ignoreInGitignore, includeInVersions } from './secrets/secretChoices';
@@ -37,16 +32,8 @@ import {
   settlePendingTurns,
 } from './turns/turnLedger';
 import { validateBeginTurn, validateChatId, validateOutcome, validateTurnId } from './turns/validation';
-import {
-  branchNotices,
-  ChatStatus,
-  chatStatus,
-  continueOnNewBranch,
-  ContinueResult,
-  forgetBranchAnswers,
-  restoreChatBranch,
-  settleChatContinuations,
-} from './chats/chatBranches';
+import { branchNotices, ChatStatus, chatStatus, forgetBranchAnswers, restoreChatBranch } from './chats/chatBranches';
+import { continueOnNewBranch, ContinueResult, settleChatContinuations } from './chats/chatContinuation';
 import { listVersions, VersionInfo } from './turns/versions';
 import { buildVersionsView } from '../views/versionHistory/viewModel';
 import { ChangedFile, changedFilesOf, readBlobAt } from './git/versionLog';
@@ -84,7 +71,9 @@ export interface StatusReport {
   operation: { id: string; kind: string; phase: string } | null;
 }
 
-/** Recovery latch reason after a damaged state file was rebuilt: what it held (a latch, a restore in flight) is unknown. */
+/**
+ * Recovery latch reason after a damaged state file was rebuilt: what it held (a latch, a restore in flight) is unknown.
+ */
 export const STATE_REBUILT_REASON = 'state-rebuilt';
 
 /**
@@ -118,7 +107,10 @@ export class VersionHistory {
         kind: 'state-rebuilt',
         movedTo: quarantined.movedTo,
         turnsRecovered,
-        message: `Agent Version History found its state file damaged, moved it aside (${quarantined.movedTo}) and rebuilt ${turnsRecovered} turn(s) from commit trailers. Check the repository before restoring (Use current version, or \`agent-versions recover check\`).`,
+        message:
+          `Agent Version History found its state file damaged, moved it aside (${quarantined.movedTo}) and ` +
+          `rebuilt ${turnsRecovered} turn(s) from commit trailers. Check the repository before restoring (Use ` +
+          `current version, or \`agent-versions recover check\`).`,
       });
     }
     // Every open (each CLI command, each activation) settles a restore that a crashed process left unfinished.
@@ -162,7 +154,10 @@ export class VersionHistory {
     return listVersions(this.ctx, limit, skip);
   }
 
-  /** The Version History view's model: the first `limit` versions of the branch joined with their turns (one git process). */
+  /**
+   * The Version History view's model: the first `limit` versions of the branch joined with their turns (one git
+   * process).
+   */
   versionsView(limit: number): Promise<VersionsView> {
     return buildVersionsView(this.ctx, limit);
   }
@@ -218,7 +213,10 @@ export class VersionHistory {
     );
   }
 
-  /** Undo This File: puts one path the turn changed back to its pre-turn content as a new commit; the rest of the turn stays. */
+  /**
+   * Undo This File: puts one path the turn changed back to its pre-turn content as a new commit; the rest of the turn
+   * stays.
+   */
   async undoFile(turnId: unknown, path: unknown, options: RestoreOptions = {}): Promise<RestoreResult> {
     if (typeof path !== 'string' || path.length === 0)
       throw new AvhError('invalid-input', 'Undo This File needs the path of a file the turn changed.');
@@ -230,7 +228,10 @@ export class VersionHistory {
     return this.ctx.store.read((r) => turnOfVersion(r, oid), { history: true });
   }
 
-  /** Turns of this branch that Undo can still take back, newest first, with their chat's title and agent (for the chat picker). */
+  /**
+   * Turns of this branch that Undo can still take back, newest first, with their chat's title and agent (for the chat
+   * picker).
+   */
   undoableTurns(): Promise<UndoableTurn[]> {
     return undoableTurnsWithChats(this.ctx);
   }
@@ -274,7 +275,9 @@ export class VersionHistory {
     return historyCounts(this.ctx);
   }
 
-  /** "Include in Versions" for a file left out as a likely secret: remembered for the path; the next version takes it. */
+  /**
+   * "Include in Versions" for a file left out as a likely secret: remembered for the path; the next version takes it.
+   */
   includeSecretFile(relPath: unknown): Promise<void> {
     return includeInVersions(this.ctx, relPath);
   }
@@ -289,7 +292,10 @@ export class VersionHistory {
     return secretsInTrackedFiles(this.ctx.repo);
   }
 
-  /** `chat status`: the chat's branch classified now (ok, on-remote, lost, unknown with its reason) and its warning entries. */
+  /**
+   * `chat status`: the chat's branch classified now (ok, on-remote, lost, unknown with its reason) and its warning
+   * entries.
+   */
   chatStatus(chatId: unknown): Promise<ChatStatus> {
     return chatStatus(this.ctx, validateChatId(chatId));
   }

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { type PhaseDeclaration, RESTORE_PHASE_REGISTRY } from '../../src/core/restore/restorePhases';
 import { CLI, cliJson } from './cliProcess';
 import { assertNothingLost, cleanupTempDirs, contentInventory, git, head, testGitEnv } from './gitFixtures';
 import { killedWhileRunning, slowGit } from './slowGit';
@@ -21,29 +22,27 @@ export interface CrashScenario {
   keepsUncommitted?: boolean;
 }
 
-export const RESTORE_PHASES_SWEPT = [
-  'preflight',
-  'preserve-dirty-tree',
-  'write-restore-commit',
-  'update-worktree',
-  'update-branch',
-  'turn-store-mutation',
-];
+const PHASES: readonly PhaseDeclaration[] = RESTORE_PHASE_REGISTRY;
+
+/**
+ * Every crash point a restore passes, from the saga's phase registry (a phase added there is swept here): each phase
+ * boundary and step inside its effect, in order, then a kill while each git command a phase runs is inside it.
+ */
 export const RESTORE_CRASH_POINTS = [
-  'preparing:after',
-  ...RESTORE_PHASES_SWEPT.flatMap((p) => [`${p}:before`, `${p}:after`]),
-  'preserve-dirty-tree:after-write-tree',
-  'preserve-dirty-tree:after-commit',
-  'preserve-dirty-tree:after-update-ref',
-  // Not `commit-tree`: nothing makes it slow enough to land a kill inside it, and its one object write is atomic
-  // (temp file + rename), so a kill there equals the crash points around it (after-write-tree / after-commit).
-  'git:add:during',
-  'git:read-tree:during',
-  'git:update-ref:during',
+  ...PHASES.flatMap((p) => {
+    const boundaries = p.boundaries ?? (p.run ? ['before', 'after'] : []);
+    const points = [
+      ...boundaries.filter((b) => b === 'before'),
+      ...(p.steps ?? []),
+      ...boundaries.filter((b) => b === 'after'),
+    ];
+    return points.map((at) => `${p.name}:${at}`);
+  }),
+  ...PHASES.flatMap((p) => (p.killedDuring ?? []).map((command) => `git:${command}:during`)),
 ];
 
 /** An Undo that keeps later work moves its branch while read-tree writes: killed once the branch moved. */
-export const KEEPS_LATER_CRASH_POINTS = ['update-worktree:branch-moved'];
+export const KEEPS_LATER_CRASH_POINTS = PHASES.flatMap((p) => (p.keepsLaterSteps ?? []).map((at) => `${p.name}:${at}`));
 
 const DURING = /^git:(.+):during$/;
 

@@ -35,7 +35,8 @@ export function getChatBranch(r: StoreReader | StoreTx, chatId: string): ChatBra
 /** Chats that work on a branch other than `current` (those whose branch may have gone). */
 export function chatsOffBranch(r: StoreReader | StoreTx, current: string | null): ChatBranchRow[] {
   return r.all<ChatBranchRow>(
-    'SELECT id, title, branch, base_branch, remote, resume_identity FROM chats WHERE branch IS NOT NULL AND branch IS NOT ? ORDER BY updated_at DESC',
+    'SELECT id, title, branch, base_branch, remote, resume_identity FROM chats WHERE branch IS NOT NULL AND ' +
+      'branch IS NOT ? ORDER BY updated_at DESC',
     [current],
   );
 }
@@ -59,7 +60,8 @@ export function continuationOnto(
   newBranch: string,
 ): ChatEventRow | undefined {
   return r.get<ChatEventRow>(
-    "SELECT * FROM chat_events WHERE chat_id = ? AND kind = 'continued-on-new-branch' AND status = 'done' AND new_branch = ?",
+    "SELECT * FROM chat_events WHERE chat_id = ? AND kind = 'continued-on-new-branch' AND status = 'done' AND " +
+      'new_branch = ?',
     [chatId, newBranch],
   );
 }
@@ -89,7 +91,8 @@ export function warningsOn(
 
 export function insertPendingContinuation(tx: StoreTx, row: ChatEventRow): void {
   tx.run(
-    `INSERT INTO chat_events (id, chat_id, kind, status, old_branch, new_branch, base_branch, base_commit, created_at, updated_at)
+    `INSERT INTO chat_events (id, chat_id, kind, status, old_branch, new_branch, base_branch, base_commit, ` +
+      `created_at, updated_at)
           VALUES (?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)`,
     [
       row.id,

@@ -10,9 +10,9 @@ import {
   GateBlocker,
   reasonForBlocker,
 } from '../git/repositoryGate';
-import { acquireRepositoryLease } from '../git/repositoryLease';
 import { commitWorkingTree } from '../git/workingTree';
-import { settleUnderLease } from '../restore/restoreService';
+import { OPERATIONS } from '../session/operationKinds';
+import { runOperation } from '../session/runOperation';
 import { RECOVERY_SUBJECT } from '../turns/promptSummary';
 import { clearRecovery, readRecovery, RecoveryLatch } from './recoveryLatch';
 
@@ -74,18 +74,15 @@ export class RecoveryBlockedError extends AvhError {
 export async function acceptCurrentVersion(ctx: RepoContext, options: AcceptOptions = {}): Promise<RecoverySettlement> {
   const missing = missingRepository(ctx);
   if (missing) return logged(ctx, 'accept', { result: 'rejected', assessment: missing });
-  const lease = await acquireRepositoryLease(ctx.repo, 'recovery', ctx.leaseWaitMs);
-  try {
-    await settleUnderLease(ctx); // a restore left unfinished may latch a newer recovery first
+  // Settled first: a restore left unfinished may latch a newer recovery.
+  return runOperation(ctx, OPERATIONS.recoveryAccept, async () => {
     const latch = await ctx.store.read((r) => readRecovery(r));
     const stale = staleSettlement(latch, options);
     if (stale) return logged(ctx, 'accept', stale);
     const assessment = await checkRepository(ctx);
     if (assessment.kind !== 'healthy') return logged(ctx, 'accept', { result: 'rejected', assessment });
     return logged(ctx, 'accept', await settle(ctx, latch!, assessment.branch, assessment.head));
-  } finally {
-    lease.release();
-  }
+  });
 }
 
 /**
@@ -103,9 +100,8 @@ export async function saveAndAcceptCurrentVersion(
     logged(ctx, 'save', { result: 'rejected', assessment: missing });
     throw new RecoveryBlockedError(missing);
   }
-  const lease = await acquireRepositoryLease(ctx.repo, 'recovery', ctx.leaseWaitMs);
-  try {
-    await settleUnderLease(ctx); // a restore left unfinished may latch a newer recovery first
+  // Settled first: a restore left unfinished may latch a newer recovery.
+  return runOperation(ctx, OPERATIONS.recoveryAccept, async () => {
     const latch = await ctx.store.read((r) => readRecovery(r));
     const stale = staleSettlement(latch, options);
     if (stale) return logged(ctx, 'save', stale);
@@ -143,9 +139,7 @@ export async function saveAndAcceptCurrentVersion(
       );
     }
     return logged(ctx, 'save', await settle(ctx, latch!, after.branch, after.head, savedCommit ?? undefined));
-  } finally {
-    lease.release();
-  }
+  });
 }
 
 /** Checked before taking the lease: taking it would create the state directory again inside a deleted repository. */

@@ -45,7 +45,8 @@ export function setRecovery(
     0;
   const generation = previous + 1;
   tx.run(
-    "INSERT INTO meta (key, value) VALUES ('recovery_generation', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+    "INSERT INTO meta (key, value) VALUES ('recovery_generation', ?) ON CONFLICT(key) DO UPDATE SET value = " +
+      'excluded.value',
     [String(generation)],
   );
   tx.run(

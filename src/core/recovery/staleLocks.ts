@@ -3,7 +3,8 @@
  * - git's own lock files (`index.lock`, `HEAD.lock`, the branch's `<ref>.lock`) when our git child was killed
  *   inside read-tree/update-ref: offered for removal (Remove Stale Lock / `recover remove-stale-lock`) only
  *   when provably left by an operation of ours that died, never while any of our operations runs (the one lock
- *   removed without asking is on a branch name a Continue on a New Branch of ours picked free; see chatBranches.ts);
+ *   removed without asking is on a branch name a Continue on a New Branch of ours picked free; see
+ *   chatContinuation.ts);
  * - our own temp files (temporary index copies, atomic-write temps) whose process is gone: removed by the next
  *   reconciliation.
  */
@@ -15,7 +16,9 @@ import { leasePath } from '../git/repositoryLease';
 import { GitRepository } from '../git/repository';
 import { recordedProcessGone, removeOrphanedTemporaryIndexes } from '../git/workingTree';
 import { inFlightOperation, latestSettledOperation, OperationRow } from '../restore/operationRecords';
-import { readLockHolder, tryAcquireLock } from '../store/pidLock';
+import { OPERATIONS } from '../session/operationKinds';
+import { runIfFree } from '../session/operationLease';
+import { readLockHolder } from '../store/pidLock';
 
 export interface StaleGitLock {
   /** Relative to the git dir, with forward slashes (e.g. `index.lock`, `refs/heads/main.lock`). */
@@ -26,7 +29,9 @@ export interface StaleGitLock {
   operationId: string;
 }
 
-/** File-system timestamps can trail Date.now() by their granularity; a lock this much older than the start still counts. */
+/**
+ * File-system timestamps can trail Date.now() by their granularity; a lock this much older than the start still counts.
+ */
 export const FS_CLOCK_SLACK_MS = 2_000;
 
 /**
@@ -72,33 +77,38 @@ function candidateLocks(op: OperationRow): string[] {
  * is removed. Returns the locks removed.
  */
 export async function removeStaleGitLocks(ctx: RepoContext, expected?: readonly string[]): Promise<StaleGitLock[]> {
-  const lease = tryAcquireLock(leasePath(ctx.repo), 'recovery');
-  if (!lease) {
+  return runIfFree(
+    ctx.repo,
+    OPERATIONS.staleLockRemoval,
+    () => removeOfferedLocks(ctx, expected),
+    () => {
+      throw new AvhError(
+        'restore-in-progress',
+        'Agent Version History is working in this repository right now, so no lock was removed. Try again when it ' +
+          'has finished.',
+      );
+    },
+  );
+}
+
+async function removeOfferedLocks(ctx: RepoContext, expected: readonly string[] | undefined): Promise<StaleGitLock[]> {
+  const offered = await staleLocksLeftByDeadOperation(ctx);
+  const chosen = expected === undefined ? offered : offered.filter((lock) => expected.includes(lock.file));
+  if (chosen.length === 0 || (expected !== undefined && chosen.length !== expected.length)) {
     throw new AvhError(
-      'restore-in-progress',
-      'Agent Version History is working in this repository right now, so no lock was removed. Try again when it has finished.',
+      'index-locked',
+      'No stale Git lock left by an interrupted restore was found (a lock of a Git command that runs is never ' +
+        'removed); nothing was removed.',
     );
   }
-  try {
-    const offered = await staleLocksLeftByDeadOperation(ctx);
-    const chosen = expected === undefined ? offered : offered.filter((lock) => expected.includes(lock.file));
-    if (chosen.length === 0 || (expected !== undefined && chosen.length !== expected.length)) {
-      throw new AvhError(
-        'index-locked',
-        'No stale Git lock left by an interrupted restore was found (a lock of a Git command that runs is never removed); nothing was removed.',
-      );
-    }
-    for (const lock of chosen) {
-      fs.rmSync(path.join(ctx.repo.gitDir, lock.file));
-      ctx.log.warn('recovery.stale-lock-removed', {
-        lock: lock.file === 'index.lock' ? 'index' : 'ref',
-        ageMs: Math.round(lock.ageMs),
-      });
-    }
-    return chosen;
-  } finally {
-    lease.release();
+  for (const lock of chosen) {
+    fs.rmSync(path.join(ctx.repo.gitDir, lock.file));
+    ctx.log.warn('recovery.stale-lock-removed', {
+      lock: lock.file === 'index.lock' ? 'index' : 'ref',
+      ageMs: Math.round(lock.ageMs),
+    });
   }
+  return chosen;
 }
 
 /** "3 minutes", "2 hours": a lock's age for the notice and the CLI. */

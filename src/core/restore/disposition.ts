@@ -1,6 +1,6 @@
 import type { RepoContext } from '../context';
 import { inspectRepositoryHealth } from '../git/healthProbe';
-import { RESTORE_PHASES, RestorePhase } from '../store/schema';
+import { RESTORE_PHASES, type RestorePhase, type ResumablePhase } from './restorePhases';
 import type { OperationRow } from './operationRecords';
 import { pathsHold, treeChanges, worktreeMatches } from '../git/worktreeUpdate';
 import { isOwnPreserveCommit } from './restoreEffects';
@@ -15,7 +15,7 @@ export type Disposition =
   /** The target state is (partly) in place and provably ours: finish from `resume`. */
   | {
       kind: 'roll-forward';
-      resume: 'update-worktree' | 'update-branch' | 'turn-store-mutation';
+      resume: ResumablePhase;
       preserved: string | null;
     }
   /** Ambiguous: fail closed. */
@@ -61,7 +61,7 @@ export async function classifyOperation(
     head === op.restore_commit &&
     at(op.phase) >= at('update-worktree')
   ) {
-    // An Undo that keeps later work moves its branch while read-tree writes (restoreService, updateWorktree): the
+    // An Undo that keeps later work moves its branch while read-tree writes (sagaPhases.ts, update-worktree): the
     // branch may be there before the files are.
     const changes = await treeChanges(ctx.repo, base, op.restore_commit);
     if (await pathsHold(ctx.repo, op.restore_commit, changes, 'new'))

@@ -101,7 +101,10 @@ export async function promoteUndoTarget(
   });
 }
 
-/** Whether Undo's turn (the given one, or the latest undoable of `branch`) is certainly in the hot table: one small read, no archive load. */
+/**
+ * Whether Undo's turn (the given one, or the latest undoable of `branch`) is certainly in the hot table: one small
+ * read, no archive load.
+ */
 export function undoTargetIsHot(ctx: RepoContext, branch: string, turnId?: string): Promise<boolean> {
   return ctx.store.read((r) => {
     if (turnId) return getTurn(r, turnId) !== undefined;
@@ -138,7 +141,8 @@ export async function undoableTurnsWithChats(ctx: RepoContext): Promise<Undoable
         created_at: number;
         prompt: string;
       }>(
-        `SELECT t.id, t.chat_id, c.title, t.agent, c.agent AS chat_agent, t.created_at, t.prompt FROM turns t JOIN chats c ON c.id = t.chat_id
+        `SELECT t.id, t.chat_id, c.title, t.agent, c.agent AS chat_agent, t.created_at, t.prompt FROM turns t ` +
+          `JOIN chats c ON c.id = t.chat_id
      WHERE t.branch = ? AND t.undone_by IS NULL AND t.base_commit IS NOT NULL
      ORDER BY t.created_at DESC, t.rowid DESC`,
         [branch],

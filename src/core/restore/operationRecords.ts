@@ -1,4 +1,5 @@
 import { AvhError } from '../errors';
+import { RESTORE_IN_PROGRESS_MESSAGE } from '../session/operationLease';
 import type { StoreReader, StoreTx } from '../store/durableStore';
 import type { OperationKind, OperationStatus, PreservationReason, RestorePhase, UndoScope } from '../store/schema';
 
@@ -12,7 +13,10 @@ export interface OperationRow {
   source_branch: string;
   source_head: string;
   target_commit: string;
-  /** 'everything': the commit holds target_commit's tree. 'turn' / 'file': the reverse of the turn (target_commit is its base) or of one path of it. */
+  /**
+   * 'everything': the commit holds target_commit's tree. 'turn' / 'file': the reverse of the turn (target_commit is its
+   * base) or of one path of it.
+   */
   scope: UndoScope;
   scope_path: string | null;
   preservation: PreservationReason;
@@ -45,13 +49,10 @@ export function admitOperation(
     'phase' | 'status' | 'attempts' | 'last_error' | 'updated_at' | 'preserve_commit' | 'restore_commit'
   >,
 ): void {
-  if (inFlightOperation(tx))
-    throw new AvhError(
-      'restore-in-progress',
-      'Another restore is in progress for this repository. Wait for it to finish, then try again.',
-    );
+  if (inFlightOperation(tx)) throw new AvhError('restore-in-progress', RESTORE_IN_PROGRESS_MESSAGE);
   tx.run(
-    `INSERT INTO operations (id, kind, phase, status, turn_id, source_branch, source_head, target_commit, scope, scope_path, preservation, attempts, started_at, updated_at)
+    `INSERT INTO operations (id, kind, phase, status, turn_id, source_branch, source_head, target_commit, scope, ` +
+      `scope_path, preservation, attempts, started_at, updated_at)
           VALUES (?, ?, 'preparing', 'in-flight', ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
     [
       op.id,
@@ -95,5 +96,51 @@ export function finishOperation(
     lastError,
     Date.now(),
     id,
+  ]);
+}
+
+/** Reconciliation takes the operation up again: one more attempt, so a later look knows a new process settled it. */
+export function countAttempt(tx: StoreTx, id: string): void {
+  tx.run('UPDATE operations SET attempts = attempts + 1 WHERE id = ?', [id]);
+}
+
+/** The restore's single store write: turn undone/redone, redo stack, operation completed. Idempotent. */
+export function applyTurnStoreMutation(tx: StoreTx, op: OperationRow, restoreCommit: string): void {
+  const current = getOperation(tx, op.id);
+  if (!current || current.status !== 'in-flight') return;
+  const branch = op.source_branch;
+  if (op.kind === 'undo') {
+    // Undo This File leaves the turn in effect (only one path went back): Redo brings the file back, the turn stays.
+    const undoneTurn = op.scope === 'file' ? null : op.turn_id;
+    if (undoneTurn) tx.run('UPDATE turns SET undone_by = ? WHERE id = ?', [op.id, undoneTurn]);
+    const position =
+      (tx.get<{ p: number | null }>('SELECT MAX(position) AS p FROM redo_entries WHERE branch = ?', [branch])?.p ?? 0) +
+      1;
+    tx.run(
+      'INSERT INTO redo_entries (op_id, position, branch, result_commit, redo_target, turn_id) VALUES (?, ?, ?, ' +
+        '?, ?, ?)',
+      [op.id, position, branch, restoreCommit, op.preserve_commit ?? op.source_head, undoneTurn],
+    );
+  } else if (op.kind === 'redo') {
+    const top = tx.get<{ op_id: string; turn_id: string | null }>(
+      'SELECT op_id, turn_id FROM redo_entries WHERE branch = ? ORDER BY position DESC LIMIT 1',
+      [branch],
+    );
+    if (top) {
+      tx.run('DELETE FROM redo_entries WHERE op_id = ?', [top.op_id]);
+      if (top.turn_id) tx.run('UPDATE turns SET undone_by = NULL WHERE id = ?', [top.turn_id]);
+      // The next undo down the stack now starts from this redo's result (same tree as that undo left).
+      tx.run(
+        'UPDATE redo_entries SET result_commit = ? WHERE branch = ? AND position = (SELECT MAX(position) FROM ' +
+          'redo_entries WHERE branch = ?)',
+        [restoreCommit, branch, branch],
+      );
+    }
+  } else {
+    tx.run('DELETE FROM redo_entries WHERE branch = ?', [branch]);
+  }
+  tx.run("UPDATE operations SET phase = 'completed', status = 'completed', updated_at = ? WHERE id = ?", [
+    Date.now(),
+    op.id,
   ]);
 }

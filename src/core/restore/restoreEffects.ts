@@ -5,7 +5,7 @@ import { AvhError, ErrorReason, isAvhError } from '../errors';
 import { readSymbolicHead } from '../git/healthProbe';
 import { parentsAndTrailer, readHead } from '../git/history';
 import { CommitSpec, commitWorkingTree, compareAndSetRef, createCommit, ZERO_OID } from '../git/workingTree';
-import { blobOid, TreeChange, updateWorktreeBetween } from '../git/worktreeUpdate';
+import { blobOid, ignoredPathsInTheWay, TreeChange, updateWorktreeBetween } from '../git/worktreeUpdate';
 import { INTERRUPTED_SUBJECT, restoreSubject, SAVED_EDITS_SUBJECT } from '../turns/promptSummary';
 import { failpoint } from '../failpoints';
 import type { OperationRow } from './operationRecords';
@@ -60,7 +60,10 @@ export async function preserveDirtyTree(ctx: RepoContext, op: OperationRow): Pro
   return result.commit!;
 }
 
-/** What the restore commit holds: a tree and its subject (`[Restore] …`, or `[Revert] …` for an Undo that keeps later work). */
+/**
+ * What the restore commit holds: a tree and its subject (`[Restore] …`, or `[Revert] …` for an Undo that keeps
+ * later work).
+ */
 export interface RestoreContent {
   tree: string;
   subject: string;
@@ -131,8 +134,9 @@ const MAX_PROVEN_BYTES = 64 * 1024 * 1024;
  * wrote holds exactly the target blob and mode (deleted paths are gone). The rest of the tree was clean at
  * preflight and was not written (and read-tree wrote the index from the restore commit), so the working tree
  * equals the target; for an Undo that keeps later work, whose postcondition is those paths alone (the rest may
- * hold the user's own edits), read-tree wrote their index entries from the restore commit. Returns false whenever it cannot prove it (a filter or line-ending conversion, a large
- * update, anything unexpected); the caller then runs the full probe.
+ * hold the user's own edits), read-tree wrote their index entries from the restore commit. Returns false whenever it
+ * cannot prove it (a filter or line-ending conversion, a large update, anything unexpected); the caller then runs the
+ * full probe.
  */
 export function restoredPathsMatch(ctx: RepoContext, op: OperationRow, changes: readonly TreeChange[]): boolean {
   if (changes.length > MAX_PROVEN_FILES || readSymbolicHead(ctx.repo.gitDir) !== branchRef(op)) return false;
@@ -173,7 +177,8 @@ export class WorktreeUpdateRefused extends AvhError {
   constructor(cause: AvhError) {
     super(
       cause.reason,
-      'Files this restore would write have changes of their own (uncommitted, staged or untracked), or git is busy with the index. Nothing was changed.',
+      'Files this restore would write have changes of their own (uncommitted, staged or untracked), or git is ' +
+        'busy with the index. Nothing was changed.',
       {},
       { cause },
     );
@@ -183,7 +188,10 @@ export class WorktreeUpdateRefused extends AvhError {
 
 const REFUSED_BEFORE_WRITING: readonly ErrorReason[] = ['dirty-conflict', 'unmerged-entries', 'index-locked'];
 
-/** Moves index and working tree from base to the restore commit with a two-tree merge (refuses to overwrite local changes). */
+/**
+ * Moves index and working tree from base to the restore commit with a two-tree merge (refuses to overwrite local
+ * changes).
+ */
 export async function updateWorktree(ctx: RepoContext, op: OperationRow, restoreCommit: string): Promise<void> {
   try {
     await updateWorktreeBetween(ctx.repo, baseOf(op), restoreCommit);
@@ -220,5 +228,19 @@ export async function updateBranch(ctx: RepoContext, op: OperationRow, restoreCo
   } catch (error) {
     if (isAvhError(error, 'ref-moved') && (await currentHead(ctx)) === restoreCommit) return;
     throw error;
+  }
+}
+
+/** Refuses (ordinary failure, nothing changed) when the update would overwrite or remove an ignored path. */
+export async function refuseIgnoredFilesInTheWay(ctx: RepoContext, changes: readonly TreeChange[]): Promise<void> {
+  const ignored = (await ignoredPathsInTheWay(ctx.repo, changes)).length;
+  if (ignored > 0) {
+    throw new AvhError(
+      'dirty-conflict',
+      `${ignored} ignored file${ignored === 1 ? '' : 's'} (by .gitignore, or left out of versions as a likely ` +
+        `secret) would be overwritten by this version. Move ${ignored === 1 ? 'it' : 'them'} aside, then try ` +
+        `again. Nothing was changed.`,
+      { count: ignored },
+    );
   }
 }

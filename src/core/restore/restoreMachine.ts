@@ -1,5 +1,6 @@
-import { assign, fromPromise, setup } from 'xstate';
+import { assign, fromPromise, type PromiseActorLogic, setup } from 'xstate';
 import type { Disposition } from './disposition';
+import { EFFECT_PHASES, type EffectPhase, RESTORE_PHASE_REGISTRY, type ResumablePhase } from './restorePhases';
 
 /** Machine context: the commits produced so far, the failure being handled, and how it was classified. */
 export interface RestoreMachineContext {
@@ -29,70 +30,122 @@ export interface RestoreMachineOutput {
   disposition: Disposition | null;
 }
 
-interface EffectInput {
+/** What every effect actor is given: the commits carried so far. */
+export interface EffectInput {
   preserved: string | null;
   restoreCommit: string | null;
 }
+
+/** A phase's effect actor: it returns the commit it made when the phase declares an output, else nothing. */
+type EffectLogic<P extends EffectPhase> = PromiseActorLogic<P extends { output: string } ? string : void, EffectInput>;
+export type EffectActors = { [P in EffectPhase as P['run']['effect']]: EffectLogic<P> };
+export type EffectName = keyof EffectActors;
 
 const notProvided = (name: string) =>
   fromPromise<never, EffectInput>(async () => {
     throw new Error(`restore effect ${name} was not provided`);
   });
 
-/**
- * The restore saga (SPEC §5.3). Each state's effect is a named promise actor that persists its phase before
- * acting (write-ahead) — restoreService provides them; tests swap them with `.provide()`. Any failure goes to
- * `classifying`, whose disposition (from the persisted phase and a repository probe) decides between rolling
- * forward once, settling as rolled back / ordinary failure, and latching recovery.
- */
-export const restoreMachine = setup({
+const effectActors = Object.fromEntries(
+  EFFECT_PHASES.map((phase) => [phase.run.effect, notProvided(phase.run.effect)]),
+) as unknown as EffectActors;
+
+const machineSetup = setup({
   types: {
     context: {} as RestoreMachineContext,
     input: {} as RestoreMachineInput,
     output: {} as RestoreMachineOutput,
   },
   actors: {
-    preflight: notProvided('preflight') as unknown as ReturnType<typeof fromPromise<void, EffectInput>>,
-    preserveDirtyTree: notProvided('preserveDirtyTree') as unknown as ReturnType<
-      typeof fromPromise<string, EffectInput>
+    ...effectActors,
+    classifyFailure: notProvided('classifyFailure') as unknown as PromiseActorLogic<
+      Disposition,
+      EffectInput & { error: unknown }
     >,
-    writeRestoreCommit: notProvided('writeRestoreCommit') as unknown as ReturnType<
-      typeof fromPromise<string, EffectInput>
+    settleRolledBack: notProvided('settleRolledBack') as unknown as PromiseActorLogic<
+      void,
+      EffectInput & { disposition: Disposition | null; error: unknown }
     >,
-    updateWorktree: notProvided('updateWorktree') as unknown as ReturnType<typeof fromPromise<void, EffectInput>>,
-    updateBranch: notProvided('updateBranch') as unknown as ReturnType<typeof fromPromise<void, EffectInput>>,
-    mutateTurnStore: notProvided('mutateTurnStore') as unknown as ReturnType<typeof fromPromise<void, EffectInput>>,
-    classifyFailure: notProvided('classifyFailure') as unknown as ReturnType<
-      typeof fromPromise<Disposition, EffectInput & { error: unknown }>
-    >,
-    settleRolledBack: notProvided('settleRolledBack') as unknown as ReturnType<
-      typeof fromPromise<void, EffectInput & { disposition: Disposition | null; error: unknown }>
-    >,
-    latchRecovery: notProvided('latchRecovery') as unknown as ReturnType<
-      typeof fromPromise<void, EffectInput & { disposition: Disposition | null; error: unknown }>
+    latchRecovery: notProvided('latchRecovery') as unknown as PromiseActorLogic<
+      void,
+      EffectInput & { disposition: Disposition | null; error: unknown }
     >,
   },
   guards: {
     needsPreserve: ({ context }) => context.needsPreserve && context.preserved === null,
-    resumeWorktree: ({ context }) =>
+    resumeAt: ({ context }, params: { phase: ResumablePhase }) =>
       context.disposition?.kind === 'roll-forward' &&
-      context.disposition.resume === 'update-worktree' &&
-      !context.rollForwardTried,
-    resumeBranch: ({ context }) =>
-      context.disposition?.kind === 'roll-forward' &&
-      context.disposition.resume === 'update-branch' &&
-      !context.rollForwardTried,
-    resumeStore: ({ context }) =>
-      context.disposition?.kind === 'roll-forward' &&
-      context.disposition.resume === 'turn-store-mutation' &&
+      context.disposition.resume === params.phase &&
       !context.rollForwardTried,
     isSettledBack: ({ context }) =>
       context.disposition?.kind === 'rolled-back' || context.disposition?.kind === 'ordinary',
   },
   actions: {
     recordFailure: assign({ error: ({ event }) => (event as { error?: unknown }).error }),
+    takePreserved: assign({ preserved: ({ event }) => (event as unknown as { output: string }).output }),
+    takeRestoreCommit: assign({ restoreCommit: ({ event }) => (event as unknown as { output: string }).output }),
+    rollingForward: assign({ rollForwardTried: true }),
   },
-}).createMachine({
+});
+
+type StateConfig = Parameters<typeof machineSetup.createStateConfig>[0];
+
+const carried = ({ context }: { context: RestoreMachineContext }): EffectInput => ({
+  preserved: context.preserved,
+  restoreCommit: context.restoreCommit,
+});
+
+const TAKE_OUTPUT = { preserved: 'takePreserved', restoreCommit: 'takeRestoreCommit' } as const;
+
+/** Where the machine goes once the phases before `rest` are done: the next phase that applies, else completed. */
+function nextPhase(rest: readonly EffectPhase[], action?: (typeof TAKE_OUTPUT)[keyof typeof TAKE_OUTPUT]) {
+  const actions = action ? { actions: action } : {};
+  const transitions: { guard?: 'needsPreserve'; target: string; actions?: typeof action }[] = [];
+  for (const phase of rest) {
+    const onlyWhen = 'onlyWhen' in phase ? phase.onlyWhen : undefined;
+    transitions.push({ ...(onlyWhen ? { guard: onlyWhen } : {}), target: phase.run.state, ...actions });
+    if (!onlyWhen) return transitions;
+  }
+  transitions.push({ target: 'completed', ...actions });
+  return transitions;
+}
+
+/** One state per effect phase, in the registry's order: its actor runs; any failure goes to `classifying`. */
+function effectStates(): Record<string, StateConfig> {
+  return Object.fromEntries(
+    EFFECT_PHASES.map((phase, i): [string, StateConfig] => [
+      phase.run.state,
+      // The actor's name is one of the registry's effects; TypeScript cannot pair each name with its own logic here.
+      {
+        invoke: {
+          id: phase.run.effect,
+          src: phase.run.effect,
+          input: carried,
+          onDone: nextPhase(EFFECT_PHASES.slice(i + 1), 'output' in phase ? TAKE_OUTPUT[phase.output] : undefined),
+          onError: { target: 'classifying', actions: 'recordFailure' },
+        },
+      } as StateConfig,
+    ]),
+  );
+}
+
+/** A roll-forward resumes once at the phase the disposition names (registry order), then fails closed. */
+const resumeTransitions = RESTORE_PHASE_REGISTRY.filter(
+  (phase): phase is Extract<EffectPhase, { resumable: true }> => 'resumable' in phase,
+).map((phase) => ({
+  guard: { type: 'resumeAt' as const, params: { phase: phase.name } },
+  target: phase.run.state,
+  actions: 'rollingForward' as const,
+}));
+
+/**
+ * The restore saga (SPEC §5.3), built from the phase registry (restorePhases.ts). Each state's effect is a named
+ * promise actor that persists its phase before acting (write-ahead) — the saga (restoreSaga.ts) provides them;
+ * tests swap them with `.provide()`. Any failure goes to `classifying`, whose disposition (from the persisted phase
+ * and a repository probe) decides between rolling forward once, settling as rolled back / ordinary failure, and
+ * latching recovery.
+ */
+export const restoreMachine = machineSetup.createMachine({
   id: 'restore',
   initial: 'start',
   context: ({ input }) => ({
@@ -107,71 +160,14 @@ export const restoreMachine = setup({
   }),
   states: {
     start: {
-      always: [{ guard: ({ context }) => context.reconcile, target: 'classifying' }, { target: 'preflight' }],
+      always: [{ guard: ({ context }) => context.reconcile, target: 'classifying' }, ...nextPhase(EFFECT_PHASES)],
     },
-    preflight: {
-      invoke: {
-        id: 'preflight',
-        src: 'preflight',
-        input: ({ context }) => ({ preserved: context.preserved, restoreCommit: context.restoreCommit }),
-        onDone: [{ guard: 'needsPreserve', target: 'preserving' }, { target: 'writingRestoreCommit' }],
-        onError: { target: 'classifying', actions: 'recordFailure' },
-      },
-    },
-    preserving: {
-      invoke: {
-        id: 'preserveDirtyTree',
-        src: 'preserveDirtyTree',
-        input: ({ context }) => ({ preserved: context.preserved, restoreCommit: context.restoreCommit }),
-        onDone: { target: 'writingRestoreCommit', actions: assign({ preserved: ({ event }) => event.output }) },
-        onError: { target: 'classifying', actions: 'recordFailure' },
-      },
-    },
-    writingRestoreCommit: {
-      invoke: {
-        id: 'writeRestoreCommit',
-        src: 'writeRestoreCommit',
-        input: ({ context }) => ({ preserved: context.preserved, restoreCommit: context.restoreCommit }),
-        onDone: { target: 'updatingWorktree', actions: assign({ restoreCommit: ({ event }) => event.output }) },
-        onError: { target: 'classifying', actions: 'recordFailure' },
-      },
-    },
-    updatingWorktree: {
-      invoke: {
-        id: 'updateWorktree',
-        src: 'updateWorktree',
-        input: ({ context }) => ({ preserved: context.preserved, restoreCommit: context.restoreCommit }),
-        onDone: { target: 'updatingBranch' },
-        onError: { target: 'classifying', actions: 'recordFailure' },
-      },
-    },
-    updatingBranch: {
-      invoke: {
-        id: 'updateBranch',
-        src: 'updateBranch',
-        input: ({ context }) => ({ preserved: context.preserved, restoreCommit: context.restoreCommit }),
-        onDone: { target: 'mutatingStore' },
-        onError: { target: 'classifying', actions: 'recordFailure' },
-      },
-    },
-    mutatingStore: {
-      invoke: {
-        id: 'mutateTurnStore',
-        src: 'mutateTurnStore',
-        input: ({ context }) => ({ preserved: context.preserved, restoreCommit: context.restoreCommit }),
-        onDone: { target: 'completed' },
-        onError: { target: 'classifying', actions: 'recordFailure' },
-      },
-    },
+    ...effectStates(),
     classifying: {
       invoke: {
         id: 'classifyFailure',
         src: 'classifyFailure',
-        input: ({ context }) => ({
-          preserved: context.preserved,
-          restoreCommit: context.restoreCommit,
-          error: context.error,
-        }),
+        input: ({ context }) => ({ ...carried({ context }), error: context.error }),
         onDone: {
           target: 'decided',
           actions: assign({
@@ -186,9 +182,7 @@ export const restoreMachine = setup({
     },
     decided: {
       always: [
-        { guard: 'resumeWorktree', target: 'updatingWorktree', actions: assign({ rollForwardTried: true }) },
-        { guard: 'resumeBranch', target: 'updatingBranch', actions: assign({ rollForwardTried: true }) },
-        { guard: 'resumeStore', target: 'mutatingStore', actions: assign({ rollForwardTried: true }) },
+        ...resumeTransitions,
         { guard: 'isSettledBack', target: 'settlingRollback' },
         { target: 'latchingRecovery' },
       ],
@@ -197,12 +191,7 @@ export const restoreMachine = setup({
       invoke: {
         id: 'settleRolledBack',
         src: 'settleRolledBack',
-        input: ({ context }) => ({
-          preserved: context.preserved,
-          restoreCommit: context.restoreCommit,
-          disposition: context.disposition,
-          error: context.error,
-        }),
+        input: ({ context }) => ({ ...carried({ context }), disposition: context.disposition, error: context.error }),
         onDone: { target: 'rolledBack' },
         onError: { target: 'rolledBack' },
       },
@@ -211,12 +200,7 @@ export const restoreMachine = setup({
       invoke: {
         id: 'latchRecovery',
         src: 'latchRecovery',
-        input: ({ context }) => ({
-          preserved: context.preserved,
-          restoreCommit: context.restoreCommit,
-          disposition: context.disposition,
-          error: context.error,
-        }),
+        input: ({ context }) => ({ ...carried({ context }), disposition: context.disposition, error: context.error }),
         onDone: { target: 'recoveryRequired' },
         onError: { target: 'recoveryRequired' },
       },

@@ -19,17 +19,22 @@ import { turnsByIds } from './historyCounts';
 
 /**
  * Undo Only This Turn and Undo This File (issue 12): what landed after a turn, and the tree an Undo of `scope`
- * commits. The saga (restoreService) runs them exactly like every restore; only the commit's tree and subject differ.
+ * commits. The saga (restoreSaga.ts) runs them exactly like every restore; only the commit's tree and subject differ.
  */
 
-/** What landed on the branch after the turn began, besides the turn itself: what Restore Everything would take away too. */
+/**
+ * What landed on the branch after the turn began, besides the turn itself: what Restore Everything would take away too.
+ */
 export interface LaterWork {
   /** Agent turns after this one that are still in effect (not undone), of other chats / of the same chat. */
   otherChatTurns: number;
   sameChatTurns: number;
   /** Commits the user made after the turn. */
   userCommits: number;
-  /** Turns (or files of turns) undone after this turn with Undo Only This Turn / Undo This File: Restore Everything would bring them back. */
+  /**
+   * Turns (or files of turns) undone after this turn with Undo Only This Turn / Undo This File: Restore Everything
+   * would bring them back.
+   */
   reverts: number;
   /** Uncommitted edits in the working tree (not partial work of this turn). */
   uncommitted: boolean;
@@ -181,7 +186,8 @@ export async function checkUndoTree(
     if (running.length > 0) {
       throw new AvhError(
         'dirty-conflict',
-        'Another agent turn is still running and the working tree has uncommitted changes. Wait for it to end, then try again. Nothing was changed.',
+        'Another agent turn is still running and the working tree has uncommitted changes. Wait for it to end, ' +
+          'then try again. Nothing was changed.',
       );
     }
   }
@@ -215,7 +221,8 @@ export function conflictError(conflicts: readonly string[]): AvhError {
   const more = conflicts.length > 10 ? ` and ${conflicts.length - 10} more` : '';
   return new AvhError(
     'revert-conflict',
-    `Undo Only This Turn cannot apply cleanly: later work changed the same lines in ${shown}${more}. Nothing was changed. Restore Everything to Before This Turn is still available.`,
+    `Undo Only This Turn cannot apply cleanly: later work changed the same lines in ${shown}${more}. Nothing was ` +
+      `changed. Restore Everything to Before This Turn is still available.`,
     { count: conflicts.length, files: conflicts.join('\n') },
   );
 }

@@ -1,14 +1,18 @@
 import type { RepoContext } from '../context';
 import { AvhError } from '../errors';
-import { acquireRepositoryLease } from '../git/repositoryLease';
 import { appendToGitignore, excludedSecretPaths, removeExclusion } from '../git/secretExclusion';
+import { OPERATIONS } from '../session/operationKinds';
+import { runOperation } from '../session/runOperation';
 import { setIncludedPathsSource } from './secretPolicy';
 
 /** The user's answers to "this file looks like it holds secrets". Owns the `secret_inclusions` table. */
 
 /** What the user is told, once, about a file left out (names the file, never its content). */
 export function leftOutMessage(relPath: string): string {
-  return `${relPath} looks like it holds secrets, so Agent Version History left it out of versions. It stays in your folder.`;
+  return (
+    `${relPath} looks like it holds secrets, so Agent Version History left it out of versions. It stays in ` +
+    `your folder.`
+  );
 }
 
 /** Lets the repository's version commits see the paths the user included (read only when a scan finds something). */
@@ -29,7 +33,8 @@ export async function includeInVersions(ctx: RepoContext, relPath: unknown): Pro
   await underLease(ctx, file, async () => {
     await ctx.store.transaction((tx) =>
       tx.run(
-        'INSERT INTO secret_inclusions (path, decided_at) VALUES (?, ?) ON CONFLICT (path) DO UPDATE SET decided_at = excluded.decided_at',
+        'INSERT INTO secret_inclusions (path, decided_at) VALUES (?, ?) ON CONFLICT (path) DO UPDATE SET ' +
+          'decided_at = excluded.decided_at',
         [file, Date.now()],
       ),
     );
@@ -48,10 +53,9 @@ export async function ignoreInGitignore(ctx: RepoContext, relPath: unknown): Pro
   });
 }
 
-async function underLease(ctx: RepoContext, relPath: string, action: () => Promise<void>): Promise<void> {
+function underLease(ctx: RepoContext, relPath: string, action: () => Promise<void>): Promise<void> {
   // The exclude block is also written by version commits: one writer at a time.
-  const lease = await acquireRepositoryLease(ctx.repo, 'turn', ctx.leaseWaitMs);
-  try {
+  return runOperation(ctx, OPERATIONS.secretChoice, async () => {
     if (!(await excludedSecretPaths(ctx.repo)).includes(relPath)) {
       throw new AvhError(
         'invalid-input',
@@ -59,9 +63,7 @@ async function underLease(ctx: RepoContext, relPath: string, action: () => Promi
       );
     }
     await action();
-  } finally {
-    lease.release();
-  }
+  });
 }
 
 /** A repository-relative, `/`-separated path without `.`/`..` segments, as git lists paths. */

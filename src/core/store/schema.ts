@@ -1,20 +1,10 @@
 import { TERMINAL_OUTCOMES, TURN_RECOVERY_STATES } from '../outcomes';
+import { RESTORE_PHASES, type RestorePhase } from '../restore/restorePhases';
 
 const sqlList = (values: readonly string[]) => values.map((v) => `'${v}'`).join(', ');
 
-/** Restore phases in order (SPEC §5.3); the schema and the saga both use this tuple. */
-export const RESTORE_PHASES = [
-  'preparing',
-  'preflight',
-  'checkout-branch',
-  'preserve-dirty-tree',
-  'write-restore-commit',
-  'update-worktree',
-  'update-branch',
-  'turn-store-mutation',
-  'completed',
-] as const;
-export type RestorePhase = (typeof RESTORE_PHASES)[number];
+/** Restore phases in order (SPEC §5.3): derived from the saga's phase registry, their one source. */
+export { RESTORE_PHASES, type RestorePhase };
 
 export const OPERATION_KINDS = ['undo', 'redo', 'restore'] as const;
 export type OperationKind = (typeof OPERATION_KINDS)[number];

@@ -12,7 +12,10 @@ export function agentSubject(prompt: string): string {
 }
 
 export const INTERRUPTED_SUBJECT = '[Interrupted] Saved partial changes before restoring to an earlier version';
-/** The user's own uncommitted edits, saved before an Undo that keeps later work (kind 'interrupted': saved by us before a restore). */
+/**
+ * The user's own uncommitted edits, saved before an Undo that keeps later work (kind 'interrupted': saved by us before
+ * a restore).
+ */
 export const SAVED_EDITS_SUBJECT = '[Interrupted] Saved uncommitted changes before undoing a turn';
 export const RECOVERY_SUBJECT = '[Recovery] Saved current changes before continuing Version History';
 export const restoreSubject = (oid: string) => `[Restore] Restored version ${oid.slice(0, 7)}`;

@@ -31,7 +31,8 @@ export async function rebuildFromTrailers(ctx: RepoContext): Promise<number> {
       const seq =
         (tx.get<{ s: number | null }>('SELECT MAX(seq) AS s FROM turns WHERE chat_id = ?', [t.chatId])?.s ?? 0) + 1;
       tx.run(
-        `INSERT INTO turns (id, chat_id, seq, prompt, recovery, terminal_outcome, branch, base_head, base_commit, version_commit, created_at, ended_at)
+        `INSERT INTO turns (id, chat_id, seq, prompt, recovery, terminal_outcome, branch, base_head, base_commit, ` +
+          `version_commit, created_at, ended_at)
               VALUES (?, ?, ?, ?, 'terminal', 'completed', ?, ?, ?, ?, ?, ?)`,
         [
           t.turnId,

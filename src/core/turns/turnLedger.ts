@@ -3,18 +3,18 @@ import type { RepoContext } from '../context';
 import { AvhError, ErrorReason, isAvhError } from '../errors';
 import { failpoint } from '../failpoints';
 import { findTurnCommit } from '../git/history';
-import { inspectRepositoryHealth, quickGateFacts } from '../git/healthProbe';
+import { quickGateFacts } from '../git/healthProbe';
 import { excludeHeavyFoldersBeforeFirstVersion, largeFileNotice } from '../git/heavyFolders';
-import { factsFromHealth, GateFacts, passTurnGate, turnGate } from '../git/repositoryGate';
-import { acquireRepositoryLease, leasePath } from '../git/repositoryLease';
+import { GateFacts, turnGate } from '../git/repositoryGate';
 import { commitFirstBase, commitWorkingTree, ZERO_OID } from '../git/workingTree';
 import { assertChatBranchUsable, chatOrigin } from '../chats/chatBranches';
 import type { TerminalOutcome } from '../outcomes';
 import type { SecretFinding } from '../secrets/secretScanner';
-import { assertNoRecovery, readRecovery } from '../recovery/recoveryLatch';
+import { readRecovery } from '../recovery/recoveryLatch';
 import { inFlightOperation } from '../restore/operationRecords';
-import { settleUnderLease } from '../restore/restoreService';
-import { tryAcquireLock } from '../store/pidLock';
+import { OPERATIONS } from '../session/operationKinds';
+import { runIfFree } from '../session/operationLease';
+import { runOperation } from '../session/runOperation';
 import { agentSubject } from './promptSummary';
 import {
   getChat,
@@ -44,7 +44,9 @@ export interface BeginTurnResult {
    * branch: the `[Base]` root commit of the files the folder held, or a private root commit of the empty tree.
    */
   baseCommit: string;
-  /** Said once: nested repositories (their own `.git`) Version History does not version; files left out for their size. */
+  /**
+   * Said once: nested repositories (their own `.git`) Version History does not version; files left out for their size.
+   */
   notice?: string;
   /** New files left out because they look like secrets (issue 15); they stay in the working tree. */
   excluded: SecretFinding[];
@@ -55,20 +57,9 @@ export interface BeginTurnResult {
  * working tree; writes nothing to git when the tree is clean. Refused while recovery is required. On an unborn
  * branch (issue 13) the first turn records too: see startFirstTurn.
  */
-export async function beginTurn(ctx: RepoContext, input: BeginTurnInput): Promise<BeginTurnResult> {
-  await assertNoRecovery(ctx.store);
-  const lease = await acquireRepositoryLease(ctx.repo, 'turn', ctx.leaseWaitMs);
-  try {
-    // A restore another process left unfinished is settled first (it may latch recovery, which the gate then refuses).
-    await settleUnderLease(ctx);
-    const [health, state] = await Promise.all([
-      inspectRepositoryHealth(ctx.repo),
-      ctx.store.read((r) => ({
-        recoveryRequired: readRecovery(r) !== null,
-        restoreInFlight: inFlightOperation(r) !== undefined,
-      })),
-    ]);
-    const { branch, head } = passTurnGate(factsFromHealth(health, state), 'retry');
+export function beginTurn(ctx: RepoContext, input: BeginTurnInput): Promise<BeginTurnResult> {
+  // A restore another process left unfinished is settled first (it may latch recovery, which the gate then refuses).
+  return runOperation(ctx, OPERATIONS.turnBegin, async ({ health, branch, head }) => {
     // An existing chat whose branch is gone (lost, only on the remote, or not checkable) is refused, nothing replaced;
     // a new chat records its branch, base branch and remote (SPEC §7).
     const known = await ctx.store.read((r) => getChat(r, input.chatId) !== undefined);
@@ -111,7 +102,8 @@ export async function beginTurn(ctx: RepoContext, input: BeginTurnInput): Promis
       ({ commit: baseCommit, tree: baseTree, excluded, large, nested } = first);
       baseHead = first.onBranch ? first.commit : null;
     } else if (!health.clean) {
-      // A private ref holds the exact pre-turn state (staged tree included); HEAD, the index and files stay as they are.
+      // A private ref holds the exact pre-turn state (staged tree included); HEAD, the index and files stay as they
+      // are.
       const snapshot = await commitWorkingTree(ctx.repo, {
         ref: `${BASE_REF_PREFIX}${turnId}`,
         expected: ZERO_OID,
@@ -137,9 +129,7 @@ export async function beginTurn(ctx: RepoContext, input: BeginTurnInput): Promis
     });
     const notice = joinNotices(await nestedNotice(ctx, nested), largeFileNotice(large));
     return { turnId, baseCommit: baseCommit!, excluded, ...(notice ? { notice } : {}) };
-  } finally {
-    lease.release();
-  }
+  });
 }
 
 /**
@@ -182,15 +172,9 @@ export interface EndTurnResult {
  * Records the turn's terminal outcome in one durable write, then (completed only) commits the whole tree as
  * one `[Agent]` version when it differs from the base. Ending an unknown or already-ended turn changes nothing.
  */
-export async function endTurn(ctx: RepoContext, turnId: string, outcome: TerminalOutcome): Promise<EndTurnResult> {
-  const lease = await acquireRepositoryLease(ctx.repo, 'turn', ctx.leaseWaitMs);
-  try {
-    // Settled first: a half-restored tree left by a dead restore is never committed as this turn's version.
-    await settleUnderLease(ctx);
-    return await endTurnUnderLease(ctx, turnId, outcome);
-  } finally {
-    lease.release();
-  }
+export function endTurn(ctx: RepoContext, turnId: string, outcome: TerminalOutcome): Promise<EndTurnResult> {
+  // Settled first: a half-restored tree left by a dead restore is never committed as this turn's version.
+  return runOperation(ctx, OPERATIONS.turnEnd, () => endTurnUnderLease(ctx, turnId, outcome));
 }
 
 /** endTurn for a caller that already holds the repository lease (Undo ends a running turn this way). */
@@ -237,7 +221,8 @@ export async function endTurnUnderLease(
 }
 
 const RECOVERY_COPY =
-  'No version was made: Version History needs attention (an earlier restore could not be verified). The changes stay in the working tree; resolve the recovery notice to continue.';
+  'No version was made: Version History needs attention (an earlier restore could not be verified). The changes ' +
+  'stay in the working tree; resolve the recovery notice to continue.';
 const KEPT = 'No version was made; the changes stay in the working tree.';
 
 const NO_VERSION_FOR: Partial<Record<ErrorReason, NoVersionReason>> = {
@@ -252,9 +237,12 @@ const NO_VERSION_FOR: Partial<Record<ErrorReason, NoVersionReason>> = {
   'ref-update-refused': 'ref-update-refused',
 };
 
+const REF_UPDATE_REFUSED =
+  'Git refused to move the branch (a reference-transaction hook, a full disk or a permissions problem).';
+
 const FAILURE_COPY: Partial<Record<NoVersionReason, string>> = {
   'ref-moved': `${KEPT} The branch moved while the version was being recorded.`,
-  'ref-update-refused': `${KEPT} Git refused to move the branch (a reference-transaction hook, a full disk or a permissions problem).`,
+  'ref-update-refused': `${KEPT} ${REF_UPDATE_REFUSED}`,
   'git-failed': `${KEPT} Git failed while recording it.`,
 };
 
@@ -266,7 +254,10 @@ type VersionOutcome = {
   excluded?: SecretFinding[];
 };
 
-/** Commits the turn's whole tree as one `[Agent]` version on the attached branch, through the one gate and the one commit path. */
+/**
+ * Commits the turn's whole tree as one `[Agent]` version on the attached branch, through the one gate and the one
+ * commit path.
+ */
 async function commitTurnVersion(ctx: RepoContext, turn: TurnRow): Promise<VersionOutcome> {
   const { repo } = ctx;
   const { facts, resolved } = await quickGateFacts(repo, [
@@ -323,19 +314,20 @@ export { readSymbolicHead } from '../git/healthProbe';
 export async function settlePendingTurns(ctx: RepoContext): Promise<number> {
   const pending = await ctx.store.read((r) => pendingTurns(r));
   if (pending.length === 0) return 0;
-  const lease = tryAcquireLock(leasePath(ctx.repo), 'reconcile');
-  if (!lease) return 0;
-  try {
-    const settled = await ctx.store.read((r) => pendingTurns(r));
-    for (const turn of settled) {
-      const version = turn.branch ? await findTurnCommit(ctx.repo, `refs/heads/${turn.branch}`, turn.id) : null;
-      await ctx.store.transaction((tx) => setTurnVersion(tx, turn.id, version, version ? null : 'interrupted'));
-      ctx.log.warn('turn.pending-settled', { turn: turn.id, made: version !== null });
-    }
-    return settled.length;
-  } finally {
-    lease.release();
-  }
+  return runIfFree(
+    ctx.repo,
+    OPERATIONS.reconcile,
+    async () => {
+      const settled = await ctx.store.read((r) => pendingTurns(r));
+      for (const turn of settled) {
+        const version = turn.branch ? await findTurnCommit(ctx.repo, `refs/heads/${turn.branch}`, turn.id) : null;
+        await ctx.store.transaction((tx) => setTurnVersion(tx, turn.id, version, version ? null : 'interrupted'));
+        ctx.log.warn('turn.pending-settled', { turn: turn.id, made: version !== null });
+      }
+      return settled.length;
+    },
+    () => 0,
+  );
 }
 
 /** Ends every still-running turn of a chat as cancelled (the Claude Code hook sends no Stop on interrupt). */

@@ -100,7 +100,9 @@ export function insertChatStatement(c: {
   now: number;
 }): JournalStatement {
   return {
-    sql: 'INSERT INTO chats (id, title, agent, branch, base_branch, remote, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    sql:
+      'INSERT INTO chats (id, title, agent, branch, base_branch, remote, created_at, updated_at) VALUES (?, ?, ' +
+      '?, ?, ?, ?, ?, ?)',
     params: [c.id, c.title, c.agent, c.branch, c.baseBranch, c.remote, c.now, c.now],
   };
 }
@@ -156,7 +158,9 @@ export function turnTerminalStatement(
   endedAt: number,
 ): JournalStatement {
   return {
-    sql: "UPDATE turns SET recovery = 'terminal', terminal_outcome = ?, no_version_reason = ?, ended_at = ? WHERE id = ?",
+    sql:
+      "UPDATE turns SET recovery = 'terminal', terminal_outcome = ?, no_version_reason = ?, ended_at = ? WHERE " +
+      'id = ?',
     params: [outcome, noVersionReason, endedAt, id],
   };
 }

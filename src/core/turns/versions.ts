@@ -16,7 +16,9 @@ export interface VersionInfo {
 const FIELD = '\x1f';
 const RECORD = '\x1e';
 
-/** Versions of the current branch, newest first; kinds from subjects, turn ids from trailers, outcomes from the store. */
+/**
+ * Versions of the current branch, newest first; kinds from subjects, turn ids from trailers, outcomes from the store.
+ */
 export async function listVersions(ctx: RepoContext, limit = 100, skip = 0): Promise<VersionInfo[]> {
   const stdout = await versionRecords(
     ctx.repo.root,

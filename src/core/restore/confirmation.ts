@@ -1,0 +1,106 @@
+// The confirmation policy: what a restore shows before it runs, and what it refuses to run unconfirmed.
+import * as crypto from 'node:crypto';
+import type { RepoContext } from '../context';
+import { AvhError } from '../errors';
+import { OPERATIONS } from '../session/operationKinds';
+import { runOperation } from '../session/runOperation';
+import { makePlan, type Plan } from './restorePlan';
+import type { RestoreOptions, RestorePreview, RestoreRequest } from './restoreRequest';
+import { anyLaterWork, checkUndoTree, describeLaterWork } from './revertPlan';
+
+/** Read-only: what a restore would do, for the UI's confirmation. Takes no lease and changes nothing. */
+export function previewRestore(ctx: RepoContext, request: RestoreRequest): Promise<RestorePreview> {
+  return runOperation(ctx, OPERATIONS.restorePreview, () => preview(ctx, request));
+}
+
+async function preview(ctx: RepoContext, request: RestoreRequest): Promise<RestorePreview> {
+  const plan = await makePlan(ctx, request);
+  if ('nothing' in plan)
+    return { kind: request.kind, nothing: plan.nothing, userCommits: 0, fingerprint: planFingerprint(plan) };
+  const onlyTurn =
+    plan.request.kind === 'undo' && !plan.request.path && anyLaterWork(plan.later)
+      ? {
+          conflicts: (plan.undoTree ?? (await checkUndoTree(ctx, plan.turn!, 'turn', plan.head, plan.clean, null)))
+            .conflicts,
+        }
+      : undefined;
+  return {
+    kind: request.kind,
+    target: plan.target,
+    ...(plan.turn ? { turnId: plan.turn.id } : {}),
+    userCommits: plan.userCommits,
+    ...(request.kind === 'undo' ? { scope: plan.scope } : {}),
+    ...(plan.later ? { later: plan.later } : {}),
+    ...(onlyTurn ? { onlyTurn } : {}),
+    fingerprint: planFingerprint(plan),
+  };
+}
+
+/**
+ * What a confirmation confirms: the same request on the same branch and HEAD, to the same target, undoing the same user
+ * commits.
+ */
+export function planFingerprint(plan: Plan | { nothing: string }): string {
+  const named =
+    'nothing' in plan
+      ? [plan.nothing]
+      : [
+          plan.request.kind,
+          plan.branch,
+          plan.head,
+          plan.target,
+          plan.turn?.id ?? '',
+          plan.userCommits,
+          plan.scope,
+          plan.scopePath ?? '',
+        ];
+  return crypto.createHash('sha256').update(JSON.stringify(named)).digest('hex').slice(0, 16);
+}
+
+/**
+ * Refuses (nothing changed) a restore whose plan differs under the lease from the preview the user confirmed
+ * (`expectedPlan`: a new turn, a commit since): the caller asks again instead of running what was never confirmed.
+ */
+export function assertConfirmedPlan(plan: Plan | { nothing: string }, options: RestoreOptions): void {
+  if (options.expectedPlan !== undefined && planFingerprint(plan) !== options.expectedPlan) {
+    throw new AvhError(
+      'confirmation-required',
+      'What this restore would do changed since it was confirmed (a new turn or a commit). Confirm again; nothing ' +
+        'was changed.',
+      { planChanged: true, count: 'nothing' in plan ? 0 : plan.userCommits },
+    );
+  }
+}
+
+/**
+ * Refuses (nothing changed) an unchosen Undo that would take later turns away with it, and a restore that undoes
+ * commits the user made themselves, unless the user confirmed (`confirmUserCommits`).
+ */
+export function assertConfirmed(plan: Plan, options: RestoreOptions): void {
+  // Later turns, and turns undone on their own since, would silently go (or come back) with an unchosen Undo.
+  const laterTurns =
+    plan.scope === 'everything' && plan.later
+      ? plan.later.otherChatTurns + plan.later.sameChatTurns + plan.later.reverts
+      : 0;
+  if (
+    laterTurns > 0 &&
+    plan.request.kind === 'undo' &&
+    plan.request.only === undefined &&
+    !options.confirmUserCommits
+  ) {
+    throw new AvhError(
+      'confirmation-required',
+      `Work landed after this turn: ${describeLaterWork(plan.later!)}. Choose Undo Only This Turn (keeps it) or ` +
+        `Restore Everything to Before This Turn (takes it away too; it stays in history). Nothing was changed.`,
+      { count: laterTurns, choice: true },
+    );
+  }
+  if (plan.userCommits > 0 && !options.confirmUserCommits) {
+    throw new AvhError(
+      'confirmation-required',
+      `This restore undoes ${plan.userCommits} commit${plan.userCommits === 1 ? '' : 's'} you made yourself after ` +
+        `that version (they stay reachable in history). Confirm to continue; nothing was changed.`,
+      { count: plan.userCommits },
+    );
+  }
+}

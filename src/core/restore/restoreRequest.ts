@@ -1,0 +1,62 @@
+// What callers ask of a restore and what they get back: the CLI, the extension and the API share these types.
+import type { UndoScope } from '../store/schema';
+import type { LaterWork } from './revertPlan';
+
+/** Undo's choice when work landed after the turn: only the turn's own changes, or everything since its base. */
+export type UndoOnly = 'turn' | 'everything';
+
+export type RestoreRequest =
+  /**
+   * `only` unset: today's Undo (everything since the turn's base), refused with 'confirmation-required' when it
+   * would take away later agent turns or user commits unconfirmed. `path`: Undo This File (one path of the turn).
+   */
+  | { kind: 'undo'; turnId?: string; only?: UndoOnly; path?: string }
+  | { kind: 'redo' }
+  | { kind: 'restore'; target: string };
+
+export interface RestoreOptions {
+  /** The user agreed to undo commits they made themselves after the target (palette modal / CLI --yes). */
+  confirmUserCommits?: boolean;
+  /**
+   * The fingerprint of the preview the user confirmed. When the plan differs under the lease (a new turn, a
+   * commit since), the restore is refused with 'confirmation-required' (details.planChanged) and nothing changes,
+   * so the caller asks again instead of running something that was never confirmed.
+   */
+  expectedPlan?: string;
+  /** Told when Undo ends a still-running turn as cancelled (the API forwards it to the agent). */
+  onTurnCancelled?: (turn: { turnId: string; chatId: string }) => void;
+}
+
+export interface RestoreResult {
+  result: 'restored' | 'nothing-to-undo' | 'nothing-to-redo' | 'no-change';
+  operationId?: string;
+  restoreCommit?: string;
+  /** The `[Interrupted]` commit holding partial changes saved before restoring. */
+  preserved?: string;
+  target?: string;
+  turnId?: string;
+  /** Said once per folder: nested repositories the restore left untouched (Version History does not version them). */
+  notice?: string;
+  /** Undo: what it took back (everything since the turn, only the turn's changes, or one file of them). */
+  scope?: UndoScope;
+}
+
+export interface RestorePreview {
+  kind: RestoreRequest['kind'];
+  nothing?: 'nothing-to-undo' | 'nothing-to-redo';
+  target?: string;
+  turnId?: string;
+  /** Commits the user made themselves after the target that this restore undoes (they stay in history). */
+  userCommits: number;
+  /** Undo: what this Undo would take back as planned. */
+  scope?: UndoScope;
+  /**
+   * Undo of a turn whose version is in HEAD's history: what landed after it. When anything did (anyLaterWork),
+   * the UI offers Undo Only This Turn next to Restore Everything (which takes all of it away).
+   */
+  later?: LaterWork;
+  /** When work landed after the turn: whether Undo Only This Turn applies cleanly, and the files it conflicts in. */
+  onlyTurn?: { conflicts: string[] };
+  /** Names exactly what would run (branch, HEAD, target, turn, user commits): pass it back as `expectedPlan`. */
+  fingerprint: string;
+}

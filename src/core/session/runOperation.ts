@@ -1,0 +1,34 @@
+import type { RepoContext } from '../context';
+import { inspectRepositoryHealth } from '../git/healthProbe';
+import { assertNoRecovery, readRecovery } from '../recovery/recoveryLatch';
+import { inFlightOperation } from '../restore/operationRecords';
+import type { RunKind } from './operationKinds';
+import { type Opened, type OperationSteps, runWithSteps } from './operationGate';
+import { settleUnderLease } from './reconciliation';
+
+/** The sequence's steps for a repository opened by the core: its store, the full health probe, reconciliation. */
+function coreSteps(ctx: RepoContext): OperationSteps {
+  return {
+    refuseRecovery: () => assertNoRecovery(ctx.store),
+    settle: () => settleUnderLease(ctx),
+    probe: () => inspectRepositoryHealth(ctx.repo),
+    latchFacts: () =>
+      ctx.store.read((r) => ({
+        recoveryRequired: readRecovery(r) !== null,
+        restoreInFlight: inFlightOperation(r) !== undefined,
+      })),
+    leaseWaitMs: ctx.leaseWaitMs,
+  };
+}
+
+/**
+ * Runs one operation of `kind` on the repository through the one gate (operationGate.ts): a mutating kind holds
+ * the repository lease throughout, and `fn` starts only once the kind's recovery check, settling and gate passed.
+ */
+export function runOperation<K extends RunKind, T>(
+  ctx: RepoContext,
+  kind: K,
+  fn: (opened: Opened<K>) => Promise<T>,
+): Promise<T> {
+  return runWithSteps(ctx.repo, kind, coreSteps(ctx), fn);
+}
