@@ -3,7 +3,8 @@
  * kernel copies the caller's memory map and git is exec'd, for a time that grows with the caller's memory
  * (measured here: 5 ms at 43 MB, 11 ms at 144 MB, 14 ms at 350 MB). The extension host is that large process
  * and is also the thread that runs every extension, so a long-lived host starts one small launcher process
- * (gitLauncherMain.ts) and the git client (gitClient.ts) sends it its commands. The launcher is only ever a faster way to start the
+ * (gitLauncherMain.ts) and the git client (gitClient.ts) sends it its commands. The launcher is only ever a faster way
+ * to start the
  * same command: until it is ready, when it is gone, and in short-lived processes (the CLI), the client spawns
  * git itself. A command whose launcher died before answering fails like a git that was killed.
  */
@@ -22,7 +23,9 @@ export type LaunchReply = { id: number; kind: 'ready' } | ({ id: number } & Spaw
 
 export type LaunchOutcome = ({ id: number } & SpawnOutcome) | { id: number; kind: 'launcher-gone' };
 
-/** The launcher beside this module: dist/gitLauncher.js in the bundles (scripts/build.mjs), the tsc output otherwise. */
+/**
+ * The launcher beside this module: dist/gitLauncher.js in the bundles (scripts/build.mjs), the tsc output otherwise.
+ */
 declare const AVH_GIT_LAUNCHER: string | undefined;
 const LAUNCHER_FILE = typeof AVH_GIT_LAUNCHER === 'string' ? AVH_GIT_LAUNCHER : 'gitLauncherMain.js';
 
@@ -33,7 +36,9 @@ interface Pending {
   settle: (outcome: LaunchOutcome) => void;
 }
 
-/** The parent's side of one launcher process: what runGit's client sends its commands to once it is ready. */
+/**
+ * The parent's side of one launcher process: what the git client (gitClient.ts) sends its commands to once it is ready.
+ */
 export class GitLauncher {
   private child: ChildProcess | undefined;
   private ready = false;
@@ -73,7 +78,9 @@ export class GitLauncher {
     this.keepAliveWhileBusy();
   }
 
-  /** Whether a command sent now is answered by a running launcher. A launcher that died is started again (a few times). */
+  /**
+   * Whether a command sent now is answered by a running launcher. A launcher that died is started again (a few times).
+   */
   get available(): boolean {
     if (!this.child && this.restarts < MAX_RESTARTS) {
       this.restarts++;
