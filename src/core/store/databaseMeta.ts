@@ -1,4 +1,7 @@
-/** Small reads of a sql.js database's own bookkeeping (pragmas, tables, the store's `meta` keys), shared by the store's parts. */
+/**
+ * Small reads of a sql.js database's own bookkeeping (pragmas, tables, the store's `meta` keys), shared by the store's
+ * parts.
+ */
 import type { Database } from 'sql.js';
 import type { SqlValue } from './journal';
 import { StoreDamage } from './storeFiles';

@@ -81,7 +81,10 @@ export interface StoreOptions {
   files?: StoreFileSystem;
   /** Waits between retries of a failed read (default READ_RETRY_DELAYS_MS). */
   readRetryDelaysMs?: readonly number[];
-  /** Finished turns kept in the hot database, newest first; older ones move to the history archive (default DEFAULT_ARCHIVE_KEEP). */
+  /**
+   * Finished turns kept in the hot database, newest first; older ones move to the history archive (default
+   * DEFAULT_ARCHIVE_KEEP).
+   */
   archiveKeep?: number;
   /** A rotation runs at a compaction only when at least this many turns can move (default DEFAULT_ARCHIVE_MARGIN). */
   archiveMargin?: number;
@@ -456,7 +459,10 @@ export class DurableStore {
     }
   }
 
-  /** Applies records of `buf` (which begins at file offset `fileStart`) and advances the applied offset; cuts a torn tail. */
+  /**
+   * Applies records of `buf` (which begins at file offset `fileStart`) and advances the applied offset; cuts a torn
+   * tail.
+   */
   private replayWindow(buf: Buffer, start: number, fileStart: number, accept: Parameters<typeof replay>[3]): number {
     const result = replay(this.requireDb(), buf, start, accept);
     if (result.lastSeq !== null) this.appliedSeq = result.lastSeq;
@@ -468,7 +474,9 @@ export class DurableStore {
     return result.applied;
   }
 
-  /** Catches up under the caller's lock, retrying reads that failed; "cannot read …, nothing changed" after the last. */
+  /**
+   * Catches up under the caller's lock, retrying reads that failed; "cannot read …, nothing changed" after the last.
+   */
   private catchUpWithRetries(): Promise<void> {
     return retryUnreadable(() => this.catchUpLocked(), this.dir, this.retryDelays);
   }

@@ -49,7 +49,9 @@ function crc32Js(data: Uint8Array, value = 0): number {
   return (crc ^ 0xffffffff) >>> 0;
 }
 
-/** Below this size the table is as fast as zlib, and a process that writes one record (a hook event) never loads zlib. */
+/**
+ * Below this size the table is as fast as zlib, and a process that writes one record (a hook event) never loads zlib.
+ */
 const ZLIB_FROM_BYTES = 64 * 1024;
 let zlibCrc32: ((data: Uint8Array, value?: number) => number) | null | undefined;
 
@@ -208,7 +210,10 @@ export function readRecordAt(buf: Buffer, offset: number): RecordScan {
   return { kind: 'record', record: { seq: readU64(buf, offset + 8), statements }, next: end };
 }
 
-/** True when a checksum-valid record starts anywhere after `offset`: bad bytes before it are corruption, not a torn tail. */
+/**
+ * True when a checksum-valid record starts anywhere after `offset`: bad bytes before it are corruption, not a torn
+ * tail.
+ */
 export function hasValidRecordAfter(buf: Buffer, offset: number): boolean {
   for (let at = buf.indexOf(RECORD_MAGIC, offset + 1); at !== -1; at = buf.indexOf(RECORD_MAGIC, at + 1)) {
     if (readRecordAt(buf, at).kind === 'record') return true;

@@ -93,7 +93,8 @@ export async function retryUnreadable<T>(
       if (n >= delays.length) {
         throw new AvhError(
           'store-unavailable',
-          `Cannot read the state ${error.what} (${error.code}); nothing changed. Try again; if it keeps failing, check the permissions of ${dir}.`,
+          `Cannot read the state ${error.what} (${error.code}); nothing changed. Try again; if it keeps failing, ` +
+            `check the permissions of ${dir}.`,
           { what: error.what, code: error.code },
           { cause: error },
         );
