@@ -210,6 +210,7 @@ export class GitClient {
     this.launcher.start();
   }
 
+  /** Stops this client's launcher, if it has one; later commands are spawned directly until one starts again. */
   stopLauncher(): void {
     this.launcher?.stop();
     this.launcher = undefined;

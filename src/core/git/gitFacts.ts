@@ -30,6 +30,7 @@ export async function gitVersion(cwd: string, git: GitClient = processGit()): Pr
   }
 }
 
+/** Whether `v` is `major.minor` or newer. Pure. */
 export function versionAtLeast(v: GitVersion, [major, minor]: readonly [number, number]): boolean {
   return v.major > major || (v.major === major && v.minor >= minor);
 }

@@ -18,6 +18,7 @@ export function gitLauncherReady(): Promise<boolean> {
   return processGit().launcherReady();
 }
 
+/** Stops this process's launcher; git is then spawned directly, as in the CLI. */
 export function stopGitLauncher(): void {
   processGit().stopLauncher();
 }

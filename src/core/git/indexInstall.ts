@@ -11,11 +11,13 @@ import { recordedProcessGone, type TemporaryIndex } from './temporaryIndex';
 
 const INDEX_REPAIR_FILE = 'index-repair';
 
+/** Records, before the ref moves, that the index must follow `commit` on `ref` (what reconciliation repairs). */
 export function recordIndexRepair(repo: GitRepository, ref: string, commit: string): void {
   fs.mkdirSync(repo.stateDir, { recursive: true });
   fs.writeFileSync(path.join(repo.stateDir, INDEX_REPAIR_FILE), `${ref} ${commit}\n`);
 }
 
+/** Drops the marker: the index followed, or the ref never moved. */
 export function clearIndexRepair(repo: GitRepository): void {
   fs.rmSync(path.join(repo.stateDir, INDEX_REPAIR_FILE), { force: true });
 }

@@ -86,10 +86,12 @@ const CLOSINGS: Record<GateClosing, string> = {
   'turn-end': ', then the next turn can be recorded.',
 };
 
+/** Whether the blocker is a git operation in progress (merge, rebase, …) rather than a state. Pure. */
 export function isGitOperation(blocker: GateBlocker): blocker is GitOperation {
   return blocker in OPERATION_NAMES;
 }
 
+/** The error reason a blocker is reported with. Pure. */
 export function reasonForBlocker(blocker: GateBlocker): ErrorReason {
   return isGitOperation(blocker) ? 'operation-in-progress' : REASONS[blocker];
 }

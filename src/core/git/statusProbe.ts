@@ -54,6 +54,7 @@ export function missingHealth(): RepositoryHealth {
   };
 }
 
+/** Whether the working folder and its git dir both still exist (two stats, no git process). */
 export function repositoryExists(repo: GitRepository): boolean {
   return fs.existsSync(repo.root) && fs.existsSync(repo.gitDir);
 }

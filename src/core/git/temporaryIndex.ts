@@ -71,6 +71,7 @@ export class TemporaryIndex {
     readonly seededFrom: fs.BigIntStats | null,
   ) {}
 
+  /** A new copy of the repository's index (none yet: an empty one), in `<stateDir>/tmp`; the real index is only read. */
   static create(repo: GitRepository): TemporaryIndex {
     const dir = path.join(repo.stateDir, 'tmp');
     fs.mkdirSync(dir, { recursive: true });
@@ -103,10 +104,12 @@ export class TemporaryIndex {
     return new TemporaryIndex(file, this.seededFrom);
   }
 
+  /** The environment that points a git command at this index instead of the real one. */
   get env(): Record<string, string> {
     return { GIT_INDEX_FILE: this.file };
   }
 
+  /** Removes the copy and any lock git left beside it. Safe to call more than once. */
   dispose(): void {
     fs.rmSync(this.file, { force: true });
     fs.rmSync(`${this.file}.lock`, { force: true });

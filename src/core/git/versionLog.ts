@@ -57,6 +57,7 @@ export async function readVersionLog(
   return parseVersionLog(stdout);
 }
 
+/** The commits of versionLogArgs output, newest first. Pure. */
 export function parseVersionLog(stdout: string): LoggedCommit[] {
   const commits: LoggedCommit[] = [];
   for (const record of stdout.split(RECORD)) {

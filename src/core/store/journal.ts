@@ -84,6 +84,7 @@ export interface JournalHeader {
   snapshotCrc: number;
 }
 
+/** The CRC-32 journal headers and records are checked with. Pure. */
 export function checksum(data: Uint8Array): number {
   return crc32(data);
 }
@@ -95,6 +96,7 @@ function lineageBytes(lineage: string): Buffer {
   return Buffer.from(hex, 'hex');
 }
 
+/** The journal's fixed-size header, as decodeJournalHeader reads it. Pure. */
 export function encodeJournalHeader(header: JournalHeader): Buffer {
   const buf = Buffer.alloc(JOURNAL_HEADER_SIZE);
   FILE_MAGIC.copy(buf, 0);
@@ -163,6 +165,7 @@ function decodeParams(params: unknown): SqlParams {
   throw new Error('invalid journal params');
 }
 
+/** One journal record (its sequence and statements, checksummed), as readRecordAt decodes it. Pure. */
 export function encodeRecord(record: JournalRecord): Buffer {
   const payload = Buffer.from(
     JSON.stringify(record.statements.map((s) => (s.params === undefined ? [s.sql] : [s.sql, encodeParams(s.params)]))),

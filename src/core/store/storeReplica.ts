@@ -100,6 +100,7 @@ export class StoreReplica {
     return readerOf((sql, params, first) => this.query(db, sql, params, first));
   }
 
+  /** The loaded database; fails when none is (the store is closed, or a load failed). */
   requireDb(): Database {
     if (!this.db) throw new AvhError('store-unavailable', 'The state database is not loaded');
     return this.db;
@@ -110,6 +111,7 @@ export class StoreReplica {
     return !this.needsReload && this.db !== null && this.journal.isCurrent();
   }
 
+  /** Releases the database, the journal descriptor and the archive; the files are left as they are. */
   dispose(): void {
     this.archive.forget();
     this.journal.close();
@@ -273,6 +275,7 @@ export class StoreReplica {
     return true;
   }
 
+  /** Loads again from the files (memory could differ from them); `why` goes to the log. */
   reloadLocked(why: string): void {
     this.loadLocked();
     this.log.info('store.reloaded', { why, seq: this.appliedSeq });
@@ -325,6 +328,7 @@ export class StoreReplica {
     if (this.compactionDue()) this.onCompactionDue();
   }
 
+  /** Whether the journal has grown enough (records or bytes) for a compaction. */
   compactionDue(): boolean {
     return this.appliedSeq - this.journal.base >= this.compactEvery || this.journal.offset >= MAX_JOURNAL_BYTES;
   }
@@ -345,6 +349,7 @@ export class StoreReplica {
     });
   }
 
+  /** Migrates the schema forward to SCHEMA_VERSION (journaled), then compacts so the snapshot carries it. */
   migrateLocked(): void {
     const from = migrate(
       this.requireDb(),
