@@ -71,7 +71,7 @@ export class TemporaryIndex {
     readonly seededFrom: fs.BigIntStats | null,
   ) {}
 
-  /** A new copy of the repository's index (none yet: an empty one), in `<stateDir>/tmp`; the real index is only read. */
+  /** A new copy of the repository's index (none yet: an empty one) in `<stateDir>/tmp`; the real one is only read. */
   static create(repo: GitRepository): TemporaryIndex {
     const dir = path.join(repo.stateDir, 'tmp');
     fs.mkdirSync(dir, { recursive: true });
