@@ -23,12 +23,13 @@ export type { GitOperation, RepositoryHealth, WorkingTreeCounts } from './status
  * do not count as dirt; a submodule checked out at another commit does.
  *
  * It runs through the repository's git client like every other command, no longer through simple-git. Measured
- * on this project's 2-core machine (load 10-15), 41 alternating runs, p50 simple-git / client: 200 files
- * 23.8 / 19.4 ms, 2,000 files 27.4 / 25.1 ms, 20,000 files 101.6 / 105.0 ms; with the git launcher 14.5 / 13.2,
- * 20.0 / 25.0, 107.9 / 109.3 ms. `status` always prints, so simple-git's 50 ms wait after silent commands (bench
- * §2.5) never applied: the two are the same within noise. What decided: simple-git costs 22-77 ms to load here
- * (every activation, every full CLI command), spawns in the extension host itself where the client uses the
- * launcher, and needs an environment filter and an error conversion of its own beside the one error table.
+ * on this project's machine (2 cores, load 6-9), both in one process alternating, p50 simple-git → client: 200
+ * files 5.5 → 5.0 ms and 6.1 → 5.8 ms, 2,000 files 10.3 → 9.0 ms and 10.7 → 9.8 ms (101 runs); 20,000 files
+ * 96.4 → 101.5 ms, and with each side's launcher started 80.0 → 75.4 ms (41 runs). The same within noise:
+ * `status` always prints, so simple-git's 50 ms wait after silent commands (bench §2.5) never applied. What
+ * decided: loading simple-git costs 22-77 ms here (every activation and every full CLI command; 150 KB of each
+ * bundle), it spawned in the extension host itself where the client uses the launcher, and it needed an
+ * environment filter and an error conversion of its own beside the one stderr table.
  */
 export async function inspectRepositoryHealth(repo: GitRepository): Promise<RepositoryHealth> {
   if (!repositoryExists(repo)) return missingHealth();
