@@ -91,9 +91,10 @@ const FOLDER_GONE =
  * user's git.path, else PATH outside the repository, resolved once per folder), how it is started (spawned here,
  * or by the launcher process once one is ready: gitLauncherProcess.ts), and what a finished process means (its
  * output, or a GitCommandError whose reason and code come from the stderr table in gitErrors.ts). Every
- * GitRepository holds the client its git runs through; the process has one (gitRunner.ts's processGit), and so
- * does each test that builds its own. It also carries what the git layer needs from outside it: the liveness of
- * recorded processes and, per repository, the user's included paths, so no git module reaches into the store.
+ * GitRepository holds the client its git runs through: the process's (gitRunner.ts's processGit) unless whoever
+ * resolved it passed another (resolveRepository's second argument). It also carries what the git layer needs
+ * from outside it: the liveness of recorded processes and, per repository, the user's included paths, so no git
+ * module reaches into the store.
  *
  * Hot paths use this thin spawn wrapper instead of simple-git: bench/RESULTS.md §2.5 measured simple-git's 50 ms
  * wait after every silent command, and the health probe measured the same either way (healthProbe.ts).
