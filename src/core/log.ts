@@ -13,7 +13,10 @@ export interface EventLog {
 
 export const silentLog: EventLog = { info() {}, warn() {}, error() {} };
 
-/** Renders an event as one line, `event key=value …`, for the CLI's stderr (with --verbose) and the Output channel. */
+/**
+ * Renders an event as one line, `event key=value …`, for the CLI's stderr (with --verbose) and the Output
+ * channel.
+ */
 export function formatEvent(event: string, fields: LogFields = {}): string {
   const parts = Object.entries(fields)
     .filter(([, v]) => v !== undefined)

@@ -11,6 +11,7 @@ import { randomUuid } from '../../core/randomId';
 import { readLockHolder } from '../../core/store/pidLock';
 import { appendRecordIfUnchanged, journalFileKey } from '../../core/store/journalAppend';
 import type { JournalStatement } from '../../core/store/journal';
+import { processGit } from '../../core/git/gitRunner';
 import { guessRepositoryFromFiles, GitRepository, stateDirOf } from '../../core/git/repository';
 import { acquireRepositoryLease, leasePath } from '../../core/git/repositoryLease';
 import { factsFromHealth, turnGate } from '../../core/git/repositoryGate';
@@ -166,7 +167,7 @@ async function prepare(
   if (!facts || facts.root !== found.root || facts.gitDir !== found.gitDir) decline('no-facts');
   if (journalFileKey(stateDir) !== facts.journal.key) decline('stale');
   if (facts.recoveryRequired || facts.restoreInFlight || facts.unsettled > 0) decline('unsettled');
-  const repo: GitRepository = { root: found.root, gitDir: found.gitDir, stateDir };
+  const repo: GitRepository = { root: found.root, gitDir: found.gitDir, stateDir, git: processGit() };
   if (indexRepairPending(repo)) decline('unsettled');
   const chat = chatFactsOf(facts, event.chatId);
   if (!chat) decline('unknown-chat');

@@ -1,4 +1,6 @@
-import { GitCommandError, runGit } from './gitRunner';
+import type { GitClient } from './gitClient';
+import { GitCommandError } from './gitErrors';
+import { processGit } from './gitRunner';
 import type { GitRepository } from './repository';
 
 /** Read-only git facts for `agent-versions doctor` (git runs only in src/core/git). */
@@ -11,9 +13,9 @@ export interface GitVersion {
 }
 
 /** `git --version`, parsed ("git version 2.39.5" → 2.39.5); null when it cannot be read. */
-export async function gitVersion(cwd: string): Promise<GitVersion | null> {
+export async function gitVersion(cwd: string, git: GitClient = processGit()): Promise<GitVersion | null> {
   try {
-    const { stdout } = await runGit(cwd, ['--version'], { timeoutMs: 10_000 });
+    const { stdout } = await git.run(cwd, ['--version'], { timeoutMs: 10_000 });
     const m = /git version (\d+)\.(\d+)(?:\.(\d+))?/.exec(stdout);
     return m
       ? {
@@ -28,6 +30,7 @@ export async function gitVersion(cwd: string): Promise<GitVersion | null> {
   }
 }
 
+/** Whether `v` is `major.minor` or newer. Pure. */
 export function versionAtLeast(v: GitVersion, [major, minor]: readonly [number, number]): boolean {
   return v.major > major || (v.major === major && v.minor >= minor);
 }
@@ -38,11 +41,10 @@ export function versionAtLeast(v: GitVersion, [major, minor]: readonly [number, 
  */
 export async function commitIdentity(repo: GitRepository): Promise<'configured' | 'fallback'> {
   try {
-    await runGit(repo.root, ['var', 'GIT_COMMITTER_IDENT'], { timeoutMs: 10_000 });
+    await repo.git.run(repo.root, ['var', 'GIT_COMMITTER_IDENT'], { timeoutMs: 10_000 });
     return 'configured';
   } catch (error) {
-    if (error instanceof GitCommandError && /tell me who you are|empty ident|auto-detect/i.test(error.stderr))
-      return 'fallback';
+    if (error instanceof GitCommandError && error.gitErrorCode === 'no-identity') return 'fallback';
     throw error;
   }
 }

@@ -1,161 +1,31 @@
-/**
- * Starting git from a large process (docs/design.md): `child_process.spawn` blocks the calling thread while the
- * kernel copies the caller's memory map and git is exec'd, for a time that grows with the caller's memory
- * (measured here: 5 ms at 43 MB, 11 ms at 144 MB, 14 ms at 350 MB). The extension host is that large process
- * and is also the thread that runs every extension, so a long-lived host starts one small launcher process
- * (gitLauncherMain.ts) and runGit sends it its commands. The launcher is only ever a faster way to start the
- * same command: until it is ready, when it is gone, and in short-lived processes (the CLI), runGit spawns git
- * itself. A command whose launcher died before answering fails like a git that was killed.
- */
-import { ChildProcess, fork } from 'node:child_process';
-import * as path from 'node:path';
-import type { SpawnOutcome, SpawnRequest } from './spawnCollect';
-
-export interface LaunchRequest extends SpawnRequest {
-  id: number;
-  git: string;
-  args: string[];
-}
-
-/** What the launcher sends: once 'ready', then one outcome of spawnCollect per request. */
-export type LaunchReply = { id: number; kind: 'ready' } | ({ id: number } & SpawnOutcome);
-
-export type LaunchOutcome = ({ id: number } & SpawnOutcome) | { id: number; kind: 'launcher-gone' };
-
-/** The launcher beside this module: dist/gitLauncher.js in the bundles (scripts/build.mjs), the tsc output otherwise. */
-declare const AVH_GIT_LAUNCHER: string | undefined;
-const LAUNCHER_FILE = typeof AVH_GIT_LAUNCHER === 'string' ? AVH_GIT_LAUNCHER : 'gitLauncherMain.js';
-
-/** A launcher that keeps dying is not started again: git is then spawned directly, as in the CLI. */
-const MAX_RESTARTS = 3;
-
-interface Pending {
-  settle: (outcome: LaunchOutcome) => void;
-}
-
-class GitLauncher {
-  private child: ChildProcess | undefined;
-  private ready = false;
-  private nextId = 1;
-  private restarts = 0;
-  private readonly pending = new Map<number, Pending>();
-  private readyWaiters: Array<(ready: boolean) => void> = [];
-
-  constructor(private readonly file: string) {}
-
-  start(): void {
-    if (this.child) return;
-    const child = fork(this.file, [], {
-      // ELECTRON_RUN_AS_NODE: under Electron, process.execPath is the app, which then runs as plain Node.
-      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
-      execArgv: [],
-      serialization: 'advanced',
-      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
-    });
-    this.child = child;
-    child.on('message', (message: LaunchReply) => {
-      if (message.kind === 'ready') {
-        this.ready = true;
-        this.keepAliveWhileBusy();
-        this.wakeReadyWaiters(true);
-      } else {
-        const entry = this.pending.get(message.id);
-        this.pending.delete(message.id);
-        this.keepAliveWhileBusy();
-        entry?.settle(message);
-      }
-    });
-    child.on('error', () => this.gone(child));
-    child.on('exit', () => this.gone(child));
-    // The launcher never keeps this process alive by itself; only commands waiting for an answer do.
-    child.unref();
-    this.keepAliveWhileBusy();
-  }
-
-  /** Whether a command sent now is answered by a running launcher. A launcher that died is started again (a few times). */
-  get available(): boolean {
-    if (!this.child && this.restarts < MAX_RESTARTS) {
-      this.restarts++;
-      this.start();
-    }
-    return this.ready && this.child?.connected === true;
-  }
-
-  run(request: Omit<LaunchRequest, 'id'>): Promise<LaunchOutcome> {
-    const id = this.nextId++;
-    return new Promise((resolve) => {
-      this.pending.set(id, { settle: resolve });
-      try {
-        this.child!.send({ ...request, id });
-      } catch {
-        this.pending.delete(id);
-        resolve({ id, kind: 'launcher-gone' });
-      }
-      this.keepAliveWhileBusy();
-    });
-  }
-
-  stop(): void {
-    const child = this.child;
-    if (!child) return;
-    this.gone(child);
-    if (child.connected) child.disconnect();
-  }
-
-  private gone(child: ChildProcess): void {
-    if (this.child !== child) return;
-    this.child = undefined;
-    this.ready = false;
-    const waiting = [...this.pending.entries()];
-    this.pending.clear();
-    for (const [id, entry] of waiting) entry.settle({ id, kind: 'launcher-gone' });
-    this.wakeReadyWaiters(false);
-  }
-
-  /** Resolves true once the launcher answers commands, false if it stopped first. */
-  whenReady(): Promise<boolean> {
-    if (this.ready) return Promise.resolve(true);
-    if (!this.child) return Promise.resolve(false);
-    return new Promise((resolve) => this.readyWaiters.push(resolve));
-  }
-
-  private wakeReadyWaiters(ready: boolean): void {
-    const waiters = this.readyWaiters;
-    this.readyWaiters = [];
-    for (const wake of waiters) wake(ready);
-  }
-
-  private keepAliveWhileBusy(): void {
-    const channel = this.child?.channel as { ref(): void; unref(): void } | undefined;
-    if (!channel) return;
-    if (this.pending.size > 0 || !this.ready) channel.ref();
-    else channel.unref();
-  }
-}
-
-let launcher: GitLauncher | undefined;
+import type { Launcher } from './gitClient';
+import { GitLauncher } from './gitLauncherProcess';
+import { processGit } from './gitRunner';
 
 /**
- * Starts the launcher for this process (the extension host at activation). Returns a function that stops it.
- * Commands sent before it is ready are spawned directly, so starting it never delays one.
+ * The process's git launcher (docs/design.md, "Starting git from a large process"; the launcher itself is
+ * gitLauncherProcess.ts): the extension host starts it at activation, tests and the benchmark around what they measure.
  */
+
+/** Starts the launcher of the process's git client; returns a function that stops it. */
 export function startGitLauncher(): () => void {
-  launcher ??= new GitLauncher(path.join(__dirname, LAUNCHER_FILE));
-  launcher.start();
+  processGit().startLauncher(() => new GitLauncher());
   return () => stopGitLauncher();
 }
 
-/** Whether this process's launcher is (or became) ready to take commands; for tests and the benchmark, which measure with it. */
+/** Whether this process's launcher is (or became) ready to take commands; for tests and the benchmark. */
 export function gitLauncherReady(): Promise<boolean> {
-  return launcher?.whenReady() ?? Promise.resolve(false);
+  return processGit().launcherReady();
 }
 
+/** Stops this process's launcher; git is then spawned directly, as in the CLI. */
 export function stopGitLauncher(): void {
-  launcher?.stop();
-  launcher = undefined;
+  processGit().stopLauncher();
 }
 
 /** The running launcher, when a command can be sent to it now. */
-export function readyLauncher(): Pick<GitLauncher, 'run'> | undefined {
-  return launcher?.available ? launcher : undefined;
+export function readyLauncher(): Pick<Launcher, 'run'> | undefined {
+  return processGit().readyLauncher();
 }
+
+export type { LaunchOutcome, LaunchReply, LaunchRequest } from './gitLauncherProcess';

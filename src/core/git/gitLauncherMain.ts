@@ -1,12 +1,12 @@
 /**
  * The git launcher process (dist/gitLauncher.js; docs/design.md, "Starting git from a large process"): a small
- * Node process the extension host forks once. It starts each git command it is sent exactly as runGit would
- * (spawnCollect, with the resolved executable, arguments, folder, environment, input and timeout runGit chose)
- * and sends back what git printed and how it exited. Starting a process blocks the starting thread for a time
+ * Node process the extension host forks once. It starts each git command it is sent exactly as the git client
+ * would (spawnCollect, with the resolved executable, arguments, folder, environment, input and timeout the client
+ * chose) and sends back what git printed and how it exited. Starting a process blocks the starting thread for a time
  * that grows with that process's memory; from this ~40 MB process it costs a fraction of what it costs the
  * extension host. It reads nothing else and decides nothing: every check stays in the process that sent the request.
  */
-import type { LaunchReply, LaunchRequest } from './gitLauncher';
+import type { LaunchReply, LaunchRequest } from './gitLauncherProcess';
 import { spawnCollect } from './spawnCollect';
 
 /** Only as the forked launcher (a parent with an IPC channel); importing this module does nothing. */

@@ -1,10 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { runGit } from './gitRunner';
 import { editExcludeBlock, excludePattern } from './infoExclude';
-import { GitRepository } from './repository';
+import type { GitRepository } from './repository';
 import { pathsInHeadOrUserIndex } from './secretExclusion';
-import type { TemporaryIndex } from './workingTree';
+import type { TemporaryIndex } from './temporaryIndex';
 
 /**
  * Issue 13: dependency and build folders, and files too large for a version, stay out of versions. They are
@@ -66,7 +65,7 @@ export async function excludeLargeFiles(
   const large = oversized.filter((p) => !known.has(p));
   if (large.length === 0) return [];
   const patterns = large.map(excludePattern).filter((p): p is string => p !== null);
-  await runGit(repo.root, ['update-index', '-z', '--force-remove', '--stdin'], {
+  await repo.git.run(repo.root, ['update-index', '-z', '--force-remove', '--stdin'], {
     env: index.env,
     input: large.map((p) => `${p}\0`).join(''),
   });

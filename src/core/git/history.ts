@@ -1,6 +1,5 @@
 import { AvhError } from '../errors';
-import { runGit } from './gitRunner';
-import { GitRepository } from './repository';
+import type { GitRepository } from './repository';
 
 /**
  * Read-only history queries the turn ledger, restores and recovery need. Never changes refs, the index or files.
@@ -11,7 +10,9 @@ const R = '\x1e';
 
 /** HEAD's commit, or null when HEAD does not resolve (unborn branch). */
 export async function readHead(repo: GitRepository): Promise<string | null> {
-  const { stdout, code } = await runGit(repo.root, ['rev-parse', '--verify', '-q', 'HEAD'], { okCodes: [1, 128] });
+  const { stdout, code } = await repo.git.run(repo.root, ['rev-parse', '--verify', '-q', 'HEAD'], {
+    okCodes: [1, 128],
+  });
   return code === 0 ? stdout.trim() || null : null;
 }
 
@@ -22,7 +23,7 @@ export async function resolveCommit(repo: GitRepository, rev: string): Promise<s
   }
   try {
     return (
-      await runGit(repo.root, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`])
+      await repo.git.run(repo.root, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`])
     ).stdout.trim();
   } catch {
     throw new AvhError('invalid-input', 'That version is not a commit in this repository.');
@@ -33,7 +34,7 @@ export async function resolveCommit(repo: GitRepository, rev: string): Promise<s
 export async function subjectsSince(repo: GitRepository, since: string): Promise<string[]> {
   // The zero id (a turn that began on an unborn branch): all of HEAD's history came after it.
   const range = /^0+$/.test(since) ? 'HEAD' : `${since}..HEAD`;
-  const { stdout } = await runGit(repo.root, ['log', '--format=%s', range, '--']);
+  const { stdout } = await repo.git.run(repo.root, ['log', '--format=%s', range, '--']);
   return stdout.split('\n').filter((s) => s.length > 0);
 }
 
@@ -43,7 +44,7 @@ export async function parentsAndTrailer(
   commit: string,
   trailer: string,
 ): Promise<{ parents: string; value: string }> {
-  const { stdout } = await runGit(repo.root, [
+  const { stdout } = await repo.git.run(repo.root, [
     'log',
     '-1',
     `--format=%P%x00%(trailers:key=${trailer},valueonly,separator=%x2c)`,
@@ -63,7 +64,7 @@ export async function findTurnCommit(
 ): Promise<string | null> {
   let stdout: string;
   try {
-    ({ stdout } = await runGit(repo.root, [
+    ({ stdout } = await repo.git.run(repo.root, [
       'log',
       `--max-count=${depth}`,
       `--format=%H${F}%(trailers:key=Agent-Turn,valueonly,separator=%x2c)${R}`,
@@ -92,13 +93,14 @@ export interface AgentCommitRecord {
 
 /** `[Agent]` commits on local branches with their trailers, oldest first (for rebuilding a lost state file). */
 export async function agentCommits(repo: GitRepository): Promise<AgentCommitRecord[]> {
-  const { stdout } = await runGit(repo.root, [
+  const { stdout } = await repo.git.run(repo.root, [
     'log',
     '--branches',
     '--source',
     '--no-color',
     '--grep=^\\[Agent\\] ',
-    `--format=%H${F}%P${F}%ct${F}%s${F}%(trailers:key=Agent-Turn,valueonly,separator=%x2c)${F}%(trailers:key=Agent-Chat,valueonly,separator=%x2c)${F}%S${R}`,
+    `--format=%H${F}%P${F}%ct${F}%s${F}%(trailers:key=Agent-Turn,valueonly,separator=%x2c)${F}` +
+      `%(trailers:key=Agent-Chat,valueonly,separator=%x2c)${F}%S${R}`,
   ]);
   return stdout
     .split(R)
@@ -123,7 +125,7 @@ export async function agentCommits(repo: GitRepository): Promise<AgentCommitReco
 
 /** Refs under `prefix` mapped from their name (prefix removed) to their commit. */
 export async function refsUnder(repo: GitRepository, prefix: string): Promise<Map<string, string>> {
-  const { stdout } = await runGit(repo.root, ['for-each-ref', '--format=%(refname) %(objectname)', prefix]);
+  const { stdout } = await repo.git.run(repo.root, ['for-each-ref', '--format=%(refname) %(objectname)', prefix]);
   const refs = new Map<string, string>();
   for (const line of stdout.split('\n')) {
     const [ref, oid] = line.split(' ');

@@ -1,8 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { writeFileAtomic } from '../store/atomicWrite';
-import { runGit } from './gitRunner';
-import { GitRepository } from './repository';
+import type { GitRepository } from './repository';
 
 /**
  * Our marked blocks in the repository's `info/exclude` (in the common git dir, shared by all worktrees): git
@@ -18,7 +17,7 @@ const excludeFiles = new Map<string, string>();
 export async function excludeFile(repo: GitRepository): Promise<string> {
   let file = excludeFiles.get(repo.gitDir);
   if (!file) {
-    const { stdout } = await runGit(repo.root, ['rev-parse', '--git-path', 'info/exclude']);
+    const { stdout } = await repo.git.run(repo.root, ['rev-parse', '--git-path', 'info/exclude']);
     file = path.resolve(repo.root, stdout.replace(/\n$/, ''));
     excludeFiles.set(repo.gitDir, file);
   }

@@ -1,5 +1,7 @@
 import * as path from 'node:path';
-import { GitCommandError, runGit } from './gitRunner';
+import type { GitClient } from './gitClient';
+import { GitCommandError } from './gitErrors';
+import { processGit } from './gitRunner';
 import { readSymbolicHead } from './healthProbe';
 import { GitRepository, resolveRepository } from './repository';
 
@@ -22,9 +24,9 @@ export interface InitResult {
  * repository, one git refuses (safe.directory) or a missing folder still fail with their own message: those are
  * not folders "without git", and must never get a second repository inside them.
  */
-export async function findRepository(folder: string): Promise<GitRepository | null> {
+export async function findRepository(folder: string, git: GitClient = processGit()): Promise<GitRepository | null> {
   try {
-    return await resolveRepository(folder);
+    return await resolveRepository(folder, git);
   } catch (error) {
     if (error instanceof GitCommandError && error.reason === 'not-a-repository') return null;
     throw error;
@@ -32,11 +34,11 @@ export async function findRepository(folder: string): Promise<GitRepository | nu
 }
 
 /** Creates a repository in `folder` unless it already is in one (then nothing changes). Idempotent. */
-export async function initRepository(folder: string): Promise<InitResult> {
-  const existing = await findRepository(folder);
+export async function initRepository(folder: string, git: GitClient = processGit()): Promise<InitResult> {
+  const existing = await findRepository(folder, git);
   if (existing) return { repository: existing.root, branch: branchOf(existing), created: false };
-  await runGit(path.resolve(folder), ['init', '-q']);
-  const repo = await resolveRepository(folder);
+  await git.run(path.resolve(folder), ['init', '-q']);
+  const repo = await resolveRepository(folder, git);
   return { repository: repo.root, branch: branchOf(repo), created: true };
 }
 

@@ -25,10 +25,11 @@ function objectsDir(gitDir: string): string {
 }
 
 /** The parents of loose commit `oid`, in order; null when git must be asked instead. */
-export function looseCommitParents(repo: GitRepository, oid: string): string[] | null {
+export function looseCommitParents(repo: Pick<GitRepository, 'gitDir'>, oid: string): string[] | null {
   if (!OID.test(oid)) return null;
   const common = path.dirname(objectsDir(repo.gitDir));
-  // History rewritten by replace refs or grafts, or cut by a shallow clone: what git reports may differ from the object.
+  // History rewritten by replace refs or grafts, or cut by a shallow clone: what git reports may differ from the
+  // object.
   for (const rewrite of ['info/grafts', 'shallow', 'refs/replace'])
     if (fs.existsSync(path.join(common, rewrite))) return null;
   if (
@@ -74,7 +75,7 @@ const OWN_IDENT = 'Agent Version History <agent-versions@localhost>';
  * Writes a commit object as git would store it (same bytes for the same inputs, so the same oid), via a temporary
  * file and a link, never replacing an object already there. Null when this repository needs git to do it.
  */
-export function writeLooseCommit(repo: GitRepository, spec: LooseCommitSpec): string | null {
+export function writeLooseCommit(repo: Pick<GitRepository, 'gitDir'>, spec: LooseCommitSpec): string | null {
   if (
     !/^[0-9a-f]{40}$/.test(spec.tree) ||
     !spec.parents.every((p) => /^[0-9a-f]{40}$/.test(p)) ||

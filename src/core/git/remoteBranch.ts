@@ -1,7 +1,7 @@
 import { AvhError } from '../errors';
-import { GitCommandError, runGit } from './gitRunner';
+import { GitCommandError } from './gitErrors';
+import { compareAndSetRef, readRef, ZERO_OID } from './refUpdate';
 import type { GitRepository } from './repository';
-import { compareAndSetRef, readRef, ZERO_OID } from './workingTree';
 
 /**
  * Where a chat's branch stands (SPEC §7), decided by one function (`classifyBranch`):
@@ -33,7 +33,7 @@ export interface RemoteFacts {
 
 /** One git process: remote names, branch upstreams and the configured ssh command. Read-only. */
 export async function readRemoteFacts(repo: GitRepository): Promise<RemoteFacts> {
-  const { stdout } = await runGit(
+  const { stdout } = await repo.git.run(
     repo.root,
     ['config', '-z', '--get-regexp', '^(remote\\..*\\.url|branch\\..*\\.remote|core\\.sshcommand)$'],
     { okCodes: [1] },
@@ -70,7 +70,7 @@ export function chooseRemote(facts: RemoteFacts, branch: string, recorded: strin
 
 /** The remote's default branch as this repository last saw it (`refs/remotes/<remote>/HEAD`), or null. Read-only. */
 export async function remoteDefaultBranch(repo: GitRepository, remote: string): Promise<string | null> {
-  const { stdout, code } = await runGit(repo.root, ['symbolic-ref', '--quiet', `refs/remotes/${remote}/HEAD`], {
+  const { stdout, code } = await repo.git.run(repo.root, ['symbolic-ref', '--quiet', `refs/remotes/${remote}/HEAD`], {
     okCodes: [1, 128],
   });
   const prefix = `refs/remotes/${remote}/`;
@@ -85,7 +85,7 @@ export async function localBranchExists(repo: GitRepository, branch: string): Pr
 
 /** Local branch names (one git process). Read-only. */
 export async function localBranches(repo: GitRepository): Promise<Set<string>> {
-  const { stdout } = await runGit(repo.root, ['for-each-ref', '--format=%(refname:lstrip=2)', 'refs/heads/']);
+  const { stdout } = await repo.git.run(repo.root, ['for-each-ref', '--format=%(refname:lstrip=2)', 'refs/heads/']);
   return new Set(stdout.split('\n').filter(Boolean));
 }
 
@@ -101,18 +101,13 @@ function remoteEnv(facts: RemoteFacts, timeoutMs: number): Record<string, string
 }
 
 /**
- * The one place that maps a failed remote conversation to its class (git's stderr is read here only, never
- * shown: it may name the URL). Anything not recognisably authentication is a reachability problem.
+ * The one place that maps a failed remote conversation to its class (from the error's code: git's stderr is read
+ * in gitErrors.ts only, never shown, as it may name the URL). Anything not recognisably authentication is a
+ * reachability problem.
  */
 export function remoteFailureOf(error: unknown): RemoteFailure {
   if (error instanceof GitCommandError && error.reason === 'git-timeout') return 'timeout';
-  const stderr = error instanceof GitCommandError ? error.stderr : '';
-  if (
-    /Authentication failed|Permission denied|could not read (Username|Password)|terminal prompts disabled|Host key verification failed|publickey|HTTP 40[13]|returned error: 40[13]/i.test(
-      stderr,
-    )
-  )
-    return 'auth';
+  if (error instanceof GitCommandError && error.gitErrorCode === 'auth-failed') return 'auth';
   return 'network';
 }
 
@@ -133,7 +128,7 @@ export async function classifyBranch(
   const timeoutMs = options.timeoutMs ?? REMOTE_CHECK_TIMEOUT_MS;
   try {
     // `--exit-code`: 2 means the remote answered and has no such branch. The full ref name avoids suffix matches.
-    const { code, stdout } = await runGit(
+    const { code, stdout } = await repo.git.run(
       repo.root,
       ['ls-remote', '--exit-code', '--heads', remote, `refs/heads/${branch}`],
       { okCodes: [2], timeoutMs, env: remoteEnv(facts, timeoutMs) },
@@ -161,7 +156,7 @@ export async function restoreBranchFromRemote(
   const facts = await readRemoteFacts(repo);
   const tracking = `refs/remotes/${remote}/${branch}`;
   try {
-    await runGit(
+    await repo.git.run(
       repo.root,
       ['fetch', '--no-tags', '--no-write-fetch-head', remote, `+refs/heads/${branch}:${tracking}`],
       { timeoutMs, env: remoteEnv(facts, timeoutMs) },
@@ -169,9 +164,15 @@ export async function restoreBranchFromRemote(
   } catch (error) {
     if (!(error instanceof GitCommandError)) throw error;
     const reason = remoteFailureOf(error);
+    const why =
+      reason === 'auth'
+        ? 'the remote refused the credentials'
+        : reason === 'timeout'
+          ? 'it did not answer in time'
+          : 'it could not be reached';
     throw new AvhError(
       reason === 'timeout' ? 'git-timeout' : 'git-failed',
-      `The branch "${branch}" could not be fetched from "${remote}" (${reason === 'auth' ? 'the remote refused the credentials' : reason === 'timeout' ? 'it did not answer in time' : 'it could not be reached'}). Nothing was changed; try again.`,
+      `The branch "${branch}" could not be fetched from "${remote}" (${why}). Nothing was changed; try again.`,
       { branch, remote, remoteFailure: reason },
     );
   }
@@ -183,14 +184,17 @@ export async function restoreBranchFromRemote(
     });
   await compareAndSetRef(repo, `refs/heads/${branch}`, oid, ZERO_OID, `agent-versions: branch restored from ${remote}`);
   // The upstream, as `git branch --track` would set it (config only).
-  await runGit(repo.root, ['config', `branch.${branch}.remote`, remote]);
-  await runGit(repo.root, ['config', `branch.${branch}.merge`, `refs/heads/${branch}`]);
+  await repo.git.run(repo.root, ['config', `branch.${branch}.remote`, remote]);
+  await repo.git.run(repo.root, ['config', `branch.${branch}.merge`, `refs/heads/${branch}`]);
   return oid;
 }
 
-/** Switches the working tree to an existing local branch, carrying local changes the way `git switch` does (it refuses to overwrite any). */
+/**
+ * Switches the working tree to an existing local branch, carrying local changes the way `git switch` does (it refuses
+ * to overwrite any).
+ */
 export async function switchToBranch(repo: GitRepository, branch: string): Promise<void> {
-  await runGit(repo.root, ['switch', '--no-guess', branch]);
+  await repo.git.run(repo.root, ['switch', '--no-guess', branch]);
 }
 
 /** The commit a branch name means here: the local branch, else the remote's copy as last fetched. Read-only. */
@@ -205,7 +209,10 @@ export async function resolveBranchStart(
   );
 }
 
-/** Whether a branch name is taken here, locally or by a remote-tracking ref of `remote` (so a new name never shadows one). Read-only. */
+/**
+ * Whether a branch name is taken here, locally or by a remote-tracking ref of `remote` (so a new name never shadows
+ * one). Read-only.
+ */
 export async function branchNameTaken(repo: GitRepository, name: string, remote: string | null): Promise<boolean> {
   return (await resolveBranchStart(repo, name, remote)) !== null;
 }

@@ -1,14 +1,20 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AvhError } from '../errors';
-import { GitCommandError, runGit } from './gitRunner';
+import type { GitClient } from './gitClient';
+import { GitCommandError } from './gitErrors';
+import { processGit } from './gitRunner';
 
-/** A resolved git working tree. `gitDir` is the per-worktree git dir (`git rev-parse --git-dir`), never assumed `.git`. */
+/**
+ * A resolved git working tree. `gitDir` is the per-worktree git dir (`git rev-parse --git-dir`), never assumed `.git`.
+ */
 export interface GitRepository {
   readonly root: string;
   readonly gitDir: string;
   /** Where Agent Version History keeps its state for this worktree. */
   readonly stateDir: string;
+  /** The client every git command for this repository runs through (the process's, unless its builder chose one). */
+  readonly git: GitClient;
 }
 
 /** Where Agent Version History keeps its state for the worktree whose git dir is `gitDir`. */
@@ -16,8 +22,11 @@ export function stateDirOf(gitDir: string): string {
   return path.join(gitDir, 'agent-versions');
 }
 
-/** Resolves the repository containing `folder` with one git process; rejects with a specific reason otherwise. */
-export async function resolveRepository(folder: string): Promise<GitRepository> {
+/**
+ * Resolves the repository containing `folder` with one git process, its git run by `git`; rejects with a specific
+ * reason otherwise.
+ */
+export async function resolveRepository(folder: string, git: GitClient = processGit()): Promise<GitRepository> {
   const abs = path.resolve(folder);
   let stat: fs.Stats;
   try {
@@ -28,16 +37,16 @@ export async function resolveRepository(folder: string): Promise<GitRepository> 
   if (!stat.isDirectory()) throw new AvhError('invalid-input', 'The path is not a folder.');
   let stdout: string;
   try {
-    ({ stdout } = await runGit(abs, ['rev-parse', '--show-toplevel', '--absolute-git-dir']));
+    ({ stdout } = await git.run(abs, ['rev-parse', '--show-toplevel', '--absolute-git-dir']));
   } catch (error) {
     if (error instanceof GitCommandError && error.reason !== 'git-failed') throw error;
-    if (error instanceof GitCommandError && /must be run in a work tree/.test(error.stderr)) {
+    if (error instanceof GitCommandError && error.gitErrorCode === 'bare-repository') {
       throw new AvhError(
         'not-a-repository',
         'This is a bare git repository; Agent Version History needs a working tree.',
       );
     }
-    if (error instanceof GitCommandError && /dubious ownership/.test(error.stderr)) {
+    if (error instanceof GitCommandError && error.gitErrorCode === 'unsafe-repository') {
       throw new AvhError(
         'not-a-repository',
         'Git refuses this repository because it is owned by another user (safe.directory).',
@@ -47,7 +56,7 @@ export async function resolveRepository(folder: string): Promise<GitRepository> 
   }
   const [root, gitDir] = stdout.split('\n');
   if (!root || !gitDir) throw new AvhError('not-a-repository', 'This folder is not a git repository.');
-  return { root, gitDir, stateDir: stateDirOf(gitDir) };
+  return { root, gitDir, stateDir: stateDirOf(gitDir), git };
 }
 
 /**

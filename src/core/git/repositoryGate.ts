@@ -1,6 +1,6 @@
 import type { ErrorReason } from '../errors';
 import { AvhError } from '../errors';
-import type { GitOperation, RepositoryHealth } from './healthProbe';
+import type { GitOperation, RepositoryHealth } from './statusProbe';
 
 /**
  * The one gate between a repository's state and "may proceed". Every entry point (turn begin, turn end's
@@ -44,7 +44,8 @@ export type GateResult =
 export type GateClosing = 'retry' | 'check' | 'turn-end';
 
 export const RECOVERY_REQUIRED_MESSAGE =
-  'Version restore needs attention — Agent Version History could not verify an earlier restore. Resolve the recovery notice (or run `agent-versions recover check`) to continue.';
+  'Version restore needs attention — Agent Version History could not verify an earlier restore. Resolve the ' +
+  'recovery notice (or run `agent-versions recover check`) to continue.';
 
 const OPERATION_NAMES: Record<GitOperation, string> = {
   merge: 'merge',
@@ -61,10 +62,12 @@ export const BLOCKER_COPY: Readonly<Record<Exclude<GateBlocker, GitOperation | '
   'restore-in-flight': 'Another restore is in progress for this repository. Wait for it to finish',
   unmerged: 'This project has unresolved file conflicts. Resolve them outside VS Code',
   'index-locked':
-    'Another Git process is using this repository (index.lock is held). Wait for it to finish, or remove .git/index.lock if no Git process is running',
+    'Another Git process is using this repository (index.lock is held). Wait for it to finish, or remove ' +
+    '.git/index.lock if no Git process is running',
   detached: 'This project is not on a branch (Git calls this a detached HEAD). Switch to a branch outside VS Code',
   unborn:
-    'This repository has no commits yet, so there is no version to return to. The first agent turn makes one (or make a first commit yourself)',
+    'This repository has no commits yet, so there is no version to return to. The first agent turn makes one ' +
+    '(or make a first commit yourself)',
 };
 
 const REASONS: Record<Exclude<GateBlocker, GitOperation>, ErrorReason> = {
@@ -83,10 +86,12 @@ const CLOSINGS: Record<GateClosing, string> = {
   'turn-end': ', then the next turn can be recorded.',
 };
 
+/** Whether the blocker is a git operation in progress (merge, rebase, …) rather than a state. Pure. */
 export function isGitOperation(blocker: GateBlocker): blocker is GitOperation {
   return blocker in OPERATION_NAMES;
 }
 
+/** The error reason a blocker is reported with. Pure. */
 export function reasonForBlocker(blocker: GateBlocker): ErrorReason {
   return isGitOperation(blocker) ? 'operation-in-progress' : REASONS[blocker];
 }
@@ -130,7 +135,10 @@ export type TurnGateResult =
   | { ok: true; branch: string; head: string | null }
   | { ok: false; blocker: GateBlocker; reason: ErrorReason; message: string };
 
-/** The gate for recording a turn (begin, the version at its end) and for undoing a first turn: an unborn branch passes with `head: null`. */
+/**
+ * The gate for recording a turn (begin, the version at its end) and for undoing a first turn: an unborn branch passes
+ * with `head: null`.
+ */
 export function turnGate(facts: GateFacts, closing: GateClosing): TurnGateResult {
   const blocker = firstBlocker(facts, false);
   return blocker

@@ -37,6 +37,7 @@ export async function acquireRepositoryLease(
   }
 }
 
+/** The repository lease's file, in the worktree's state folder. */
 export function leasePath(repo: GitRepository): string {
   return path.join(repo.stateDir, 'repository.lease');
 }

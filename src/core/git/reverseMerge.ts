@@ -1,7 +1,8 @@
-import { runGit } from './gitRunner';
 import { writeLooseCommit } from './looseObject';
-import { GitRepository } from './repository';
-import { createCommit, TemporaryIndex, writeWorkingTree } from './workingTree';
+import type { GitRepository } from './repository';
+import { createCommit } from './commitObjects';
+import { TemporaryIndex } from './temporaryIndex';
+import { writeWorkingTree } from './workingTree';
 
 /**
  * The git side of "Undo Only This Turn" and "Undo This File": trees computed from objects alone. Nothing here
@@ -45,7 +46,7 @@ export async function reverseTurnTree(
 
 /** `git merge-tree --write-tree` of two commits (their merge base found by git). Writes only objects. */
 export async function mergeCommits(repo: GitRepository, ours: string, theirs: string): Promise<ReverseTree> {
-  const { stdout, code } = await runGit(
+  const { stdout, code } = await repo.git.run(
     repo.root,
     ['-c', 'merge.renames=true', 'merge-tree', '--write-tree', '-z', '--name-only', '--no-messages', ours, theirs],
     { okCodes: [1] },
@@ -68,20 +69,22 @@ export async function fileRestoredTree(
 ): Promise<string> {
   const index = TemporaryIndex.create(repo);
   try {
-    if (ours !== null) await runGit(repo.root, ['read-tree', ours], { env: index.env });
-    const entry = (await runGit(repo.root, ['ls-tree', '-z', '--full-tree', base, '--', file])).stdout.split('\0')[0];
+    if (ours !== null) await repo.git.run(repo.root, ['read-tree', ours], { env: index.env });
+    const entry = (await repo.git.run(repo.root, ['ls-tree', '-z', '--full-tree', base, '--', file])).stdout.split(
+      '\0',
+    )[0];
     const match = /^(\d+) (\w+) ([0-9a-f]{40,64})\t/.exec(entry ?? '');
     if (match && match[2] !== 'tree') {
-      await runGit(repo.root, ['update-index', '--add', '--cacheinfo', `${match[1]},${match[3]},${file}`], {
+      await repo.git.run(repo.root, ['update-index', '--add', '--cacheinfo', `${match[1]},${match[3]},${file}`], {
         env: index.env,
       });
     } else {
-      await runGit(repo.root, ['update-index', '--force-remove', '-z', '--stdin'], {
+      await repo.git.run(repo.root, ['update-index', '--force-remove', '-z', '--stdin'], {
         env: index.env,
         input: `${file}\0`,
       });
     }
-    return (await runGit(repo.root, ['write-tree'], { env: index.env })).stdout.trim();
+    return (await repo.git.run(repo.root, ['write-tree'], { env: index.env })).stdout.trim();
   } finally {
     index.dispose();
   }
@@ -128,7 +131,7 @@ export async function commitsSince(repo: GitRepository, since: string | null, he
   // `since` null (a turn that began on an unborn branch): all of HEAD's history is after it. `X^@` names all of
   // X's parents, none for a root commit, so a root version excludes nothing.
   const range = since === null ? [head] : [head, '--not', since];
-  const { stdout } = await runGit(repo.root, [
+  const { stdout } = await repo.git.run(repo.root, [
     'log',
     '--boundary',
     '--format=%m%x1f%H%x1f%P%x1f%T%x1f%s%x1f%(trailers:key=Agent-Turn,valueonly,separator=%x2c)%x1e',

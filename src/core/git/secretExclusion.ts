@@ -3,10 +3,10 @@ import * as path from 'node:path';
 import { AvhError } from '../errors';
 import { includedPaths } from '../secrets/secretPolicy';
 import { ScanEntry, scanForSecrets, SecretFinding } from '../secrets/secretScanner';
-import { runGit } from './gitRunner';
 import { editExcludeBlock, EXCLUDE_BLOCK_END, excludePattern, pathOfPattern, readExcludeBlock } from './infoExclude';
-import { GitRepository } from './repository';
-import type { TemporaryIndex } from './workingTree';
+import type { GitRepository } from './repository';
+import type { TemporaryIndex } from './temporaryIndex';
+import { addedPaths } from './workingTreeSnapshot';
 
 /**
  * Issue 15: files that would enter a version for the first time and look like secrets stay out of it. They
@@ -17,6 +17,7 @@ import type { TemporaryIndex } from './workingTree';
 export const EXCLUDE_BLOCK_START =
   '# agent-versions: secrets (files left out of versions; use Include in Versions or Add to .gitignore to change)';
 export { EXCLUDE_BLOCK_END };
+export { addedPaths };
 
 const leftOut = new WeakMap<TemporaryIndex, SecretFinding[]>();
 
@@ -31,7 +32,15 @@ export async function excludeNewSecrets(
   index: TemporaryIndex,
   addOutput: string,
 ): Promise<SecretFinding[]> {
-  const added = addedPaths(addOutput);
+  return excludeNewSecretPaths(repo, index, addedPaths(addOutput));
+}
+
+/** excludeNewSecrets for the paths add staged (`added`, read from its output): the snapshot's secrets filter. */
+export async function excludeNewSecretPaths(
+  repo: GitRepository,
+  index: TemporaryIndex,
+  added: readonly string[],
+): Promise<SecretFinding[]> {
   let findings =
     added.length === 0
       ? []
@@ -50,7 +59,7 @@ export async function excludeNewSecrets(
     findings = findings.filter((f) => !known.has(f.path) && !included.has(f.path));
   }
   if (findings.length > 0) {
-    await runGit(repo.root, ['update-index', '-z', '--force-remove', '--stdin'], {
+    await repo.git.run(repo.root, ['update-index', '-z', '--force-remove', '--stdin'], {
       env: index.env,
       input: findings.map((f) => `${f.path}\0`).join(''),
     });
@@ -63,28 +72,6 @@ export async function excludeNewSecrets(
   return findings;
 }
 
-/**
- * The paths of `git add --verbose` output: records `add '<path>'` and `remove '<path>'`, one a line, the path
- * printed raw (git does not quote it), so a path holding a line break is read up to the next record. Output it
- * cannot read whole fails the write (no file is judged unseen) rather than risk committing a secret.
- */
-export function addedPaths(addOutput: string): string[] {
-  const paths: string[] = [];
-  const record = /(add|remove) '([\s\S]*?)'\n(?=add '|remove '|$)/gy;
-  let match: RegExpExecArray | null;
-  let end = 0;
-  while ((match = record.exec(addOutput)) !== null) {
-    if (match[1] === 'add') paths.push(match[2]);
-    end = record.lastIndex;
-  }
-  if (end !== addOutput.length)
-    throw new AvhError(
-      'git-failed',
-      'git add printed a list Agent Version History could not read; no version was made.',
-    );
-  return paths;
-}
-
 /** What the last write through `index` left out (empty when nothing was, or nothing was written). */
 export function secretsLeftOutOf(index: TemporaryIndex): SecretFinding[] {
   return leftOut.get(index) ?? [];
@@ -92,7 +79,7 @@ export function secretsLeftOutOf(index: TemporaryIndex): SecretFinding[] {
 
 /** Rule matches among the files the user already tracks (for `doctor`): reported only, never excluded. */
 export async function secretsInTrackedFiles(repo: GitRepository): Promise<SecretFinding[]> {
-  const { stdout } = await runGit(repo.root, ['ls-files', '-z', '-s']);
+  const { stdout } = await repo.git.run(repo.root, ['ls-files', '-z', '-s']);
   return scanForSecrets(repo.root, parseStageEntries(stdout));
 }
 
@@ -142,9 +129,10 @@ export async function pathsInHeadOrUserIndex(repo: GitRepository, paths: readonl
   const env = { GIT_LITERAL_PATHSPECS: '1' };
   let stdout: string;
   try {
-    ({ stdout } = await runGit(repo.root, ['ls-files', '-z', '--with-tree=HEAD', '--', ...paths], { env }));
+    ({ stdout } = await repo.git.run(repo.root, ['ls-files', '-z', '--with-tree=HEAD', '--', ...paths], { env }));
   } catch {
-    ({ stdout } = await runGit(repo.root, ['ls-files', '-z', '--', ...paths], { env })); // no HEAD yet: the index alone
+    // No HEAD yet: the index alone.
+    ({ stdout } = await repo.git.run(repo.root, ['ls-files', '-z', '--', ...paths], { env }));
   }
   return new Set(stdout.split('\0').filter(Boolean));
 }

@@ -1,8 +1,9 @@
 /**
  * Starting one git process and collecting what it printed: the one implementation both ways of starting git use
- * (runGit spawning it itself, and the git launcher process doing it for runGit: gitLauncher.ts). No shell; a
- * command without input reads /dev/null instead of an empty pipe (a socket and its streams fewer per spawn); a
- * timeout SIGKILLs it. Decides nothing: runGit maps the outcome to a result or a GitCommandError.
+ * (the git client spawning it itself, and the git launcher process doing it for the client: gitClient.ts,
+ * gitLauncherProcess.ts). No shell; a command without input reads /dev/null instead of an empty pipe (a socket and
+ * its streams fewer per spawn); a timeout SIGKILLs it. Decides nothing: the client maps the outcome to a result or
+ * a GitCommandError.
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -117,7 +118,8 @@ function spawnToFile(
 ): Promise<SpawnOutcome> {
   return new Promise((resolve) => {
     let settled = false;
-    // Once only: a failed start can report both 'error' and 'exit', and a descriptor closed twice could be another's by then.
+    // Once only: a failed start can report both 'error' and 'exit', and a descriptor closed twice could be another's by
+    // then.
     const done = (outcome: SpawnOutcome) => {
       if (settled) return;
       settled = true;

@@ -1,12 +1,12 @@
 /**
- * What `git status --porcelain=v2` and the marker files say about a working tree, with no simple-git: the health
- * probe (healthProbe.ts) runs the status through simple-git, the CLI's hook fast path through the thin spawn
- * wrapper (loading simple-git would cost it more than the status itself; docs/design.md "Fast hook events"); both
- * run the same arguments and environment and share this parser.
+ * What `git status --porcelain=v2` and the marker files say about a working tree: the health probe's one command
+ * and its parser. The probe (healthProbe.ts) and the CLI's hook fast path (which loads nothing else of the core;
+ * docs/design.md "Fast hook events") run the same arguments and environment through the repository's git client.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { runGit } from './gitRunner';
+import type { GitClient } from './gitClient';
+import { processGit } from './gitRunner';
 import type { GitRepository } from './repository';
 
 export const GIT_OPERATIONS = ['merge', 'rebase', 'am', 'cherry-pick', 'revert', 'bisect'] as const;
@@ -54,6 +54,7 @@ export function missingHealth(): RepositoryHealth {
   };
 }
 
+/** Whether the working folder and its git dir both still exist (two stats, no git process). */
 export function repositoryExists(repo: GitRepository): boolean {
   return fs.existsSync(repo.root) && fs.existsSync(repo.gitDir);
 }
@@ -83,7 +84,7 @@ function readSequencerKind(gitDir: string): GitOperation {
   }
 }
 
-/** The probe's one git command (run with GIT_OPTIONAL_LOCKS=0); the benchmark compares it with this exact line. */
+/** The probe's one git command (run with PROBE_ENV); the benchmark compares it with this exact line. */
 export const PROBE_STATUS_ARGS: readonly string[] = [
   'status',
   '--porcelain=v2',
@@ -93,6 +94,9 @@ export const PROBE_STATUS_ARGS: readonly string[] = [
   '--untracked-files=all',
   '--ignore-submodules=dirty',
 ];
+
+/** Read-only: GIT_OPTIONAL_LOCKS=0 keeps status from rewriting the index. */
+export const PROBE_ENV: Readonly<Record<string, string>> = { GIT_OPTIONAL_LOCKS: '0' };
 
 /** The whole health from the status output and the marker files. */
 export function healthFromStatus(repo: GitRepository, stdout: string): RepositoryHealth {
@@ -106,23 +110,21 @@ export function healthFromStatus(repo: GitRepository, stdout: string): Repositor
 }
 
 /**
- * Starts the health probe's exact status command and environment (GIT_OPTIONAL_LOCKS=0: read-only) in `root`, for
- * the hook fast path: its output through a file, its stderr dropped (a failure only makes the fast path decline;
- * the full path's own probe then reports it).
+ * Starts the health probe's exact status command and environment (PROBE_ENV: read-only) in `root`, for the hook
+ * fast path: its output through a file, its stderr dropped (a failure only makes the fast path decline; the full
+ * path's own probe then reports it).
  */
-export function startProbeStatus(root: string): Promise<string> {
-  return runGit(root, PROBE_STATUS_ARGS, { env: { GIT_OPTIONAL_LOCKS: '0' }, stdoutViaFile: true }).then(
-    (r) => r.stdout,
-  );
+export function startProbeStatus(root: string, git: GitClient = processGit()): Promise<string> {
+  return git.run(root, PROBE_STATUS_ARGS, { env: PROBE_ENV, stdoutViaFile: true }).then((r) => r.stdout);
 }
 
 /**
- * The health probe through the thin spawn wrapper instead of simple-git, for a process that lives for one hook
- * event; `started` is that status already started in this repository's root (startProbeStatus). Read-only.
+ * The health probe for a process that lives for one hook event: the status output through a file (startProbeStatus);
+ * `started` is that status already started in this repository's root. Read-only.
  */
 export async function inspectHealthDirect(repo: GitRepository, started?: Promise<string>): Promise<RepositoryHealth> {
   if (!repositoryExists(repo)) return missingHealth();
-  return healthFromStatus(repo, await (started ?? startProbeStatus(repo.root)));
+  return healthFromStatus(repo, await (started ?? startProbeStatus(repo.root, repo.git)));
 }
 
 /**

@@ -1,4 +1,6 @@
-import { GitCommandError, runGit } from './gitRunner';
+import type { GitClient } from './gitClient';
+import { GitCommandError } from './gitErrors';
+import { processGit } from './gitRunner';
 
 /** One commit of the current branch as the Version History view needs it. */
 export interface LoggedCommit {
@@ -35,22 +37,27 @@ export function versionLogArgs(limit: number, skip = 0): string[] {
   ];
 }
 
-/** Commits of HEAD's history, newest first (none on an unborn branch). Read-only: never touches refs, the index or files. */
-export async function readVersionLog(root: string, limit: number, skip = 0): Promise<LoggedCommit[]> {
+/**
+ * Commits of HEAD's history, newest first (none on an unborn branch). Read-only: never touches refs, the index or
+ * files.
+ */
+export async function readVersionLog(
+  root: string,
+  limit: number,
+  skip = 0,
+  git: GitClient = processGit(),
+): Promise<LoggedCommit[]> {
   let stdout: string;
   try {
-    ({ stdout } = await runGit(root, versionLogArgs(limit, skip)));
+    ({ stdout } = await git.run(root, versionLogArgs(limit, skip)));
   } catch (error) {
-    if (
-      error instanceof GitCommandError &&
-      /does not have any commits yet|unknown revision|bad (?:default )?revision 'HEAD'/.test(error.stderr)
-    )
-      return [];
+    if (error instanceof GitCommandError && error.gitErrorCode === 'no-commits') return [];
     throw error;
   }
   return parseVersionLog(stdout);
 }
 
+/** The commits of versionLogArgs output, newest first. Pure. */
 export function parseVersionLog(stdout: string): LoggedCommit[] {
   const commits: LoggedCommit[] = [];
   for (const record of stdout.split(RECORD)) {
@@ -90,13 +97,14 @@ export interface ChangedFile {
 export async function changedFilesOf(
   root: string,
   oid: string,
+  git: GitClient = processGit(),
 ): Promise<{ parent: string | null; files: ChangedFile[] }> {
-  const { stdout: parents } = await runGit(root, ['rev-list', '--parents', '-n', '1', oid, '--']);
+  const { stdout: parents } = await git.run(root, ['rev-list', '--parents', '-n', '1', oid, '--']);
   const parent = parents.trim().split(' ')[1] ?? null;
   const args = parent
     ? ['diff-tree', '-r', '-z', '--no-renames', '--name-status', parent, oid, '--']
     : ['diff-tree', '-r', '-z', '--no-renames', '--name-status', '--root', oid, '--'];
-  const { stdout } = await runGit(root, args);
+  const { stdout } = await git.run(root, args);
   const parts = stdout.split('\0');
   // With --root git prints the commit id first; with two trees it does not.
   const start = parts[0] && /^[0-9a-f]{40,64}$/.test(parts[0]) ? 1 : 0;
@@ -111,9 +119,14 @@ export async function changedFilesOf(
 }
 
 /** The text of `path` in commit `oid` (decoded as UTF-8), or null when the commit has no such file. Read-only. */
-export async function readBlobAt(root: string, oid: string, path: string): Promise<string | null> {
+export async function readBlobAt(
+  root: string,
+  oid: string,
+  path: string,
+  git: GitClient = processGit(),
+): Promise<string | null> {
   try {
-    return (await runGit(root, ['cat-file', 'blob', `${oid}:${path}`])).stdout;
+    return (await git.run(root, ['cat-file', 'blob', `${oid}:${path}`])).stdout;
   } catch (error) {
     if (error instanceof GitCommandError) return null;
     throw error;
@@ -126,10 +139,11 @@ export async function versionRecords(
   limit: number,
   skip: number,
   format: string,
+  git: GitClient = processGit(),
 ): Promise<string | null> {
   try {
     return (
-      await runGit(root, [
+      await git.run(root, [
         'log',
         `--max-count=${limit}`,
         `--skip=${skip}`,

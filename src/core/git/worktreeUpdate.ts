@@ -1,8 +1,7 @@
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { runGit } from './gitRunner';
-import { GitRepository } from './repository';
+import type { GitRepository } from './repository';
 
 /** The git side of a restore's worktree update: what it changes, whether it may, doing it, and checking it. */
 
@@ -16,11 +15,13 @@ export interface TreeChange {
   oid: string | null;
 }
 
-/** The entries that differ between two commits: what a worktree update from `from` to `to` writes or deletes. Read-only. */
+/**
+ * The entries that differ between two commits: what a worktree update from `from` to `to` writes or deletes. Read-only.
+ */
 export async function treeChanges(repo: GitRepository, from: string, to: string): Promise<TreeChange[]> {
   // diff-tree reads the index before it looks at its two trees, which it never needs them for (~10 ms at 20,000
   // files here): it is pointed at an index file that does not exist, which git reads as empty.
-  const { stdout } = await runGit(repo.root, ['diff-tree', '-r', '-z', '--no-renames', from, to, '--'], {
+  const { stdout } = await repo.git.run(repo.root, ['diff-tree', '-r', '-z', '--no-renames', from, to, '--'], {
     env: { GIT_INDEX_FILE: absentIndex(repo) },
   });
   const fields = stdout.split('\0');
@@ -61,7 +62,7 @@ export async function pathsHold(
   const env = { GIT_OPTIONAL_LOCKS: '0', GIT_LITERAL_PATHSPECS: '1' };
   for (let i = 0; i < changes.length; i += PATHS_PER_COMMAND) {
     const paths = changes.slice(i, i + PATHS_PER_COMMAND).map((c) => c.path);
-    const index = await runGit(
+    const index = await repo.git.run(
       repo.root,
       ['diff-index', '--cached', '--quiet', '--no-renames', '--ignore-submodules=none', commit, '--', ...paths],
       { env, okCodes: [1] },
@@ -99,7 +100,7 @@ export async function pathsHold(
     }
   }
   if (hashed.length === 0) return true;
-  const { stdout } = await runGit(repo.root, ['hash-object', '--stdin-paths'], {
+  const { stdout } = await repo.git.run(repo.root, ['hash-object', '--stdin-paths'], {
     input: hashed.map((h) => `${h.path}\n`).join(''),
   });
   const oids = stdout.split('\n');
@@ -132,14 +133,14 @@ export async function ignoredPathsInTheWay(repo: GitRepository, changes: readonl
   const ignored = new Set<string>();
   if (files.size > 0) {
     // check-ignore reads pathspecs: a leading `./` keeps a name like `:(glob)*` literal.
-    const { stdout } = await runGit(repo.root, ['check-ignore', '-z', '--stdin'], {
+    const { stdout } = await repo.git.run(repo.root, ['check-ignore', '-z', '--stdin'], {
       input: [...files].map((f) => `./${f}`).join('\0'),
       okCodes: [1],
     });
     for (const p of stdout.split('\0')) if (p) ignored.add(p.replace(/^\.\//, ''));
   }
   if (folders.size > 0) {
-    const { stdout } = await runGit(repo.root, [
+    const { stdout } = await repo.git.run(repo.root, [
       '--literal-pathspecs',
       'ls-files',
       '-z',
@@ -179,17 +180,17 @@ function occupiedPosition(root: string, rel: string): { path: string; folder: bo
  * (nested repositories, which we never version, do not count). Read-only. */
 export async function worktreeMatches(repo: GitRepository, commit: string): Promise<boolean> {
   const env = { GIT_OPTIONAL_LOCKS: '0' };
-  const cached = await runGit(repo.root, ['diff-index', '--cached', '--quiet', '--no-renames', commit, '--'], {
+  const cached = await repo.git.run(repo.root, ['diff-index', '--cached', '--quiet', '--no-renames', commit, '--'], {
     env,
     okCodes: [1],
   });
   if (cached.code !== 0) return false;
-  const files = await runGit(repo.root, ['diff-files', '--quiet', '--no-renames', '--ignore-submodules=dirty'], {
+  const files = await repo.git.run(repo.root, ['diff-files', '--quiet', '--no-renames', '--ignore-submodules=dirty'], {
     env,
     okCodes: [1],
   });
   if (files.code !== 0) return false;
-  const others = await runGit(
+  const others = await repo.git.run(
     repo.root,
     ['ls-files', '--others', '--exclude-standard', '-z', '--directory', '--no-empty-directory'],
     { env },
@@ -202,5 +203,5 @@ export async function worktreeMatches(repo: GitRepository, commit: string): Prom
 
 /** Moves index and working tree from `from` to `to` with a two-tree merge (git refuses to overwrite local changes). */
 export async function updateWorktreeBetween(repo: GitRepository, from: string, to: string): Promise<void> {
-  await runGit(repo.root, ['read-tree', '-m', '-u', from, to]);
+  await repo.git.run(repo.root, ['read-tree', '-m', '-u', from, to]);
 }

@@ -16,7 +16,9 @@ export interface NameRule {
 export interface ContentRule {
   readonly name: string;
   readonly pattern: RegExp;
-  /** Literals of which at least one occurs in every match: a substring search decides most files before the regex runs. */
+  /**
+   * Literals of which at least one occurs in every match: a substring search decides most files before the regex runs.
+   */
   readonly hints: readonly string[];
 }
 
@@ -61,8 +63,10 @@ export const CONTENT_RULES: readonly ContentRule[] = [
   {
     name: 'slack-token',
     hints: ['xox', 'hooks.slack.com'],
-    pattern:
-      /\bxox[abposr]-\d{6,}-[A-Za-z0-9-]{8,}|https:\/\/hooks\.slack\.com\/services\/T[A-Z0-9]{6,}\/B[A-Z0-9]{6,}\/[A-Za-z0-9]{20,}/,
+    pattern: new RegExp(
+      `${/\bxox[abposr]-\d{6,}-[A-Za-z0-9-]{8,}/.source}|` +
+        /https:\/\/hooks\.slack\.com\/services\/T[A-Z0-9]{6,}\/B[A-Z0-9]{6,}\/[A-Za-z0-9]{20,}/.source,
+    ),
   },
   { name: 'stripe-live-key', hints: ['k_live_'], pattern: /\b[sr]k_live_[A-Za-z0-9]{20,}/ },
   { name: 'anthropic-api-key', hints: ['sk-ant-'], pattern: /\bsk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{32,}/ },

@@ -8,7 +8,10 @@ export interface SecretFinding {
   readonly rule: string;
 }
 
-/** A path as git lists it (`/`-separated, relative to the root), with its git mode when known (`100644`, `120000`, `160000`…). */
+/**
+ * A path as git lists it (`/`-separated, relative to the root), with its git mode when known (`100644`, `120000`,
+ * `160000`…).
+ */
 export interface ScanEntry {
   readonly path: string;
   readonly mode?: string;
@@ -43,10 +46,13 @@ function modeOnDisk(file: string): string | null {
   }
 }
 
-/** The rule `relPath` matches; an unknown mode is looked up only for a name match (reading text never follows links). */
+/**
+ * The rule `relPath` matches; an unknown mode is looked up only for a name match (reading text never follows links).
+ */
 function ruleFor(file: string, relPath: string, knownMode: string | undefined): string | null {
   const baseName = relPath.slice(relPath.lastIndexOf('/') + 1);
-  let text: string | null | undefined; // undefined: not read yet; null: not scannable (binary, too big, gone, a link, a folder)
+  // undefined: not read yet; null: not scannable (binary, too big, gone, a link, a folder)
+  let text: string | null | undefined;
   const content = () =>
     text === undefined ? (text = knownMode === SYMLINK_MODE ? null : readScannableText(file)) : text;
   for (const rule of NAME_RULES) {

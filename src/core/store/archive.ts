@@ -81,11 +81,16 @@ export function archivedCounts(r: Pick<StoreReader, 'get'>): ArchiveCounts {
 /** The rows of main.turns a rotation moves: finished turns past the newest `keep` nothing may still write. */
 function movablePredicate(keep: number): string {
   const k = Math.max(0, Math.floor(keep));
-  return `recovery = 'terminal' AND COALESCE(no_version_reason, '') <> 'pending'
-    AND rowid NOT IN (SELECT rowid FROM main.turns WHERE recovery = 'terminal' ORDER BY created_at DESC, rowid DESC LIMIT ${k})
-    AND (chat_id, seq) NOT IN (SELECT chat_id, MAX(seq) FROM main.turns GROUP BY chat_id)
-    AND id NOT IN (SELECT turn_id FROM main.operations WHERE turn_id IS NOT NULL AND status IN ('in-flight', 'recovery-required'))
-    AND id NOT IN (SELECT turn_id FROM main.redo_entries WHERE turn_id IS NOT NULL)`;
+  // One condition a line, as the statement reads in the journal.
+  return [
+    `recovery = 'terminal' AND COALESCE(no_version_reason, '') <> 'pending'`,
+    `    AND rowid NOT IN (SELECT rowid FROM main.turns WHERE recovery = 'terminal' ` +
+      `ORDER BY created_at DESC, rowid DESC LIMIT ${k})`,
+    `    AND (chat_id, seq) NOT IN (SELECT chat_id, MAX(seq) FROM main.turns GROUP BY chat_id)`,
+    `    AND id NOT IN (SELECT turn_id FROM main.operations WHERE turn_id IS NOT NULL ` +
+      `AND status IN ('in-flight', 'recovery-required'))`,
+    `    AND id NOT IN (SELECT turn_id FROM main.redo_entries WHERE turn_id IS NOT NULL)`,
+  ].join('\n');
 }
 
 /** An undoable turn (as restore/historyCounts.ts's undoableTurns selects them). */
@@ -163,10 +168,11 @@ export class TurnArchive {
     // An archive written before a migration added a column reads it as NULL (docs/design.md "History archive").
     const fromArchive = hotCols.map((c) => (archived.has(c) ? `a.${quoted(c)}` : `NULL AS ${quoted(c)}`)).join(', ');
     const fromHot = hotCols.map((c) => `m.${quoted(c)}`).join(', ');
+    const archivedOnly = `WHERE NOT EXISTS (SELECT 1 FROM main.turns h WHERE h.id = a.id)`;
     hot.exec(`CREATE TEMP VIEW turns AS
       SELECT m.rowid AS rowid, ${fromHot} FROM main.turns m
       UNION ALL
-      SELECT a.rowid AS rowid, ${fromArchive} FROM ${SCHEMA}.turns a WHERE NOT EXISTS (SELECT 1 FROM main.turns h WHERE h.id = a.id)`);
+      SELECT a.rowid AS rowid, ${fromArchive} FROM ${SCHEMA}.turns a ${archivedOnly}`);
     this.viewOpen = true;
   }
 
@@ -225,7 +231,10 @@ export class TurnArchive {
     return true;
   }
 
-  /** Whether a rotation would move at least `margin` turns now (no restore in flight, no recovery latched). Never loads the archive. */
+  /**
+   * Whether a rotation would move at least `margin` turns now (no restore in flight, no recovery latched). Never loads
+   * the archive.
+   */
   static rotationDue(hot: Database, keep: number, margin: number): boolean {
     if (
       scalar(hot, "SELECT 1 FROM main.operations WHERE status IN ('in-flight', 'recovery-required') LIMIT 1") !== null
@@ -241,8 +250,8 @@ export class TurnArchive {
   }
 
   /**
-   * Moves the movable turns into the archive. Crash-safe by order: (1) the new archive — a superset of the old one —
-   * is built in memory and its identity journaled as pending; (2) it replaces the file (temp + fsync + rename);
+   * Moves the movable turns into the archive. Crash-safe by order: (1) the new archive — a superset of the old
+   * one — is built in memory and its identity journaled as pending; (2) it replaces the file (temp + fsync + rename);
    * (3) one journaled transaction deletes the moved rows from the hot table and makes the pending identity the
    * archive. A crash before (3) leaves rows in both files, read once (the hot copy wins). Caller holds the lock,
    * is caught up, and compacts afterwards.
@@ -276,12 +285,16 @@ export class TurnArchive {
           INSERT INTO ${NEXT_SCHEMA}.turns (rowid, ${list}) SELECT rowid, ${list} FROM main.turns WHERE ${where};
           COMMIT;`);
         rows = Number(scalar(hot, `SELECT COUNT(*) FROM ${NEXT_SCHEMA}.turns`));
-        // After the delete, the archive's rows that stay hot as well (promoted earlier, not movable now) are counted there.
-        const onlyArchived = `FROM ${NEXT_SCHEMA}.turns a WHERE NOT EXISTS (SELECT 1 FROM main.turns h WHERE h.id = a.id AND NOT (${where}))`;
+        // After the delete, the archive's rows that stay hot as well (promoted earlier, not movable now) are counted
+        // there.
+        const onlyArchived =
+          `FROM ${NEXT_SCHEMA}.turns a ` +
+          `WHERE NOT EXISTS (SELECT 1 FROM main.turns h WHERE h.id = a.id AND NOT (${where}))`;
         const undoable: Record<string, number> = {};
         const newestUndoable: Record<string, number> = {};
         for (const [branch, n, newest] of hot.exec(
-          `SELECT branch, COUNT(*), MAX(created_at) ${onlyArchived} AND ${UNDOABLE} AND branch IS NOT NULL GROUP BY branch`,
+          `SELECT branch, COUNT(*), MAX(created_at) ${onlyArchived} ` +
+            `AND ${UNDOABLE} AND branch IS NOT NULL GROUP BY branch`,
         )[0]?.values ?? []) {
           undoable[String(branch)] = Number(n);
           newestUndoable[String(branch)] = Number(newest);
@@ -385,7 +398,8 @@ export function archivedRows(r: StoreReader, ids: readonly string[]): Record<str
   const out: Record<string, SqlValue>[] = [];
   for (const id of new Set(ids)) {
     const row = r.get<Record<string, SqlValue>>(
-      `SELECT rowid, * FROM ${SCHEMA}.turns a WHERE id = ? AND NOT EXISTS (SELECT 1 FROM main.turns h WHERE h.id = a.id)`,
+      `SELECT rowid, * FROM ${SCHEMA}.turns a ` +
+        `WHERE id = ? AND NOT EXISTS (SELECT 1 FROM main.turns h WHERE h.id = a.id)`,
       [id],
     );
     if (row) out.push(row);

@@ -1,10 +1,14 @@
-/** Small reads of a sql.js database's own bookkeeping (pragmas, tables, the store's `meta` keys), shared by the store's parts. */
+/**
+ * Small reads of a sql.js database's own bookkeeping (pragmas, tables, the store's `meta` keys), shared by the store's
+ * parts.
+ */
 import type { Database } from 'sql.js';
 import type { SqlValue } from './journal';
 import { StoreDamage } from './storeFiles';
 
 export const SET_JOURNAL_SEQ = "INSERT OR REPLACE INTO meta (key, value) VALUES ('journal_seq', ?)";
 
+/** The pragmas every database of ours runs under (sql.js resets them on export): set before any write or replay. */
 export function applyPragmas(db: Database): void {
   // The schema declares foreign keys; replay must run under the same pragmas as the original write.
   db.run('PRAGMA foreign_keys = ON');
@@ -13,14 +17,17 @@ export function applyPragmas(db: Database): void {
   db.exec('PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF');
 }
 
+/** The first column of the first row of `sql`, or null. Read-only when `sql` is. */
 export function scalar(db: Database, sql: string): SqlValue {
   return db.exec(sql)[0]?.values[0]?.[0] ?? null;
 }
 
+/** The schema version SQLite keeps in its header (`PRAGMA user_version`). Read-only. */
 export function userVersion(db: Database): number {
   return Number(scalar(db, 'PRAGMA user_version'));
 }
 
+/** The names of the tables the database holds. Read-only. */
 export function tableNames(db: Database): Set<string> {
   const rows = db.exec("SELECT name FROM sqlite_master WHERE type = 'table'")[0]?.values ?? [];
   return new Set(rows.map((r) => String(r[0])));

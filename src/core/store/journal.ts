@@ -49,7 +49,9 @@ function crc32Js(data: Uint8Array, value = 0): number {
   return (crc ^ 0xffffffff) >>> 0;
 }
 
-/** Below this size the table is as fast as zlib, and a process that writes one record (a hook event) never loads zlib. */
+/**
+ * Below this size the table is as fast as zlib, and a process that writes one record (a hook event) never loads zlib.
+ */
 const ZLIB_FROM_BYTES = 64 * 1024;
 let zlibCrc32: ((data: Uint8Array, value?: number) => number) | null | undefined;
 
@@ -82,6 +84,7 @@ export interface JournalHeader {
   snapshotCrc: number;
 }
 
+/** The CRC-32 journal headers and records are checked with. Pure. */
 export function checksum(data: Uint8Array): number {
   return crc32(data);
 }
@@ -93,6 +96,7 @@ function lineageBytes(lineage: string): Buffer {
   return Buffer.from(hex, 'hex');
 }
 
+/** The journal's fixed-size header, as decodeJournalHeader reads it. Pure. */
 export function encodeJournalHeader(header: JournalHeader): Buffer {
   const buf = Buffer.alloc(JOURNAL_HEADER_SIZE);
   FILE_MAGIC.copy(buf, 0);
@@ -161,6 +165,7 @@ function decodeParams(params: unknown): SqlParams {
   throw new Error('invalid journal params');
 }
 
+/** One journal record (its sequence and statements, checksummed), as readRecordAt decodes it. Pure. */
 export function encodeRecord(record: JournalRecord): Buffer {
   const payload = Buffer.from(
     JSON.stringify(record.statements.map((s) => (s.params === undefined ? [s.sql] : [s.sql, encodeParams(s.params)]))),
@@ -208,7 +213,10 @@ export function readRecordAt(buf: Buffer, offset: number): RecordScan {
   return { kind: 'record', record: { seq: readU64(buf, offset + 8), statements }, next: end };
 }
 
-/** True when a checksum-valid record starts anywhere after `offset`: bad bytes before it are corruption, not a torn tail. */
+/**
+ * True when a checksum-valid record starts anywhere after `offset`: bad bytes before it are corruption, not a torn
+ * tail.
+ */
 export function hasValidRecordAfter(buf: Buffer, offset: number): boolean {
   for (let at = buf.indexOf(RECORD_MAGIC, offset + 1); at !== -1; at = buf.indexOf(RECORD_MAGIC, at + 1)) {
     if (readRecordAt(buf, at).kind === 'record') return true;

@@ -21,7 +21,10 @@ export interface JournalState {
   baseSeq: number;
   /** The last record applied. */
   lastSeq: number;
-  /** Identity of the journal and snapshot files (device, inode, size, change time): any append, truncation or compaction changes it. */
+  /**
+   * Identity of the journal and snapshot files (device, inode, size, change time): any append, truncation or compaction
+   * changes it.
+   */
   key: string;
 }
 
@@ -37,7 +40,9 @@ function statOrNull(file: string): fs.BigIntStats | null {
   }
 }
 
-/** The identity of the store's files in `dir` now; `journal` is the open journal's own stat when the caller holds it. */
+/**
+ * The identity of the store's files in `dir` now; `journal` is the open journal's own stat when the caller holds it.
+ */
 export function journalFileKey(
   dir: string,
   journal: fs.BigIntStats | null = statOrNull(path.join(dir, JOURNAL_FILE)),

@@ -64,7 +64,10 @@ export class JournalFile {
     this.ino = -1;
   }
 
-  /** Attaches the journal (if there is one) and reads it through that descriptor: the bytes and the identity we keep are one file. */
+  /**
+   * Attaches the journal (if there is one) and reads it through that descriptor: the bytes and the identity we keep are
+   * one file.
+   */
   attachAndReadAll(): Buffer {
     try {
       this.attach();

@@ -15,7 +15,8 @@ export const TABLES_BY_VERSION: readonly string[][] = MIGRATIONS.map((statements
 export function newerSchemaError(version: number): AvhError {
   return new AvhError(
     'store-unavailable',
-    `The state database was written by a newer version of Agent Version History (schema ${version}; this version supports ${SCHEMA_VERSION}). Update the extension and CLI.`,
+    `The state database was written by a newer version of Agent Version History (schema ${version}; ` +
+      `this version supports ${SCHEMA_VERSION}). Update the extension and CLI.`,
     { schemaVersion: version, supportedVersion: SCHEMA_VERSION },
   );
 }

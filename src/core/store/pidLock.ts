@@ -5,9 +5,12 @@
  * boot it was taken in (Linux, exact), or pid plus boot plus a heartbeat elsewhere (see LockLiveness).
  */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import { AvhError } from '../errors';
 import { randomUuid } from '../randomId';
+import { currentLockLiveness, useLockLiveness, type LockLiveness } from './lockLiveness';
+
+export { currentLockLiveness, linuxLiveness, portableLiveness, processStartTime } from './lockLiveness';
+export type { LockLiveness } from './lockLiveness';
 
 export interface LockHandle {
   readonly path: string;
@@ -39,26 +42,6 @@ interface LockContent {
   token: string;
 }
 
-/**
- * The platform-specific half of lock staleness, behind an interface so tests can run each provider anywhere.
- * A holder is alive when its pid exists, the lock was taken in this boot, and (where known) the pid's start
- * time is the recorded one; where start times are unknown, holders refresh the file's mtime (`heartbeat`).
- */
-export interface LockLiveness {
-  readonly name: string;
-  pidExists(pid: number): boolean;
-  /** This incarnation of `pid` (its start time), or null where the platform cannot tell cheaply. */
-  startTime(pid: number): number | null;
-  /** The current boot's identity, recorded in every lock; null where unknown. */
-  currentBoot(): string | null;
-  /** True only when `recorded` certainly names an earlier boot: every process of that boot is gone. */
-  isEarlierBoot(recorded: string): boolean;
-  /** Holders refresh the lock's mtime while they hold it; a waiter judges a silent holder dead. */
-  readonly heartbeat: boolean;
-  /** Monotonic milliseconds (stops during sleep), for confirming that a heartbeat really stopped. */
-  monotonicNow(): number;
-}
-
 const MAX_POLL_MS = 20;
 /** A lock file that is empty or unparsable this long was left by a creator that died before writing it. */
 const UNREADABLE_GRACE_MS = 5_000;
@@ -69,100 +52,19 @@ export const HEARTBEAT_STALE_MS = 30_000;
 /** ...and must stay unchanged while this waiter watches this long (monotonic), so a machine waking from sleep
  * (every holder paused, every mtime old) gives live holders time to beat again before anyone breaks their lock. */
 export const HEARTBEAT_CONFIRM_MS = 3 * HEARTBEAT_MS;
-/** Boot times computed from the wall clock and the uptime wobble; only a larger gap means another boot. */
-const BOOT_SLACK_MS = 5 * 60_000;
 
-function pidExists(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Reads field 22 (starttime) of /proc/<pid>/stat; null when not on Linux or the process is gone. */
-export function processStartTime(pid: number): number | null {
-  let stat: string;
-  try {
-    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return null;
-  }
-  // The command name (field 2) may contain spaces and parentheses: count fields after its closing paren.
-  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const value = Number(rest[22 - 3]);
-  return Number.isFinite(value) ? value : null;
-}
-
-function readBootId(): string | null {
-  try {
-    return fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || null;
-  } catch {
-    return null;
-  }
-}
-
-/** Linux: exact. Start times from /proc (clock ticks since boot), the kernel's random boot id. */
-export function linuxLiveness(): LockLiveness {
-  let boot: string | null | undefined;
-  const current = () => (boot === undefined ? (boot = readBootId()) : boot);
-  return {
-    name: 'linux-proc',
-    pidExists,
-    startTime: processStartTime,
-    currentBoot: current,
-    isEarlierBoot: (recorded) => current() !== null && recorded !== current(),
-    heartbeat: false,
-    monotonicNow: () => performance.now(),
-  };
-}
-
-/**
- * macOS, Windows and the rest: no cheap start time, so a pid reused after a crash is caught by the boot (taken
- * before the last boot → stale) or by the holder's heartbeat (a reused pid never refreshes our lock file).
- * The boot is named by its start on the wall clock (now − uptime).
- */
-export function portableLiveness(
-  clock: { now(): number; uptimeSeconds(): number } = { now: Date.now, uptimeSeconds: os.uptime },
-): LockLiveness {
-  const bootStart = () => clock.now() - clock.uptimeSeconds() * 1000;
-  return {
-    name: 'portable',
-    pidExists,
-    startTime: () => null,
-    currentBoot: () => String(Math.round(bootStart())),
-    isEarlierBoot: (recorded) => Number.isFinite(Number(recorded)) && Number(recorded) < bootStart() - BOOT_SLACK_MS,
-    heartbeat: true,
-    monotonicNow: () => performance.now(),
-  };
-}
-
-function defaultLiveness(): LockLiveness {
-  return process.platform === 'linux' && processStartTime(process.pid) !== null ? linuxLiveness() : portableLiveness();
-}
-
-let liveness: LockLiveness = defaultLiveness();
 let ownStartTime: number | null | undefined;
 
 /** Swaps the staleness provider (tests run each provider on any platform); returns the previous one. */
 export function setLockLiveness(next: LockLiveness): LockLiveness {
-  const previous = liveness;
-  liveness = next;
+  const previous = useLockLiveness(next);
   ownStartTime = undefined;
   silentSince.clear();
   return previous;
 }
 
-/** The staleness provider in use (others judge liveness of pids they recorded the same way locks do). */
-export function currentLockLiveness(): LockLiveness {
-  return liveness;
-}
-
 function selfStartTime(): number | null {
-  if (ownStartTime === undefined) ownStartTime = liveness.startTime(process.pid);
+  if (ownStartTime === undefined) ownStartTime = currentLockLiveness().startTime(process.pid);
   return ownStartTime;
 }
 
@@ -193,7 +95,7 @@ function heartbeatStopped(content: LockContent, mtimeMs: number): boolean {
     silentSince.delete(content.token);
     return false;
   }
-  const now = liveness.monotonicNow();
+  const now = currentLockLiveness().monotonicNow();
   const seen = silentSince.get(content.token);
   if (seen === undefined || seen.mtimeMs !== mtimeMs) {
     silentSince.set(content.token, { since: now, mtimeMs });
@@ -203,6 +105,7 @@ function heartbeatStopped(content: LockContent, mtimeMs: number): boolean {
 }
 
 function holderAlive(content: LockContent, mtimeMs: number): boolean {
+  const liveness = currentLockLiveness();
   if (!liveness.pidExists(content.pid)) return false;
   // Taken before the last boot: whatever runs under that pid now is another process.
   if (content.boot !== null && liveness.isEarlierBoot(content.boot)) return false;
@@ -240,7 +143,7 @@ function isStale(raw: { text: string; mtimeMs: number }): boolean {
 
 /** Refreshes the lock's mtime while it is still ours, where the provider relies on heartbeats. */
 function startHeartbeat(lockPath: string, text: string): () => void {
-  if (!liveness.heartbeat) return () => undefined;
+  if (!currentLockLiveness().heartbeat) return () => undefined;
   const timer = setInterval(() => {
     try {
       if (fs.readFileSync(lockPath, 'utf8') !== text) return;
@@ -258,7 +161,7 @@ function createExclusive(lockPath: string, purpose: string): LockHandle | null {
   const content: LockContent = {
     pid: process.pid,
     startTime: selfStartTime(),
-    boot: liveness.currentBoot(),
+    boot: currentLockLiveness().currentBoot(),
     purpose,
     acquiredAt: Date.now(),
     token: randomUuid(),

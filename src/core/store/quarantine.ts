@@ -17,7 +17,10 @@ export function removeLeftoverTemps(dir: string): void {
   }
 }
 
-/** Renames each existing file to `<file>.corrupt-<time>` under one timestamp; returns the last one moved (the snapshot if it existed). */
+/**
+ * Renames each existing file to `<file>.corrupt-<time>` under one timestamp; returns the last one moved (the snapshot
+ * if it existed).
+ */
 export function moveAside(dir: string, files: readonly string[], damage: StoreDamage): string {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   let suffix = `corrupt-${stamp}`;

@@ -24,6 +24,7 @@ export interface StoreTx extends StoreReader {
 /** The store owns transaction boundaries; these inside tx.run would break the journal's record = transaction rule. */
 const FORBIDDEN_IN_TX = /^\s*(BEGIN|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE|ATTACH|DETACH|VACUUM)\b/i;
 
+/** Whether `value` looks like a promise (a read or transaction callback must not return one). Pure. */
 export function isThenable(value: unknown): boolean {
   return (
     (typeof value === 'object' || typeof value === 'function') &&
@@ -63,6 +64,7 @@ export function guardedQuery<T>(db: Database, sql: string, params: SqlParams | u
   return rows;
 }
 
+/** The StoreReader over `query` (get: the first row, all: every row); reads only through it. */
 export function readerOf(query: <T>(sql: string, params: SqlParams | undefined, first: boolean) => T[]): StoreReader {
   return {
     get: <R>(sql: string, params?: SqlParams) => query<R>(sql, params, true)[0],

@@ -118,9 +118,11 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       UNIQUE (chat_id, kind, old_branch)
     )`,
   ],
-  // Issue 12 (migration 4): Undo Only This Turn / Undo This File run through the same saga; the scope says what the commit holds.
+  // Issue 12 (migration 4): Undo Only This Turn / Undo This File run through the same saga; the scope says what the
+  // commit holds.
   [
-    `ALTER TABLE operations ADD COLUMN scope TEXT NOT NULL DEFAULT 'everything' CHECK (scope IN (${sqlList(UNDO_SCOPES)}))`,
+    `ALTER TABLE operations ADD COLUMN scope TEXT NOT NULL DEFAULT 'everything' ` +
+      `CHECK (scope IN (${sqlList(UNDO_SCOPES)}))`,
     `ALTER TABLE operations ADD COLUMN scope_path TEXT`,
   ],
 ];

@@ -15,7 +15,10 @@ function locateWasm(): string {
   return require.resolve(fromPackage);
 }
 
-/** Loads the sql.js wasm once per process, on first use (activation stays cheap). A failed load is retried on the next call. */
+/**
+ * Loads the sql.js wasm once per process, on first use (activation stays cheap). A failed load is retried on the next
+ * call.
+ */
 export function loadSqlJs(): Promise<SqlJsStatic> {
   loading ??= initSqlJs({ locateFile: locateWasm }).catch((error: unknown) => {
     loading = undefined;

@@ -32,6 +32,7 @@ export class StoreUnreadable extends Error {
 /** Waits between retries of a read that failed: ~0.75 s in all, enough for an antivirus scan or an fd spike. */
 export const READ_RETRY_DELAYS_MS: readonly number[] = [25, 50, 100, 200, 400];
 
+/** The errno code of a failed file operation (`ENOENT`…), or `unknown`: safe to show, never a path. */
 export function errnoCode(error: unknown): string {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   return typeof code === 'string' ? code : 'unknown';
@@ -51,6 +52,7 @@ export function readOrNull(files: StoreFileSystem, file: string, what: string): 
   }
 }
 
+/** The file's stat, or null when it does not exist; other failures are StoreUnreadable. */
 export function statOrNull(files: StoreFileSystem, file: string, what: string): fs.Stats | null {
   try {
     return files.statSync(file);
@@ -93,7 +95,8 @@ export async function retryUnreadable<T>(
       if (n >= delays.length) {
         throw new AvhError(
           'store-unavailable',
-          `Cannot read the state ${error.what} (${error.code}); nothing changed. Try again; if it keeps failing, check the permissions of ${dir}.`,
+          `Cannot read the state ${error.what} (${error.code}); nothing changed. Try again; if it keeps failing, ` +
+            `check the permissions of ${dir}.`,
           { what: error.what, code: error.code },
           { cause: error },
         );

@@ -1,0 +1,149 @@
+import { AvhError, ErrorReason } from '../errors';
+
+/**
+ * The one place that reads git's stderr (as VS Code's git extension reads it once, in `getGitErrorCode`): a failed
+ * command's stderr becomes a GitErrorCode on its GitCommandError, and callers test that code, never the text.
+ * stderr is kept for this reading only; it is never shown or logged (it may name remotes or files).
+ */
+export type GitErrorCode =
+  | 'index-locked'
+  | 'ref-locked'
+  | 'not-a-repository'
+  | 'ref-moved'
+  | 'unmerged-entries'
+  | 'dirty-conflict'
+  | 'bare-repository'
+  | 'unsafe-repository'
+  | 'no-identity'
+  | 'no-commits'
+  | 'tree-not-written'
+  | 'auth-failed';
+
+/** A remote refused the credentials (or there were none to give: prompts are off). */
+const AUTH_FAILED = new RegExp(
+  [
+    'Authentication failed',
+    'Permission denied',
+    'could not read (Username|Password)',
+    'terminal prompts disabled',
+    'Host key verification failed',
+    'publickey',
+    'HTTP 40[13]',
+    'returned error: 40[13]',
+  ].join('|'),
+  'i',
+);
+
+/**
+ * stderr → code, first match wins. The first six rows name an error reason of their own (see REASONS); the rows
+ * after them come later so that they never change the reason a failure had.
+ */
+const STDERR_CODES: readonly (readonly [RegExp, GitErrorCode])[] = [
+  [/index\.lock': File exists/, 'index-locked'],
+  [/Unable to create '.*\.lock': File exists|cannot lock ref .*File exists/, 'ref-locked'],
+  [/not a git repository/i, 'not-a-repository'],
+  [/cannot lock ref|is at [0-9a-f]+ but expected|reference already exists/, 'ref-moved'],
+  [/needs merge|unmerged|you need to resolve your current index first/i, 'unmerged-entries'],
+  [
+    /would be overwritten|would lose untracked files|not uptodate\. Cannot merge|Entry '.*' not uptodate/,
+    'dirty-conflict',
+  ],
+  [/must be run in a work tree/, 'bare-repository'],
+  [/dubious ownership/, 'unsafe-repository'],
+  [/tell me who you are|empty ident|auto-detect/i, 'no-identity'],
+  [/does not have any commits yet|unknown revision|bad (?:default )?revision 'HEAD'/, 'no-commits'],
+  [/not able to write tree/i, 'tree-not-written'],
+  [AUTH_FAILED, 'auth-failed'],
+];
+
+const REASONS: Partial<Record<GitErrorCode, ErrorReason>> = {
+  'index-locked': 'index-locked',
+  'ref-locked': 'ref-locked',
+  'not-a-repository': 'not-a-repository',
+  'ref-moved': 'ref-moved',
+  'unmerged-entries': 'unmerged-entries',
+  'dirty-conflict': 'dirty-conflict',
+};
+
+/** What a failed command's stderr says went wrong, or undefined when it is nothing we tell apart. Pure. */
+export function gitErrorCode(stderr: string): GitErrorCode | undefined {
+  for (const [pattern, code] of STDERR_CODES) if (pattern.test(stderr)) return code;
+  return undefined;
+}
+
+/** The error reason of a failure with `code` ('git-failed' for codes that have no reason of their own). */
+export function reasonOf(code: GitErrorCode | undefined): ErrorReason {
+  return (code && REASONS[code]) ?? 'git-failed';
+}
+
+/** The one mapping from git's stderr to reasons. */
+export function reasonFromStderr(stderr: string): ErrorReason {
+  return reasonOf(gitErrorCode(stderr));
+}
+
+const EMBEDDED_REPO_WARNING = /^warning: adding embedded git repository: (.+)$/gm;
+
+/** The folders `git add` warned are repositories of their own (the only warning we read off a command that worked). */
+export function embeddedRepositoriesIn(addStderr: string): string[] {
+  return [...addStderr.matchAll(EMBEDDED_REPO_WARNING)].map((m) => m[1]);
+}
+
+/**
+ * A failed git command. `stderr` is kept for classification only; it is never shown or logged (it may name remotes or
+ * files).
+ */
+export class GitCommandError extends AvhError {
+  /** What stderr says went wrong (read by gitErrorCode); undefined when git said nothing we tell apart. */
+  readonly gitErrorCode: GitErrorCode | undefined;
+
+  constructor(
+    reason: ErrorReason,
+    readonly args: readonly string[],
+    readonly exitCode: number,
+    message: string,
+    readonly stderr: string,
+  ) {
+    super(reason, message, { command: verbOf(args), exitCode });
+    this.name = 'GitCommandError';
+    this.gitErrorCode = gitErrorCode(stderr);
+  }
+}
+
+/** The git subcommand of `args`: `-c key=value` pairs and other leading options are skipped. */
+export function verbOf(args: readonly string[]): string {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '-c' || args[i] === '-C') {
+      i++;
+      continue;
+    }
+    if (!args[i].startsWith('-')) return args[i];
+  }
+  return 'git';
+}
+
+/** The user-facing sentence for a failed command, chosen from its reason alone. */
+export function messageFor(reason: ErrorReason, args: readonly string[], exit: number): string {
+  switch (reason) {
+    case 'index-locked':
+      return (
+        'Another git process is using this repository (index.lock is held). Wait for it to finish, or remove ' +
+        '.git/index.lock if no git process is running, then try again.'
+      );
+    case 'ref-locked':
+      return (
+        'A git lock file for a branch is held (a .lock file under .git/refs, or .git/HEAD.lock for the current ' +
+        'branch). Wait for the other git process to finish, or remove the stale .lock file if none is running, ' +
+        'then try again.'
+      );
+    case 'not-a-repository':
+      return 'This folder is not a git repository.';
+    case 'ref-moved':
+      return 'The branch moved while Agent Version History was updating it; nothing was changed. Try again.';
+    case 'unmerged-entries':
+      return 'The repository has unresolved merge conflicts. Resolve them outside VS Code, then try again.';
+    case 'dirty-conflict':
+      return 'Local changes would be overwritten; nothing was changed.';
+    default:
+      return `git ${verbOf(args)} failed (exit ${exit})`;
+  }
+}
