@@ -7,13 +7,16 @@
  * path (runHook.ts) unchanged. Nothing is written before the one append, so declining is always safe.
  */
 import * as fs from 'node:fs';
+import { AvhError } from '../../core/errors';
 import { randomUuid } from '../../core/randomId';
+import { type GatePassed, type OperationSteps, runWithSteps } from '../../core/session/operationGate';
+import { OPERATIONS } from '../../core/session/operationKinds';
 import { readLockHolder } from '../../core/store/pidLock';
 import { appendRecordIfUnchanged, journalFileKey } from '../../core/store/journalAppend';
 import type { JournalStatement } from '../../core/store/journal';
 import { processGit } from '../../core/git/gitRunner';
 import { guessRepositoryFromFiles, GitRepository, stateDirOf } from '../../core/git/repository';
-import { acquireRepositoryLease, leasePath } from '../../core/git/repositoryLease';
+import { leasePath } from '../../core/git/repositoryLease';
 import { factsFromHealth, turnGate } from '../../core/git/repositoryGate';
 import { inspectHealthDirect } from '../../core/git/statusProbe';
 import { indexRepairPending } from '../../core/git/workingTree';
@@ -111,36 +114,55 @@ async function fastHook(
   }
   // A dead holder's lease: the full open settles what it left.
   if (readLockHolder(leasePath(prepared.repo))?.alive === false) decline('dead-lease');
-  const lease = await acquireRepositoryLease(prepared.repo, 'turn', HOOK_LEASE_WAIT_MS);
+  const { action } = event;
+  // The full path's opening (session/operationGate.ts), bound to the facts file and the direct probe: prepare()
+  // declined whatever would need settling, so nothing is left to settle under the lease.
+  const steps: OperationSteps = {
+    leaseWaitMs: HOOK_LEASE_WAIT_MS,
+    refuseRecovery: async () => {
+      if (facts.recoveryRequired) decline('unsettled');
+    },
+    settle: async () => undefined,
+    probe: () => inspectHealthDirect(prepared.repo, prepared.status),
+    latchFacts: async () => ({ recoveryRequired: facts.recoveryRequired, restoreInFlight: facts.restoreInFlight }),
+    // Left behind, the lease names this process and is stale once it exits; never a reason to record twice.
+    releaseFailed: () => undefined,
+  };
   try {
-    const { action } = event;
-    const planned =
-      action.kind === 'begin'
-        ? await planBegin(prepared, action.prompt)
-        : action.kind === 'end'
-          ? await planEnd(prepared, action.outcome)
-          : decline('event');
-    const appended = await appendRecordIfUnchanged(
-      prepared.repo.stateDir,
-      facts.journal,
-      planned.statements,
-      STORE_LOCK_WAIT_MS,
-    );
-    if (appended.kind !== 'appended') decline(appended.kind);
-    // Acknowledged: from here nothing may decline (the full path would record the event a second time).
-    writeHookFacts(prepared.repo.stateDir, {
-      ...facts,
-      journal: appended.state,
-      chats: { ...facts.chats, [prepared.chatId]: planned.chat },
-    });
-    return { kind: 'done', result: planned.result, json: prepared.json };
-  } finally {
-    try {
-      lease.release();
-    } catch {
-      // Left behind, it names this process and is stale once it exits; never a reason to record the event twice.
+    if (action.kind === 'begin') {
+      return await runWithSteps(prepared.repo, OPERATIONS.turnBegin, steps, async (opened) =>
+        append(prepared, planBegin(prepared, action.prompt, opened)),
+      );
     }
+    if (action.kind === 'end') {
+      return await runWithSteps(prepared.repo, OPERATIONS.turnEnd, steps, async () =>
+        append(prepared, await planEnd(prepared, action.outcome)),
+      );
+    }
+  } catch (error) {
+    // The turn gate refused (a rebase in progress, detached HEAD, …): the full path says why.
+    if (error instanceof AvhError && error.details.blocker !== undefined) decline('gate');
+    throw error;
   }
+  decline('event');
+}
+
+/** The one write: the planned record appended if the journal is still the facts' state, then the facts updated. */
+async function append(prepared: Prepared, planned: Planned): Promise<FastHookAnswer> {
+  const appended = await appendRecordIfUnchanged(
+    prepared.repo.stateDir,
+    prepared.facts.journal,
+    planned.statements,
+    STORE_LOCK_WAIT_MS,
+  );
+  if (appended.kind !== 'appended') decline(appended.kind);
+  // Acknowledged: from here nothing may decline (the full path would record the event a second time).
+  writeHookFacts(prepared.repo.stateDir, {
+    ...prepared.facts,
+    journal: appended.state,
+    chats: { ...prepared.facts.chats, [prepared.chatId]: planned.chat },
+  });
+  return { kind: 'done', result: planned.result, json: prepared.json };
 }
 
 /** Everything decided before the lease: the command line, the event, the repository and its facts. */
@@ -184,8 +206,8 @@ interface Planned {
 }
 
 /** A clean tree on the chat's own branch: HEAD is the base (no snapshot commit), as beginTurn records it. */
-async function planBegin({ repo, chat, chatId, event, status }: Prepared, prompt: string): Promise<Planned> {
-  const { branch, head } = await cleanTreeOnBranch(repo, status);
+function planBegin({ chat, chatId, event }: Prepared, prompt: string, opened: GatePassed<string | null>): Planned {
+  const { branch, head } = cleanTreeOnBranch(opened);
   if (chat.branch !== null && chat.branch !== branch) decline('other-branch');
   const now = Date.now();
   const turnId = randomUuid();
@@ -220,7 +242,11 @@ async function planEnd(
 ): Promise<Planned> {
   const { last, older } = endOfChat(chat.running) ?? decline('no-running-turn');
   if (outcome === 'completed') {
-    const { head } = await cleanTreeOnBranch(repo, status);
+    // As endTurn's commit: its own probe and turn gate, under the lease.
+    const health = await inspectHealthDirect(repo, status);
+    const gate = turnGate(factsFromHealth(health), 'retry');
+    if (!gate.ok) decline('gate');
+    const { head } = cleanTreeOnBranch({ health, branch: gate.branch, head: gate.head });
     if (!unchangedSinceBase(last, head)) decline('changes');
   }
   const now = Date.now();
@@ -244,17 +270,9 @@ async function planEnd(
   };
 }
 
-/**
- * The health probe's status: the turn gate passes, on a branch with a commit, nothing to snapshot or commit, no
- * nested repository to name.
- */
-async function cleanTreeOnBranch(
-  repo: GitRepository,
-  status: Promise<string> | undefined,
-): Promise<{ branch: string; head: string }> {
-  const health = await inspectHealthDirect(repo, status);
-  const gate = turnGate(factsFromHealth(health), 'retry');
-  if (!gate.ok || gate.head === null) decline('gate');
+/** Past the turn gate: on a branch with a commit, nothing to snapshot or commit, no nested repository to name. */
+function cleanTreeOnBranch({ health, branch, head }: GatePassed<string | null>): { branch: string; head: string } {
+  if (head === null) decline('gate');
   if (!health.clean || health.nestedRepositories.length > 0) decline('dirty');
-  return { branch: gate.branch, head: gate.head };
+  return { branch, head };
 }
