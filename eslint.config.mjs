@@ -36,6 +36,19 @@ export default tseslint.config(
       ],
     },
   },
+  // The product acts on a repository through the façade (VersionHistory); its context is for the core's tests.
+  {
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'ImportDeclaration[source.value=/repoContextOf$/]',
+          message: 'Act through VersionHistory: the repository context stays behind the façade.',
+        },
+      ],
+    },
+  },
   // The webview's app reaches the host only by messages: it imports the view's protocol and copy, nothing else.
   {
     files: ['src/views/versionHistory/app/**/*.ts'],

@@ -35,8 +35,9 @@ import {
   TraceableStore,
   verb,
 } from './benchUtil';
+import { contextOf } from '../src/core/repoContextOf';
 
-const storeOf = (history: VersionHistory) => history.ctx.store as unknown as TraceableStore;
+const storeOf = (history: VersionHistory) => contextOf(history).store as unknown as TraceableStore;
 
 export interface GoalRow {
   id: string;

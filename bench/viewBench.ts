@@ -15,6 +15,7 @@ import type { VersionRow } from '../src/views/versionHistory/protocol';
 import { launchChromium, openFakeHostPage } from '../test/webview/webviewPage';
 import { fmtRatio, git, GitProcessCounter, median, ms, timed } from './benchUtil';
 import type { GoalRow } from './gitBench';
+import { contextOf } from '../src/core/repoContextOf';
 
 export interface ViewBenchOptions {
   workDir: string;
@@ -69,7 +70,7 @@ export async function runViewBench(options: ViewBenchOptions): Promise<{ goals: 
   let processes: string[] = [];
   let rows: VersionRow[] = [];
   try {
-    const turns = await rebuildFromTrailers(history.ctx);
+    const turns = await rebuildFromTrailers(contextOf(history));
     options.progress(`view: ${turns} turns in the store; timing the view model against raw git log…`);
     const raw = () => git(dir, versionLogArgs(commits + 1));
     const core = async () => {

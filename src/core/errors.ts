@@ -29,15 +29,28 @@ export type ErrorReason =
   | 'branch-on-remote'
   | 'branch-unavailable';
 
+/** The closing sentence of a refusal that left everything as it was. */
+export const NOTHING_CHANGED = 'Nothing was changed.';
+
+export interface AvhErrorOptions {
+  cause?: unknown;
+  /** A closing sentence (NOTHING_CHANGED) after the statement; copy that wraps the error uses the statement alone. */
+  closing?: string;
+}
+
 export class AvhError extends Error {
+  /** What went wrong and what helps, without the closing sentence: for copy that wraps this error in its own. */
+  readonly statement: string;
+
   constructor(
     readonly reason: ErrorReason,
-    message: string,
+    statement: string,
     readonly details: Readonly<Record<string, string | number | boolean | null>> = {},
-    options?: { cause?: unknown },
+    options?: AvhErrorOptions,
   ) {
-    super(message, options);
+    super(options?.closing ? `${statement} ${options.closing}` : statement, { cause: options?.cause });
     this.name = 'AvhError';
+    this.statement = statement;
   }
 }
 

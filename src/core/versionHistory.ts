@@ -5,6 +5,16 @@ import { GitRepository, resolveRepository } from './git/repository';
 import { EventLog, silentLog } from './log';
 import { readRecovery, RecoveryLatch, setRecovery } from './recovery/recoveryLatch';
 import {
+  AcceptOptions,
+  acceptCurrentVersion,
+  checkRepository,
+  RecoveryAssessment,
+  RecoverySettlement,
+  saveAndAcceptCurrentVersion,
+} from './recovery/recoveryActions';
+import { findStaleGitLocks, removeStaleGitLocks, StaleGitLock } from './recovery/staleLocks';
+import { recordHookFacts } from './turns/hookFacts';
+import {
   historyCounts,
   HistoryCounts,
   turnOfVersion,
@@ -82,7 +92,7 @@ export const STATE_REBUILT_REASON = 'state-rebuilt';
  */
 export class VersionHistory {
   private constructor(
-    readonly ctx: RepoContext,
+    private readonly ctx: RepoContext,
     readonly notices: readonly StartupNotice[],
   ) {}
 
@@ -323,6 +333,41 @@ export class VersionHistory {
   /** Asks the remotes again on the next view refresh (Try again). */
   forgetBranchAnswers(): void {
     forgetBranchAnswers(this.ctx);
+  }
+
+  /** The recovery latch while recovery is required, else null (the durable truth the UI follows). Read-only. */
+  recoveryLatch(): Promise<RecoveryLatch | null> {
+    return this.ctx.store.read((r) => readRecovery(r));
+  }
+
+  /** Recovery's read-only check of the repository (`recover check`, the notice's assessment). Changes nothing. */
+  checkRepository(): Promise<RecoveryAssessment> {
+    return checkRepository(this.ctx);
+  }
+
+  /** Use current version: clears recovery when the repository checks healthy; never changes git. */
+  acceptCurrentVersion(options?: AcceptOptions): Promise<RecoverySettlement> {
+    return acceptCurrentVersion(this.ctx, options);
+  }
+
+  /** Save changes & use current version: commits a dirty tree as `[Recovery]`, then clears recovery. */
+  saveAndAcceptCurrentVersion(options?: AcceptOptions): Promise<RecoverySettlement> {
+    return saveAndAcceptCurrentVersion(this.ctx, options);
+  }
+
+  /** Git locks a killed restore of ours left behind (older than it, nothing of ours running). Read-only. */
+  findStaleGitLocks(): Promise<StaleGitLock[]> {
+    return findStaleGitLocks(this.ctx);
+  }
+
+  /** Remove Stale Lock: removes exactly those stale locks (re-checked under the lease; `expected` if given). */
+  removeStaleGitLocks(expected?: readonly string[]): Promise<StaleGitLock[]> {
+    return removeStaleGitLocks(this.ctx, expected);
+  }
+
+  /** Writes the hook fast path's facts file for these chats (after the full path recorded an event). */
+  recordHookFacts(chatIds: readonly string[]): Promise<void> {
+    return recordHookFacts(this.ctx, chatIds);
   }
 
   close(): Promise<void> {

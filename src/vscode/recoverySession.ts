@@ -3,8 +3,7 @@ import * as vscode from 'vscode';
 import { Actor, createActor, SnapshotFrom, waitFor } from 'xstate';
 import { safeMessage } from '../core/errors';
 import type { EventLog } from '../core/log';
-import { describeAge, findStaleGitLocks, removeStaleGitLocks, StaleGitLock } from '../core/recovery/staleLocks';
-import { readRecovery } from '../core/recovery/recoveryLatch';
+import { describeAge, StaleGitLock } from '../core/recovery/staleLocks';
 import { isRecoveryPending, recoveryMachine, RecoveryStateValue } from '../core/recovery/recoveryMachine';
 import { RECOVERY_SUBJECT } from '../core/turns/promptSummary';
 import type { RepositoryController } from './repositoryController';
@@ -75,7 +74,7 @@ export class RecoverySession implements vscode.Disposable {
     private readonly log: EventLog,
     private readonly prefix: () => string,
   ) {
-    this.actor = createActor(recoveryMachine, { input: { repo: controller.history.ctx } });
+    this.actor = createActor(recoveryMachine, { input: { repo: controller.history } });
     this.actor.subscribe((snapshot) => this.onSnapshot(snapshot));
     this.actor.start();
     this.disposables.push(controller.onDidChange(() => void this.refresh()));
@@ -111,7 +110,7 @@ export class RecoverySession implements vscode.Disposable {
   async refresh(): Promise<void> {
     if (this.disposed) return;
     try {
-      const latch = await this.controller.history.ctx.store.read((r) => readRecovery(r));
+      const latch = await this.controller.history.recoveryLatch();
       if (!this.disposed) this.actor.send({ type: 'LATCH', generation: latch?.generation ?? null });
     } catch (error) {
       this.log.warn('recovery.latch-read-failed', { reason: error instanceof Error ? error.name : 'unknown' });
@@ -231,7 +230,7 @@ export class RecoverySession implements vscode.Disposable {
    */
   private showNotice(notice: Notice): void {
     if (notice.kind !== 'blocked') return this.present(notice);
-    void findStaleGitLocks(this.controller.history.ctx).then(
+    void this.controller.history.findStaleGitLocks().then(
       (locks) =>
         this.present(
           locks.length === 0
@@ -292,10 +291,7 @@ export async function removeShownStaleLocks(
   next: string,
 ): Promise<void> {
   try {
-    const removed = await removeStaleGitLocks(
-      controller.history.ctx,
-      locks.map((l) => l.file),
-    );
+    const removed = await controller.history.removeStaleGitLocks(locks.map((l) => l.file));
     void vscode.window.showInformationMessage(prefix + RECOVERY_COPY.staleLocksRemoved(removed.length, next));
   } catch (error) {
     void vscode.window.showErrorMessage(prefix + safeMessage(error));

@@ -20,7 +20,7 @@ export class RepositoryController implements vscode.Disposable {
 
   private constructor(
     readonly history: VersionHistory,
-    private readonly log: EventLog,
+    readonly log: EventLog,
   ) {
     const repo = history.repository;
     const commonDir = commonGitDir(repo.gitDir);

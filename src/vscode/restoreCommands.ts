@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
 import { AvhError, isAvhError, safeMessage } from '../core/errors';
-import { findStaleGitLocks } from '../core/recovery/staleLocks';
 import type { EventLog } from '../core/log';
 import type { RestorePreview, RestoreRequest, RestoreResult, UndoOnly } from '../core/restore/restoreService';
-import { anyLaterWork, conflictError, describeLaterWork } from '../core/restore/revertPlan';
+import { revertConflictStatement } from '../core/restore/restoreCopy';
+import { anyLaterWork, describeLaterWork } from '../core/restore/revertPlan';
 import { KIND_LABEL, relativeTime } from '../views/versionHistory/copy';
 import type { BranchLossUi } from './branchLoss';
 import type { RepositoryController } from './repositoryController';
@@ -61,7 +61,7 @@ export class RestoreRunner {
     error: unknown,
   ): Promise<boolean> {
     if (!isAvhError(error, 'index-locked') && !isAvhError(error, 'ref-locked')) return false;
-    const locks = await findStaleGitLocks(controller.history.ctx).catch(() => []);
+    const locks = await controller.history.findStaleGitLocks().catch(() => []);
     if (locks.length === 0) return false;
     this.log.warn('restore.command-failed', { kind, reason: error.reason, staleLocks: locks.length });
     void vscode.window
@@ -171,7 +171,7 @@ export class RestoreRunner {
     const conflicts = preview.onlyTurn?.conflicts ?? [];
     const offerOnly = conflicts.length === 0;
     const offerEverything = !preview.later!.uncommitted;
-    const conflictText = conflictError(conflicts).message.replace(/ Nothing was changed\..*$/, '');
+    const conflictText = revertConflictStatement(conflicts);
     const everythingText = offerEverything
       ? `${RESTORE_EVERYTHING} also takes away ${later} (it stays reachable in Version History).`
       : `${RESTORE_EVERYTHING} needs a clean working tree: commit or stash your uncommitted changes first.`;

@@ -27,7 +27,7 @@ async function askAbout(controller: RepositoryController, finding: SecretFinding
     else await controller.history.gitignoreSecretFile(finding.path);
     controller.notifyChanged();
   } catch (error) {
-    controller.history.ctx.log.warn('secrets.choice-failed', {
+    controller.log.warn('secrets.choice-failed', {
       choice: choice === INCLUDE_IN_VERSIONS ? 'include' : 'gitignore',
     });
     void vscode.window.showErrorMessage(`Agent Version History: ${safeMessage(error)}`);

@@ -7,6 +7,7 @@ import { localBranchNames, loseChatBranch, repoWithChatBranch } from '../support
 import { CLI, cliJson } from '../support/cliProcess';
 import { assertNothingLost, cleanupTempDirs, contentInventory, git, testGitEnv, write } from '../support/gitFixtures';
 import { holdRefTransaction, killedWhileRunning } from '../support/slowGit';
+import { contextOf } from '../../src/core/repoContextOf';
 
 interface ChatState {
   branch: string;
@@ -19,7 +20,7 @@ async function chatState(repo: string): Promise<ChatState> {
   // Opening reconciles, as every CLI command and every activation does.
   const history = await VersionHistory.open(repo);
   try {
-    return await history.ctx.store.read((r) => ({
+    return await contextOf(history).store.read((r) => ({
       branch: r.get<{ branch: string }>("SELECT branch FROM chats WHERE id = 'chat-1'")!.branch,
       resume: r.get<{ resume_identity: string | null }>("SELECT resume_identity FROM chats WHERE id = 'chat-1'")!
         .resume_identity,

@@ -19,6 +19,7 @@ import {
   write,
 } from '../support/gitFixtures';
 import { killedWhileRunning, slowGit } from '../support/slowGit';
+import { contextOf } from '../../src/core/repoContextOf';
 
 /**
  * Issue 9 items 1 and 4: a VersionHistory that stays open (an extension host) while a CLI restore in another
@@ -175,7 +176,7 @@ describe('reconcile before every mutation (a long-lived VersionHistory after a C
     // Before any reconciliation the dead operation is still in flight: nothing is offered yet.
     const h = await VersionHistory.open(repo); // opening reconciles (like every CLI command)
     try {
-      const offered = await findStaleGitLocks(h.ctx);
+      const offered = await findStaleGitLocks(contextOf(h));
       assert.deepEqual(
         offered.map((l) => l.file),
         ['index.lock'],
@@ -185,7 +186,7 @@ describe('reconcile before every mutation (a long-lived VersionHistory after a C
       const held = tryAcquireLock(leasePath(h.repository), 'restore');
       assert.ok(held);
       try {
-        assert.deepEqual(await findStaleGitLocks(h.ctx), []);
+        assert.deepEqual(await findStaleGitLocks(contextOf(h)), []);
         const refused = runCliProcess(['recover', 'remove-stale-lock'], { cwd: repo });
         assert.equal(refused.code, 1, refused.stderr);
         assert.ok(fs.existsSync(lock), 'not removed while our lease is held');
@@ -245,7 +246,7 @@ describe('reconcile before every mutation (a long-lived VersionHistory after a C
     fs.writeFileSync(lock, '');
     const h = await VersionHistory.open(repo);
     try {
-      assert.deepEqual(await findStaleGitLocks(h.ctx), []);
+      assert.deepEqual(await findStaleGitLocks(contextOf(h)), []);
     } finally {
       await h.close();
     }

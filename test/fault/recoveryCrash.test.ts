@@ -17,6 +17,7 @@ import {
   testGitEnv,
   write,
 } from '../support/gitFixtures';
+import { contextOf } from '../../src/core/repoContextOf';
 
 describe('guided recovery under SIGKILL (real CLI processes)', function () {
   this.timeout(120_000);
@@ -29,7 +30,9 @@ describe('guided recovery under SIGKILL (real CLI processes)', function () {
     write(repo, 'assets/logo.bin', Buffer.from([137, 80, 78, 71, 0, 1, 2, 3]));
     const inventory = contentInventory(repo);
     const seed = await VersionHistory.open(repo);
-    await seed.ctx.store.transaction((tx) => setRecovery(tx, 'op-crashed', 'ambiguous', 'update-worktree', Date.now()));
+    await contextOf(seed).store.transaction((tx) =>
+      setRecovery(tx, 'op-crashed', 'ambiguous', 'update-worktree', Date.now()),
+    );
     await seed.close();
 
     // The child is the real CLI; the failpoint kills it right after the commit, the branch move and the index install.
@@ -70,7 +73,7 @@ describe('guided recovery under SIGKILL (real CLI processes)', function () {
     });
     const after = await VersionHistory.open(repo);
     try {
-      assert.equal(await after.ctx.store.read((r) => readRecovery(r)), null);
+      assert.equal(await contextOf(after).store.read((r) => readRecovery(r)), null);
     } finally {
       await after.close();
     }

@@ -6,6 +6,7 @@ import { AvhError } from '../../src/core/errors';
 import { EventLog, formatEvent } from '../../src/core/log';
 import { readRecovery, setRecovery } from '../../src/core/recovery/recoveryLatch';
 import { VersionHistory } from '../../src/core/versionHistory';
+import { contextOf } from '../../src/core/repoContextOf';
 
 /** Awaits `promise` and asserts it failed with an AvhError of `reason`; returns the error. */
 export async function expectReason(promise: Promise<unknown>, reason: string): Promise<AvhError> {
@@ -58,7 +59,7 @@ export function repoPicture(repo: string): Record<string, string> {
 export async function seedRecoveryLatch(folder: string, operationId: string): Promise<void> {
   const history = await VersionHistory.open(folder);
   try {
-    await history.ctx.store.transaction((tx) =>
+    await contextOf(history).store.transaction((tx) =>
       setRecovery(tx, operationId, 'ambiguous', 'update-worktree', Date.now()),
     );
   } finally {
@@ -69,7 +70,7 @@ export async function seedRecoveryLatch(folder: string, operationId: string): Pr
 export async function recoveryLatchPresent(folder: string): Promise<boolean> {
   const history = await VersionHistory.open(folder);
   try {
-    return (await history.ctx.store.read((r) => readRecovery(r))) !== null;
+    return (await contextOf(history).store.read((r) => readRecovery(r))) !== null;
   } finally {
     await history.close();
   }

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { VersionHistory, OpenOptions } from '../../src/core/versionHistory';
 import { git, makeRepo, tempDir, write } from './gitFixtures';
+import { contextOf } from '../../src/core/repoContextOf';
 
 /**
  * A repository with a real bare remote on disk (file://): main pushed (the remote's default branch), and chat
@@ -24,7 +25,7 @@ export async function repoWithChatBranch(
   assert.ok(version);
   git(repo, 'push', '-q', 'origin', 'feature/login');
   git(repo, 'switch', '-q', 'main');
-  await history.ctx.store.transaction((tx) =>
+  await contextOf(history).store.transaction((tx) =>
     tx.run("UPDATE chats SET resume_identity = 'resume-abc' WHERE id = 'chat-1'"),
   );
   return { repo, remote, history, turnId };

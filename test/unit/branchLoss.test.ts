@@ -18,11 +18,12 @@ import {
   read,
   write,
 } from '../support/gitFixtures';
+import { contextOf } from '../../src/core/repoContextOf';
 
 function chatRow(
   history: VersionHistory,
 ): Promise<{ branch: string; base_branch: string; remote: string | null; resume_identity: string | null }> {
-  return history.ctx.store.read((r) =>
+  return contextOf(history).store.read((r) =>
     r.get<{ branch: string; base_branch: string; remote: string | null; resume_identity: string | null }>(
       "SELECT branch, base_branch, remote, resume_identity FROM chats WHERE id = 'chat-1'",
     )!,
@@ -30,7 +31,7 @@ function chatRow(
 }
 
 function warningCount(history: VersionHistory): Promise<number> {
-  return history.ctx.store.read(
+  return contextOf(history).store.read(
     (r) => r.get<{ n: number }>("SELECT COUNT(*) AS n FROM chat_events WHERE status = 'done'")!.n,
   );
 }
@@ -59,7 +60,7 @@ describe('branch loss (real repositories, a real bare remote on disk)', function
       await history.beginTurn({ chatId: 'a', prompt: 'x' });
       await history.beginTurn({ chatId: 'b', prompt: 'x', baseBranch: 'main' });
       await expectReason(history.beginTurn({ chatId: 'c', prompt: 'x', baseBranch: 'bad..name' }), 'invalid-input');
-      const rows = await history.ctx.store.read((r) =>
+      const rows = await contextOf(history).store.read((r) =>
         r.all<{ id: string; base_branch: string; remote: string | null }>(
           'SELECT id, base_branch, remote FROM chats ORDER BY id',
         ),
@@ -153,7 +154,7 @@ describe('branch loss (real repositories, a real bare remote on disk)', function
       // The conversation goes on: its next turn is recorded on the new branch.
       const next = await history.beginTurn({ chatId: 'chat-1', prompt: 'continue' });
       await history.endTurn(next.turnId, 'cancelled');
-      const notices = await branchNotices(history.ctx, 'feature/login-2');
+      const notices = await branchNotices(contextOf(history), 'feature/login-2');
       assert.equal(notices.warnings.length, 1);
       assert.equal(notices.issues.length, 0);
       const json = cliJson<{ branch: string; continuations: unknown[] }>([
@@ -209,7 +210,7 @@ describe('branch loss (real repositories, a real bare remote on disk)', function
       assert.deepEqual(localBranchNames(repo), ['main', 'other']);
       assert.equal((await chatRow(history)).branch, 'feature/login');
       assert.equal(
-        await history.ctx.store.read((r) => r.get<{ n: number }>('SELECT COUNT(*) AS n FROM chat_events')!.n),
+        await contextOf(history).store.read((r) => r.get<{ n: number }>('SELECT COUNT(*) AS n FROM chat_events')!.n),
         0,
       );
       assertNothingLost(repo, inventory);
@@ -251,7 +252,7 @@ describe('branch loss (real repositories, a real bare remote on disk)', function
       git(repo, 'branch', '-q', '-D', 'feature/login');
       git(repo, 'remote', 'set-url', 'origin', 'ssh://git@example.invalid/team/app.git');
       process.env.GIT_SSH_COMMAND = 'false';
-      assert.deepEqual(await classifyBranch(history.ctx.repo, 'feature/login', { recordedRemote: 'origin' }), {
+      assert.deepEqual(await classifyBranch(contextOf(history).repo, 'feature/login', { recordedRemote: 'origin' }), {
         state: 'unknown',
         remote: 'origin',
         reason: 'network',
@@ -267,13 +268,13 @@ describe('branch loss (real repositories, a real bare remote on disk)', function
       assert.ok(!cli.stdout.includes('example.invalid') && !cli.stderr.includes('example.invalid'));
       process.env.GIT_SSH_COMMAND =
         'sh -c \'echo "git@example.invalid: Permission denied (publickey)." >&2; exit 255\'';
-      assert.deepEqual(await classifyBranch(history.ctx.repo, 'feature/login'), {
+      assert.deepEqual(await classifyBranch(contextOf(history).repo, 'feature/login'), {
         state: 'unknown',
         remote: 'origin',
         reason: 'auth',
       });
       process.env.GIT_SSH_COMMAND = 'sh -c "exec sleep 3"';
-      assert.deepEqual(await classifyBranch(history.ctx.repo, 'feature/login', { timeoutMs: 300 }), {
+      assert.deepEqual(await classifyBranch(contextOf(history).repo, 'feature/login', { timeoutMs: 300 }), {
         state: 'unknown',
         remote: 'origin',
         reason: 'timeout',
@@ -312,8 +313,8 @@ describe('branch loss (real repositories, a real bare remote on disk)', function
       loseChatBranch(a.repo);
       assert.equal((await a.history.chatStatus('chat-1')).branch, 'lost');
       assert.equal((await b.history.chatStatus('chat-1')).branch, 'ok');
-      assert.equal((await branchNotices(b.history.ctx, 'main')).issues.length, 0);
-      assert.equal((await branchNotices(a.history.ctx, 'main')).issues[0].state, 'lost');
+      assert.equal((await branchNotices(contextOf(b.history), 'main')).issues.length, 0);
+      assert.equal((await branchNotices(contextOf(a.history), 'main')).issues[0].state, 'lost');
       git(b.repo, 'switch', '-q', 'feature/login');
       const turn = await b.history.beginTurn({ chatId: 'chat-1', prompt: 'more' });
       await b.history.endTurn(turn.turnId, 'cancelled');

@@ -18,6 +18,7 @@ import {
   subjectOf,
   testGitEnv,
 } from '../support/gitFixtures';
+import { contextOf } from '../../src/core/repoContextOf';
 
 const SCRIPT = path.resolve(__dirname, '../../../scripts/demoAgent.mjs');
 
@@ -33,7 +34,7 @@ function demoAgent(repo: string, ...args: string[]) {
 async function turnOutcomes(repo: string): Promise<(string | null)[]> {
   const history = await VersionHistory.open(repo);
   try {
-    return await history.ctx.store.read((r) =>
+    return await contextOf(history).store.read((r) =>
       r
         .all<{ terminal_outcome: string | null }>('SELECT terminal_outcome FROM turns ORDER BY created_at')
         .map((t) => t.terminal_outcome),

@@ -24,6 +24,7 @@ import {
 } from '../support/gitFixtures';
 import { spawnSync } from 'node:child_process';
 import { testGitEnv } from '../support/gitFixtures';
+import { contextOf } from '../../src/core/repoContextOf';
 
 /**
  * The shapes real turns take, on real repositories: type changes and odd names round-trip through Undo and Redo,
@@ -303,8 +304,10 @@ describe('what the user staged stays reachable (real git)', function () {
       const before = contentInventory(repo);
       const history = await VersionHistory.open(repo);
       try {
-        await history.ctx.store.transaction((tx) => setRecovery(tx, 'op', 'ambiguous', 'update-worktree', Date.now()));
-        const settled = await saveAndAcceptCurrentVersion(history.ctx);
+        await contextOf(history).store.transaction((tx) =>
+          setRecovery(tx, 'op', 'ambiguous', 'update-worktree', Date.now()),
+        );
+        const settled = await saveAndAcceptCurrentVersion(contextOf(history));
         assert.equal(settled.result, 'accepted');
         assertStagedKept(repo, 'HEAD', staged);
         assert.ok(clean(repo));
@@ -416,7 +419,7 @@ describe('an operation in progress is named at every entry point, never "detache
           ).message,
           'restore',
         );
-        const assessment = await checkRepository(history.ctx);
+        const assessment = await checkRepository(contextOf(history));
         assert.equal(assessment.kind, 'blocked');
         assert.equal(assessment.kind === 'blocked' && assessment.blocker, op);
         check(assessment.kind === 'blocked' ? assessment.message : '', 'recover check');
@@ -541,7 +544,7 @@ describe('nested repositories, hooks and retries at the edges (real git, real pr
       assert.equal(status.code, 0, status.stderr);
       const reopened = await VersionHistory.open(repo);
       try {
-        const turn = await reopened.ctx.store.read((r) => getTurn(r, turnId));
+        const turn = await contextOf(reopened).store.read((r) => getTurn(r, turnId));
         assert.notEqual(turn?.no_version_reason, 'pending', point);
         if (point === 'turn-end:after-outcome') {
           assert.equal(head(repo), start);

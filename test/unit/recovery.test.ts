@@ -28,19 +28,20 @@ import {
   tempDir,
   write,
 } from '../support/gitFixtures';
+import { contextOf } from '../../src/core/repoContextOf';
 
 async function openWithLatch(
   repo: string,
   lines: string[] = [],
 ): Promise<{ history: VersionHistory; generation: number }> {
   const history = await VersionHistory.open(repo, { log: recordingLog(lines), leaseWaitMs: 2000 });
-  const generation = await history.ctx.store.transaction((tx) =>
+  const generation = await contextOf(history).store.transaction((tx) =>
     setRecovery(tx, 'op-test-1', 'ambiguous', 'update-worktree', Date.now()),
   );
   return { history, generation };
 }
 
-const latchOf = (history: VersionHistory) => history.ctx.store.read((r) => readRecovery(r));
+const latchOf = (history: VersionHistory) => contextOf(history).store.read((r) => readRecovery(r));
 
 async function expectBlocked(promise: Promise<unknown>, blocker: RecoveryBlocker): Promise<RecoveryBlockedError> {
   try {
@@ -188,17 +189,17 @@ describe('guided recovery actions (real git, real state files)', function () {
     const { history } = await openWithLatch(repo, lines);
     try {
       const before = repoPicture(repo);
-      const assessment = await checkRepository(history.ctx);
+      const assessment = await checkRepository(contextOf(history));
       assert.deepEqual(assessment, { kind: 'healthy', branch: 'main', head: head(repo) });
-      const settlement = await acceptCurrentVersion(history.ctx);
+      const settlement = await acceptCurrentVersion(contextOf(history));
       assert.deepEqual(settlement, { result: 'accepted', branch: 'main', head: head(repo) });
       assert.equal(await latchOf(history), null);
       assert.deepEqual(repoPicture(repo), before, 'refs, index file, markers and worktree are byte-identical');
       assert.ok(lines.includes('recovery.checkpoint-removed operation=op-test-1 generation=1'), lines.join('\n'));
       assert.ok(lines.includes('recovery.accept action=accept result=accepted reason=healthy'), lines.join('\n'));
       // Accepting again: nothing left to accept.
-      assert.deepEqual(await acceptCurrentVersion(history.ctx), { result: 'not-required' });
-      assert.deepEqual(await saveAndAcceptCurrentVersion(history.ctx), { result: 'not-required' });
+      assert.deepEqual(await acceptCurrentVersion(contextOf(history)), { result: 'not-required' });
+      assert.deepEqual(await saveAndAcceptCurrentVersion(contextOf(history)), { result: 'not-required' });
     } finally {
       await history.close();
     }
@@ -223,7 +224,7 @@ describe('guided recovery actions (real git, real state files)', function () {
     const lines: string[] = [];
     const { history } = await openWithLatch(repo, lines);
     try {
-      const assessment = await checkRepository(history.ctx);
+      const assessment = await checkRepository(contextOf(history));
       assert.equal(assessment.kind, 'dirty');
       assert.deepEqual(assessment.kind === 'dirty' && assessment.counts, {
         staged: 1,
@@ -232,13 +233,13 @@ describe('guided recovery actions (real git, real state files)', function () {
         unmerged: 0,
       });
       const before = repoPicture(repo);
-      const rejected = await acceptCurrentVersion(history.ctx);
+      const rejected = await acceptCurrentVersion(contextOf(history));
       assert.equal(rejected.result, 'rejected');
       assert.equal(rejected.result === 'rejected' && rejected.assessment.kind, 'dirty');
       assert.ok(await latchOf(history), 'Use current version on a dirty tree keeps recovery');
       assert.deepEqual(repoPicture(repo), before, 'and changes nothing');
 
-      const saved = await saveAndAcceptCurrentVersion(history.ctx);
+      const saved = await saveAndAcceptCurrentVersion(contextOf(history));
       assert.equal(saved.result, 'accepted');
       const savedCommit = saved.result === 'accepted' ? saved.savedCommit : undefined;
       assert.ok(savedCommit);
@@ -279,14 +280,14 @@ describe('guided recovery actions (real git, real state files)', function () {
       write(repo, '.git/index.lock', '');
       const before = repoPicture(repo);
       const objectsBefore = git(repo, 'count-objects', '-v');
-      const error = await expectBlocked(saveAndAcceptCurrentVersion(history.ctx), 'index-locked');
+      const error = await expectBlocked(saveAndAcceptCurrentVersion(contextOf(history)), 'index-locked');
       assert.equal(error.reason, 'index-locked');
       assert.match(error.message, /index\.lock/);
       assert.deepEqual(repoPicture(repo), before);
       assert.equal(git(repo, 'count-objects', '-v'), objectsBefore, 'not even an object was written');
       assert.ok(await latchOf(history));
       fs.rmSync(path.join(repo, '.git', 'index.lock'));
-      const saved = await saveAndAcceptCurrentVersion(history.ctx);
+      const saved = await saveAndAcceptCurrentVersion(contextOf(history));
       assert.equal(saved.result, 'accepted');
       assert.equal(subjectOf(repo), RECOVERY_SUBJECT);
     } finally {
@@ -304,7 +305,7 @@ describe('guided recovery actions (real git, real state files)', function () {
       write(repo, '.git/refs/heads/main.lock', '');
       const before = repoPicture(repo);
       await assert.rejects(
-        saveAndAcceptCurrentVersion(history.ctx),
+        saveAndAcceptCurrentVersion(contextOf(history)),
         (error: unknown) => error instanceof AvhError && !(error instanceof RecoveryBlockedError),
       );
       assert.deepEqual(repoPicture(repo), before, 'HEAD, the branch, the index and the files are unchanged');
@@ -315,7 +316,7 @@ describe('guided recovery actions (real git, real state files)', function () {
       );
       assertNothingLost(repo, inventory);
       fs.rmSync(path.join(repo, '.git', 'refs', 'heads', 'main.lock'));
-      assert.equal((await saveAndAcceptCurrentVersion(history.ctx)).result, 'accepted');
+      assert.equal((await saveAndAcceptCurrentVersion(contextOf(history))).result, 'accepted');
     } finally {
       await history.close();
     }
@@ -328,20 +329,20 @@ describe('guided recovery actions (real git, real state files)', function () {
       try {
         c.make(repo);
         const before = repoPicture(repo);
-        const assessment = await checkRepository(history.ctx);
+        const assessment = await checkRepository(contextOf(history));
         assert.equal(assessment.kind, 'blocked', JSON.stringify(assessment));
         assert.equal(assessment.kind === 'blocked' && assessment.blocker, c.blocker);
         assert.match(assessment.kind === 'blocked' ? assessment.message : '', /then check again\.$/);
-        const accept = await acceptCurrentVersion(history.ctx);
+        const accept = await acceptCurrentVersion(contextOf(history));
         assert.deepEqual(accept, { result: 'rejected', assessment });
-        await expectBlocked(saveAndAcceptCurrentVersion(history.ctx), c.blocker);
+        await expectBlocked(saveAndAcceptCurrentVersion(contextOf(history)), c.blocker);
         assert.deepEqual(repoPicture(repo), before, 'nothing was repaired, continued, aborted or committed');
         assert.ok(await latchOf(history), 'recovery stays');
 
         c.resolve(repo);
-        const again = await checkRepository(history.ctx);
+        const again = await checkRepository(contextOf(history));
         assert.equal(again.kind, 'healthy', JSON.stringify(again));
-        assert.equal((await acceptCurrentVersion(history.ctx)).result, 'accepted');
+        assert.equal((await acceptCurrentVersion(contextOf(history))).result, 'accepted');
         assert.equal(await latchOf(history), null);
       } finally {
         await history.close();
@@ -354,7 +355,7 @@ describe('guided recovery actions (real git, real state files)', function () {
     const { history } = await openWithLatch(repo);
     try {
       BLOCKERS.find((b) => b.blocker === 'rebase')!.make(repo);
-      const assessment = await checkRepository(history.ctx);
+      const assessment = await checkRepository(contextOf(history));
       assert.deepEqual(assessment, {
         kind: 'blocked',
         blocker: 'rebase',
@@ -370,13 +371,13 @@ describe('guided recovery actions (real git, real state files)', function () {
     const { history } = await openWithLatch(repo);
     try {
       write(repo, 'first.txt', 'hello\n');
-      const assessment = await checkRepository(history.ctx);
+      const assessment = await checkRepository(contextOf(history));
       assert.equal(assessment.kind === 'blocked' && assessment.blocker, 'unborn');
-      await expectBlocked(saveAndAcceptCurrentVersion(history.ctx), 'unborn');
+      await expectBlocked(saveAndAcceptCurrentVersion(contextOf(history)), 'unborn');
       assert.equal(gitStatus(repo, 'rev-parse', '--verify', '-q', 'HEAD').code, 1, 'no commit was made');
       git(repo, 'add', '-A');
       git(repo, 'commit', '-q', '-m', 'first');
-      assert.equal((await acceptCurrentVersion(history.ctx)).result, 'accepted');
+      assert.equal((await acceptCurrentVersion(contextOf(history))).result, 'accepted');
     } finally {
       await history.close();
     }
@@ -388,13 +389,13 @@ describe('guided recovery actions (real git, real state files)', function () {
     const away = `${repo}-moved`;
     try {
       fs.renameSync(repo, away);
-      const assessment = await checkRepository(history.ctx);
+      const assessment = await checkRepository(contextOf(history));
       assert.equal(assessment.kind === 'blocked' && assessment.blocker, 'missing');
-      assert.equal((await acceptCurrentVersion(history.ctx)).result, 'rejected');
-      await expectBlocked(saveAndAcceptCurrentVersion(history.ctx), 'missing');
+      assert.equal((await acceptCurrentVersion(contextOf(history))).result, 'rejected');
+      await expectBlocked(saveAndAcceptCurrentVersion(contextOf(history)), 'missing');
       assert.equal(fs.existsSync(repo), false, 'the missing folder was not recreated');
       fs.renameSync(away, repo);
-      assert.equal((await acceptCurrentVersion(history.ctx)).result, 'accepted');
+      assert.equal((await acceptCurrentVersion(contextOf(history))).result, 'accepted');
     } finally {
       if (fs.existsSync(away)) fs.renameSync(away, repo);
       await history.close();
@@ -406,19 +407,19 @@ describe('guided recovery actions (real git, real state files)', function () {
     const lines: string[] = [];
     const { history, generation: first } = await openWithLatch(repo, lines);
     try {
-      const second = await history.ctx.store.transaction((tx) =>
+      const second = await contextOf(history).store.transaction((tx) =>
         setRecovery(tx, 'op-test-2', 'ambiguous', 'update-branch', Date.now()),
       );
       assert.ok(second > first);
-      assert.deepEqual(await acceptCurrentVersion(history.ctx, { generation: first }), {
+      assert.deepEqual(await acceptCurrentVersion(contextOf(history), { generation: first }), {
         result: 'superseded',
         generation: second,
       });
-      await expectSuperseded(saveAndAcceptCurrentVersion(history.ctx, { generation: first }), second);
+      await expectSuperseded(saveAndAcceptCurrentVersion(contextOf(history), { generation: first }), second);
       assert.equal((await latchOf(history))?.generation, second, 'the newer latch stays');
       const results = await Promise.all([
-        acceptCurrentVersion(history.ctx, { generation: second }),
-        acceptCurrentVersion(history.ctx, { generation: second }),
+        acceptCurrentVersion(contextOf(history), { generation: second }),
+        acceptCurrentVersion(contextOf(history), { generation: second }),
       ]);
       assert.deepEqual(results.map((r) => r.result).sort(), ['accepted', 'not-required']);
       assert.equal(lines.filter((l) => l.startsWith('recovery.checkpoint-removed')).length, 1);
@@ -516,7 +517,9 @@ describe('agent-versions recover (exit codes and JSON)', function () {
   it('the real CLI process: exit 3 while blocked, 0 once accepted', async () => {
     const repo = makeRepo();
     const seed = await VersionHistory.open(repo);
-    await seed.ctx.store.transaction((tx) => setRecovery(tx, 'op-blocked', 'ambiguous', 'update-branch', Date.now()));
+    await contextOf(seed).store.transaction((tx) =>
+      setRecovery(tx, 'op-blocked', 'ambiguous', 'update-branch', Date.now()),
+    );
     await seed.close();
     git(repo, 'checkout', '-q', '--detach');
     const blocked = runCliProcess(['--repo', repo, 'recover', 'accept']);

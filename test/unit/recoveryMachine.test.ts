@@ -1,17 +1,22 @@
 import * as assert from 'node:assert/strict';
 import { getShortestPaths } from '@xstate/graph';
 import { createActor, fromPromise, waitFor } from 'xstate';
-import type { RepoContext } from '../../src/core/context';
+
 import { AvhError } from '../../src/core/errors';
 import { blockerMessage, RecoveryBlockedError, RecoverySettlement } from '../../src/core/recovery/recoveryActions';
-import { RecoveryActionInput, recoveryMachine, RecoveryEvent } from '../../src/core/recovery/recoveryMachine';
+import {
+  RecoveryActionInput,
+  recoveryMachine,
+  RecoveryEvent,
+  type RecoveryPort,
+} from '../../src/core/recovery/recoveryMachine';
 
 /** A stand-in for an action actor, typed like the real one. */
 const fake = (fn: (input: RecoveryActionInput) => Promise<RecoverySettlement>) =>
   fromPromise<RecoverySettlement, RecoveryActionInput>(({ input }) => fn(input));
 const never = () => new Promise<RecoverySettlement>(() => undefined);
 
-const repo = {} as RepoContext;
+const repo = {} as RecoveryPort;
 const counts = { staged: 0, unstaged: 1, untracked: 2, unmerged: 0 };
 const accepted: RecoverySettlement = { result: 'accepted', branch: 'main', head: 'a'.repeat(40) };
 const saved: RecoverySettlement = { ...accepted, savedCommit: 'b'.repeat(40) };

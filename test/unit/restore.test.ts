@@ -19,6 +19,7 @@ import {
   testGitEnv,
   write,
 } from '../support/gitFixtures';
+import { contextOf } from '../../src/core/repoContextOf';
 
 function treeOf(repo: string, rev = 'HEAD'): string {
   return git(repo, 'rev-parse', `${rev}^{tree}`).trim();
@@ -135,7 +136,7 @@ describe('undo, redo and restore (real git, real store)', function () {
       assert.deepEqual(cancelled, [turnId]);
       assert.ok(undo.preserved);
       assert.equal(git(repo, 'show', `${undo.preserved}:wip.txt`), 'work in progress\n');
-      const row = await history.ctx.store.read((r) =>
+      const row = await contextOf(history).store.read((r) =>
         r.get<{ terminal_outcome: string }>('SELECT terminal_outcome FROM turns WHERE id = ?', [turnId]),
       );
       assert.equal(row?.terminal_outcome, 'cancelled');

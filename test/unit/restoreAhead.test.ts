@@ -7,11 +7,15 @@ import type { OperationRow } from '../../src/core/restore/operationRecords';
 import { prewriteRestoreCommit, writeRestoreCommit } from '../../src/core/restore/restoreEffects';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { cleanupTempDirs, git, head, makeRepo, write } from '../support/gitFixtures';
+import { contextOf } from '../../src/core/repoContextOf';
 
 /** Records in the store's journal file (each starts with the record magic; no compaction runs in these few writes). */
 function journalRecords(history: VersionHistory): number {
   return (
-    fs.readFileSync(path.join(history.ctx.repo.stateDir, 'state.journal')).toString('latin1').split('AVHR').length - 1
+    fs
+      .readFileSync(path.join(contextOf(history).repo.stateDir, 'state.journal'))
+      .toString('latin1')
+      .split('AVHR').length - 1
   );
 }
 
@@ -112,7 +116,7 @@ describe('restore commit written ahead of the saga (real git)', () => {
       assert.equal(undone.result, 'restored');
       assert.equal(git(dir, 'rev-parse', 'HEAD^').trim(), version);
       assert.equal(git(dir, 'show', 'HEAD:a.txt'), 'one\n');
-      const op = await history.ctx.store.read((r) =>
+      const op = await contextOf(history).store.read((r) =>
         r.get<{ phase: string; status: string }>('SELECT phase, status FROM operations'),
       );
       assert.deepEqual(op, { phase: 'completed', status: 'completed' });

@@ -19,6 +19,7 @@ import { countTurns, getTurn, openTurns, type TurnRow } from '../../src/core/tur
 import { VersionHistory } from '../../src/core/versionHistory';
 import type { VersionRow, VersionsView } from '../../src/views/versionHistory/protocol';
 import { assertNothingLost, cleanupTempDirs, contentInventory, head, makeRepo, write } from '../support/gitFixtures';
+import { contextOf } from '../../src/core/repoContextOf';
 
 const tmpDirs: string[] = [];
 function tmpStoreDir(): string {
@@ -433,12 +434,12 @@ describe('History archive behind the façade (real git, real sql.js files)', fun
       const contentBefore = contentInventory(repo);
       assert.deepEqual(await facadePicture(history, oids, turns[2].turnId), before);
       assert.equal(
-        await history.ctx.store.read((r) => getTurn(r, turns[2].turnId)),
+        await contextOf(history).store.read((r) => getTurn(r, turns[2].turnId)),
         undefined,
         'a preview writes nothing: the archived turn it planned stays archived',
       );
       assert.equal(
-        await rebuildFromTrailers(history.ctx),
+        await rebuildFromTrailers(contextOf(history)),
         0,
         'rebuild finds every turn (hot or archived) already known',
       );
@@ -451,14 +452,14 @@ describe('History archive behind the façade (real git, real sql.js files)', fun
       await history.status();
       await history.historyCounts();
       assert.equal(
-        history.ctx.store.archiveLoaded,
+        contextOf(history).store.archiveLoaded,
         false,
         'begin, end, status and the status bar counts never load the archive',
       );
 
       const oldest = turns[0];
       assert.equal(
-        await history.ctx.store.read((r) => getTurn(r, oldest.turnId)),
+        await contextOf(history).store.read((r) => getTurn(r, oldest.turnId)),
         undefined,
         'the oldest turn is archived',
       );

@@ -15,6 +15,7 @@ import { STATE_REBUILT_REASON, VersionHistory } from '../../src/core/versionHist
 import { expectReason } from '../support/assertions';
 import { runCliProcess } from '../support/cliProcess';
 import { assertNothingLost, cleanupTempDirs, contentInventory, makeRepo, tempDir, write } from '../support/gitFixtures';
+import { contextOf } from '../../src/core/repoContextOf';
 
 const TRANSIENT = ['EACCES', 'EMFILE', 'EBUSY', 'EIO'] as const;
 type Target = 'snapshot' | 'journal';
@@ -165,7 +166,7 @@ describe('store: real damage fails closed', function () {
       const { turnId } = await h1.beginTurn({ chatId: 'c', prompt: 'agent work' });
       write(repo, 'a.txt', 'agent\n');
       await h1.endTurn(turnId, 'completed');
-      await h1.ctx.store.transaction((tx) => setRecovery(tx, 'op-x', 'ambiguous', 'update-worktree', 1));
+      await contextOf(h1).store.transaction((tx) => setRecovery(tx, 'op-x', 'ambiguous', 'update-worktree', 1));
     } finally {
       await h1.close();
     }
@@ -189,7 +190,7 @@ describe('store: real damage fails closed', function () {
     assert.equal(runCliProcess(['undo'], { cwd: repo }).code, 3);
     const h3 = await VersionHistory.open(repo);
     try {
-      assert.equal((await acceptCurrentVersion(h3.ctx)).result, 'accepted');
+      assert.equal((await acceptCurrentVersion(contextOf(h3))).result, 'accepted');
       assert.equal((await h3.undo()).result, 'restored');
       assert.equal(fs.existsSync(path.join(repo, 'a.txt')), false);
     } finally {

@@ -19,6 +19,7 @@ import {
   tempDir,
   write,
 } from '../support/gitFixtures';
+import { contextOf } from '../../src/core/repoContextOf';
 
 describe('turn ledger (real git, real sql.js files)', function () {
   this.timeout(60_000);
@@ -47,7 +48,7 @@ describe('turn ledger (real git, real sql.js files)', function () {
       assert.match(body, new RegExp(`Agent-Turn: ${turnId}`));
       assert.match(body, /Agent-Chat: chat-1/);
       // The diff against the base snapshot is exactly the turn's own changes.
-      const turnBase = await history.ctx.store.read((r) =>
+      const turnBase = await contextOf(history).store.read((r) =>
         r.get<{ base_commit: string }>('SELECT base_commit FROM turns WHERE id = ?', [turnId]),
       );
       const changed = git(repo, 'diff', '--name-only', turnBase!.base_commit, 'HEAD').trim().split('\n').sort();
@@ -153,7 +154,7 @@ describe('turn ledger (real git, real sql.js files)', function () {
       assertNothingLost(repo, before);
       assert.equal(read(repo, 'partial.txt'), 'half done\n');
       assert.equal(read(repo, 'partial2.txt'), 'broken\n');
-      const outcomes = await history.ctx.store.read((r) =>
+      const outcomes = await contextOf(history).store.read((r) =>
         r.all<{ terminal_outcome: string; recovery: string }>(
           'SELECT terminal_outcome, recovery FROM turns ORDER BY seq',
         ),
@@ -227,7 +228,7 @@ describe('turn ledger (real git, real sql.js files)', function () {
       const err = await expectReason(history.endTurn(turnId, 'completed'), 'turn-already-ended');
       assert.match(err.message, /already ended \(cancelled\)/);
       assert.equal(head(repo), start);
-      const row = await history.ctx.store.read((r) =>
+      const row = await contextOf(history).store.read((r) =>
         r.get<{ terminal_outcome: string }>('SELECT terminal_outcome FROM turns WHERE id = ?', [turnId]),
       );
       assert.equal(row?.terminal_outcome, 'cancelled');
@@ -253,7 +254,7 @@ describe('turn ledger (real git, real sql.js files)', function () {
       const start = head(detached);
       await expectReason(h2.beginTurn({ chatId: 'c', prompt: 'p' }), 'detached-head');
       assert.equal(head(detached), start);
-      const count = await h2.ctx.store.read((r) => r.get<{ n: number }>('SELECT COUNT(*) AS n FROM turns'));
+      const count = await contextOf(h2).store.read((r) => r.get<{ n: number }>('SELECT COUNT(*) AS n FROM turns'));
       assert.equal(count?.n, 0);
     } finally {
       await h2.close();
@@ -284,7 +285,7 @@ describe('turn ledger (real git, real sql.js files)', function () {
       assert.equal(r2.version, null);
       assert.equal(r2.reason, 'operation-in-progress');
       assert.equal(head(repo), start);
-      const outcomes = await history.ctx.store.read((r) =>
+      const outcomes = await contextOf(history).store.read((r) =>
         r.all<{ terminal_outcome: string }>('SELECT terminal_outcome FROM turns'),
       );
       assert.deepEqual(
@@ -305,7 +306,9 @@ describe('turn ledger (real git, real sql.js files)', function () {
     try {
       const { turnId } = await history.beginTurn({ chatId: 'c', prompt: 'p' });
       write(repo, 'work.txt', 'agent work\n');
-      await history.ctx.store.transaction((tx) => setRecovery(tx, 'op-x', 'ambiguous', 'update-worktree', Date.now()));
+      await contextOf(history).store.transaction((tx) =>
+        setRecovery(tx, 'op-x', 'ambiguous', 'update-worktree', Date.now()),
+      );
       const start = head(repo);
       const r = await history.endTurn(turnId, 'completed');
       assert.equal(r.version, null);
@@ -482,7 +485,7 @@ describe('turn ledger (real git, real sql.js files)', function () {
       assert.match(h2.notices[0].message, /recover check/);
       assert.equal((await h2.status()).recovery?.reason, 'state-rebuilt');
       await expectReason(h2.undo(), 'recovery-required');
-      assert.equal((await acceptCurrentVersion(h2.ctx)).result, 'accepted');
+      assert.equal((await acceptCurrentVersion(contextOf(h2))).result, 'accepted');
       // The rebuilt turns are undoable: Undo restores the latest one's base.
       const undo = await h2.undo();
       assert.equal(undo.result, 'restored');

@@ -16,6 +16,7 @@ import {
   tempDir,
   write,
 } from '../support/gitFixtures';
+import { contextOf } from '../../src/core/repoContextOf';
 
 function rowsOf(view: VersionsView): VersionRow[] {
   assert.equal(view.kind, 'versions');
@@ -137,7 +138,7 @@ describe('Version History view model (real git, real sql.js files)', function ()
     const history = await VersionHistory.open(repo);
     try {
       assert.deepEqual(await history.versionsView(100), { kind: 'empty', branch: 'main' });
-      await history.ctx.store.transaction((tx) => setRecovery(tx, null, 'test latch', null, Date.now()));
+      await contextOf(history).store.transaction((tx) => setRecovery(tx, null, 'test latch', null, Date.now()));
       assert.deepEqual(await history.versionsView(100), { kind: 'blocked', message: BLOCKED_MESSAGE });
     } finally {
       await history.close();

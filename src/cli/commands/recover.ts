@@ -1,13 +1,5 @@
-import {
-  acceptCurrentVersion,
-  checkRepository,
-  RecoveryAssessment,
-  RecoveryBlockedError,
-  RecoverySettlement,
-  saveAndAcceptCurrentVersion,
-} from '../../core/recovery/recoveryActions';
-import { readRecovery } from '../../core/recovery/recoveryLatch';
-import { describeAge, findStaleGitLocks, removeStaleGitLocks } from '../../core/recovery/staleLocks';
+import { RecoveryAssessment, RecoveryBlockedError, RecoverySettlement } from '../../core/recovery/recoveryActions';
+import { describeAge } from '../../core/recovery/staleLocks';
 import { RECOVERY_SUBJECT } from '../../core/turns/promptSummary';
 import type { VersionHistory } from '../../core/versionHistory';
 import { CommandContext, CommandOutput, CommandSpec, withHistory } from '../command';
@@ -51,13 +43,12 @@ export interface RecoverOutput {
  * returned (the caller prints one of them, by --json), so the flag changes nothing here.
  */
 export async function runRecoverCommand(history: VersionHistory, sub: string, _json: boolean): Promise<RecoverOutput> {
-  const ctx = history.ctx;
   switch (sub) {
     case 'check': {
       const [latch, assessment, stale] = await Promise.all([
-        ctx.store.read((r) => readRecovery(r)),
-        checkRepository(ctx),
-        findStaleGitLocks(ctx),
+        history.recoveryLatch(),
+        history.checkRepository(),
+        history.findStaleGitLocks(),
       ]);
       const payload = {
         recovery: latch ? 'required' : 'not-required',
@@ -82,17 +73,17 @@ export async function runRecoverCommand(history: VersionHistory, sub: string, _j
       };
     }
     case 'accept':
-      return settlementOutput(await acceptCurrentVersion(ctx));
+      return settlementOutput(await history.acceptCurrentVersion());
     case 'save-and-accept':
       try {
-        return settlementOutput(await saveAndAcceptCurrentVersion(ctx));
+        return settlementOutput(await history.saveAndAcceptCurrentVersion());
       } catch (error) {
         if (!(error instanceof RecoveryBlockedError)) throw error;
         return settlementOutput({ result: 'rejected', assessment: error.assessment });
       }
     case 'remove-stale-lock': {
-      const removed = await removeStaleGitLocks(ctx);
-      const latch = await ctx.store.read((r) => readRecovery(r));
+      const removed = await history.removeStaleGitLocks();
+      const latch = await history.recoveryLatch();
       const next = latch ? ' Recovery is still required: run `agent-versions recover check`.' : '';
       return {
         json: {

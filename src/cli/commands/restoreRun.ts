@@ -1,4 +1,5 @@
 import { AvhError } from '../../core/errors';
+import { type ConfirmationWords, laterWorkRefusal, userCommitsRefusal } from '../../core/restore/restoreCopy';
 import type { RestoreOptions, RestoreResult } from '../../core/restore/restoreService';
 import type { VersionHistory } from '../../core/versionHistory';
 import { CommandContext, CommandOutput, withHistory } from '../command';
@@ -21,23 +22,24 @@ export function runRestoreCommand(
       if (r.notice) c.stderr(`agent-versions: ${r.notice}\n`);
       return { json: { ...restoreJson(r), ...(r.scope ? { scope: r.scope } : {}) }, text: undoText(r) };
     } catch (error) {
-      if (error instanceof AvhError && error.reason === 'confirmation-required') {
-        const how =
-          error.details.choice === true
-            ? ' Run again with --only turn or --only everything;'
-            : ' Run again with --yes to continue;';
-        throw new AvhError(
-          'confirmation-required',
-          error.message
-            .replace(/ Choose (.*?)\. Nothing was changed\.$/, ' Choose $1.' + how + ' nothing was changed.')
-            .replace(/ Confirm to continue;/, how),
-          error.details,
-        );
+      if (error instanceof AvhError && error.reason === 'confirmation-required' && error.details.planChanged !== true) {
+        // The same refusal in the CLI's words: how to confirm is a flag here.
+        const { choice, laterWork, count } = error.details;
+        const message =
+          choice === true && typeof laterWork === 'string'
+            ? laterWorkRefusal(laterWork, CONFIRM_WITH_FLAGS)
+            : userCommitsRefusal(Number(count), CONFIRM_WITH_FLAGS);
+        throw new AvhError('confirmation-required', message, error.details);
       }
       throw error;
     }
   });
 }
+
+const CONFIRM_WITH_FLAGS: ConfirmationWords = {
+  choose: 'Run again with --only turn or --only everything; nothing was changed.',
+  confirm: 'Run again with --yes to continue; nothing was changed.',
+};
 
 /** restoreText, naming what an Undo that keeps later work took back. */
 function undoText(r: RestoreResult): string {

@@ -1,4 +1,3 @@
-import { recordHookFacts } from '../../core/turns/hookFacts';
 import { endOfChat } from '../../core/turns/turnDecisions';
 import type { VersionHistory } from '../../core/versionHistory';
 import type { HookEvent } from './hookEvent';
@@ -45,7 +44,7 @@ export async function runHook(request: HookRequest): Promise<HookResult> {
     for (const notice of history.notices) request.stderr(`agent-versions: ${notice.message}\n`);
     const result = await applyHookEvent(history, event);
     // The next event of this chat (and of the recently active ones) can then take the fast path (fastHook.ts).
-    await recordHookFacts(history.ctx, [event.chatId]);
+    await history.recordHookFacts([event.chatId]);
     return result;
   } finally {
     await history.close();

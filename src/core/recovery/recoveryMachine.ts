@@ -1,18 +1,18 @@
 import { assign, fromPromise, setup } from 'xstate';
-import type { RepoContext } from '../context';
 import { AvhError, safeMessage } from '../errors';
-import {
-  acceptCurrentVersion,
-  RecoveryAssessment,
-  RecoveryBlockedError,
-  RecoverySettlement,
-  saveAndAcceptCurrentVersion,
-} from './recoveryActions';
+import type { AcceptOptions, RecoveryAssessment, RecoverySettlement } from './recoveryActions';
+import { RecoveryBlockedError } from './recoveryActions';
+
+/** What the recovery flow acts through: the façade (VersionHistory) implements it for one repository. */
+export interface RecoveryPort {
+  acceptCurrentVersion(options?: AcceptOptions): Promise<RecoverySettlement>;
+  saveAndAcceptCurrentVersion(options?: AcceptOptions): Promise<RecoverySettlement>;
+}
 
 export type AcceptedSettlement = Extract<RecoverySettlement, { result: 'accepted' }>;
 
 export interface RecoveryMachineContext {
-  readonly repo: RepoContext;
+  readonly repo: RecoveryPort;
   /** The latch generation the user is being asked about (null when there is no latch). */
   generation: number | null;
   /** The last authoritative assessment (dirty or blocked), kept in memory only. */
@@ -34,7 +34,7 @@ export type RecoveryEvent =
   | { type: 'RETRY' };
 
 export interface RecoveryActionInput {
-  repo: RepoContext;
+  repo: RecoveryPort;
   generation: number | null;
 }
 
@@ -67,14 +67,14 @@ export const recoveryMachine = setup({
   types: {
     context: {} as RecoveryMachineContext,
     events: {} as RecoveryEvent,
-    input: {} as { repo: RepoContext },
+    input: {} as { repo: RecoveryPort },
   },
   actors: {
     acceptCurrentVersion: fromPromise<RecoverySettlement, RecoveryActionInput>(({ input }) =>
-      acceptCurrentVersion(input.repo, onlyGeneration(input.generation)),
+      input.repo.acceptCurrentVersion(onlyGeneration(input.generation)),
     ),
     saveAndAccept: fromPromise<RecoverySettlement, RecoveryActionInput>(({ input }) =>
-      saveAndAcceptCurrentVersion(input.repo, onlyGeneration(input.generation)),
+      input.repo.saveAndAcceptCurrentVersion(onlyGeneration(input.generation)),
     ),
   },
   guards: {

@@ -2,6 +2,7 @@
 import * as crypto from 'node:crypto';
 import type { RepoContext } from '../context';
 import { AvhError } from '../errors';
+import { CONFIRM_IN_UI, laterWorkRefusal, userCommitsRefusal } from './restoreCopy';
 import { OPERATIONS } from '../session/operationKinds';
 import { runOperation } from '../session/runOperation';
 import { makePlan, type Plan } from './restorePlan';
@@ -88,19 +89,16 @@ export function assertConfirmed(plan: Plan, options: RestoreOptions): void {
     plan.request.only === undefined &&
     !options.confirmUserCommits
   ) {
-    throw new AvhError(
-      'confirmation-required',
-      `Work landed after this turn: ${describeLaterWork(plan.later!)}. Choose Undo Only This Turn (keeps it) or ` +
-        `Restore Everything to Before This Turn (takes it away too; it stays in history). Nothing was changed.`,
-      { count: laterTurns, choice: true },
-    );
+    const later = describeLaterWork(plan.later!);
+    throw new AvhError('confirmation-required', laterWorkRefusal(later, CONFIRM_IN_UI), {
+      count: laterTurns,
+      choice: true,
+      laterWork: later,
+    });
   }
   if (plan.userCommits > 0 && !options.confirmUserCommits) {
-    throw new AvhError(
-      'confirmation-required',
-      `This restore undoes ${plan.userCommits} commit${plan.userCommits === 1 ? '' : 's'} you made yourself after ` +
-        `that version (they stay reachable in history). Confirm to continue; nothing was changed.`,
-      { count: plan.userCommits },
-    );
+    throw new AvhError('confirmation-required', userCommitsRefusal(plan.userCommits, CONFIRM_IN_UI), {
+      count: plan.userCommits,
+    });
   }
 }

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { RepoContext } from '../context';
-import { AvhError, ErrorReason, isAvhError } from '../errors';
+import { AvhError, ErrorReason, isAvhError, NOTHING_CHANGED } from '../errors';
 import { readSymbolicHead } from '../git/healthProbe';
 import { parentsAndTrailer, readHead } from '../git/history';
 import { CommitSpec, commitWorkingTree, compareAndSetRef, createCommit, ZERO_OID } from '../git/workingTree';
@@ -178,9 +178,9 @@ export class WorktreeUpdateRefused extends AvhError {
     super(
       cause.reason,
       'Files this restore would write have changes of their own (uncommitted, staged or untracked), or git is ' +
-        'busy with the index. Nothing was changed.',
+        'busy with the index.',
       {},
-      { cause },
+      { cause, closing: NOTHING_CHANGED },
     );
     this.name = 'WorktreeUpdateRefused';
   }
@@ -239,8 +239,9 @@ export async function refuseIgnoredFilesInTheWay(ctx: RepoContext, changes: read
       'dirty-conflict',
       `${ignored} ignored file${ignored === 1 ? '' : 's'} (by .gitignore, or left out of versions as a likely ` +
         `secret) would be overwritten by this version. Move ${ignored === 1 ? 'it' : 'them'} aside, then try ` +
-        `again. Nothing was changed.`,
+        `again.`,
       { count: ignored },
+      { closing: NOTHING_CHANGED },
     );
   }
 }

@@ -141,10 +141,7 @@ async function planAndRun(
   const error = output.error;
   if (output.preserved) {
     // Rolled back after the partial work was committed: say where it is, whatever stopped the restore.
-    const why =
-      error instanceof AvhError
-        ? ` (${error.message.replace(/\s*Nothing was changed\.?$|; nothing was changed\.?$/i, '')})`
-        : '';
+    const why = error instanceof AvhError ? ` (${error.statement})` : '';
     throw new AvhError(
       error instanceof AvhError ? error.reason : 'git-failed',
       `The restore did not complete${why}. Your partial changes were saved as an Interrupted version ` +

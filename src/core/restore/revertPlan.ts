@@ -1,5 +1,6 @@
 import type { RepoContext } from '../context';
-import { AvhError } from '../errors';
+import { AvhError, NOTHING_CHANGED } from '../errors';
+import { revertConflictStatement } from './restoreCopy';
 import { looseCommitParents } from '../git/looseObject';
 import { ZERO_OID } from '../git/workingTree';
 import {
@@ -187,7 +188,9 @@ export async function checkUndoTree(
       throw new AvhError(
         'dirty-conflict',
         'Another agent turn is still running and the working tree has uncommitted changes. Wait for it to end, ' +
-          'then try again. Nothing was changed.',
+          'then try again.',
+        {},
+        { closing: NOTHING_CHANGED },
       );
     }
   }
@@ -210,20 +213,20 @@ async function assertTurnChanged(ctx: RepoContext, turn: TurnRow, file: string |
   if (!changed.some((c) => c.path === file)) {
     throw new AvhError(
       'invalid-input',
-      'This turn did not change that file, so there is nothing of it to undo. Nothing was changed.',
+      'This turn did not change that file, so there is nothing of it to undo.',
+      {},
+      { closing: NOTHING_CHANGED },
     );
   }
 }
 
 /** Refusal when the reverse does not apply cleanly: names the files, changes nothing, and points to the other way. */
 export function conflictError(conflicts: readonly string[]): AvhError {
-  const shown = conflicts.slice(0, 10).join(', ');
-  const more = conflicts.length > 10 ? ` and ${conflicts.length - 10} more` : '';
   return new AvhError(
     'revert-conflict',
-    `Undo Only This Turn cannot apply cleanly: later work changed the same lines in ${shown}${more}. Nothing was ` +
-      `changed. Restore Everything to Before This Turn is still available.`,
+    revertConflictStatement(conflicts),
     { count: conflicts.length, files: conflicts.join('\n') },
+    { closing: `${NOTHING_CHANGED} Restore Everything to Before This Turn is still available.` },
   );
 }
 

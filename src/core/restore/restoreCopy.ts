@@ -1,0 +1,40 @@
+/**
+ * The copy of a restore's confirmation refusals, chosen from what the refusal's typed details say (the count, the
+ * later work described) and from how the caller confirms: the palette and the API confirm with a choice or a
+ * modal, the CLI with its flags. One place: nobody builds this copy by editing another message.
+ */
+
+/** How a caller says it confirms: after the choice between the two Undos, and after undoing the user's commits. */
+export interface ConfirmationWords {
+  readonly choose: string;
+  readonly confirm: string;
+}
+
+/** The core's own words (the palette asks with a modal; the API caller passes the options). */
+export const CONFIRM_IN_UI: ConfirmationWords = {
+  choose: 'Nothing was changed.',
+  confirm: 'Confirm to continue; nothing was changed.',
+};
+
+/** Work landed after the turn: Undo asks which of the two Undos. `later` is describeLaterWork's content-free text. */
+export function laterWorkRefusal(later: string, words: ConfirmationWords): string {
+  return (
+    `Work landed after this turn: ${later}. Choose Undo Only This Turn (keeps it) or Restore Everything to ` +
+    `Before This Turn (takes it away too; it stays in history). ${words.choose}`
+  );
+}
+
+/** The restore would undo commits the user made after the target (they stay reachable). */
+export function userCommitsRefusal(count: number, words: ConfirmationWords): string {
+  return (
+    `This restore undoes ${count} commit${count === 1 ? '' : 's'} you made yourself after that version (they stay ` +
+    `reachable in history). ${words.confirm}`
+  );
+}
+
+/** Undo Only This Turn does not apply cleanly: the files later work changed the same lines in (at most ten named). */
+export function revertConflictStatement(conflicts: readonly string[]): string {
+  const shown = conflicts.slice(0, 10).join(', ');
+  const more = conflicts.length > 10 ? ` and ${conflicts.length - 10} more` : '';
+  return `Undo Only This Turn cannot apply cleanly: later work changed the same lines in ${shown}${more}.`;
+}
