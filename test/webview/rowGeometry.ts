@@ -103,3 +103,11 @@ export function rowsInView(root: unknown): number {
   }
   return count;
 }
+
+/** Where the last rendered row ends, in the page's pixels from its top (0 with no rows). */
+export function rowsBottom(root: unknown): number {
+  const rows = (root as PageElement).querySelectorAll('[role="option"]');
+  let bottom = 0;
+  for (let i = 0; i < rows.length; i++) bottom = Math.max(bottom, rows[i].getBoundingClientRect().bottom);
+  return bottom;
+}
