@@ -217,8 +217,11 @@ describe('golden path: demo → Version History → stop → Undo → Redo → c
       .locator('.part.statusbar .statusbar-item', { hasText: 'Version recovery needed' })
       .first()
       .waitFor({ timeout: 60_000 });
-    // The toast may already have hidden (toasts do after a few seconds): the notification center keeps every notice.
-    await runCommand(page, 'Notifications: Show Notifications');
+    // The view comes back with the window (its container was the one shown) and, showing the blocked state, brings
+    // the notice back itself (it opens the notification center, which closes an open palette): wait for that first.
+    // The toast may already have hidden (toasts do after a few seconds): the notification center keeps every notice,
+    // and waitForNotification opens it when no notice shows.
+    await view.getByText(BLOCKED_MESSAGE).waitFor({ timeout: 60_000 });
     const notice = await waitForNotification(page, REQUIRED, { timeout: 60_000 });
     await runCommand(page, 'Agent Versions: Show Version History');
     await view.getByText(BLOCKED_MESSAGE).waitFor({ timeout: 30_000 });

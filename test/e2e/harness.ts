@@ -203,14 +203,26 @@ export function versionHistoryActivityItem(page: Page): Locator {
 }
 
 /**
- * Opens the Version History view as a user does: its icon in the activity bar (only when its container is not the
- * one shown: a click then would close the side bar).
+ * Opens the Version History view as a user does: its icon in the activity bar, clicked when its container is not
+ * the one shown (a click then would close the side bar). Right after a reload the icon can show as the active
+ * one while the side bar is still empty: then it is clicked after a while all the same.
  */
 export async function openVersionHistory(page: Page): Promise<void> {
   const item = versionHistoryActivityItem(page);
+  const bar = versionHistorySideBar(page);
   await item.waitFor({ state: 'visible', timeout: 60_000 });
-  if (!(await item.getAttribute('class'))?.split(/\s+/).includes('checked')) await item.locator('a').click();
-  await versionHistorySideBar(page).waitFor({ state: 'visible', timeout: 30_000 });
+  const deadline = Date.now() + 60_000;
+  for (let waited = 0; ; waited++) {
+    const active = (await item.getAttribute('class'))?.split(/\s+/).includes('checked');
+    if (!active || waited === 5) await item.locator('a').click();
+    try {
+      await bar.waitFor({ state: 'visible', timeout: 1_000 });
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      if (waited === 5) waited = -1;
+    }
+  }
 }
 
 /** The side bar while it shows the Version History container: its title (with the view's actions) and the view. */
