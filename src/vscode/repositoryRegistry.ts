@@ -99,6 +99,24 @@ export class RepositoryRegistry implements vscode.Disposable {
     throw new AvhError('not-a-repository', 'No workspace folder is a git repository.');
   }
 
+  /**
+   * The repositories the workspace holds, each once by root, in workspace folder order: each local folder's
+   * repository, then any other one opened so far (an agent's, nested in a folder). Opens no controller.
+   */
+  async repositories(): Promise<string[]> {
+    const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file');
+    const found = await Promise.all(
+      folders.map((f) =>
+        resolveRepository(f.uri.fsPath).then(
+          (repo) => repo.root,
+          () => null,
+        ),
+      ),
+    );
+    const opened = (await this.all()).map((c) => c.root);
+    return [...new Set([...found, ...opened].filter((root): root is string => root !== null))];
+  }
+
   /** Controllers opened so far. */
   async all(): Promise<RepositoryController[]> {
     const settled = await Promise.allSettled([...this.controllers.values()]);

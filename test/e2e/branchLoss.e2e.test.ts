@@ -98,7 +98,7 @@ describe('Branch loss in a real workbench (code-server + Chromium, extension fro
     const before = head(folder);
     const row = view.getByRole('option', { name: /^Agent: Add the login form/ });
     await row.click({ position: SELECT_SPOT });
-    await row.locator('button', { hasText: 'Undo' }).click();
+    await row.getByRole('button', { name: /^Undo agent turn: /, includeHidden: true }).click();
     const toast = await waitForNotification(page, LOST);
     await toast.getByRole('button', { name: 'Continue on a New Branch' }).waitFor();
     await workbench!.screenshot('branch-loss-notification');

@@ -26,6 +26,7 @@ import {
   startWorkbench,
   TEST_VSIX_ENV,
   versionHistoryPane,
+  versionHistoryScreenshot,
   waitForNotification,
   type Workbench,
 } from './harness';
@@ -148,11 +149,6 @@ describe('golden path: demo → Version History → stop → Undo → Redo → c
       .getByRole('option', { name: /^Agent: Add a greeter module with a test, completed, by demo-agent/ })
       .waitFor({ timeout: 30_000 });
     await view.getByRole('option', { name: /^Commit: Initial commit,/ }).waitFor();
-    // Room for the list: collapse the other Source Control sections (Changes, Graph), as a user might.
-    const expanded = page.locator('.part.sidebar .pane-header[aria-expanded="true"]', {
-      hasNotText: 'Agent Version History',
-    });
-    for (let left = await expanded.count(); left > 0; left--) await expanded.first().click();
     await shot('version-history');
 
     // 2. A new demo turn, stopped midway: no commit, its partial edits in the tree, one more turn to undo.
@@ -189,10 +185,7 @@ describe('golden path: demo → Version History → stop → Undo → Redo → c
     await shot('redone');
     // The pane's box (the webview is laid over it): the README's picture of Version History.
     await moveMouseAway(page); // no hover tooltip in the picture
-    await elementScreenshot(
-      page.locator('.part.sidebar .pane', { has: page.locator('.pane-header', { hasText: 'Agent Version History' }) }),
-      'readme-version-history',
-    );
+    await versionHistoryScreenshot(page, 'readme-version-history');
     const redoHead = head(demo);
 
     // 5. Undo again, with the extension host killed by the test build's failpoint while git's checkout writes files.
@@ -224,8 +217,11 @@ describe('golden path: demo → Version History → stop → Undo → Redo → c
       .locator('.part.statusbar .statusbar-item', { hasText: 'Version recovery needed' })
       .first()
       .waitFor({ timeout: 60_000 });
-    // The toast may already have hidden (toasts do after a few seconds): the notification center keeps every notice.
-    await runCommand(page, 'Notifications: Show Notifications');
+    // The view comes back with the window (its container was the one shown) and, showing the blocked state, brings
+    // the notice back itself (it opens the notification center, which closes an open palette): wait for that first.
+    // The toast may already have hidden (toasts do after a few seconds): the notification center keeps every notice,
+    // and waitForNotification opens it when no notice shows.
+    await view.getByText(BLOCKED_MESSAGE).waitFor({ timeout: 60_000 });
     const notice = await waitForNotification(page, REQUIRED, { timeout: 60_000 });
     await runCommand(page, 'Agent Versions: Show Version History');
     await view.getByText(BLOCKED_MESSAGE).waitFor({ timeout: 30_000 });

@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
+import { rowsBottom } from '../webview/rowGeometry';
 
 interface CodeServer {
   url: string;
@@ -192,6 +193,56 @@ export async function elementScreenshot(locator: Locator, name: string): Promise
 /** The Version History pane's DOM: VS Code lays webviews over the workbench (not inside the pane); ours is the only one open. */
 export function versionHistoryPane(page: Page): FrameLocator {
   return page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+}
+
+/** The activity bar's item of the Version History view container (the view is the only view in it). */
+export function versionHistoryActivityItem(page: Page): Locator {
+  return page.locator('.part.activitybar .action-item', {
+    has: page.locator('a.action-label[aria-label^="Agent Version History"]'),
+  });
+}
+
+/**
+ * Opens the Version History view as a user does: its icon in the activity bar, clicked when its container is not
+ * the one shown (a click then would close the side bar). Right after a reload the icon can show as the active
+ * one while the side bar is still empty: then it is clicked after a while all the same.
+ */
+export async function openVersionHistory(page: Page): Promise<void> {
+  const item = versionHistoryActivityItem(page);
+  const bar = versionHistorySideBar(page);
+  await item.waitFor({ state: 'visible', timeout: 60_000 });
+  const deadline = Date.now() + 60_000;
+  for (let waited = 0; ; waited++) {
+    const active = (await item.getAttribute('class'))?.split(/\s+/).includes('checked');
+    if (!active || waited === 5) await item.locator('a').click();
+    try {
+      await bar.waitFor({ state: 'visible', timeout: 1_000 });
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      if (waited === 5) waited = -1;
+    }
+  }
+}
+
+/** The side bar while it shows the Version History container: its title (with the view's actions) and the view. */
+export function versionHistorySideBar(page: Page): Locator {
+  return page.locator('.part.sidebar', {
+    has: page.locator('.composite.title', { hasText: /Agent Version History/i }),
+  });
+}
+
+/** Saves a PNG of the Version History side bar (its title bar and the view), cut a little below the last row. */
+export async function versionHistoryScreenshot(page: Page, name: string): Promise<string> {
+  const bar = await versionHistorySideBar(page).boundingBox();
+  const frame = await page.locator('iframe.webview.ready').boundingBox();
+  if (!bar || !frame) throw new Error('the Version History view is not shown');
+  const bottom = frame.y + (await versionHistoryPane(page).locator('body').evaluate(rowsBottom)) + 12;
+  fs.mkdirSync(codeServer.artifactsDir, { recursive: true });
+  const file = path.join(codeServer.artifactsDir, `${name.replace(/[^\w.-]+/g, '-')}.png`);
+  const height = Math.min(bar.height, Math.max(bottom - bar.y, 120));
+  await page.screenshot({ path: file, clip: { x: bar.x, y: bar.y, width: bar.width, height }, timeout: 10_000 });
+  return file;
 }
 
 /**

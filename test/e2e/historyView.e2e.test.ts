@@ -1,11 +1,14 @@
-// The Version History pane in Source Control of a real workbench (code-server + Chromium, extension from the
-// packaged .vsix): the status bar click focuses it; turns recorded through the real CLI and a commit made in
-// a terminal appear live; Show changes opens the multi-file diff editor; Undo and Restore from the pane restore
-// (checked with git) and the list follows; a recovery latch turns the pane into its one-line blocked state.
+// The Version History view in its own activity bar container of a real workbench (code-server + Chromium,
+// extension from the packaged .vsix, fresh profile, 1400×900): the status bar click focuses it and it shows at
+// least six rows; no row's title is covered by its buttons, hovered or selected (measured in the view's frame);
+// turns recorded through the real CLI and a commit made in a terminal appear live; Show changes opens the
+// multi-file diff editor; Undo and Restore from the pane restore (checked with git) and the list follows; a recovery
+// latch turns the pane into its one-line blocked state. In a two-folder workspace the title bar's picker chooses
+// the repository shown, and the choice outlives a reload.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { FrameLocator, Page } from 'playwright-core';
+import type { FrameLocator, Locator, Page } from 'playwright-core';
 import { BLOCKED_MESSAGE } from '../../src/views/versionHistory/copy';
 import { seedRecoveryLatch } from '../support/assertions';
 import { cliJson } from '../support/cliProcess';
@@ -17,9 +20,18 @@ import {
   head,
   makeRepo,
   subjectOf,
+  tempDir,
   write,
 } from '../support/gitFixtures';
-import { startWorkbench, waitForNotification, type Workbench } from './harness';
+import { rowsInView, titleReports, type TitleReport } from '../webview/rowGeometry';
+import {
+  moveMouseAway,
+  openVersionHistory,
+  startWorkbench,
+  versionHistorySideBar,
+  waitForNotification,
+  type Workbench,
+} from './harness';
 
 /** The pane's DOM: VS Code lays webviews over the workbench (not inside the pane), and ours is the only one open. */
 function pane(page: Page): FrameLocator {
@@ -28,6 +40,25 @@ function pane(page: Page): FrameLocator {
 
 /** Selects a row by clicking its badge, away from the action buttons hover shows on the right. */
 const SELECT_SPOT = { x: 12, y: 10 };
+
+/** A row's action button by its accessible name (the buttons are for the mouse: hidden from the accessibility tree). */
+function rowButton(row: Locator, name: string | RegExp): Locator {
+  return row.getByRole('button', { name, includeHidden: true });
+}
+
+/** The geometry of the rows the view's frame shows now (test/webview/rowGeometry.ts). */
+const reports = (view: FrameLocator): Promise<TitleReport[]> => view.locator('body').evaluate(titleReports);
+
+function assertTitleReadable(report: TitleReport | undefined, what: string): void {
+  assert.ok(report, `${what}: the row is in view`);
+  assert.ok(report.buttons.length > 0, `${what}: "${report.label}" shows its buttons`);
+  assert.equal(report.overlaps, 0, `${what}: no button overlaps the title of "${report.label}"`);
+  assert.ok(report.hit, `${what}: the title of "${report.label}" is what its centre shows`);
+  assert.ok(
+    report.shownWidth >= Math.min(report.fullWidth, 60) - 1,
+    `${what}: "${report.label}" keeps its space (${report.shownWidth} of ${report.fullWidth} px)`,
+  );
+}
 
 function recordTurn(folder: string, prompt: string, file: string, content: string): string {
   const { turnId } = cliJson<{ turnId: string }>(
@@ -38,7 +69,7 @@ function recordTurn(folder: string, prompt: string, file: string, content: strin
   return cliJson<{ version: string }>(['turn', 'end', turnId, '--outcome', 'completed'], { cwd: folder }).version;
 }
 
-describe('Version History pane in Source Control (code-server + Chromium, extension from the .vsix)', function () {
+describe('Version History view in its own container (code-server + Chromium, extension from the .vsix)', function () {
   this.timeout(180_000);
   let folder = '';
   let initial = '';
@@ -47,6 +78,12 @@ describe('Version History pane in Source Control (code-server + Chromium, extens
   before(async () => {
     folder = makeRepo();
     initial = head(folder);
+    // Enough versions to fill more than the six rows the view must show when it first opens.
+    for (let i = 1; i <= 5; i++) {
+      write(folder, `docs/note-${i}.md`, `note ${i}\n`);
+      git(folder, 'add', '-A');
+      git(folder, 'commit', '-q', '-m', `Write note ${i} of the project's documentation`);
+    }
     recordTurn(folder, 'Add the first module', 'src/first.ts', 'export const first = 1;\n');
     workbench = await startWorkbench({ folder });
   });
@@ -75,6 +112,43 @@ describe('Version History pane in Source Control (code-server + Chromium, extens
     await workbench!.screenshot('view-list');
   });
 
+  it('opens usable in a fresh profile at 1400×900: its own container, at least six rows in view', async () => {
+    const page = workbench!.page;
+    await versionHistorySideBar(page).waitFor({ state: 'visible' });
+    const frame = await page.locator('iframe.webview.ready').boundingBox();
+    assert.ok(frame && frame.y + frame.height <= 900, `the view lies inside the window (${JSON.stringify(frame)})`);
+    const inView = await pane(page).locator('body').evaluate(rowsInView);
+    assert.ok(inView >= 6, `${inView} rows in view`);
+    assert.ok(frame.height >= 6 * 42, `the view is ${frame.height} px tall`);
+    // One repository: no repository picker in the title bar.
+    await versionHistorySideBar(page).locator('.title-actions').waitFor();
+    assert.equal(await page.locator('.part.sidebar .action-label[aria-label*="Choose Repository"]').count(), 0);
+  });
+
+  it("every row's title stays visible beside its buttons, hovered and selected (measured in the view)", async () => {
+    const page = workbench!.page;
+    const view = pane(page);
+    const rows = view.getByRole('option');
+    const count = await rows.count();
+    assert.ok(count >= 7, `${count} rows`);
+    for (let i = 0; i < count; i++) {
+      const row = rows.nth(i);
+      await row.scrollIntoViewIfNeeded();
+      await row.hover({ position: { x: 60, y: 10 } });
+      const label = (await row.locator('.label').getAttribute('title'))!;
+      const hovered = (await reports(view)).find((r) => r.label === label && r.hovered);
+      assertTitleReadable(hovered, `row ${i} hovered`);
+      if (i === 1) await workbench!.screenshot('view-title-hovered');
+      await row.click({ position: SELECT_SPOT });
+      await moveMouseAway(page);
+      const selected = (await reports(view)).find((r) => r.label === label && r.selected);
+      assert.equal(selected?.hovered, false);
+      assertTitleReadable(selected, `row ${i} selected`);
+      if (i === 1) await workbench!.screenshot('view-title-selected');
+    }
+    await rows.first().click({ position: SELECT_SPOT });
+  });
+
   it('a turn recorded through the CLI and a commit made in a terminal appear live', async () => {
     const view = pane(workbench!.page);
     recordTurn(folder, 'Add the second module', 'src/second.ts', 'export const second = 2;\nexport const more = 3;\n');
@@ -94,7 +168,7 @@ describe('Version History pane in Source Control (code-server + Chromium, extens
     const version = git(folder, 'log', '-1', '--format=%H', '--grep', 'Add the second module').trim();
     const row = view.getByRole('option', { name: /^Agent: Add the second module/ });
     await row.click({ position: SELECT_SPOT });
-    await row.locator('button', { hasText: 'Show Changes' }).click();
+    await rowButton(row, /^Show changes of /).click();
     await page
       .locator('.tabs-container .tab', { hasText: `Add the second module (${version.slice(0, 7)})` })
       .waitFor({ timeout: 20_000 });
@@ -111,7 +185,7 @@ describe('Version History pane in Source Control (code-server + Chromium, extens
     // The terminal commit sits above the turn: the same modal as the palette names it.
     const turnRow = view.getByRole('option', { name: /^Agent: Add the second module/ });
     await turnRow.click({ position: SELECT_SPOT });
-    await turnRow.locator('button', { hasText: 'Undo' }).click();
+    await rowButton(turnRow, /^Undo agent turn: /).click();
     const box = page.locator('.monaco-dialog-box');
     // Work landed after the turn (the terminal commit): the choice modal; Restore Everything takes the commit away too.
     await box.filter({ hasText: 'Work landed after this turn: 1 of your commits.' }).waitFor({ timeout: 20_000 });
@@ -126,7 +200,7 @@ describe('Version History pane in Source Control (code-server + Chromium, extens
 
     const initialRow = view.getByRole('option', { name: /^Commit: initial,/ });
     await initialRow.click({ position: SELECT_SPOT });
-    await initialRow.locator('button', { hasText: 'Restore to This Version' }).click();
+    await rowButton(initialRow, /^Restore to this version: /).click();
     await box
       .filter({ hasText: /Restore Version will undo \d+ commits? you made yourself/ })
       .waitFor({ timeout: 20_000 });
@@ -150,5 +224,67 @@ describe('Version History pane in Source Control (code-server + Chromium, extens
     assert.equal(await view.getByRole('option').count(), 0);
     await waitForNotification(page, /Version restore needs attention|could not verify/);
     await workbench!.screenshot('view-blocked');
+  });
+});
+
+describe('Version History in a two-folder workspace: the repository picker in its title bar', function () {
+  this.timeout(180_000);
+  let first = '';
+  let second = '';
+  let workbench: Workbench | undefined;
+
+  before(async () => {
+    first = makeRepo();
+    second = makeRepo();
+    recordTurn(first, 'A turn in the first repository', 'a.txt', 'a\n');
+    recordTurn(second, 'A turn in the second repository', 'b.txt', 'b\n');
+    const workspace = path.join(tempDir('avh-workspace-'), 'two.code-workspace');
+    fs.writeFileSync(workspace, JSON.stringify({ folders: [{ path: first }, { path: second }] }));
+    workbench = await startWorkbench({ folder: first });
+    const page = workbench.page;
+    await page.goto(`${workbench.server.url}?workspace=${encodeURIComponent(workspace)}`, {
+      waitUntil: 'domcontentloaded',
+      timeout: 60_000,
+    });
+    await page.locator('.monaco-workbench .part.statusbar').waitFor({ state: 'visible', timeout: 60_000 });
+  });
+
+  afterEach(async function () {
+    const test = this.currentTest;
+    if (test?.state === 'failed' && workbench)
+      console.log(`    screenshot: ${await workbench.screenshot(`e2e-view-picker-${test.fullTitle()}`)}`);
+  });
+
+  after(async () => {
+    await workbench?.stop();
+    cleanupTempDirs();
+  });
+
+  it("shows the first folder's repository; the picker switches to the other, and the choice outlives a reload", async () => {
+    const page = workbench!.page;
+    const view = pane(page);
+    await openVersionHistory(page);
+    await view.getByRole('option', { name: /^Agent: A turn in the first repository,/ }).waitFor({ timeout: 60_000 });
+    const picker = versionHistorySideBar(page).locator('.title-actions .action-label[aria-label*="Choose Repository"]');
+    await picker.waitFor({ timeout: 30_000 });
+    assert.match((await picker.getAttribute('class'))!, /codicon-repo\b/, 'an icon, not a text button');
+    await picker.click();
+    const quickPick = page.locator('.quick-input-widget');
+    await quickPick.waitFor({ state: 'visible', timeout: 10_000 });
+    const secondItem = quickPick.locator(`.monaco-list-row[aria-label*="${path.basename(second)}"]`);
+    await secondItem.waitFor({ timeout: 10_000 });
+    assert.equal(await quickPick.locator('.monaco-list-row').count(), 2, 'one entry per repository');
+    await workbench!.screenshot('view-picker');
+    await secondItem.click();
+    await view.getByRole('option', { name: /^Agent: A turn in the second repository,/ }).waitFor({ timeout: 30_000 });
+    assert.equal(await view.getByRole('option', { name: /first repository/ }).count(), 0);
+    await versionHistorySideBar(page)
+      .locator('.composite.title', { hasText: `Agent Version History: ${path.basename(second)}` })
+      .waitFor({ timeout: 10_000 });
+    await workbench!.screenshot('view-picker-chosen');
+
+    await workbench!.reload();
+    await openVersionHistory(page);
+    await view.getByRole('option', { name: /^Agent: A turn in the second repository,/ }).waitFor({ timeout: 60_000 });
   });
 });

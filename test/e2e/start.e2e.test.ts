@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { cliJson } from '../support/cliProcess';
 import { assertNothingLost, contentInventory, git, head, testGitEnv } from '../support/gitFixtures';
-import { screenshot, versionHistoryPane } from './harness';
+import { openVersionHistory, screenshot, versionHistoryPane } from './harness';
 
 const repoRoot = path.resolve(__dirname, '../../..');
 const START = path.join(repoRoot, 'scripts/start.mjs');
@@ -133,11 +133,8 @@ describe('npm start (scripts/start.mjs: demo repository, code-server, Chromium)'
       const [, undo, redo] = /undo:(\d+) redo:(\d+)/.exec(await item.innerText()) ?? [];
       assert.ok(Number(undo) >= 1, `the status bar offers an Undo (shows undo:${undo} redo:${redo})`);
       assert.equal(Number(redo), 0);
-      // The Version History pane in Source Control lists the demo agent's completed turn.
-      await page.keyboard.press('Control+Shift+G');
-      const header = page.locator('.part.sidebar .pane-header', { hasText: 'Agent Version History' }).first();
-      await header.waitFor({ state: 'visible', timeout: 30_000 });
-      if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
+      // The Version History view (its own activity bar container) lists the demo agent's completed turn.
+      await openVersionHistory(page);
       const view = versionHistoryPane(page);
       await view
         .getByRole('option', { name: /^Agent: Add a greeter module with a test, completed, by demo-agent/ })

@@ -1,11 +1,26 @@
 import * as assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { BLOCKED_MESSAGE } from '../../src/views/versionHistory/copy';
+import { rowsInView, titleReports, type TitleReport } from './rowGeometry';
 import { FakeHostPage, launchChromium, openFakeHostPage, row, screenshot, turn, versions } from './webviewPage';
 
 // The page's globals, as the callbacks passed to page.evaluate see them (this project compiles without the DOM lib).
 declare const window: { __posted: { type: string }[]; __avhClient: { ignored: number } };
-declare const document: { activeElement: unknown; querySelector(selector: string): { inert: boolean } | null };
+declare const document: {
+  activeElement: unknown;
+  querySelector(selector: string): { inert: boolean } | null;
+  fonts: { ready: Promise<unknown>; check(font: string): boolean };
+};
+
+/** A row's title is shown whole or ellipsized, never under a button, and the pointer at its centre reaches it. */
+function assertTitleReadable(report: TitleReport, what: string): void {
+  assert.equal(report.overlaps, 0, `${what}: no button overlaps the title of "${report.label}"`);
+  assert.ok(report.hit, `${what}: the title of "${report.label}" is what its centre shows`);
+  assert.ok(
+    report.shownWidth >= Math.min(report.fullWidth, 60) - 1,
+    `${what}: "${report.label}" keeps its space (${report.shownWidth} of ${report.fullWidth} px)`,
+  );
+}
 
 describe('Version History webview (Vite-built page in real Chromium, fake host in the page)', function () {
   this.timeout(60_000);
@@ -290,6 +305,125 @@ describe('Version History webview (Vite-built page in real Chromium, fake host i
       { type: 'undo', turnId: 'turn-older' },
       { type: 'restore', oid: rows[2].oid },
     ]);
+  });
+
+  it("a row's icon buttons: names, tooltips, icons; they never cover its title (narrow and wide)", async () => {
+    const lost = turn({ id: 'turn-lost', chatId: 'chat-lost', chatBranch: 'lost' });
+    const rows = [
+      row({ kind: 'agent', label: 'Newest turn', isHead: true, turn: turn({ id: 'turn-newest' }) }),
+      row({ kind: 'agent', label: 'A turn whose prompt summary is long enough to need an ellipsis', turn: lost }),
+      row({ kind: 'user', label: 'my own commit' }),
+    ];
+    await host.showView(versions(rows));
+    await options().first().waitFor();
+    await host.page.evaluate(() => document.fonts.ready);
+    assert.ok(await host.page.evaluate(() => document.fonts.check('16px codicon')), 'the codicon font loaded');
+    const expected = [
+      [
+        ['Show Changes', 'Show changes of Newest turn', 'diff-multiple'],
+        ['Undo', 'Undo agent turn: Newest turn', 'discard'],
+      ],
+      [
+        ['Show Changes', `Show changes of ${rows[1].label}`, 'diff-multiple'],
+        ['Undo', `Undo agent turn: ${rows[1].label}`, 'discard'],
+        ['Continue on a New Branch', `Continue the conversation of ${rows[1].label} on a new branch`, 'git-branch'],
+        ['Restore to This Version', `Restore to this version: ${rows[1].label}`, 'history'],
+      ],
+      [
+        ['Show Changes', 'Show changes of my own commit', 'diff-multiple'],
+        ['Restore to This Version', 'Restore to this version: my own commit', 'history'],
+      ],
+    ];
+    for (const [i, buttons] of expected.entries()) {
+      await options()
+        .nth(i)
+        .hover({ position: { x: 40, y: 10 } });
+      const shown = await options()
+        .nth(i)
+        .locator('.actions button')
+        .evaluateAll((els) =>
+          els.map((el) => [
+            el.getAttribute('title'),
+            el.getAttribute('aria-label'),
+            /codicon-([\w-]+)/.exec(el.querySelector('.codicon')?.getAttribute('class') ?? '')?.[1],
+            el.textContent,
+          ]),
+        );
+      assert.deepEqual(
+        shown,
+        buttons.map((b) => [...b, '']),
+        `row ${i}: tooltip, accessible name, icon, no text`,
+      );
+      for (const name of buttons.map((b) => b[1]))
+        await options().nth(i).getByRole('button', { name, exact: true, includeHidden: true }).waitFor();
+    }
+    await screenshot(host.page, 'icon-buttons-hover');
+
+    // Hovered, and selected (the pointer elsewhere): the title keeps its place beside the buttons.
+    for (const width of [300, 420, 900]) {
+      await host.page.setViewportSize({ width, height: 600 });
+      for (let i = 0; i < rows.length; i++) {
+        await options()
+          .nth(i)
+          .hover({ position: { x: 40, y: 10 } });
+        const hovered = (await host.page.locator('body').evaluate(titleReports))[i];
+        assert.ok(hovered.hovered && hovered.buttons.length > 0, `${width} px, row ${i}: its buttons show on hover`);
+        assertTitleReadable(hovered, `${width} px, hovered`);
+        await options()
+          .nth(i)
+          .click({ position: { x: 40, y: 10 } });
+        await host.page.mouse.move(width / 2, 590);
+        const selected = (await host.page.locator('body').evaluate(titleReports))[i];
+        assert.ok(selected.selected && !selected.hovered && selected.buttons.length > 0, `${width} px, row ${i}`);
+        assertTitleReadable(selected, `${width} px, selected`);
+      }
+      const reports = await host.page.locator('body').evaluate(titleReports);
+      const oneLine = reports.every((r) => Math.abs(r.titleMiddle - r.detailsMiddle) < 3);
+      assert.equal(oneLine, width >= 600, `${width} px: ${width >= 600 ? 'one line' : 'two lines'} per row`);
+      await screenshot(host.page, `icon-buttons-selected-${width}`);
+    }
+    assert.equal(await host.page.locator('body').evaluate(rowsInView), 3);
+    // Only the selected and the hovered row show buttons: the others' titles have the whole width.
+    const shownRows = (await host.page.locator('body').evaluate(titleReports)).filter((r) => r.buttons.length > 0);
+    assert.deepEqual(
+      shownRows.map((r) => r.label),
+      [rows[2].label],
+    );
+  });
+
+  it('the selected row shows its buttons as the keyboard moves the selection, and they act on that row', async () => {
+    const rows = [
+      row({ kind: 'agent', label: 'First', isHead: true, turn: turn({ id: 'turn-first' }) }),
+      row({ kind: 'agent', label: 'Second', turn: turn({ id: 'turn-second' }) }),
+    ];
+    await host.showView(versions(rows));
+    await options().first().waitFor();
+    await host.page.mouse.move(200, 590);
+    await host.page.keyboard.press('Tab');
+    const withButtons = async () =>
+      (await host.page.locator('body').evaluate(titleReports)).filter((r) => r.buttons.length > 0).map((r) => r.label);
+    assert.deepEqual(await withButtons(), ['First']);
+    await host.page.keyboard.press('ArrowDown');
+    assert.deepEqual(await withButtons(), ['Second']);
+    for (const report of await host.page.locator('body').evaluate(titleReports))
+      assertTitleReadable(report, 'keyboard');
+    // The buttons are for the mouse (the list stays the one tab stop); a click acts on their row and keeps focus.
+    const buttons = options().nth(1).locator('.actions button');
+    assert.deepEqual(await buttons.evaluateAll((els) => els.map((el) => el.getAttribute('tabindex'))), [
+      '-1',
+      '-1',
+      '-1',
+    ]);
+    await options().nth(1).getByRole('button', { name: 'Undo agent turn: Second', includeHidden: true }).click();
+    await host.page.waitForFunction(() => window.__posted.some((m) => m.type === 'undo'));
+    assert.deepEqual(
+      (await host.posted()).filter((m) => m.type === 'undo').map(({ id: _id, ...m }) => m),
+      [{ type: 'undo', turnId: 'turn-second' }],
+    );
+    assert.equal(await list().evaluate((el) => el === document.activeElement), true, 'the list keeps the focus');
+    await host.page.keyboard.press('ArrowUp');
+    assert.deepEqual(await withButtons(), ['First', 'Second'], 'the selected row, and the hovered one');
+    await screenshot(host.page, 'icon-buttons-keyboard');
   });
 
   it('the busy state disables the list and shows progress; an error reply shows as an alert', async () => {

@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { historyViewHtml } from '../../src/views/versionHistory/html';
 import type { HostMessage, VersionRow, VersionsView } from '../../src/views/versionHistory/protocol';
 
 // The page's globals, as the callbacks passed to page.evaluate see them (this project compiles without the DOM lib).
@@ -25,11 +26,14 @@ export const launchChromium = () => codeServer.launchChromium();
 const assets = path.join(codeServer.repoRoot, 'dist', 'webview');
 const ORIGIN = 'http://webview.test';
 
-/** The page VS Code would load, with the same CSP shape; the fake host is an init script, not part of the app. */
-const PAGE = `<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${ORIGIN}; script-src ${ORIGIN} 'nonce-test'">
-<link rel="stylesheet" href="${ORIGIN}/index.css"></head>
-<body class="vscode-dark"><div id="app"></div><script type="module" nonce="test" src="${ORIGIN}/index.js"></script></body></html>`;
+/**
+ * The page VS Code loads (historyViewHtml: the same CSP, stylesheet, font and nonce rules), served from ORIGIN; the
+ * fake host is an init script, not part of the app.
+ */
+const PAGE = historyViewHtml(
+  { cspSource: ORIGIN, scriptUri: `${ORIGIN}/index.js`, styleUri: `${ORIGIN}/index.css` },
+  'test',
+);
 
 /** Dark-theme values for the variables the view uses, so screenshots look like VS Code. */
 const THEME = `
@@ -41,6 +45,7 @@ const THEME = `
     '--vscode-button-background: #0e639c', '--vscode-button-foreground: #ffffff', '--vscode-focusBorder: #007fd4',
     '--vscode-textLink-foreground: #3794ff', '--vscode-errorForeground: #f48771', '--vscode-charts-blue: #3794ff',
     '--vscode-charts-green: #89d185', '--vscode-menu-background: #252526', '--vscode-progressBar-background: #0e70c0',
+    '--vscode-icon-foreground: #c5c5c5', '--vscode-toolbar-hoverBackground: rgba(90, 93, 94, 0.31)',
   ].join(';');
   document.body.style.background = '#181818';
 `;
@@ -71,8 +76,9 @@ export async function openFakeHostPage(browser: Browser): Promise<FakeHostPage> 
     if (name === '') return route.fulfill({ contentType: 'text/html', body: PAGE });
     const file = path.join(assets, path.basename(name));
     if (!fs.existsSync(file)) return route.fulfill({ status: 404, body: '' });
+    const types: Record<string, string> = { '.css': 'text/css', '.ttf': 'font/ttf' };
     return route.fulfill({
-      contentType: name.endsWith('.css') ? 'text/css' : 'text/javascript',
+      contentType: types[path.extname(name)] ?? 'text/javascript',
       body: fs.readFileSync(file),
     });
   });

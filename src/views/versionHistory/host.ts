@@ -1,10 +1,12 @@
 // The host side of the Version History view: the webview's page, the ready handshake and its queue, the model
 // refresh, and the dispatch of validated messages to their handlers (messageHandlers.ts).
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { AvhError, safeMessage } from '../../core/errors';
 import type { EventLog } from '../../core/log';
 import type { BranchLossUi } from '../../vscode/branchLoss';
 import type { RepositoryController } from '../../vscode/repositoryController';
+import { type HistoryRepositoryChoice, registerRepositoryPicker } from '../../vscode/repositoryPicker';
 import type { RepositoryRegistry } from '../../vscode/repositoryRegistry';
 import type { RestoreRunner } from '../../vscode/restoreCommands';
 import { HISTORY_VIEW_ID, RESURFACE_RECOVERY_COMMAND, SHOW_HISTORY_COMMAND } from '../../vscode/statusBar';
@@ -44,19 +46,24 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
 
   constructor(
     private readonly extensionUri: vscode.Uri,
-    private readonly registry: RepositoryRegistry,
+    registry: RepositoryRegistry,
+    /** Which repository the view shows (the title bar's picker in a multi-root workspace). */
+    private readonly choice: HistoryRepositoryChoice,
     runner: RestoreRunner,
     branchLoss: BranchLossUi,
     private readonly log: EventLog,
   ) {
-    this.disposables.push(registry.onDidChange(() => this.refresh()));
+    this.disposables.push(
+      registry.onDidChange(() => this.refresh()),
+      choice.onDidChange(() => this.refresh()),
+    );
     this.host = {
       runner,
       branchLoss,
       limit: () => this.limit,
       setLimit: (limit) => (this.limit = limit),
       lastView: () => this.lastView,
-      controller: () => this.registry.defaultController(),
+      controller: () => this.choice.controller(),
       refresh: () => this.refresh(),
       markReady: () => {
         this.ready = true;
@@ -164,11 +171,15 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
   private async compute(): Promise<VersionsView> {
     let controller: RepositoryController;
     try {
-      controller = await this.registry.defaultController();
+      controller = await this.choice.controller();
     } catch (error) {
       if (error instanceof AvhError && error.reason === 'not-a-repository') return { kind: 'no-repository' };
       throw error;
     }
+    // With several repositories the title bar names the one shown, beside its picker ("Agent Version History:
+    // name"; VS Code hides a view's description in a container's title bar when the view is its only one).
+    const several = (await this.choice.repositories()).length > 1;
+    if (this.view) this.view.title = several ? path.basename(controller.root) : undefined;
     try {
       return await controller.history.versionsView(this.limit);
     } catch (error) {
@@ -249,7 +260,7 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
   }
 }
 
-/** Registers the view, `Show Version History` and the test hook. */
+/** Registers the view, its repository picker, `Show Version History` and the test hook. */
 export function registerHistoryView(
   context: vscode.ExtensionContext,
   registry: RepositoryRegistry,
@@ -257,7 +268,8 @@ export function registerHistoryView(
   branchLoss: BranchLossUi,
   log: EventLog,
 ): HistoryViewProvider {
-  const provider = new HistoryViewProvider(context.extensionUri, registry, runner, branchLoss, log);
+  const choice = registerRepositoryPicker(context, registry);
+  const provider = new HistoryViewProvider(context.extensionUri, registry, choice, runner, branchLoss, log);
   context.subscriptions.push(
     provider,
     vscode.window.registerWebviewViewProvider(HISTORY_VIEW_ID, provider),

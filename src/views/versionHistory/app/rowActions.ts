@@ -1,33 +1,44 @@
-// What a row offers: the buttons on a hovered or selected row and its context menu list the same actions.
+// What a row offers: the icon buttons on a hovered or selected row and its context menu list the same actions.
 import type { VersionRow, WebviewRequestBody } from '../protocol';
 
 export interface RowAction {
+  /** The menu item's text and the icon button's tooltip. */
   label: string;
-  /** The accessible name (and the button's tooltip). */
+  /** The accessible name of the button and the menu item. */
   name: string;
+  /** The codicon the row's button shows (`codicon-<icon>`), as VS Code's own list rows show their actions. */
+  icon: string;
   body: WebviewRequestBody;
 }
 
 export function actionsOf(row: VersionRow): RowAction[] {
   const actions: RowAction[] = [
-    { label: 'Show Changes', name: `Show changes of ${row.label}`, body: { type: 'showChanges', oid: row.oid } },
+    {
+      label: 'Show Changes',
+      name: `Show changes of ${row.label}`,
+      icon: 'diff-multiple',
+      body: { type: 'showChanges', oid: row.oid },
+    },
   ];
   if (row.turn?.canUndo)
     actions.push({
       label: 'Undo',
       name: `Undo agent turn: ${row.label}`,
+      icon: 'discard',
       body: { type: 'undo', turnId: row.turn.id },
     });
   if (row.turn?.chatBranch === 'lost')
     actions.push({
       label: 'Continue on a New Branch',
       name: `Continue the conversation of ${row.label} on a new branch`,
+      icon: 'git-branch',
       body: { type: 'continueOnNewBranch', chatId: row.turn.chatId },
     });
   if (!row.isHead)
     actions.push({
       label: 'Restore to This Version',
       name: `Restore to this version: ${row.label}`,
+      icon: 'history',
       body: { type: 'restore', oid: row.oid },
     });
   return actions;
