@@ -291,7 +291,9 @@ export async function waitForNotification(
     await notification.waitFor({ state: 'visible', timeout: timeout / 2 });
     return notification;
   } catch {
-    // Toasts hide after a while (and never show while a modal is up): the center keeps them all.
+    // Toasts hide after a while (and never show while a modal is up): the center keeps them all. A tooltip left
+    // open where the pointer rests (a status bar item clicked before) must not take the bell's click.
+    await moveMouseAway(page);
     await page.locator('#status\\.notifications, .statusbar-item[id$="status.notifications"]').first().click();
     await moveMouseAway(page); // the bell's tooltip opens over the bottom of the center, where the buttons are
     await notification.waitFor({ state: 'visible', timeout: timeout / 2 });
