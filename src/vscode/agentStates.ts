@@ -20,17 +20,27 @@ export interface AgentConnectionState {
 }
 
 /**
- * The state a doctor check means. Its facts name the files our hook is in (`connected`); a check that reports
- * hooks waiting for the user's review in the agent (Codex) says so with `facts.reviewPending: true`.
+ * The state a doctor check means. Its facts name the files our hook is in (`connected`); an agent that keeps its own
+ * say over hooks (Codex) adds what it decided: `projectTrusted: false`, or `hooks: [{ event, review }]` where a
+ * review other than 'trusted' means the agent skips that hook until the user reviews it there.
  */
 export function connectionStateOf(check: Check): ConnectionState {
   const connected = Array.isArray(check.facts.connected) ? check.facts.connected : [];
   if (check.status === 'ok') return 'connected';
   if (connected.length === 0) return check.status === 'problem' ? 'problem' : 'not-connected';
-  if (check.facts.reviewPending === true) return 'needs-review';
+  if (waitsForReview(check.facts)) return 'needs-review';
   // Two files: connecting again would not help (one must go). Otherwise (events missing, another installation's
   // path, a vanished file, the direct form while the launcher is in use) connecting again writes the current form.
   return connected.length > 1 ? 'problem' : 'older-form';
+}
+
+function waitsForReview(facts: Check['facts']): boolean {
+  if (facts.projectTrusted === false) return true;
+  const hooks: unknown = facts.hooks;
+  return (
+    Array.isArray(hooks) &&
+    hooks.some((h: unknown) => typeof h === 'object' && h !== null && 'review' in h && h.review !== 'trusted')
+  );
 }
 
 /** How each state reads in the palette and the pane. */
