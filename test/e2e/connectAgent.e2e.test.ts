@@ -101,6 +101,7 @@ describe('connect from VS Code: empty state → Connect Agent… → preview →
     await section.getByRole('button', { name: 'Connect Agent…' }).waitFor();
     await section.getByRole('button', { name: 'Check Agent Connections' }).waitFor();
     assert.match(fs.readFileSync(launcher, 'utf8'), /^#!\/bin\/sh\n# agent-versions launcher 1\n/);
+    await moveMouseAway(page);
     await versionHistoryScreenshot(page, 'connect-empty-state');
   });
 
