@@ -82,7 +82,11 @@ export async function runLauncherBench(options: LauncherBenchOptions): Promise<{
   }
   const base = median(times.direct);
   const row = (label: string, values: number[], ratio: boolean) =>
-    `| ${label} | ${ms(median(values))} | ${ms(percentile(values, 90))} | ${ratio ? `${(median(values) / base).toFixed(2)}×` : ''} |`;
+    [label, ms(median(values)), ms(percentile(values, 90)), ratio ? `${(median(values) / base).toFixed(2)}×` : '']
+      .map((cell) => ` ${cell} `)
+      .join('|')
+      .replace(/^/, '|')
+      .concat('|');
   const section = [
     '## Hook launcher start (issue 24)',
     '',

@@ -3,7 +3,8 @@ import { launcherInUseNow } from '../cli/installation';
 import { launcherTarget } from '../cli/launcherScript';
 import type { ConnectionState } from '../views/versionHistory/protocol';
 import { AgentConnector, CONNECT_AGENT_COMMAND, ConnectArgs, displayPath } from './agentConnect';
-import { AgentConnections, AgentConnectionState, fileOfCheck, stateText } from './agentStates';
+import { AgentConnections } from './agentStates';
+import { AgentConnectionState, fileOfCheck, stateText } from './connectionStates';
 import { defaultWorkspaceFolder } from './repositoryRegistry';
 
 /** *Check Agent Connections*: every agent's state (doctor's check), and what choosing one does. */

@@ -10,7 +10,8 @@ import { CliError } from '../cli/exitCodes';
 import { findRepository } from '../core/git/initRepository';
 import { safeMessage } from '../core/errors';
 import type { EventLog } from '../core/log';
-import { AgentConnections, stateText } from './agentStates';
+import { AgentConnections } from './agentStates';
+import { stateText } from './connectionStates';
 import { ConnectPreview, previewTitle } from './connectPreview';
 
 /**

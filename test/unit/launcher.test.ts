@@ -25,7 +25,10 @@ const NODE = process.execPath;
 /** One word for sh, in single quotes. */
 const q = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
 
-/** A stand-in for VS Code's Electron binary: records ELECTRON_RUN_AS_NODE in `seen`, then runs as Node (what Electron does with it). */
+/**
+ * A stand-in for VS Code's Electron binary (none can be installed here): records ELECTRON_RUN_AS_NODE in `seen`,
+ * then runs as Node, which is what Electron does with it.
+ */
 function electronStandIn(file: string, seen: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, `#!/bin/sh\nprintf %s "$ELECTRON_RUN_AS_NODE" > ${q(seen)}\nexec ${q(NODE)} "$@"\n`, {

@@ -60,7 +60,7 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
     this.disposables.push(
       registry.onDidChange(() => this.refresh()),
       choice.onDidChange(() => this.refresh()),
-      agents.onDidChange(() => this.refresh()),
+      agents.onDidChange(() => void this.postAgents()),
     );
     this.host = {
       runner,
@@ -175,9 +175,7 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
       const wasBlocked = this.lastView.kind === 'blocked';
       this.lastView = view;
       this.post({ type: 'didChangeVersions', view });
-      // Only the empty state shows the agents; reading their settings files waits until it is shown.
-      if (view.kind === 'empty' || (view.kind === 'versions' && !view.hasTurns))
-        this.post({ type: 'didChangeAgents', agents: await this.agents.views((await this.folder()) ?? null) });
+      await this.postAgents();
       if (view.kind === 'blocked' && !wasBlocked && this.view?.visible) this.resurfaceRecovery();
     });
     return this.refreshing;
@@ -203,6 +201,13 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
         return { kind: 'blocked', message: BLOCKED_MESSAGE };
       return this.lastView;
     }
+  }
+
+  /** Each agent's connection, while the empty state shows them (their settings files are read only then). */
+  private async postAgents(): Promise<void> {
+    const view = this.lastView;
+    if (!this.view || !(view.kind === 'empty' || (view.kind === 'versions' && !view.hasTurns))) return;
+    this.post({ type: 'didChangeAgents', agents: await this.agents.views((await this.folder()) ?? null) });
   }
 
   /** The repository the view shows, else the folder an action without one means (agents' project files). */
