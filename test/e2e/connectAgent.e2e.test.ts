@@ -262,7 +262,7 @@ describe('connect from VS Code: empty state → Connect Agent… → preview →
     await page.keyboard.press('Escape');
   });
 
-  it('the Getting Started walkthrough has the steps and their buttons; Check Agent Connections completes its step', async () => {
+  it('the Getting Started walkthrough has the steps and their buttons; its Check button runs the command and completes the step', async () => {
     const { page } = workbench!;
     await runCommand(page, 'View: Toggle Panel Visibility'); // the terminal of the test before
     await runCommand(page, 'Welcome: Open Walkthrough...');
@@ -270,11 +270,14 @@ describe('connect from VS Code: empty state → Connect Agent… → preview →
     const steps = page.locator('.gettingStartedContainer');
     await steps.getByText('Connect your agent').first().waitFor({ timeout: 30_000 });
     await steps.getByRole('button', { name: 'Connect an Agent…' }).first().waitFor();
-    // A step completes on its event while the walkthrough's service runs (this profile starts it with the page).
-    await runCommand(page, CHECK);
+    // The Check step's own button runs the command; the step completes on it (the page keeps the service running).
+    const check = steps.locator('button.getting-started-step[data-step-id$="#check"]');
+    await check.click();
+    await steps.getByRole('button', { name: 'Check Agent Connections' }).first().click();
     await page.locator('.quick-input-widget .monaco-list-row').filter({ visible: true }).first().waitFor();
     await page.keyboard.press('Escape');
     await steps.locator('button.getting-started-step[data-step-id$="#check"][aria-checked="true"]').waitFor();
+    await steps.locator('button.getting-started-step[data-step-id$="#connect"]').click();
     await shot('walkthrough');
   });
 });
