@@ -45,6 +45,7 @@ await build({
   entryPoints: [path.join(root, 'src/extension.ts')],
   outfile: path.join(dist, 'extension.js'),
   external: ['vscode'],
+  mainFields: ['module', 'main'], // jsonc-parser (connect from VS Code): see the full CLI's build below
 });
 // The CLI is three bundles (docs/design.md, "Fast hook events"): dist/cli.js, the command, is a small entry; for a
 // hook event it starts the one git process, then requires dist/cliHook.js (the fast path: no sql.js, no simple-git)
@@ -135,6 +136,7 @@ await build({
   entryPoints: [path.join(root, 'src/extension.ts')],
   outfile: path.join(TEST_EXTENSION_DIR, 'dist/extension.js'),
   external: ['vscode'],
+  mainFields: ['module', 'main'],
 });
 await build({
   ...common,

@@ -1,6 +1,9 @@
 import * as vscode from 'vscode';
 import { startGitLauncher } from './core/git/gitLauncher';
 import { configureGitExecutable } from './core/git/gitRunner';
+import { AgentConnector } from './vscode/agentConnect';
+import { registerAgentCommands } from './vscode/agentCommands';
+import { AgentConnections } from './vscode/agentStates';
 import { TEST_AGENT_TURN_COMMAND } from './vscode/enableCopy';
 import { EnableVersionHistory, runTestAgentTurn } from './vscode/enableVersionHistory';
 import { registerBranchLoss } from './vscode/branchLoss';
@@ -9,6 +12,7 @@ import { registerHistoryView } from './views/versionHistory/host';
 import { createOutputLog, RECENT_LOG_COMMAND } from './vscode/outputLog';
 import { RepositoryRegistry } from './vscode/repositoryRegistry';
 import { registerRecoveryUi } from './vscode/recoveryUi';
+import { installHookLauncher } from './vscode/launcherInstall';
 import { registerRestoreCommands, RestoreRunner, TurnCancelledEvent } from './vscode/restoreCommands';
 import { registerShowTurnChanges } from './vscode/versionChanges';
 
@@ -35,7 +39,13 @@ export function activate(context: vscode.ExtensionContext): AgentVersionHistoryA
   registerRecoveryUi(context, registry, log);
   registerRestoreCommands(context, registry, runner);
   registerShowTurnChanges(context, registry, log);
-  registerHistoryView(context, registry, runner, branchLoss, log);
+  // Hook commands run a launcher at a stable path that this activation points here (docs/design/vscode-connect.md).
+  installHookLauncher(context, log);
+  const agents = new AgentConnections();
+  const connector = new AgentConnector(agents, log);
+  context.subscriptions.push(agents, connector);
+  registerAgentCommands(context, agents, connector);
+  registerHistoryView(context, registry, runner, branchLoss, log, agents);
   log.info('extension.activate', { folders: vscode.workspace.workspaceFolders?.length ?? 0 });
   const api = createApi(registry, turnCancelled.event, branchLoss);
   if (typeof AVH_PRODUCTION_BUILD === 'undefined')

@@ -9,6 +9,7 @@ import {
   planDisconnect,
   readSettings,
   SettingsChange,
+  SettingsEdit,
   SettingsFileError,
   settingsFileOf,
   writeSettings,
@@ -73,8 +74,21 @@ async function projectRoot(folder: string): Promise<string> {
   }
 }
 
-/** `connect` / `disconnect`: plans the edit, writes it unless --dry-run, and says what changed. */
-export async function runConnect(request: ConnectRequest): Promise<{ json: unknown; text: string }> {
+/** What `connect` / `disconnect` would write: the file, its bytes now, the edit, and the hook command. */
+export interface ConnectionPlan {
+  agent: ConnectableAgent;
+  file: string;
+  command: string;
+  /** The file's text now; null when it does not exist. */
+  before: string | null;
+  edit: SettingsEdit;
+}
+
+/**
+ * Plans a connect or disconnect without writing anything (the CLI's --dry-run, and VS Code's preview). Throws a
+ * SettingsFileError (a safe message) for a file we cannot edit: malformed, not an object, unreadable.
+ */
+export async function planConnection(request: ConnectRequest): Promise<ConnectionPlan> {
   const agent = connectableAgentNamed(request.agent);
   const scopes = scopesOf(agent);
   if (!scopes.includes(request.scope)) {
@@ -94,10 +108,25 @@ export async function runConnect(request: ConnectRequest): Promise<{ json: unkno
   const before = readSettings(file);
   const edit =
     request.action === 'connect' ? planConnect(file, before, agent, command) : planDisconnect(file, before, agent);
-  if (edit.after !== null && !request.dryRun) writeSettings(file, edit.after);
-  const others = (await settingsFiles(agent, request.folder)).filter(
-    (f) => f.file !== file && connectedIn(agent, f.file),
+  return { agent, file, command, before, edit };
+}
+
+/** The other settings files of the agent that also run our hook (every hook would then run twice). */
+export async function alsoConnectedIn(
+  plan: ConnectionPlan,
+  folder: string,
+): Promise<{ scope: SettingsScope; file: string }[]> {
+  return (await settingsFiles(plan.agent, folder)).filter(
+    (f) => f.file !== plan.file && connectedIn(plan.agent, f.file),
   );
+}
+
+/** `connect` / `disconnect`: plans the edit, writes it unless --dry-run, and says what changed. */
+export async function runConnect(request: ConnectRequest): Promise<{ json: unknown; text: string }> {
+  const plan = await planConnection(request);
+  const { agent, file, command, edit } = plan;
+  if (edit.after !== null && !request.dryRun) writeSettings(file, edit.after);
+  const others = await alsoConnectedIn(plan, request.folder);
   const json = {
     agent: request.agent,
     scope: request.scope,

@@ -271,27 +271,35 @@ function withFinalNewline(original: string | null, text: string, eol: string): s
  * (dotfile managers link these files), keeping its permissions. A file marked read-only is refused, even for root.
  */
 export function writeSettings(file: string, text: string): void {
-  let target = file;
-  let mode = 0o644;
-  try {
-    target = fs.realpathSync(file);
-    mode = fs.statSync(target).mode & 0o7777;
-    if ((mode & 0o222) === 0) {
-      throw new SettingsFileError(
-        `${file} is read-only; make it writable (chmod u+w) and run the command again; nothing was changed.`,
-        EXIT.failed,
-      );
-    }
-  } catch (error) {
-    if (error instanceof SettingsFileError) throw error;
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw writeFailure(file, error);
-  }
+  const { target, mode } = writableTarget(file);
   try {
     fs.mkdirSync(path.dirname(target), { recursive: true });
     writeFileAtomic(target, text);
     fs.chmodSync(target, mode);
   } catch (error) {
     throw writeFailure(file, error);
+  }
+}
+
+/**
+ * The file a settings write lands in (a symlink's target) and the mode it keeps; refuses a file marked read-only
+ * (even for root, who could write it) before anything is written.
+ */
+export function writableTarget(file: string): { target: string; mode: number } {
+  try {
+    const target = fs.realpathSync(file);
+    const mode = fs.statSync(target).mode & 0o7777;
+    if ((mode & 0o222) === 0) {
+      throw new SettingsFileError(
+        `${file} is read-only; make it writable (chmod u+w) and run the command again; nothing was changed.`,
+        EXIT.failed,
+      );
+    }
+    return { target, mode };
+  } catch (error) {
+    if (error instanceof SettingsFileError) throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw writeFailure(file, error);
+    return { target: file, mode: 0o644 };
   }
 }
 

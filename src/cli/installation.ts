@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { isLauncherFile, LAUNCHER_ENV, launcherTarget } from './launcherScript';
 // Resolved at build time: esbuild inlines the one field, tsc emits package.json beside the compiled tree.
 import { name as PACKAGE_NAME, version } from '../../package.json';
 
@@ -19,6 +20,7 @@ export function cliEntryFile(): string {
     case 'installation.js':
       return path.join(dir, 'main.js');
     case 'cliMain.js':
+    case 'extension.js': // the extension host's bundle, which connects from VS Code: the CLI beside it
       return path.join(dir, 'cli.js');
     default:
       return here;
@@ -39,9 +41,24 @@ export function shellWord(word: string): string {
  */
 const HOOK_UNSET_ENV: readonly string[] = process.platform === 'win32' ? [] : ['NODE_EXTRA_CA_CERTS'];
 
-/** This installation's hook, as words: this Node binary and this CLI (`cliFile`) by absolute paths. */
-function installationWords(agent: string, cliFile = cliEntryFile()): string[] {
-  return [process.execPath, cliFile, 'hook', agent];
+/**
+ * The program that runs the CLI: a Node binary, or an Electron one (VS Code's own, `process.execPath` in its
+ * extension host) that runs as Node only with ELECTRON_RUN_AS_NODE=1, as VS Code's git extension runs its askpass
+ * helper. Without the variable, Electron would start another editor window.
+ */
+export interface Runtime {
+  path: string;
+  electron: boolean;
+}
+
+/** The runtime of this process. */
+export function thisRuntime(): Runtime {
+  return { path: process.execPath, electron: process.versions.electron !== undefined };
+}
+
+/** The variable assignments env(1) makes before the runtime's path: Electron's, or none. */
+function runtimeAssignments(runtime: Runtime): string[] {
+  return runtime.electron ? ['ELECTRON_RUN_AS_NODE=1'] : [];
 }
 
 /** The options a hook command of ours may end with (connect --init writes the first). */
@@ -50,8 +67,30 @@ const HOOK_COMMAND_OPTIONS: readonly string[] = ['--init'];
 export interface HookCommandOptions {
   /** `hook … --init`: in a folder without git, create the repository first. */
   init?: boolean;
-  /** The CLI the command runs (default: this installation's entry). */
+  /** The CLI the command runs, by its own path (default: this installation's entry, through the launcher if any). */
   cliFile?: string;
+  /** The launcher the command runs (default: the one in use, useLauncher; null: none, the direct form). */
+  launcher?: string | null;
+  /** What runs the CLI in the direct form (default: this process's runtime). */
+  runtime?: Runtime;
+}
+
+let launcherInUse: string | null | undefined;
+
+/**
+ * Hook commands name `file`, a launcher at a stable path that the extension keeps pointing at its current
+ * installation (launcherScript.ts), instead of this installation's versioned folder; null: the direct form. Unset,
+ * it is the launcher this process was started by ($AGENT_VERSIONS_LAUNCHER, when that file is one of ours).
+ */
+export function useLauncher(file: string | null): void {
+  launcherInUse = file;
+}
+
+/** The launcher hook commands name now (useLauncher), or null. */
+export function launcherInUseNow(): string | null {
+  if (launcherInUse !== undefined) return launcherInUse;
+  const fromEnv = process.env[LAUNCHER_ENV];
+  return fromEnv !== undefined && path.isAbsolute(fromEnv) && isLauncherFile(fromEnv) ? fromEnv : null;
 }
 
 /** A hook command's words without the options it ends with, and those options. */
@@ -62,12 +101,19 @@ function splitOptions(words: string[]): { words: string[]; options: string[] } {
 }
 
 /**
- * The hook command written into an agent's settings: this Node binary and this CLI by absolute paths, so it
- * works whatever PATH the agent's shell has, for a global install and for a clone alike; started without the
- * variables in HOOK_UNSET_ENV.
+ * The hook command written into an agent's settings. With a launcher in use: the launcher, by its stable path
+ * (`~/.agent-versions/bin/agent-versions hook <agent>`), which survives the extension's updates and picks a runtime
+ * itself. Otherwise the direct form: this runtime and this CLI by absolute paths, so it works whatever PATH the
+ * agent's shell has, started through env(1) without the variables in HOOK_UNSET_ENV (and, for Electron, with
+ * ELECTRON_RUN_AS_NODE=1).
  */
 export function hookCommand(agent: string, options: HookCommandOptions = {}): string {
-  return [...hookEnvWords(), ...installationWords(agent, options.cliFile), ...(options.init ? ['--init'] : [])]
+  const init = options.init ? ['--init'] : [];
+  const launcher =
+    options.cliFile !== undefined ? null : options.launcher !== undefined ? options.launcher : launcherInUseNow();
+  if (launcher !== null) return [launcher, 'hook', agent, ...init].map(shellWord).join(' ');
+  const runtime = options.runtime ?? thisRuntime();
+  return [...hookEnvWords(runtime), runtime.path, options.cliFile ?? cliEntryFile(), 'hook', agent, ...init]
     .map(shellWord)
     .join(' ');
 }
@@ -77,26 +123,50 @@ export function hookCommandInits(command: string): boolean {
   return splitOptions(shellWords(command)).options.includes('--init');
 }
 
-/** The command connect would write now in place of `command`, one of ours, keeping its options (--init). */
+/**
+ * The command connect would write now in place of `command`, one of ours, keeping its options (--init). A command
+ * that runs one of our launchers is in the current form with that launcher; any other, in the form hookCommand
+ * gives now (the launcher's, when one is in use: a command naming an installation's own folder is then older).
+ */
 export function currentFormOf(command: string, agent: string): string {
-  return hookCommand(agent, { init: hookCommandInits(command) });
+  const init = hookCommandInits(command);
+  const launcher = launcherOf(command);
+  return hookCommand(agent, launcher !== null ? { init, launcher } : { init });
 }
 
-/** The words before the Node binary in hookCommand: `env -u NAME …`, or none. */
-export function hookEnvWords(): string[] {
-  return HOOK_UNSET_ENV.length > 0 ? ['env', ...HOOK_UNSET_ENV.flatMap((name) => ['-u', name])] : [];
+/** The launcher of ours a hook command runs (`<launcher> hook <agent> [--init]`), or null. */
+export function launcherOf(command: string): string | null {
+  const { words } = splitOptions(shellWords(command));
+  return words.length === 3 && words[1] === 'hook' && path.isAbsolute(words[0]) && isLauncherFile(words[0])
+    ? words[0]
+    : null;
+}
+
+/** The words before the runtime in hookCommand's direct form: `env -u NAME … [ELECTRON_RUN_AS_NODE=1]`, or none. */
+export function hookEnvWords(runtime: Runtime = thisRuntime()): string[] {
+  const words = [...HOOK_UNSET_ENV.flatMap((name) => ['-u', name]), ...runtimeAssignments(runtime)];
+  return words.length > 0 ? ['env', ...words] : [];
 }
 
 /** The environment a hook process of hookCommand gets from the one given (doctor times a hook run with it). */
-export function hookProcessEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+export function hookProcessEnv(env: NodeJS.ProcessEnv, runtime: Runtime = thisRuntime()): NodeJS.ProcessEnv {
   const out = { ...env };
   for (const name of HOOK_UNSET_ENV) delete out[name];
+  if (runtime.electron) out.ELECTRON_RUN_AS_NODE = '1';
   return out;
 }
 
-/** Whether a hook command runs this very installation's hook for `agent`, in whatever form (an older one, too). */
+/**
+ * Whether a hook command runs this very installation's hook for `agent`, in whatever form: through a launcher that
+ * points here now, or naming this CLI by its path whatever runs it (another Node, the editor's runtime, an older
+ * form's env words).
+ */
 export function runsThisInstallation(command: string, agent: string): boolean {
-  const expected = installationWords(agent);
+  const cli = cliEntryFile();
+  const launcher = launcherOf(command);
+  if (launcher !== null)
+    return splitOptions(shellWords(command)).words[2] === agent && launcherTarget(launcher) === cli;
+  const expected = [cli, 'hook', agent];
   return splitOptions(shellWords(command)).words.slice(-expected.length).join('\0') === expected.join('\0');
 }
 

@@ -14,7 +14,7 @@ export function activeFileDirectory(): string | null {
 }
 
 /** The workspace folder an action without a repository means: the active editor's, else the first (local ones only). */
-function defaultWorkspaceFolder(): string | null {
+export function defaultWorkspaceFolder(): string | null {
   const active = vscode.window.activeTextEditor?.document.uri;
   const own = active?.scheme === 'file' ? vscode.workspace.getWorkspaceFolder(active) : undefined;
   if (own) return own.uri.fsPath;

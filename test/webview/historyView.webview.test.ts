@@ -220,19 +220,48 @@ describe('Version History webview (Vite-built page in real Chromium, fake host i
     await screenshot(host.page, 'blocked');
   });
 
-  it('the empty state says how to connect an agent, with links to the README sections', async () => {
+  it('the empty state lists each agent with its state and a button that starts Connect Agent… for it', async () => {
     await host.showView({ kind: 'empty', branch: 'main' });
-    const section = host.page.getByRole('region', { name: 'How to connect an agent' });
+    const section = host.page.getByRole('region', { name: 'Connect an agent' });
     await section.waitFor();
-    assert.match(
-      await section.innerText(),
-      /No agent turns are recorded yet.*\n?.*extension API.*Claude Code hooks snippet/s,
+    assert.match(await section.innerText(), /No agent turns are recorded yet/);
+    assert.equal(await section.getByRole('list', { name: 'Agents' }).count(), 0, 'no states yet: no list');
+    await host.send({
+      type: 'didChangeAgents',
+      agents: [
+        {
+          name: 'claude-code',
+          displayName: 'Claude Code',
+          state: 'not-connected',
+          summary: 'Claude Code: not connected.',
+        },
+        { name: 'codex', displayName: 'Codex', state: 'older-form', summary: 'Codex: connected with an older form.' },
+        { name: 'gemini', displayName: 'Gemini CLI', state: 'connected', summary: 'Gemini CLI: connected in x' },
+      ],
+    });
+    const items = section.getByRole('list', { name: 'Agents' }).getByRole('listitem');
+    await items.nth(2).waitFor();
+    assert.deepEqual(
+      (await items.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim()),
+      ['Claude Code not connected Connect', 'Codex connected in an older form Update', 'Gemini CLI connected'],
     );
-    await section.getByRole('button', { name: 'Claude Code hooks snippet' }).click();
+    await section.getByRole('button', { name: 'Connect Claude Code' }).click();
+    await section.getByRole('button', { name: 'Update Codex' }).click();
+    await section.getByRole('button', { name: 'Connect Agent…' }).click();
+    await section.getByRole('button', { name: 'Check Agent Connections' }).click();
     await section.getByRole('button', { name: 'extension API' }).click();
-    const commands = (await host.posted()).filter((m) => m.type === 'openReadme');
+    // A state the protocol does not know is dropped whole (the list keeps what it had).
+    await host.send({
+      type: 'didChangeAgents',
+      agents: [{ name: 'x', displayName: 'X', state: 'hacked', summary: '' }],
+    });
+    assert.equal(await items.count(), 3);
+    const commands = (await host.posted()).filter((m) => m.type !== 'ready');
     assert.deepEqual(commands, [
-      { type: 'openReadme', section: 'claude-code-hooks' },
+      { type: 'connectAgent', agent: 'claude-code' },
+      { type: 'connectAgent', agent: 'codex' },
+      { type: 'connectAgent' },
+      { type: 'checkAgentConnections' },
       { type: 'openReadme', section: 'extension-api' },
     ]);
     await screenshot(host.page, 'empty');

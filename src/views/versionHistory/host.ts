@@ -4,10 +4,13 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { AvhError, safeMessage } from '../../core/errors';
 import type { EventLog } from '../../core/log';
+import { CONNECT_AGENT_COMMAND } from '../../vscode/agentConnect';
+import { CHECK_AGENT_CONNECTIONS_COMMAND } from '../../vscode/agentCommands';
+import type { AgentConnections } from '../../vscode/agentStates';
 import type { BranchLossUi } from '../../vscode/branchLoss';
 import type { RepositoryController } from '../../vscode/repositoryController';
 import { type HistoryRepositoryChoice, registerRepositoryPicker } from '../../vscode/repositoryPicker';
-import type { RepositoryRegistry } from '../../vscode/repositoryRegistry';
+import { defaultWorkspaceFolder, type RepositoryRegistry } from '../../vscode/repositoryRegistry';
 import type { RestoreRunner } from '../../vscode/restoreCommands';
 import { HISTORY_VIEW_ID, RESURFACE_RECOVERY_COMMAND, SHOW_HISTORY_COMMAND } from '../../vscode/statusBar';
 import { BLOCKED_MESSAGE } from './copy';
@@ -23,7 +26,6 @@ export const HISTORY_VIEW_TEST_DESCRIBE_COMMAND = 'agentVersions._test.historyVi
 /** The README headings the empty state links to. */
 const README_ANCHORS: Record<ReadmeSection, string> = {
   'extension-api': 'recording-turns-from-an-agent-extension',
-  'claude-code-hooks': 'recording-turns-from-claude-code',
 };
 
 /**
@@ -52,10 +54,13 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
     runner: RestoreRunner,
     branchLoss: BranchLossUi,
     private readonly log: EventLog,
+    /** Each agent's connection, for the empty state's buttons. */
+    private readonly agents: AgentConnections,
   ) {
     this.disposables.push(
       registry.onDidChange(() => this.refresh()),
       choice.onDidChange(() => this.refresh()),
+      agents.onDidChange(() => void this.postAgents()),
     );
     this.host = {
       runner,
@@ -71,6 +76,13 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
         void this.refresh();
       },
       openReadme: (section) => this.openReadme(section),
+      runAgentCommand: async (command, agent) => {
+        const folder = await this.folder();
+        await vscode.commands.executeCommand(
+          command === 'connect' ? CONNECT_AGENT_COMMAND : CHECK_AGENT_CONNECTIONS_COMMAND,
+          { agent, folder },
+        );
+      },
       whileBusy: (label, action) => this.whileBusy(label, action),
     };
   }
@@ -163,6 +175,7 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
       const wasBlocked = this.lastView.kind === 'blocked';
       this.lastView = view;
       this.post({ type: 'didChangeVersions', view });
+      await this.postAgents();
       if (view.kind === 'blocked' && !wasBlocked && this.view?.visible) this.resurfaceRecovery();
     });
     return this.refreshing;
@@ -190,6 +203,18 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
     }
   }
 
+  /** Each agent's connection, while the empty state shows them (their settings files are read only then). */
+  private async postAgents(): Promise<void> {
+    const view = this.lastView;
+    if (!this.view || !(view.kind === 'empty' || (view.kind === 'versions' && !view.hasTurns))) return;
+    this.post({ type: 'didChangeAgents', agents: await this.agents.views((await this.folder()) ?? null) });
+  }
+
+  /** The repository the view shows, else the folder an action without one means (agents' project files). */
+  private async folder(): Promise<string | undefined> {
+    return (await this.choice.controller().catch(() => undefined))?.root ?? defaultWorkspaceFolder() ?? undefined;
+  }
+
   private onShown(): void {
     void this.refresh().then(() => {
       if (this.lastView.kind === 'blocked') this.resurfaceRecovery();
@@ -208,7 +233,11 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
   private post(message: HostMessage): void {
     if (!this.view) return;
     if (!this.ready) {
-      if (message.type === 'didChangeVersions' || message.type === 'didChangeBusy') {
+      if (
+        message.type === 'didChangeVersions' ||
+        message.type === 'didChangeBusy' ||
+        message.type === 'didChangeAgents'
+      ) {
         // Only the latest state matters; replies are never queued (a request implies a ready webview).
         this.queue = this.queue.filter((m) => m.type !== message.type);
         this.queue.push(message);
@@ -267,9 +296,10 @@ export function registerHistoryView(
   runner: RestoreRunner,
   branchLoss: BranchLossUi,
   log: EventLog,
+  agents: AgentConnections,
 ): HistoryViewProvider {
   const choice = registerRepositoryPicker(context, registry);
-  const provider = new HistoryViewProvider(context.extensionUri, registry, choice, runner, branchLoss, log);
+  const provider = new HistoryViewProvider(context.extensionUri, registry, choice, runner, branchLoss, log, agents);
   context.subscriptions.push(
     provider,
     vscode.window.registerWebviewViewProvider(HISTORY_VIEW_ID, provider),

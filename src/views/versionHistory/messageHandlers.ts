@@ -26,6 +26,8 @@ export interface ViewHost {
   /** The webview said it is ready: queued notifications go out. */
   markReady(): void;
   openReadme(section: ReadmeSection): Promise<void>;
+  /** The empty state's buttons: *Connect Agent…* for one agent, *Check Agent Connections*, for the view's folder. */
+  runAgentCommand(command: 'connect' | 'check', agent?: string): Promise<void>;
   /** Runs `action` with the view busy as `label`, then refreshes; refuses while another action runs. */
   whileBusy(label: string, action: () => Promise<void>): Promise<void>;
 }
@@ -38,6 +40,8 @@ type HandlerMap<M extends { type: string }, R> = {
 export const COMMAND_HANDLERS: HandlerMap<WebviewCommand, void> = {
   ready: (host) => host.markReady(),
   openReadme: (host, { section }) => void host.openReadme(section),
+  connectAgent: (host, { agent }) => void host.runAgentCommand('connect', agent),
+  checkAgentConnections: (host) => void host.runAgentCommand('check'),
 };
 
 /** Requests: the promise settles the reply (resolved → `reply`, rejected → `error` with its safe message). */

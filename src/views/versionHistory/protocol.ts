@@ -2,7 +2,8 @@
 // here is inferred from its schema. Imported by the host (host.ts, messageHandlers.ts), the model builder
 // (viewModel.ts) and the webview (app/). No vscode, no DOM: plain data and schemas.
 //
-// - Commands (webview → host, no reply): `ready` (the handshake), `openReadme`.
+// - Commands (webview → host, no reply): `ready` (the handshake), `openReadme`, `connectAgent`,
+//   `checkAgentConnections` (the empty state's buttons: they start the palette's commands).
 // - Requests (webview → host, carry an `id`, get exactly one `reply` or `error` with that id).
 // - Notifications (host → webview): the whole view model on every change, and the busy state.
 // The host validates every inbound message with WEBVIEW_MESSAGE and ignores anything else; the webview
@@ -17,13 +18,17 @@ const TURN_ID = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
 const CHAT_ID = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
 const REQUEST_ID = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER));
 
-export const README_SECTIONS = ['extension-api', 'claude-code-hooks'] as const;
+export const README_SECTIONS = ['extension-api'] as const;
 export type ReadmeSection = (typeof README_SECTIONS)[number];
+/** An agent's name as the CLI's registry spells them (`claude-code`); the host also checks it is one it lists. */
+const AGENT_NAME = v.pipe(v.string(), v.regex(/^[a-z][a-z0-9-]{0,39}$/, 'an agent name'));
 
 /** Everything the webview may send; strict objects, so unknown keys make a message malformed. */
 export const WEBVIEW_MESSAGE = v.variant('type', [
   v.strictObject({ type: v.literal('ready'), protocol: v.literal(1) }),
   v.strictObject({ type: v.literal('openReadme'), section: v.picklist(README_SECTIONS) }),
+  v.strictObject({ type: v.literal('connectAgent'), agent: v.optional(AGENT_NAME) }),
+  v.strictObject({ type: v.literal('checkAgentConnections') }),
   v.strictObject({ type: v.literal('showChanges'), id: REQUEST_ID, oid: OID }),
   v.strictObject({ type: v.literal('undo'), id: REQUEST_ID, turnId: TURN_ID }),
   v.strictObject({ type: v.literal('redo'), id: REQUEST_ID }),
@@ -156,10 +161,25 @@ function versionsViewOf<TRows extends v.GenericSchema<unknown, unknown[]>>(rows:
   ]);
 }
 
+/** How an agent is connected here (src/vscode/agentStates.ts reads doctor's check). */
+export const CONNECTION_STATES = ['connected', 'not-connected', 'older-form', 'needs-review', 'problem'] as const;
+export type ConnectionState = (typeof CONNECTION_STATES)[number];
+
+/** One agent the CLI can connect, with its state, for the empty state's buttons. */
+const AGENT_CONNECTION = v.object({
+  name: AGENT_NAME,
+  displayName: v.string(),
+  state: v.picklist(CONNECTION_STATES),
+  /** Doctor's one-line summary (file paths, never file content). */
+  summary: v.string(),
+});
+export type AgentConnectionView = v.InferOutput<typeof AGENT_CONNECTION>;
+
 /** Everything the host may send, for a given view model schema. */
 function hostMessageOf<TView extends v.GenericSchema>(view: TView) {
   return v.variant('type', [
     v.object({ type: v.literal('didChangeVersions'), view }),
+    v.object({ type: v.literal('didChangeAgents'), agents: v.array(AGENT_CONNECTION) }),
     v.object({ type: v.literal('didChangeBusy'), busy: v.nullable(v.string()) }),
     v.object({ type: v.literal('reply'), id: REQUEST_ID }),
     v.object({ type: v.literal('error'), id: REQUEST_ID, message: v.string() }),

@@ -9,7 +9,10 @@ export interface WebviewApi {
   setState(state: unknown): void;
 }
 
-export type HostNotification = Extract<ReceivedHostMessage, { type: 'didChangeVersions' | 'didChangeBusy' }>;
+export type HostNotification = Extract<
+  ReceivedHostMessage,
+  { type: 'didChangeVersions' | 'didChangeBusy' | 'didChangeAgents' }
+>;
 
 export class HostClient {
   private nextId = 1;
