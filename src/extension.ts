@@ -11,6 +11,7 @@ import { RepositoryRegistry } from './vscode/repositoryRegistry';
 import { registerRecoveryUi } from './vscode/recoveryUi';
 import { registerRestoreCommands, RestoreRunner, TurnCancelledEvent } from './vscode/restoreCommands';
 import { registerShowTurnChanges } from './vscode/versionChanges';
+import { registerBlame } from './vscode/blameCommands';
 
 /** Builds the pieces and wires them; opening a repository's state (and loading sql.js) waits until something needs it. */
 export function activate(context: vscode.ExtensionContext): AgentVersionHistoryApi {
@@ -35,6 +36,7 @@ export function activate(context: vscode.ExtensionContext): AgentVersionHistoryA
   registerRecoveryUi(context, registry, log);
   registerRestoreCommands(context, registry, runner);
   registerShowTurnChanges(context, registry, log);
+  registerBlame(context, registry, runner, log);
   registerHistoryView(context, registry, runner, branchLoss, log);
   log.info('extension.activate', { folders: vscode.workspace.workspaceFolders?.length ?? 0 });
   const api = createApi(registry, turnCancelled.event, branchLoss);

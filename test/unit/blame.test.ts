@@ -221,7 +221,10 @@ describe('line attribution (real git, real store)', function () {
       assert.match(rows[2], /^2-5\s+Test User\s.*user writes the file$/);
       assert.equal(rows.length, 8);
       assert.equal((cli.json as { ranges: unknown[] }).ranges.length, a.ranges.length);
-      assert.deepEqual(linesOwnedBy(lineAt(a, 6)!.turn!.id, [a]), { lines: 2, files: [{ path: 'f.txt', lines: 2 }] });
+      assert.deepEqual(linesOwnedBy(lineAt(a, 6)!.turn!.id, [a]), {
+        lines: 2,
+        files: [{ path: 'f.txt', lines: 2, first: 6 }],
+      });
       assert.equal(linesOwnedBy(lineAt(a, 1)!.turn!.id, [a]).lines, 1);
     } finally {
       await history.close();

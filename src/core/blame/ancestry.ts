@@ -30,7 +30,7 @@ const began = (t: TurnFact): t is TurnFact & { baseCommit: string } => t.baseCom
 /** The turn began over uncommitted edits: its base snapshot is a commit of its own on top of baseHead. */
 const dirtyStart = (t: TurnFact) => t.baseCommit !== null && t.baseHead !== null && t.baseCommit !== t.baseHead;
 const stopped = (t: TurnFact) => t.running || t.outcome === 'cancelled' || t.outcome === 'errored';
-/** A turn's work that is only in the working tree (and in later base snapshots): running, or stopped without a version. */
+/** A turn's work only in the working tree (and later base snapshots): running, or stopped without a version. */
 export const unsavedWork = (t: TurnFact) => t.versionCommit === null && !t.undone && stopped(t);
 
 /** The commits whose git parents buildAncestry needs: versions of turns that began over uncommitted edits. */
@@ -49,7 +49,7 @@ export function buildAncestry(
     if (distinct.length > 0) grafts.set(commit, distinct);
   };
   const turns = new Map(facts.turns.map((t) => [t.id, t]));
-  /** A turn commit `commit` whose git parent is `parent`: walk its base snapshot instead (and `parent` if HEAD moved). */
+  /** A turn commit whose git parent is `parent`: walk its base snapshot instead (and `parent` if HEAD moved). */
   const turnCommit = (turn: TurnFact, commit: string, parent: string | undefined) => {
     if (!dirtyStart(turn)) return;
     graft(commit, parent === undefined || parent === turn.baseHead ? [turn.baseCommit!] : [parent, turn.baseCommit!]);

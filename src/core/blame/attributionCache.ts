@@ -79,16 +79,19 @@ export function ownerBlocks(
   return blocks;
 }
 
-/** Lines of each file still credited to `turnId` (the pane's "lines it still owns"): count per path, files in order. */
+/**
+ * Lines of each file still credited to `turnId` (the pane's "lines it still owns"): count per path and the first such
+ * line, files in order.
+ */
 export function linesOwnedBy(
   turnId: string,
   attributions: readonly FileAttribution[],
-): { lines: number; files: { path: string; lines: number }[] } {
+): { lines: number; files: { path: string; lines: number; first: number }[] } {
   const files = attributions
-    .map((a) => ({
-      path: a.path,
-      lines: a.ranges.filter((r) => r.turn?.id === turnId).reduce((n, r) => n + r.end - r.start + 1, 0),
-    }))
+    .map((a) => {
+      const own = a.ranges.filter((r) => r.turn?.id === turnId);
+      return { path: a.path, lines: own.reduce((n, r) => n + r.end - r.start + 1, 0), first: own[0]?.start ?? 0 };
+    })
     .filter((f) => f.lines > 0);
   return { lines: files.reduce((n, f) => n + f.lines, 0), files };
 }

@@ -19,7 +19,7 @@ export interface TurnFact {
   branch: string | null;
   /** HEAD when the turn began (null: an unborn branch). */
   baseHead: string | null;
-  /** The exact pre-turn state: HEAD itself when the tree was clean, else a private snapshot commit whose parent is baseHead. */
+  /** The exact pre-turn state: HEAD itself for a clean tree, else a snapshot commit whose parent is baseHead. */
   baseCommit: string | null;
   versionCommit: string | null;
   outcome: TerminalOutcome | null;

@@ -221,7 +221,8 @@ export async function turnTrailers(
   const { stdout } = await repo.git.run(repo.root, [
     'log',
     '--no-walk=unsorted',
-    '--format=%H%x1f%(trailers:key=Agent-Turn,valueonly,separator=%x2c)%x1f%(trailers:key=Agent-Chat,valueonly,separator=%x2c)%x1e',
+    '--format=%H%x1f%(trailers:key=Agent-Turn,valueonly,separator=%x2c)%x1f' +
+      '%(trailers:key=Agent-Chat,valueonly,separator=%x2c)%x1e',
     ...oids,
     '--',
   ]);

@@ -80,7 +80,8 @@ export async function turnAtLine(repo: GitRepository, store: DurableStore, path:
 export interface OwnedLines {
   turnId: string;
   lines: number;
-  files: { path: string; lines: number }[];
+  /** Each file with lines of the turn: how many, and the first of them (1-based). */
+  files: { path: string; lines: number; first: number }[];
   /** Files the turn changed that are not in the working tree any more (deleted, or renamed later). */
   gone: number;
 }

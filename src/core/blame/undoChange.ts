@@ -98,6 +98,8 @@ export async function changeAtLine(request: {
   path: string;
   line: number;
   expectedTurn?: string;
+  /** `ours` is the working tree saved as a commit: its own lines are uncommitted (the user's, or partial work). */
+  oursIsWorkingTree?: boolean;
 }): Promise<ChangeAtLine> {
   const { repo } = request;
   const { attribution, ancestry } = await attributeWithAncestry({
@@ -107,6 +109,7 @@ export async function changeAtLine(request: {
     facts: request.facts,
   });
   const range = lineAt(attribution, request.line);
+  if (range && request.oursIsWorkingTree && range.commit === request.ours) throw partialWork();
   if (!range || !range.turn || !range.commit)
     throw new AttributionRefused(
       'not-a-turn-change',
@@ -117,12 +120,7 @@ export async function changeAtLine(request: {
       'not-a-turn-change',
       'This line was changed since: another turn or edit wrote it now. Look at the line again, then try again.',
     );
-  if (range.turn.via !== 'version' && range.turn.via !== 'interrupted')
-    throw new AttributionRefused(
-      'not-a-turn-change',
-      'This line is partial work of a turn that is not a version yet. Undo the turn to take it back (its partial ' +
-        'work is saved first).',
-    );
+  if (range.turn.via !== 'version' && range.turn.via !== 'interrupted') throw partialWork();
   const commit = range.commit;
   // The reverse merges with the turn's commit as base, so it must be in the current tree's own history.
   if (!(await isAncestor(repo, commit, request.ours)))
@@ -149,6 +147,14 @@ export async function changeAtLine(request: {
     attribution,
   };
 }
+
+/** A line not in any version yet: the user's uncommitted edit, or a turn's partial work. */
+export const partialWork = () =>
+  new AttributionRefused(
+    'not-a-turn-change',
+    'This line is not in a version yet (an uncommitted edit, or partial work of a turn that is not a version yet), ' +
+      'so there is no change of a turn to undo. Undo the turn to take its partial work back (it is saved first).',
+  );
 
 /** The commit's first parent ('' for a root commit). Read-only. */
 async function gitParent(repo: GitRepository, commit: string): Promise<string> {
@@ -281,7 +287,7 @@ async function text(repo: GitRepository, rev: string, file: string, oid: string)
   return bytes.toString('utf8');
 }
 
-/** Lines with their line ends (the last one may have none), so putting lines back keeps CRLF and a missing final newline. */
+/** Lines with their line ends (the last may have none): putting lines back keeps CRLF and a missing final newline. */
 export function splitLines(text: string): string[] {
   return text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
 }
@@ -323,7 +329,7 @@ export function hunkHolding(diff: string | null, post: string, line: number): Tu
   throw new AttributionRefused('not-a-turn-change', 'That line is not part of a change the turn made.');
 }
 
-/** Who wrote lines `start`–`end` of the current file (other than the turn's own commit), as the refusal names them. */
+/** Who wrote lines `start`–`end` of the current file (not the turn's own commit), as the refusal names them. */
 function authorsOf(
   attribution: FileAttribution,
   start: number,

@@ -1,5 +1,5 @@
 import { storeFacts } from '../blame/attributionFacts';
-import { changeAtLine, changeSubject, changeTree, conflictOf, type TurnChange } from '../blame/undoChange';
+import { changeAtLine, changeSubject, changeTree, conflictOf, partialWork, type TurnChange } from '../blame/undoChange';
 import type { RepoContext } from '../context';
 import { AvhError } from '../errors';
 import { FULL_OID } from '../git/objectId';
@@ -31,6 +31,7 @@ export async function checkChangeTree(
   head: string,
   clean: boolean,
 ): Promise<{ undo: UndoTree; change: TurnChange }> {
+  if (turn.recovery !== 'terminal') throw partialWork();
   await refuseWhileAnotherTurnRuns(ctx, turn, clean);
   const ours = clean ? head : await workingTreeCommit(ctx.repo, head);
   const facts = storeFacts(ctx.store);
@@ -41,6 +42,7 @@ export async function checkChangeTree(
     path: request.path,
     line: request.line,
     expectedTurn: turn.id,
+    oursIsWorkingTree: !clean,
   });
   const result = await changeTree(ctx.repo, found.change, ours);
   if (result.conflicts.length > 0)
