@@ -197,7 +197,7 @@ export class GitClient {
       this.running.add(pid);
       void outcome.finally(() => this.running.delete(pid));
     }
-    return outcome.then((o) => {
+    const result = outcome.then((o) => {
       if (signal?.aborted) throw cancelled(args);
       if (o.kind === 'closed') return settle(args, options, o);
       if (o.kind === 'spawn-error') throw this.spawnFailed(cwd, args, o.code);
@@ -209,6 +209,13 @@ export class GitClient {
         '',
       );
     });
+    if (!signal) return result;
+    // Cancelled: answered at once (a child git started may hold its output open a while after the kill).
+    const aborted = new Promise<never>((_resolve, reject) =>
+      signal.addEventListener('abort', () => reject(cancelled(args)), { once: true }),
+    );
+    aborted.catch(() => undefined);
+    return Promise.race([result, aborted]);
   }
 
   /**
