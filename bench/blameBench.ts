@@ -11,7 +11,8 @@ import * as path from 'node:path';
 import { AttributionCache, attributionKey, lineAt } from '../src/core/blame/attributionCache';
 import { storeFacts } from '../src/core/blame/attributionFacts';
 import { buildAncestry, graftLines } from '../src/core/blame/ancestry';
-import { attributeFile, FileAttribution } from '../src/core/blame/lineAttribution';
+import type { FileAttribution } from '../src/core/blame/lineAttribution';
+import { guessBranchTip } from '../src/core/git/healthProbe';
 import { gitLauncherReady, startGitLauncher } from '../src/core/git/gitLauncher';
 import { contextOf } from '../src/core/repoContextOf';
 import { VersionHistory } from '../src/core/versionHistory';
@@ -187,10 +188,11 @@ export async function runBlameBench(options: BlameBenchOptions): Promise<{ goals
     const atHead: number[] = [];
     const raw = () => git(dir, ['blame', '--porcelain', '--', FILE]);
     const rawInc = () => git(dir, ['blame', '--incremental', '--', FILE]);
+    // Through the façade, as the editor (working tree copy) and `agent-versions blame --rev` ask.
     const editor = async () => {
-      last = await attributeFile({ repo, path: FILE, facts });
+      last = await history.attributeFile(FILE);
     };
-    const cli = () => attributeFile({ repo, path: FILE, rev: 'HEAD', facts });
+    const cli = () => history.attributeFile(FILE, { rev: 'HEAD' });
     for (const fn of [raw, rawInc, editor, cli]) await fn(); // warm-up
     await alternate(reps, [
       [rawPorcelain, raw],
@@ -221,18 +223,21 @@ export async function runBlameBench(options: BlameBenchOptions): Promise<{ goals
     for (let i = 0; i < reps; i++)
       ancestryTimes.push(await timed(async () => graftLines(buildAncestry(read, () => undefined))));
 
-    // The hover on a cached file: key from the document's text, cache hit, binary search for the line.
+    // The hover on a cached file, as the extension's LineAttributions answers it: HEAD from the ref files, the key
+    // (path, HEAD, our records' generation and the document version: no hashing of the text), a cache hit and the
+    // binary search for the line. The whole hover in the extension host is timed by test/integration/blameHover.
     const text = fs.readFileSync(path.join(dir, FILE), 'utf8');
     const cache = new AttributionCache();
-    const head = (await git(dir, ['rev-parse', 'HEAD'])).stdout.trim();
-    cache.set(attributionKey({ path: FILE, head, contents: text, factsStamp: 'bench' }), attribution);
+    const keyNow = () =>
+      attributionKey({ path: FILE, head: guessBranchTip(repo.gitDir)?.head ?? null, factsStamp: '1:7' });
+    cache.set(keyNow(), attribution);
     const hover: number[] = [];
     const lookupOnly: number[] = [];
     const pick = random(7);
     for (let i = 0; i < 2_000; i++) {
       const line = 1 + pick(attribution.lineCount);
       const t0 = performance.now();
-      const hit = cache.get(attributionKey({ path: FILE, head, contents: text, factsStamp: 'bench' }));
+      const hit = cache.get(keyNow());
       const range = hit ? lineAt(hit, line) : null;
       const t1 = performance.now();
       if (!range) throw new Error('cached lookup missed');
@@ -255,7 +260,7 @@ export async function runBlameBench(options: BlameBenchOptions): Promise<{ goals
       [
         runningTimes,
         async () => {
-          runningAttribution = await attributeFile({ repo, path: FILE, facts });
+          runningAttribution = await history.attributeFile(FILE);
         },
       ],
       [rawContents, () => git(dir, ['blame', '--porcelain', '--contents', FILE, '--', FILE])],
@@ -291,7 +296,9 @@ export async function runBlameBench(options: BlameBenchOptions): Promise<{ goals
       },
       {
         id: '26.2',
-        measure: 'Hover on a cached file: cache key from the text (SHA-1 of 5,000 lines) + hit + line lookup',
+        measure:
+          'Hover on a cached file, the part in our code: HEAD from the ref files, cache key, hit, line lookup ' +
+          '(the whole hover in the extension host: test/integration/blameHover.test.ts prints it)',
         goal: `≤ ${GOAL_HOVER_MS} ms`,
         measured: `${ms(median(hover))} (p99 ${ms(percentile(hover, 99))})`,
         pass: percentile(hover, 99) <= GOAL_HOVER_MS,
@@ -306,14 +313,14 @@ export async function runBlameBench(options: BlameBenchOptions): Promise<{ goals
       '|---|---:|---:|---:|',
       `| raw \`git blame --porcelain -- ${FILE}\` | ${ms(rawP50)} | ${ms(percentile(rawPorcelain, 99))} | 1.00× |`,
       `| raw \`git blame --incremental -- ${FILE}\` | ${ms(median(rawIncremental))} | ${ms(percentile(rawIncremental, 99))} | ${fmtRatio(median(rawIncremental) / rawP50)} |`,
-      `| \`attributeFile\`, working tree copy (\`--contents -\`, \`-S\` ancestry) | ${ms(median(workTree))} | ${ms(percentile(workTree, 99))} | ${fmtRatio(workTreeRatio)} |`,
-      `| \`attributeFile\`, \`rev: 'HEAD'\` | ${ms(median(atHead))} | ${ms(percentile(atHead, 99))} | ${fmtRatio(atHeadRatio)} |`,
+      `| \`history.attributeFile\`, working tree copy (\`--contents -\`, \`-S\` ancestry) | ${ms(median(workTree))} | ${ms(percentile(workTree, 99))} | ${fmtRatio(workTreeRatio)} |`,
+      `| \`history.attributeFile\`, \`rev: 'HEAD'\` | ${ms(median(atHead))} | ${ms(percentile(atHead, 99))} | ${fmtRatio(atHeadRatio)} |`,
       '',
       `- Git processes: working tree ${editorProcesses.length} (\`${editorProcesses.map((p) => p.split(' ').slice(0, 2).join(' ')).join('`, `')}\`); \`--rev\` ${cliProcesses.length} (\`${cliProcesses.map((p) => p.split(' ').slice(0, 2).join(' ')).join('`, `')}\`). The parents of the re-parented versions come from loose objects (or once per process from \`git rev-list\`).`,
       `- After \`git gc\` (one pack and a commit-graph): raw ${ms(median(packedRaw))}, working tree attribution ${ms(median(packedEditor))} (${fmtRatio(median(packedEditor) / median(packedRaw))}).`,
       `- Outside git: reading the facts from the store ${ms(median(factsTimes))}, building the ancestry and its graft file text ${ms(median(ancestryTimes))} (p50).`,
       `- Correctness on this history: ${turnLines.toLocaleString('en')} lines credited to turns; ${restoreLines} credited to a \`[Restore]\`/\`[Revert]\` commit (plain \`git blame\` credits ${plainRestoreLines} lines to them).`,
-      `- Hover on a cached file: ${ms(median(hover))} p50, ${ms(percentile(hover, 99))} p99 over 2,000 random lines (the binary search alone: ${ms(median(lookupOnly))} p50).`,
+      `- Hover on a cached file (our part of it): ${ms(median(hover))} p50, ${ms(percentile(hover, 99))} p99 over 2,000 random lines (the binary search alone: ${ms(median(lookupOnly))} p50).`,
       `- A running turn over uncommitted edits (the private git dir whose HEAD is the base snapshot): ${ms(median(runningTimes))} vs raw \`git blame --porcelain --contents\` ${ms(median(rawContents))} (${fmtRatio(median(runningTimes) / median(rawContents))}); the running turn's line and the user's pre-turn line attributed right: ${runningOk ? 'yes' : '**no**'}.`,
       `- ${reps} alternating repetitions after one warm-up each, order reversed every other repetition; raw git spawned directly from this process, the product through the git launcher (as in the extension host).`,
       '',

@@ -82,6 +82,13 @@ describe('Undo This Change through the restore saga (real git, real store; nothi
       write(repo, 'notes.txt', 'untracked notes\n');
       const before = contentInventory(repo);
       const beforeHead = head(repo);
+      // The Version History row's "Lines It Still Owns": the user's pre-turn line is not the turn's.
+      assert.deepEqual(await history.linesOwnedBy(a.turnId), {
+        turnId: a.turnId,
+        lines: 3,
+        files: [{ path: 'f.txt', lines: 3, first: 5 }],
+        gone: 0,
+      });
 
       const result = await history.undoChange('f.txt', 6, { turnId: a.turnId });
       assert.equal(result.result, 'restored');
@@ -106,6 +113,8 @@ describe('Undo This Change through the restore saga (real git, real store; nothi
       assert.equal(owner(after, 10), 'turn:line ten');
       assert.equal(owner(after, 18), 'commit:my commit');
       assert.equal(lineAt(after, 15)!.turn!.undone, false);
+      assert.equal((await history.linesOwnedBy(a.turnId)).lines, 1);
+      await expectReason(history.linesOwnedBy('0b6e2c1f-5a4d-4c1e-9f3a-2d7e8b9c0a11'), 'turn-unknown');
 
       const redo = await history.redo();
       assert.equal(redo.result, 'restored');
