@@ -180,12 +180,18 @@ export class GitClient {
         : this.readyLauncher();
     let child: number | undefined;
     const { signal } = options;
+    // Removed once git finished: its pid may name another process by the time the signal aborts.
+    let stopKilling = () => {};
     const started =
       typeof AVH_PRODUCTION_BUILD === 'undefined' || signal
         ? (pid: number | undefined) => {
             child = pid;
             if (typeof AVH_PRODUCTION_BUILD === 'undefined') killDuringFailpoint(pid, args, this.running);
-            if (signal && pid) signal.addEventListener('abort', () => killQuietly(pid), { once: true });
+            if (signal && pid) {
+              const kill = () => killQuietly(pid);
+              signal.addEventListener('abort', kill, { once: true });
+              stopKilling = () => signal.removeEventListener('abort', kill);
+            }
           }
         : undefined;
     const request = { cwd, env, input: options.input, timeoutMs, stdoutViaFile: options.stdoutViaFile };
@@ -198,6 +204,7 @@ export class GitClient {
       void outcome.finally(() => this.running.delete(pid));
     }
     const result = outcome.then((o) => {
+      stopKilling();
       if (signal?.aborted) throw cancelled(args);
       if (o.kind === 'closed') return settle(args, options, o);
       if (o.kind === 'spawn-error') throw this.spawnFailed(cwd, args, o.code);
