@@ -15,6 +15,7 @@ import { registerRecoveryUi } from './vscode/recoveryUi';
 import { installHookLauncher } from './vscode/launcherInstall';
 import { registerRestoreCommands, RestoreRunner, TurnCancelledEvent } from './vscode/restoreCommands';
 import { registerShowTurnChanges } from './vscode/versionChanges';
+import { registerBlame } from './vscode/blameCommands';
 
 /** Builds the pieces and wires them; opening a repository's state (and loading sql.js) waits until something needs it. */
 export function activate(context: vscode.ExtensionContext): AgentVersionHistoryApi {
@@ -45,6 +46,7 @@ export function activate(context: vscode.ExtensionContext): AgentVersionHistoryA
   const connector = new AgentConnector(agents, log);
   context.subscriptions.push(agents, connector);
   registerAgentCommands(context, agents, connector);
+  registerBlame(context, registry, runner, log);
   registerHistoryView(context, registry, runner, branchLoss, log, agents);
   log.info('extension.activate', { folders: vscode.workspace.workspaceFolders?.length ?? 0 });
   const api = createApi(registry, turnCancelled.event, branchLoss);

@@ -1,4 +1,5 @@
 import type { Command, CommandSpec } from './command';
+import * as blame from './commands/blame';
 import * as chatContinueOnNewBranch from './commands/chat/continueOnNewBranch';
 import * as chatRestoreBranch from './commands/chat/restoreBranch';
 import * as chatStatus from './commands/chat/status';
@@ -14,6 +15,7 @@ import * as status from './commands/status';
 import * as turnBegin from './commands/turn/begin';
 import * as turnEnd from './commands/turn/end';
 import * as undo from './commands/undo';
+import * as undoChange from './commands/undoChange';
 import * as undoFile from './commands/undoFile';
 import * as versions from './commands/versions';
 
@@ -30,8 +32,10 @@ const COMMAND_LIST: readonly Command[] = [
   status,
   undo,
   undoFile,
+  undoChange,
   redo,
   restore,
+  blame,
   chatStatus,
   chatContinueOnNewBranch,
   chatRestoreBranch,

@@ -36,6 +36,8 @@ export const OPTIONS = {
     range: [1, 100_000],
   },
   turn: { type: 'string', value: '<id>', help: 'the turn to undo (default: the latest not yet undone on this branch)' },
+  rev: { type: 'string', value: '<rev>', help: 'the file as of this commit (default: the working tree copy)' },
+  line: { type: 'string', value: '<N>', help: 'the line of the file (1 or more)', range: [1, 999_999_999] },
   yes: {
     type: 'boolean',
     short: 'y',

@@ -27,10 +27,20 @@ export class UsageError extends CliError {
   }
 }
 
+/** Reasons that mean the input named something that cannot be acted on: usage errors (exit 2). */
+const INPUT_REASONS: ReadonlySet<string> = new Set([
+  'invalid-input',
+  'binary-file',
+  'no-such-file',
+  'unknown-revision',
+  'outside-repository',
+  'not-a-turn-change',
+]);
+
 export function exitCodeFor(error: unknown): number {
   if (error instanceof CliError) return error.exitCode;
   if (error instanceof AvhError) {
-    if (error.reason === 'invalid-input') return EXIT.usage;
+    if (INPUT_REASONS.has(error.reason)) return EXIT.usage;
     if (error.reason === 'recovery-required') return EXIT.recoveryRequired;
   }
   return EXIT.failed;

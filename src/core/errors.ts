@@ -27,7 +27,16 @@ export type ErrorReason =
   | 'lock-timeout'
   | 'branch-lost'
   | 'branch-on-remote'
-  | 'branch-unavailable';
+  | 'branch-unavailable'
+  /** A read the caller no longer needed was stopped (its git process killed). */
+  | 'cancelled'
+  /** Line attribution (issue 26): a binary file, a file not in that version, a revision that is no commit. */
+  | 'binary-file'
+  | 'no-such-file'
+  | 'unknown-revision'
+  | 'outside-repository'
+  /** Undo This Change on a line no agent turn's version wrote (the user's, or partial work not yet a version). */
+  | 'not-a-turn-change';
 
 /** The closing sentence of a refusal that left everything as it was. */
 export const NOTHING_CHANGED = 'Nothing was changed.';

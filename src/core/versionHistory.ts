@@ -49,6 +49,16 @@ import { buildVersionsView } from '../views/versionHistory/viewModel';
 import { ChangedFile, changedFilesOf, readBlobAt } from './git/versionLog';
 import type { VersionsView } from '../views/versionHistory/protocol';
 import { FULL_OID } from './git/objectId';
+import { storeFacts } from './blame/attributionFacts';
+import { attributeFile, type FileAttribution } from './blame/lineAttribution';
+import {
+  attributionRequest,
+  type AttributeOptions,
+  changeRequest,
+  type OwnedLines,
+  ownedLines,
+  turnAtLine,
+} from './blame/blameRequests';
 
 export interface OpenOptions {
   log?: EventLog;
@@ -231,6 +241,42 @@ export class VersionHistory {
     if (typeof path !== 'string' || path.length === 0)
       throw new AvhError('invalid-input', 'Undo This File needs the path of a file the turn changed.');
     return runRestore(this.ctx, { kind: 'undo', turnId: validateTurnId(turnId), path }, options);
+  }
+
+  /**
+   * Undo This Change (issue 26): takes back the one hunk of a turn that holds `line` of `path` (the file as saved;
+   * absolute or repository-relative) as a `[Revert]` commit, keeping everything else; refused, naming the lines, when
+   * later work changed the same lines. `turnId`: the turn the caller saw on that line (else the line's turn now).
+   */
+  async undoChange(
+    path: unknown,
+    line: unknown,
+    options: RestoreOptions & { turnId?: unknown } = {},
+  ): Promise<RestoreResult> {
+    const { turnId, ...rest } = options;
+    const change = changeRequest(this.ctx.repo, path, line);
+    const turn =
+      turnId === undefined
+        ? await turnAtLine(this.ctx.repo, this.ctx.store, change.path, change.line)
+        : validateTurnId(turnId);
+    return runRestore(this.ctx, { kind: 'undo', turnId: turn, change }, rest);
+  }
+
+  /**
+   * Which turn wrote each line of a file (issue 26): as of `rev`, else the working tree copy (or `contents`, an
+   * editor's unsaved text). Read-only: never touches refs, the index or the working tree.
+   */
+  attributeFile(path: unknown, options: AttributeOptions = {}): Promise<FileAttribution> {
+    return attributeFile({
+      repo: this.ctx.repo,
+      facts: storeFacts(this.ctx.store),
+      ...attributionRequest(path, options),
+    });
+  }
+
+  /** The lines a turn still owns in the working tree, per file (the Version History row's action). Read-only. */
+  linesOwnedBy(turnId: unknown): Promise<OwnedLines> {
+    return ownedLines(this.ctx.repo, this.ctx.store, validateTurnId(turnId));
   }
 
   /** The turn whose version commit is `oid` (Undo This File from the turn's diff), or null. */

@@ -24,7 +24,8 @@ export class RepositoryController implements vscode.Disposable {
   ) {
     const repo = history.repository;
     const commonDir = commonGitDir(repo.gitDir);
-    this.watch(repo.stateDir, {}, () => true);
+    // Line attribution's private files (core/blame: its graft files, private git dirs) are no change of our records.
+    this.watch(repo.stateDir, {}, (file) => file !== 'blame');
     this.watch(repo.gitDir, {}, (file) => file !== null && GIT_DIR_FILES.has(file));
     if (commonDir !== repo.gitDir) this.watch(commonDir, {}, (file) => file === 'packed-refs');
     // Branch refs live in the common dir (shared by linked worktrees); branch names may contain slashes.

@@ -20,7 +20,13 @@ export interface TurnCancelledEvent {
 /** How often the modal is shown again when the plan keeps changing before the run (then the refusal is shown). */
 const MAX_CONFIRMATIONS = 3;
 
-export type RestoreTitle = 'Undo Agent Turn' | 'Redo Agent Turn' | 'Restore Version' | 'Undo This File';
+export type RestoreTitle =
+  | 'Undo Agent Turn'
+  | 'Redo Agent Turn'
+  | 'Restore Version'
+  | 'Undo This File'
+  | 'Undo This Change'
+  | 'Undo Only This Turn';
 
 /** The two ways to undo a turn after which other work landed (SPEC wording, also the buttons). */
 export const UNDO_ONLY_TURN = 'Undo Only This Turn';
@@ -98,7 +104,14 @@ export class RestoreRunner {
     for (let asked = 0; ; asked++) {
       const preview = await history.preview(request);
       if (preview.nothing) return { result: preview.nothing };
-      if (request.kind === 'undo' && !request.only && !request.path && preview.later && anyLaterWork(preview.later)) {
+      if (
+        request.kind === 'undo' &&
+        !request.only &&
+        !request.path &&
+        !request.change &&
+        preview.later &&
+        anyLaterWork(preview.later)
+      ) {
         // Work landed after the turn: the user chooses, and the choice confirms what goes.
         const only = await this.chooseUndo(preview, asked > 0);
         if (!only) return this.declined(request.kind);
@@ -154,6 +167,8 @@ export class RestoreRunner {
     if (request.kind === 'redo') return history.redo(options);
     if (request.kind === 'restore') return history.restore(request.target, options);
     if (request.path !== undefined) return history.undoFile(request.turnId, request.path, options);
+    if (request.change !== undefined)
+      return history.undoChange(request.change.path, request.change.line, { ...options, turnId: request.turnId });
     return history.undo(request.turnId, {
       ...options,
       ...(request.only ? { only: request.only } : {}),
@@ -229,11 +244,13 @@ export class RestoreRunner {
             });
           return;
         }
-        if (result.scope === 'turn' || result.scope === 'file') {
+        if (result.scope === 'turn' || result.scope === 'file' || result.scope === 'change') {
           const what =
             result.scope === 'turn'
               ? 'Only this turn was undone; later work stays'
-              : 'The file is back to its content before the turn';
+              : result.scope === 'change'
+                ? 'This change of the turn was undone; the rest of the turn and later work stay'
+                : 'The file is back to its content before the turn';
           const saved = result.preserved
             ? ` Your uncommitted changes were saved first (${result.preserved.slice(0, 7)}).`
             : '';

@@ -288,6 +288,7 @@ describe('Version History webview (Vite-built page in real Chromium, fake host i
     assert.deepEqual(await menu.getByRole('menuitem').allTextContents(), [
       'Show Changes',
       'Undo',
+      'Lines It Still Owns',
       'Restore to This Version',
     ]);
     assert.equal(
@@ -323,7 +324,7 @@ describe('Version History webview (Vite-built page in real Chromium, fake host i
     await host.page.getByRole('menu', { name: 'Actions for Newest' }).waitFor();
     assert.deepEqual(
       await host.page.getByRole('menuitem').allTextContents(),
-      ['Show Changes', 'Undo'],
+      ['Show Changes', 'Undo', 'Lines It Still Owns'],
       'no Restore on the current version',
     );
     await host.page.keyboard.press('Escape');

@@ -47,7 +47,9 @@ function undoText(r: RestoreResult): string {
   const what =
     r.scope === 'file'
       ? 'Put the file back to its pre-turn content'
-      : 'Undid only this turn’s changes (later work kept)';
+      : r.scope === 'change'
+        ? 'Undid that change of the turn (the rest of the turn and later work kept)'
+        : 'Undid only this turn’s changes (later work kept)';
   const saved = r.preserved ? ` Your uncommitted changes were saved first (${r.preserved.slice(0, 10)}).` : '';
   return `${what} as ${r.restoreCommit?.slice(0, 10)}.${saved}`;
 }

@@ -22,6 +22,11 @@ export interface GitOptions {
    * status. A failure then carries no GitErrorCode.
    */
   stdoutViaFile?: boolean;
+  /**
+   * Aborting kills the git process (SIGKILL) and rejects with a GitCommandError whose reason is 'cancelled': a read
+   * the caller no longer needs (the editor's hover, once the editor changed). Only for commands that change nothing.
+   */
+  signal?: AbortSignal;
 }
 
 export interface GitResult {
@@ -40,7 +45,7 @@ export type IncludedPathsSource = () => Promise<ReadonlySet<string>>;
 export interface Launcher {
   /** Whether a command sent now is answered by a running launcher. */
   readonly available: boolean;
-  run(request: Omit<LaunchRequest, 'id'>): Promise<LaunchOutcome>;
+  run(request: Omit<LaunchRequest, 'id'>, signal?: AbortSignal): Promise<LaunchOutcome>;
   start(): void;
   stop(): void;
   whenReady(): Promise<boolean>;
@@ -159,6 +164,7 @@ export class GitClient {
    * (reason and code from stderr) on failure.
    */
   run(cwd: string, args: readonly string[], options: GitOptions = {}): Promise<GitResult> {
+    if (options.signal?.aborted) return Promise.reject(cancelled(args));
     let git: string;
     try {
       git = this.executable(cwd);
@@ -173,23 +179,33 @@ export class GitClient {
         ? undefined
         : this.readyLauncher();
     let child: number | undefined;
+    const { signal } = options;
+    // Removed once git finished: its pid may name another process by the time the signal aborts.
+    let stopKilling = () => {};
     const started =
-      typeof AVH_PRODUCTION_BUILD === 'undefined'
+      typeof AVH_PRODUCTION_BUILD === 'undefined' || signal
         ? (pid: number | undefined) => {
             child = pid;
-            killDuringFailpoint(pid, args, this.running);
+            if (typeof AVH_PRODUCTION_BUILD === 'undefined') killDuringFailpoint(pid, args, this.running);
+            if (signal && pid) {
+              const kill = () => killQuietly(pid);
+              signal.addEventListener('abort', kill, { once: true });
+              stopKilling = () => signal.removeEventListener('abort', kill);
+            }
           }
         : undefined;
     const request = { cwd, env, input: options.input, timeoutMs, stdoutViaFile: options.stdoutViaFile };
     const outcome = launcher
-      ? launcher.run({ git, args: [...args], ...request })
+      ? launcher.run({ git, args: [...args], ...request }, signal)
       : spawnCollect(git, args, request, started);
     if (typeof AVH_PRODUCTION_BUILD === 'undefined' && child !== undefined) {
       const pid = child;
       this.running.add(pid);
       void outcome.finally(() => this.running.delete(pid));
     }
-    return outcome.then((o) => {
+    const result = outcome.then((o) => {
+      stopKilling();
+      if (signal?.aborted) throw cancelled(args);
       if (o.kind === 'closed') return settle(args, options, o);
       if (o.kind === 'spawn-error') throw this.spawnFailed(cwd, args, o.code);
       throw new GitCommandError(
@@ -200,6 +216,13 @@ export class GitClient {
         '',
       );
     });
+    if (!signal) return result;
+    // Cancelled: answered at once (a child git started may hold its output open a while after the kill).
+    const aborted = new Promise<never>((_resolve, reject) =>
+      signal.addEventListener('abort', () => reject(cancelled(args)), { once: true }),
+    );
+    aborted.catch(() => undefined);
+    return Promise.race([result, aborted]);
   }
 
   /**
@@ -267,6 +290,17 @@ function killDuringFailpoint(pid: number | undefined, args: readonly string[], r
     if (running.has(pid)) crashNow();
   }, delayMs);
 }
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    /* already finished */
+  }
+}
+
+const cancelled = (args: readonly string[]) =>
+  new GitCommandError('cancelled', args, -1, `git ${verbOf(args)} was cancelled`, '');
 
 /**
  * What a finished git process means: its output, or the failure read from its stderr. The same for both ways of

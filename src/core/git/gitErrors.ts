@@ -17,7 +17,9 @@ export type GitErrorCode =
   | 'no-identity'
   | 'no-commits'
   | 'tree-not-written'
-  | 'auth-failed';
+  | 'auth-failed'
+  | 'no-such-path'
+  | 'no-such-revision';
 
 /** A remote refused the credentials (or there were none to give: prompts are off). */
 const AUTH_FAILED = new RegExp(
@@ -54,6 +56,9 @@ const STDERR_CODES: readonly (readonly [RegExp, GitErrorCode])[] = [
   [/does not have any commits yet|unknown revision|bad (?:default )?revision 'HEAD'/, 'no-commits'],
   [/not able to write tree/i, 'tree-not-written'],
   [AUTH_FAILED, 'auth-failed'],
+  // git blame / cat-file of a path a commit does not have, or of a name that is no object.
+  [/no such path '.*' in |There is no path .* in the commit|does not exist in '/, 'no-such-path'],
+  [/bad revision|ambiguous argument|Not a valid object name|invalid object name/i, 'no-such-revision'],
 ];
 
 const REASONS: Partial<Record<GitErrorCode, ErrorReason>> = {

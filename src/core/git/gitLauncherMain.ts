@@ -6,7 +6,7 @@
  * that grows with that process's memory; from this ~40 MB process it costs a fraction of what it costs the
  * extension host. It reads nothing else and decides nothing: every check stays in the process that sent the request.
  */
-import type { LaunchReply, LaunchRequest } from './gitLauncherProcess';
+import type { LaunchMessage, LaunchReply } from './gitLauncherProcess';
 import { spawnCollect } from './spawnCollect';
 
 /** Only as the forked launcher (a parent with an IPC channel); importing this module does nothing. */
@@ -20,10 +20,29 @@ if (typeof process.send === 'function') {
       process.exit(0);
     }
   };
-  process.on('message', (request: LaunchRequest) => {
-    void spawnCollect(request.git, request.args, request).then((outcome) => reply({ id: request.id, ...outcome }));
+  /** The git process of each command still running, so a cancelled one can be killed. */
+  const running = new Map<number, number>();
+  process.on('message', (message: LaunchMessage) => {
+    if ('cancel' in message) {
+      const pid = running.get(message.cancel);
+      if (pid !== undefined) killQuietly(pid);
+      return;
+    }
+    const { id } = message;
+    void spawnCollect(message.git, message.args, message, (pid) => pid && running.set(id, pid)).then((outcome) => {
+      running.delete(id);
+      reply({ id, ...outcome });
+    });
   });
   // The parent exited or closed the channel (deactivation): nothing more will be asked.
   process.on('disconnect', () => process.exit(0));
   reply({ id: 0, kind: 'ready' });
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    /* already finished */
+  }
 }

@@ -18,6 +18,9 @@ export interface LaunchRequest extends SpawnRequest {
   args: string[];
 }
 
+/** What the launcher is sent: a command to start, or the id of one whose process to kill (its caller gave up). */
+export type LaunchMessage = LaunchRequest | { cancel: number };
+
 /** What the launcher sends: once 'ready', then one outcome of spawnCollect per request. */
 export type LaunchReply = { id: number; kind: 'ready' } | ({ id: number } & SpawnOutcome);
 
@@ -89,7 +92,7 @@ export class GitLauncher {
     return this.ready && this.child?.connected === true;
   }
 
-  run(request: Omit<LaunchRequest, 'id'>): Promise<LaunchOutcome> {
+  run(request: Omit<LaunchRequest, 'id'>, signal?: AbortSignal): Promise<LaunchOutcome> {
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.pending.set(id, { settle: resolve });
@@ -99,8 +102,18 @@ export class GitLauncher {
         this.pending.delete(id);
         resolve({ id, kind: 'launcher-gone' });
       }
+      // The launcher kills the command's git; its outcome still comes back (and the client reports it cancelled).
+      signal?.addEventListener('abort', () => this.pending.has(id) && this.send({ cancel: id }), { once: true });
       this.keepAliveWhileBusy();
     });
+  }
+
+  private send(message: LaunchMessage): void {
+    try {
+      this.child?.send(message);
+    } catch {
+      /* gone: its pending commands are settled as such */
+    }
   }
 
   stop(): void {

@@ -19,7 +19,7 @@ async function preview(ctx: RepoContext, request: RestoreRequest): Promise<Resto
   if ('nothing' in plan)
     return { kind: request.kind, nothing: plan.nothing, userCommits: 0, fingerprint: planFingerprint(plan) };
   const onlyTurn =
-    plan.request.kind === 'undo' && !plan.request.path && anyLaterWork(plan.later)
+    plan.request.kind === 'undo' && !plan.request.path && !plan.request.change && anyLaterWork(plan.later)
       ? {
           conflicts: (plan.undoTree ?? (await checkUndoTree(ctx, plan.turn!, 'turn', plan.head, plan.clean, null)))
             .conflicts,
@@ -30,7 +30,7 @@ async function preview(ctx: RepoContext, request: RestoreRequest): Promise<Resto
     target: plan.target,
     ...(plan.turn ? { turnId: plan.turn.id } : {}),
     userCommits: plan.userCommits,
-    ...(request.kind === 'undo' ? { scope: plan.scope } : {}),
+    ...(request.kind === 'undo' ? { scope: plan.change ? 'change' : plan.scope } : {}),
     ...(plan.later ? { later: plan.later } : {}),
     ...(onlyTurn ? { onlyTurn } : {}),
     fingerprint: planFingerprint(plan),
@@ -54,6 +54,7 @@ export function planFingerprint(plan: Plan | { nothing: string }): string {
           plan.userCommits,
           plan.scope,
           plan.scopePath ?? '',
+          ...(plan.change ? [plan.change.commit, plan.change.line] : []),
         ];
   return crypto.createHash('sha256').update(JSON.stringify(named)).digest('hex').slice(0, 16);
 }

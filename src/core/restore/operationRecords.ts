@@ -19,6 +19,8 @@ export interface OperationRow {
    */
   scope: UndoScope;
   scope_path: string | null;
+  /** Undo This Change: the hunk of the turn (scope 'file', JSON of TurnChange); null for every other restore. */
+  scope_change?: string | null;
   preservation: PreservationReason;
   preserve_commit: string | null;
   restore_commit: string | null;
@@ -52,8 +54,8 @@ export function admitOperation(
   if (inFlightOperation(tx)) throw new AvhError('restore-in-progress', RESTORE_IN_PROGRESS_MESSAGE);
   tx.run(
     `INSERT INTO operations (id, kind, phase, status, turn_id, source_branch, source_head, target_commit, scope, ` +
-      `scope_path, preservation, attempts, started_at, updated_at)
-          VALUES (?, ?, 'preparing', 'in-flight', ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
+      `scope_path, scope_change, preservation, attempts, started_at, updated_at)
+          VALUES (?, ?, 'preparing', 'in-flight', ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
     [
       op.id,
       op.kind,
@@ -63,6 +65,7 @@ export function admitOperation(
       op.target_commit,
       op.scope,
       op.scope_path,
+      op.scope_change ?? null,
       op.preservation,
       op.started_at,
       op.started_at,

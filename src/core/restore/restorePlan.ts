@@ -19,6 +19,8 @@ import { undoableTurns } from './historyCounts';
 import { type PrewrittenCommit, prewriteRestoreCommit, type RestoreContent } from './restoreEffects';
 import type { RestoreRequest } from './restoreRequest';
 import { anyLaterWork, checkUndoTree, type LaterWork, type UndoTree } from './revertPlan';
+import type { TurnChange } from '../blame/undoChange';
+import { checkChangeTree } from './changePlan';
 import { lookUp, type Settled, settled, type TargetLookup, unwrap, wholeTargetChanges } from './targetLookup';
 
 /** Everything a restore will do, decided under the lease before the saga runs (or for a preview, without it). */
@@ -45,6 +47,8 @@ export interface Plan {
   nestedRepositories: string[];
   scope: UndoScope;
   scopePath: string | null;
+  /** Undo This Change: the one hunk of the turn taken back (scope 'file', scopePath its file in the turn's commit). */
+  change: TurnChange | null;
   later: LaterWork | null;
   /** Undo that keeps later work: the tree to commit, computed from HEAD (or the working tree saved as an object). */
   undoTree: UndoTree | null;
@@ -143,6 +147,7 @@ export async function makePlan(
     userCommits: 0,
     scope: 'everything',
     scopePath: null,
+    change: null,
     later: null,
     undoTree: null,
     prewritten,
@@ -155,7 +160,11 @@ export async function makePlan(
   const nothingAfter = plan.later ? !anyLaterWork(plan.later) : turn.version_commit === null && head === turn.base_head;
   // Nothing landed after the turn: Undo Only This Turn is exactly today's Undo.
   const scope: UndoScope =
-    request.path !== undefined ? 'file' : request.only === 'turn' && !nothingAfter ? 'turn' : 'everything';
+    request.path !== undefined || request.change !== undefined
+      ? 'file'
+      : request.only === 'turn' && !nothingAfter
+        ? 'turn'
+        : 'everything';
   // laterWorkAfter counted the user's commits since the HEAD the turn began on, as countUserCommits would.
   if (scope === 'everything')
     return wholeTargetPlan(ctx, plan, plan.later ? plan.later.userCommits : null, await whole());
@@ -165,6 +174,19 @@ export async function makePlan(
       "This turn's version is no longer in the history of this branch, so its own changes cannot be told apart " +
         'from the rest. Nothing was changed.',
     );
+  }
+  if (request.change !== undefined) {
+    const { undo, change } = await checkChangeTree(ctx, turn, request.change, head, health.clean);
+    return {
+      ...plan,
+      scope,
+      scopePath: change.path,
+      change,
+      undoTree: undo,
+      userCommits: 0,
+      preservation: 'none',
+      changes: health.clean ? await treeChanges(ctx.repo, head, undo.tree) : [],
+    };
   }
   // On a clean tree the reverse merged on HEAD while the probe ran is exactly what checkUndoTree would compute.
   const reversed = scope === 'turn' && health.clean && reverse?.ok ? reverse.value : null;
@@ -181,7 +203,7 @@ export async function makePlan(
 }
 
 const isOnlyThisTurn = (request: RestoreRequest) =>
-  request.kind === 'undo' && request.only === 'turn' && request.path === undefined;
+  request.kind === 'undo' && request.only === 'turn' && request.path === undefined && request.change === undefined;
 
 /**
  * Whether the turn an Undo names (or the latest undoable one) ended with a version that is no longer the branch
@@ -251,6 +273,7 @@ async function inPlacePlan(
     userCommits: 0,
     scope: 'turn',
     scopePath: null,
+    change: null,
     later: committedAfter,
     undoTree: undo.undo,
     prewritten: prewritten(),

@@ -5,12 +5,25 @@ import type { LaterWork } from './revertPlan';
 /** Undo's choice when work landed after the turn: only the turn's own changes, or everything since its base. */
 export type UndoOnly = 'turn' | 'everything';
 
+/**
+ * Undo This Change (issue 26): the line of a file as it is now (saved; repository-relative) whose turn change to take
+ * back. The request names the turn too: planning refuses when the line is no longer that turn's.
+ */
+export interface ChangeAtLineRequest {
+  path: string;
+  line: number;
+}
+
+/** What an Undo took back, as callers see it: a stored scope, or 'change' (Undo This Change: scope 'file' + hunk). */
+export type UndoResultScope = UndoScope | 'change';
+
 export type RestoreRequest =
   /**
    * `only` unset: today's Undo (everything since the turn's base), refused with 'confirmation-required' when it
    * would take away later agent turns or user commits unconfirmed. `path`: Undo This File (one path of the turn).
+   * `change` (with `turnId`): Undo This Change, the one hunk of the turn holding that line.
    */
-  | { kind: 'undo'; turnId?: string; only?: UndoOnly; path?: string }
+  | { kind: 'undo'; turnId?: string; only?: UndoOnly; path?: string; change?: ChangeAtLineRequest }
   | { kind: 'redo' }
   | { kind: 'restore'; target: string };
 
@@ -37,8 +50,8 @@ export interface RestoreResult {
   turnId?: string;
   /** Said once per folder: nested repositories the restore left untouched (Version History does not version them). */
   notice?: string;
-  /** Undo: what it took back (everything since the turn, only the turn's changes, or one file of them). */
-  scope?: UndoScope;
+  /** Undo: what it took back (everything since the turn, only the turn's changes, one file or one change of them). */
+  scope?: UndoResultScope;
 }
 
 export interface RestorePreview {
@@ -49,7 +62,7 @@ export interface RestorePreview {
   /** Commits the user made themselves after the target that this restore undoes (they stay in history). */
   userCommits: number;
   /** Undo: what this Undo would take back as planned. */
-  scope?: UndoScope;
+  scope?: UndoResultScope;
   /**
    * Undo of a turn whose version is in HEAD's history: what landed after it. When anything did (anyLaterWork),
    * the UI offers Undo Only This Turn next to Restore Everything (which takes all of it away).

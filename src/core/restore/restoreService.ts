@@ -12,6 +12,7 @@ import { refuseIgnoredFilesInTheWay, WorktreeUpdateRefused } from './restoreEffe
 import { type AheadOperation, makePlan } from './restorePlan';
 import type { RestoreOptions, RestoreRequest, RestoreResult } from './restoreRequest';
 import { runSaga } from './restoreSaga';
+import { changeColumn } from './changePlan';
 import { conflictError } from './revertPlan';
 
 export type { RestoreOptions, RestorePreview, RestoreRequest, RestoreResult, UndoOnly } from './restoreRequest';
@@ -93,6 +94,7 @@ async function planAndRun(
     target_commit: plan.target,
     scope: plan.scope,
     scope_path: plan.scopePath,
+    scope_change: changeColumn(plan.change),
     preservation: plan.clean ? 'none' : plan.preservation,
     preserve_commit: null,
     restore_commit: null,
@@ -127,7 +129,7 @@ async function planAndRun(
       ...(output.preserved ? { preserved: output.preserved } : {}),
       target: plan.target,
       ...(plan.turn ? { turnId: plan.turn.id } : {}),
-      ...(request.kind === 'undo' ? { scope: plan.scope } : {}),
+      ...(request.kind === 'undo' ? { scope: plan.change ? 'change' : plan.scope } : {}),
     };
   }
   if (output.status === 'recovery-required') {

@@ -182,18 +182,7 @@ export async function checkUndoTree(
   clean: boolean,
   file: string | null,
 ): Promise<UndoTree> {
-  if (!clean) {
-    const running = await ctx.store.read((r) => openTurns(r).filter((t) => t.id !== turn.id));
-    if (running.length > 0) {
-      throw new AvhError(
-        'dirty-conflict',
-        'Another agent turn is still running and the working tree has uncommitted changes. Wait for it to end, ' +
-          'then try again.',
-        {},
-        { closing: NOTHING_CHANGED },
-      );
-    }
-  }
+  await refuseWhileAnotherTurnRuns(ctx, turn, clean);
   if (scope === 'file') {
     await assertTurnChanged(ctx, turn, file);
     // Putting one path back cannot conflict: with uncommitted edits the tree is made once they are saved.
@@ -201,6 +190,24 @@ export async function checkUndoTree(
   }
   const ours = clean ? head : await workingTreeCommit(ctx.repo, head);
   return undoTree(ctx, turn, scope, ours, file, clean);
+}
+
+/**
+ * An Undo that keeps later work saves uncommitted edits first; while another turn runs they may be its partial work,
+ * which that turn's version would then take for its own: refused (nothing changed) until it ends.
+ */
+export async function refuseWhileAnotherTurnRuns(ctx: RepoContext, turn: TurnRow, clean: boolean): Promise<void> {
+  if (clean) return;
+  const running = await ctx.store.read((r) => openTurns(r).filter((t) => t.id !== turn.id));
+  if (running.length > 0) {
+    throw new AvhError(
+      'dirty-conflict',
+      'Another agent turn is still running and the working tree has uncommitted changes. Wait for it to end, ' +
+        'then try again.',
+      {},
+      { closing: NOTHING_CHANGED },
+    );
+  }
 }
 
 /** Undo This File takes a path the turn changed (as its multi-file diff shows it); anything else is refused. */

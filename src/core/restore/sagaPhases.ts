@@ -25,6 +25,7 @@ import {
 import type { EffectInput } from './restoreMachine';
 import type { EffectPhaseName } from './restorePhases';
 import { conflictError, revertSubject, undoTree } from './revertPlan';
+import { changeContent, storedChange } from './changePlan';
 
 /** One run of the saga in this process: what its effects know beyond the persisted operation. */
 export interface SagaRun {
@@ -146,6 +147,8 @@ async function restoreContent(ctx: RepoContext, op: OperationRow, plannedTree: s
   if (op.scope === 'everything') return wholeTargetContent(op);
   const turn = op.turn_id ? await ctx.store.read((r) => getTurn(r, op.turn_id!)) : undefined;
   if (!turn) throw new AvhError('store-unavailable', 'The turn this Undo takes back is no longer recorded.');
+  const change = storedChange(op);
+  if (change) return changeContent(ctx, turn, change, baseOf(op), plannedTree);
   let tree = plannedTree;
   if (tree === null) {
     const computed = await undoTree(ctx, turn, op.scope, baseOf(op), op.scope_path);

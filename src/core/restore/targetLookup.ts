@@ -43,11 +43,13 @@ export async function lookUp(
   const found = await lookUpTarget(ctx, request, branch, head, promote);
   if ('nothing' in found) return found;
   const unborn = head === ZERO_OID;
-  const keepsLater = request.kind === 'undo' && (request.only === 'turn' || request.path !== undefined);
+  const keepsLater =
+    request.kind === 'undo' && (request.only === 'turn' || request.path !== undefined || request.change !== undefined);
   const reversible =
     request.kind === 'undo' &&
     request.only === 'turn' &&
     request.path === undefined &&
+    request.change === undefined &&
     !unborn &&
     found.turn?.recovery === 'terminal' &&
     found.turn.version_commit;

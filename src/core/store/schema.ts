@@ -125,6 +125,10 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       `CHECK (scope IN (${sqlList(UNDO_SCOPES)}))`,
     `ALTER TABLE operations ADD COLUMN scope_path TEXT`,
   ],
+  // Issue 26: Undo This Change is scope 'file' narrowed to one hunk of the turn: scope_path is the file in the turn's
+  // commit and scope_change the change (JSON of blame/undoChange.ts's TurnChange: commit, line, pre, prePath), so a
+  // crash or a saved working tree computes the same reverse again. NULL for every other Undo.
+  [`ALTER TABLE operations ADD COLUMN scope_change TEXT`],
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -5,6 +5,7 @@ import type { RestoreTitle, RestoreRunner } from '../../vscode/restoreCommands';
 import type { BranchLossUi } from '../../vscode/branchLoss';
 import type { RepositoryController } from '../../vscode/repositoryController';
 import { showVersionChanges } from '../../vscode/versionChanges';
+import { showLinesOwned } from '../../vscode/blameCommands';
 import type { ReadmeSection, VersionsView, WebviewCommand, WebviewRequest } from './protocol';
 
 /** Versions sent at first; each "load more" adds five pages. */
@@ -73,6 +74,11 @@ export const REQUEST_HANDLERS: HandlerMap<WebviewRequest, Promise<void>> = {
     await showVersionChanges(controller, oid, row?.label ?? 'Version');
   },
   undo: (host, { turnId }) => runRestore(host, 'Undo Agent Turn', { kind: 'undo', turnId }),
+  showOwnedLines: async (host, { turnId }) => {
+    const view = host.lastView();
+    const row = view.kind === 'versions' ? view.rows.find((r) => r.turn?.id === turnId) : undefined;
+    await showLinesOwned(await host.controller(), turnId, row?.label ?? 'Agent turn');
+  },
   redo: (host) => runRestore(host, 'Redo Agent Turn', { kind: 'redo' }),
   restore: (host, { oid }) => runRestore(host, 'Restore Version', { kind: 'restore', target: oid }),
 };

@@ -31,6 +31,8 @@ export const WEBVIEW_MESSAGE = v.variant('type', [
   v.strictObject({ type: v.literal('checkAgentConnections') }),
   v.strictObject({ type: v.literal('showChanges'), id: REQUEST_ID, oid: OID }),
   v.strictObject({ type: v.literal('undo'), id: REQUEST_ID, turnId: TURN_ID }),
+  // Issue 26: the lines of the working tree a turn still owns (count and files), shown by the host.
+  v.strictObject({ type: v.literal('showOwnedLines'), id: REQUEST_ID, turnId: TURN_ID }),
   v.strictObject({ type: v.literal('redo'), id: REQUEST_ID }),
   v.strictObject({ type: v.literal('restore'), id: REQUEST_ID, oid: OID }),
   v.strictObject({ type: v.literal('loadMore'), id: REQUEST_ID }),

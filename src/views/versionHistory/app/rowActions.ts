@@ -9,6 +9,8 @@ export interface RowAction {
   /** The codicon the row's button shows (`codicon-<icon>`), as VS Code's own list rows show their actions. */
   icon: string;
   body: WebviewRequestBody;
+  /** Only in the row's context menu, not as an icon button (a secondary action keeps the title its width). */
+  menuOnly?: boolean;
 }
 
 export function actionsOf(row: VersionRow): RowAction[] {
@@ -26,6 +28,14 @@ export function actionsOf(row: VersionRow): RowAction[] {
       name: `Undo agent turn: ${row.label}`,
       icon: 'discard',
       body: { type: 'undo', turnId: row.turn.id },
+    });
+  if (row.kind === 'agent' && row.turn)
+    actions.push({
+      label: 'Lines It Still Owns',
+      name: `Show the lines of the current files that ${row.label} still owns`,
+      icon: 'list-selection',
+      body: { type: 'showOwnedLines', turnId: row.turn.id },
+      menuOnly: true,
     });
   if (row.turn?.chatBranch === 'lost')
     actions.push({
