@@ -10,6 +10,7 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { emptyTree } from '../git/commitObjects';
+import { guessBranchTip } from '../git/healthProbe';
 import type { GitRepository } from '../git/repository';
 import { startProbeStatus } from '../git/statusProbe';
 import type { ChangedFile } from '../git/versionLog';
@@ -41,17 +42,37 @@ export async function workingChanges(
   bases: readonly string[],
   status?: Promise<string>,
 ): Promise<WorkingState> {
-  const { head, entries } = parseStatusEntries(await (status ?? startProbeStatus(repo.root, repo.git)));
-  const changes = new Map<string, ChangedFile[]>();
   const unique = [...new Set(bases)];
-  const from = unique.some((b) => b !== head) ? (head ?? (await emptyTree(repo))) : null;
-  await Promise.all(
-    unique.map(async (base) => {
-      const differing = base === head ? [] : await treeChanges(repo, from!, base);
-      changes.set(base, changedAgainst(repo.root, entries, differing));
-    }),
+  const scanned = status ?? startProbeStatus(repo.root, repo.git);
+  // The `diff-tree` of each base that is not HEAD runs beside the status, from HEAD as the ref files name it; it
+  // counts only when the status reports that same HEAD (else it runs again from the HEAD git reported).
+  const guess = guessBranchTip(repo.gitDir)?.head ?? null;
+  const early = new Map(
+    unique.filter((b) => guess !== null && b !== guess).map((b) => [b, settle(treeChanges(repo, guess!, b))]),
   );
+  const { head, entries } = parseStatusEntries(await scanned);
+  const from = unique.some((b) => b !== head) ? (head ?? (await emptyTree(repo))) : null;
+  const differing = async (base: string): Promise<TreeChange[]> => {
+    if (base === head) return [];
+    const started = head === guess ? early.get(base) : undefined;
+    const found = started ? await started : null;
+    if (found && 'changes' in found) return found.changes;
+    return treeChanges(repo, from!, base);
+  };
+  const changes = new Map<string, ChangedFile[]>();
+  await Promise.all(
+    unique.map(async (base) => changes.set(base, changedAgainst(repo.root, entries, await differing(base)))),
+  );
+  await Promise.all(early.values()); // none is left running (they never reject)
   return { head, clean: entries.length === 0, changes };
+}
+
+/** A lookup started ahead, whose failure is read later (or dropped) without an unhandled rejection. */
+function settle(p: Promise<TreeChange[]>): Promise<{ changes: TreeChange[] } | { failed: true }> {
+  return p.then(
+    (changes) => ({ changes }),
+    () => ({ failed: true as const }),
+  );
 }
 
 /**
@@ -75,7 +96,7 @@ function changedAgainst(
   const files: ChangedFile[] = [];
   for (const entry of entries) {
     if (atBase.has(entry.path)) continue;
-    const exists = onDisk(root, entry.path) !== null;
+    const exists = isFileOnDisk(root, entry.path);
     files.push({ path: entry.path, status: !exists ? 'deleted' : entry.inHead ? 'modified' : 'added' });
   }
   for (const change of differing) {
@@ -90,6 +111,16 @@ function changedAgainst(
     }
   }
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** Whether a file (or symlink) is at `rel`: one lstat, nothing read. */
+function isFileOnDisk(root: string, rel: string): boolean {
+  try {
+    const st = fs.lstatSync(path.join(root, rel));
+    return st.isFile() || st.isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 /** A path's content and git mode on disk (a symlink's target as its content), or null when no file is there. */
