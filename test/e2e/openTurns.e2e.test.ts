@@ -16,6 +16,7 @@ import {
   openVersionHistory,
   startWorkbench,
   versionHistoryPane,
+  versionHistoryScreenshot,
   waitForNotification,
   type Workbench,
 } from './harness';
@@ -128,6 +129,8 @@ describe('the turns above the versions, live (code-server + Chromium, extension 
     for (const oid of contentInventory(folder)) before.add(oid);
     await moveMouseAway(page);
     await wb.screenshot('open-turns-stopped');
+    // The pane's box: the README's picture of the turns above the versions.
+    await versionHistoryScreenshot(page, 'readme-turns-above-versions');
 
     // Its Undo saves the partial work as [Interrupted], then restores the base snapshot.
     await stoppedRow.getByRole('button', { name: 'Undo stopped turn: Rename the parser module' }).click();
