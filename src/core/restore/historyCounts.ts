@@ -8,7 +8,7 @@ import { changedSomething, type TurnEffectFields, UNDOABLE_SQL, workWithoutVersi
 import { getTurn, type TurnRow } from '../turns/turnRecords';
 
 export interface HistoryCounts {
-  /** Turns on the current branch that Undo can still take back. */
+  /** The Undo actions Version History offers on the current branch (undoCount): never a turn that changed nothing. */
   undo: number;
   /** Undos Redo can still reverse (only while nothing new happened since). */
   redo: number;
