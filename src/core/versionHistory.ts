@@ -39,9 +39,11 @@ import {
   cancelOpenTurnsOfChat,
   endTurn,
   EndTurnResult,
+  reEndLatestTurnOfChat,
   settlePendingTurns,
 } from './turns/turnLedger';
 import { validateBeginTurn, validateChatId, validateOutcome, validateTurnId } from './turns/validation';
+import { workingChanges } from './turns/workingChanges';
 import { branchNotices, ChatStatus, chatStatus, forgetBranchAnswers, restoreChatBranch } from './chats/chatBranches';
 import { continueOnNewBranch, ContinueResult, settleChatContinuations } from './chats/chatContinuation';
 import { listVersions, VersionInfo } from './turns/versions';
@@ -157,6 +159,15 @@ export class VersionHistory {
     return endTurn(this.ctx, validateTurnId(turnId), validateOutcome(outcome));
   }
 
+  /**
+   * An end event that found no running turn of the chat: re-ends the chat's latest turn when the rule allows it (an
+   * error right after a cancel of the same turn, nothing else since: turnDecisions.ts reEnds); null otherwise, and
+   * nothing changes then.
+   */
+  reEndLatestTurnOfChat(chatId: string, outcome: unknown): Promise<EndTurnResult | null> {
+    return reEndLatestTurnOfChat(this.ctx, validateChatId(chatId), validateOutcome(outcome));
+  }
+
   /** Ends every running turn of the chat as cancelled; returns their ids. */
   cancelRunningTurnsOfChat(chatId: string): Promise<string[]> {
     return cancelOpenTurnsOfChat(this.ctx, chatId);
@@ -186,6 +197,20 @@ export class VersionHistory {
   async changedFiles(oid: string): Promise<{ parent: string | null; files: ChangedFile[] }> {
     assertFullOid(oid);
     return changedFilesOf(this.ctx.repo.root, oid);
+  }
+
+  /**
+   * A turn's changes so far (Show Changes of a running or stopped turn): its base snapshot and the files where the
+   * working tree differs from it now. Read-only: no object is written.
+   */
+  async turnChangesSoFar(turnId: unknown): Promise<{ base: string; files: ChangedFile[] }> {
+    const id = validateTurnId(turnId);
+    const turn = await this.ctx.store.read((r) => getTurn(r, id));
+    if (!turn) throw new AvhError('turn-unknown', 'No turn with this id exists in this repository.');
+    if (!turn.base_commit)
+      throw new AvhError('invalid-input', 'This turn has no base snapshot (it stopped before it started).');
+    const { changes } = await workingChanges(this.ctx.repo, [turn.base_commit]);
+    return { base: turn.base_commit, files: changes.get(turn.base_commit) ?? [] };
   }
 
   /** A file's text as it was in a version (null when the version has no such file). Read-only. */

@@ -6,6 +6,8 @@ import { VersionHistory } from '../core/versionHistory';
 
 /** Files in the git dir whose change means the versions changed: HEAD moved or a packed ref did. */
 const GIT_DIR_FILES = new Set(['HEAD', 'packed-refs']);
+/** While the working tree is watched, its changes are told at most this often (an agent writes in bursts). */
+const WORKING_TREE_INTERVAL_MS = 500;
 
 /**
  * One repository's controller in the extension host: owns its VersionHistory and watches HEAD, the branch
@@ -17,6 +19,15 @@ export class RepositoryController implements vscode.Disposable {
   readonly onDidChange = this.changed.event;
   private readonly watchers: fs.FSWatcher[] = [];
   private timer: NodeJS.Timeout | undefined;
+  private readonly workingTreeChanged = new vscode.EventEmitter<void>();
+  /**
+   * A file of the working tree changed (outside the git dir), while someone holds watchWorkingTree(): the Version
+   * History view's running and stopped turns count their files again. Never fires onDidChange (no version changed).
+   */
+  readonly onDidChangeWorkingTree = this.workingTreeChanged.event;
+  private treeWatcher: vscode.Disposable | undefined;
+  private treeHolders = 0;
+  private treeTimer: NodeJS.Timeout | undefined;
 
   private constructor(
     readonly history: VersionHistory,
@@ -58,6 +69,45 @@ export class RepositoryController implements vscode.Disposable {
     return this.history.repository.root;
   }
 
+  /**
+   * Watches the working tree until the returned disposable is disposed (held by the view while it lists a running or
+   * stopped turn): VS Code's own file watcher reports the changes, debounced here; git is never polled.
+   */
+  watchWorkingTree(): vscode.Disposable {
+    if (this.treeHolders++ === 0) this.startTreeWatcher();
+    let held = true;
+    return {
+      dispose: () => {
+        if (!held) return;
+        held = false;
+        if (--this.treeHolders === 0) this.stopTreeWatcher();
+      },
+    };
+  }
+
+  private startTreeWatcher(): void {
+    const gitDir = this.history.repository.gitDir + path.sep;
+    const watcher = vscode.workspace.createFileSystemWatcher(
+      new vscode.RelativePattern(vscode.Uri.file(this.root), '**'),
+    );
+    const changed = (uri: vscode.Uri) => {
+      if (!(uri.fsPath + path.sep).startsWith(gitDir) && !this.treeTimer)
+        this.treeTimer = setTimeout(() => {
+          this.treeTimer = undefined;
+          this.workingTreeChanged.fire();
+        }, WORKING_TREE_INTERVAL_MS);
+    };
+    const listeners = [watcher.onDidCreate(changed), watcher.onDidChange(changed), watcher.onDidDelete(changed)];
+    this.treeWatcher = vscode.Disposable.from(watcher, ...listeners);
+  }
+
+  private stopTreeWatcher(): void {
+    this.treeWatcher?.dispose();
+    this.treeWatcher = undefined;
+    if (this.treeTimer) clearTimeout(this.treeTimer);
+    this.treeTimer = undefined;
+  }
+
   /** Signals a change now (after our own writes) rather than waiting for the file watchers. */
   notifyChanged(): void {
     this.scheduleChange(0);
@@ -74,6 +124,8 @@ export class RepositoryController implements vscode.Disposable {
   dispose(): void {
     if (this.timer) clearTimeout(this.timer);
     for (const w of this.watchers) w.close();
+    this.stopTreeWatcher();
+    this.workingTreeChanged.dispose();
     this.changed.dispose();
     void this.history.close().catch(() => this.log.warn('store.close-failed'));
   }

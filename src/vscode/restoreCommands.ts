@@ -184,9 +184,12 @@ export class RestoreRunner {
   private async chooseUndo(preview: RestorePreview, again: boolean): Promise<UndoOnly | undefined> {
     const later = describeLaterWork(preview.later!);
     const conflicts = preview.onlyTurn?.conflicts ?? [];
-    const offerOnly = conflicts.length === 0;
+    // A running or stopped turn made no version of its own: only Restore Everything can undo it.
+    const offerOnly = conflicts.length === 0 && !preview.onlyTurn?.noVersion;
     const offerEverything = !preview.later!.uncommitted;
-    const conflictText = revertConflictStatement(conflicts);
+    const conflictText = preview.onlyTurn?.noVersion
+      ? `This turn made no version of its own, so ${UNDO_ONLY_TURN} does not apply.`
+      : revertConflictStatement(conflicts);
     const everythingText = offerEverything
       ? `${RESTORE_EVERYTHING} also takes away ${later} (it stays reachable in Version History).`
       : `${RESTORE_EVERYTHING} needs a clean working tree: commit or stash your uncommitted changes first.`;

@@ -57,7 +57,7 @@ export function versionFileOf(uri: vscode.Uri): { root: string; version: string;
   }
 }
 
-function versionFileUri(root: string, oid: string, file: string, of: string): vscode.Uri {
+export function versionFileUri(root: string, oid: string, file: string, of: string): vscode.Uri {
   return vscode.Uri.from({
     scheme: VERSION_FILE_SCHEME,
     path: `/${file}`,

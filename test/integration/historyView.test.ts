@@ -75,6 +75,7 @@ function malformed(rand: () => number): unknown {
     { type: 'redo', id: 3 },
     { type: 'restore', id: 4, oid },
     { type: 'loadMore', id: 5 },
+    { type: 'showTurnChanges', id: 6, turnId: 't' },
   ];
   const junk: unknown[] = [
     null,

@@ -22,6 +22,7 @@ describe('Version History protocol and page (plain Node)', () => {
       { type: 'redo', id: 3 },
       { type: 'restore', id: 4, oid: 'b'.repeat(64) },
       { type: 'loadMore', id: 5 },
+      { type: 'showTurnChanges', id: 6, turnId: 'turn-1' },
     ])
       assert.deepEqual(parseWebviewMessage(message), message);
   });
@@ -44,6 +45,8 @@ describe('Version History protocol and page (plain Node)', () => {
       { type: 'undo', id: 1, turnId: '' },
       { type: 'undo', id: 1, turnId: 'x'.repeat(201) },
       { type: 'showChanges', oid: OID },
+      { type: 'showTurnChanges', id: 1, turnId: '' },
+      { type: 'showTurnChanges', id: 1, oid: OID },
       { type: 'openReadme', section: 'https://example.com' },
       { type: 'openReadme', section: 'claude-code-hooks' },
       { type: 'connectAgent', agent: 'Claude Code' },
@@ -68,6 +71,26 @@ describe('Version History protocol and page (plain Node)', () => {
     );
     assert.ok(parseHostMessage({ type: 'didChangeBusy', busy: null }));
     assert.equal(parseHostMessage({ type: 'didChangeVersions', view: { kind: 'versions' } }), undefined);
+    const view = { kind: 'versions', branch: 'main', rows: [], hasMore: false, canRedo: false, hasTurns: true };
+    const open = {
+      id: 't',
+      chatId: 'c',
+      chatTitle: null,
+      agent: null,
+      label: 'x',
+      state: 'stopped',
+      startedAt: 1,
+      endedAt: 2,
+      filesChanged: 3,
+      canUndo: true,
+    };
+    assert.ok(parseHostMessage({ type: 'didChangeVersions', view: { ...view, openTurns: [open] } }));
+    for (const bad of [
+      { ...open, state: 'exploded' },
+      { ...open, filesChanged: '3' },
+      { ...open, id: undefined },
+    ])
+      assert.equal(parseHostMessage({ type: 'didChangeVersions', view: { ...view, openTurns: [bad] } }), undefined);
     assert.equal(parseHostMessage({ type: 'reply' }), undefined);
     assert.equal(parseVersionRow({ oid: OID }), undefined);
     const row = {

@@ -255,7 +255,7 @@ describe('undo, redo and restore (real git, real store)', function () {
     }
   });
 
-  it('a restore that would change nothing says so and makes no commit; nothing-to-undo when no turn is left', async () => {
+  it('a restore that would change nothing says so and makes no commit; nothing-to-undo when no turn that changed something is left', async () => {
     const repo = makeRepo();
     const history = await VersionHistory.open(repo);
     try {
@@ -263,7 +263,9 @@ describe('undo, redo and restore (real git, real store)', function () {
       const t = await history.beginTurn({ chatId: 'c', prompt: 'nothing' });
       await history.endTurn(t.turnId, 'completed');
       const h = head(repo);
-      assert.equal((await history.undo()).result, 'no-change');
+      // A turn that changed nothing is never plain Undo's target (SPEC §5.1); undone by its id, it says so.
+      assert.equal((await history.undo()).result, 'nothing-to-undo');
+      assert.deepEqual(await history.undo(t.turnId), { result: 'no-change', turnId: t.turnId });
       assert.equal(head(repo), h);
       assert.equal((await history.restore('HEAD')).result, 'no-change');
       await expectReason(history.restore('not-a-commit-anywhere'), 'invalid-input');

@@ -1,5 +1,10 @@
 import { AvhError } from '../../core/errors';
-import { type ConfirmationWords, laterWorkRefusal, userCommitsRefusal } from '../../core/restore/restoreCopy';
+import {
+  type ConfirmationWords,
+  laterWorkEverythingRefusal,
+  laterWorkRefusal,
+  userCommitsRefusal,
+} from '../../core/restore/restoreCopy';
 import type { RestoreOptions, RestoreResult } from '../../core/restore/restoreService';
 import type { VersionHistory } from '../../core/versionHistory';
 import { CommandContext, CommandOutput, withHistory } from '../command';
@@ -26,9 +31,11 @@ export function runRestoreCommand(
         // The same refusal in the CLI's words: how to confirm is a flag here.
         const { choice, laterWork, count } = error.details;
         const message =
-          choice === true && typeof laterWork === 'string'
-            ? laterWorkRefusal(laterWork, CONFIRM_WITH_FLAGS)
-            : userCommitsRefusal(Number(count), CONFIRM_WITH_FLAGS);
+          typeof laterWork !== 'string'
+            ? userCommitsRefusal(Number(count), CONFIRM_WITH_FLAGS)
+            : choice === true
+              ? laterWorkRefusal(laterWork, CONFIRM_WITH_FLAGS)
+              : laterWorkEverythingRefusal(laterWork, CONFIRM_WITH_FLAGS);
         throw new AvhError('confirmation-required', message, error.details);
       }
       throw error;

@@ -18,7 +18,7 @@ import { processGit } from '../../core/git/gitRunner';
 import { guessRepositoryFromFiles, GitRepository, stateDirOf } from '../../core/git/repository';
 import { leasePath } from '../../core/git/repositoryLease';
 import { factsFromHealth, turnGate } from '../../core/git/repositoryGate';
-import { inspectHealthDirect } from '../../core/git/statusProbe';
+import { inspectHealthDirect, startProbeStatus } from '../../core/git/statusProbe';
 import { indexRepairPending } from '../../core/git/workingTree';
 import {
   chatFactsOf,
@@ -32,9 +32,11 @@ import {
   cancellationOrder,
   cleanTreeBase,
   endOfChat,
+  mayReEnd,
   unchangedSinceBase,
   versionStateAtEnd,
 } from '../../core/turns/turnDecisions';
+import { changedSince } from '../../core/turns/workingChanges';
 import {
   insertTurnStatement,
   touchChatStatement,
@@ -109,6 +111,8 @@ async function fastHook(
   const prepared = await prepare(argv, readStdin, cwd, early);
   const { event, facts, chat } = prepared;
   if (event.action.kind === 'end' && !endOfChat(chat.running)) {
+    // An error after a cancel may re-end the chat's latest turn (reEnds): the full path reads it.
+    if (mayReEnd(event.action.outcome)) decline('ended-turn');
     // What the full path answers too (endOfChat): a Stop with no running turn.
     return { kind: 'done', result: ignored(event), json: prepared.json };
   }
@@ -131,7 +135,7 @@ async function fastHook(
   try {
     if (action.kind === 'begin') {
       return await runWithSteps(prepared.repo, OPERATIONS.turnBegin, steps, async (opened) =>
-        append(prepared, planBegin(prepared, action.prompt, opened)),
+        append(prepared, await planBegin(prepared, action.prompt, opened)),
       );
     }
     if (action.kind === 'end') {
@@ -206,7 +210,8 @@ interface Planned {
 }
 
 /** A clean tree on the chat's own branch: HEAD is the base (no snapshot commit), as beginTurn records it. */
-function planBegin({ chat, chatId, event }: Prepared, prompt: string, opened: GatePassed<string | null>): Planned {
+async function planBegin(prepared: Prepared, prompt: string, opened: GatePassed<string | null>): Promise<Planned> {
+  const { chat, chatId, event } = prepared;
   const { branch, head } = cleanTreeOnBranch(opened);
   if (chat.branch !== null && chat.branch !== branch) decline('other-branch');
   const now = Date.now();
@@ -216,8 +221,9 @@ function planBegin({ chat, chatId, event }: Prepared, prompt: string, opened: Ga
   const cancelled = cancellationOrder(chat.running);
   const seq = chat.maxSeq + 1;
   const base = cleanTreeBase(head);
+  const ends = await cancelledEnds(prepared, cancelled, now);
   const statements = [
-    ...cancelled.map((t) => turnTerminalStatement(t.id, 'cancelled', versionStateAtEnd('cancelled', false), now)),
+    ...ends,
     touchChatStatement(chatId, null, event.agent, now),
     insertTurnStatement({ id: turnId, chatId, seq, prompt, agent: event.agent, branch, head, now }),
     turnRunningStatement(turnId, base.baseHead, base.baseCommit, base.baseTree),
@@ -233,13 +239,11 @@ function planBegin({ chat, chatId, event }: Prepared, prompt: string, opened: Ga
 /**
  * The newest running turn gets the event's outcome, older ones end cancelled (endOfChat, as the full path). A
  * completed turn is taken only when nothing changed since its base (unchangedSinceBase), so endTurn would record
- * 'no-changes' with no version. A turn that did not complete needs no look at the tree. No recovery is latched
- * here: the facts said so, and the journal is still exactly their state.
+ * 'no-changes' with no version. A turn that did not complete records whether it changed anything (cancelledEnds).
+ * No recovery is latched here: the facts said so, and the journal is still exactly their state.
  */
-async function planEnd(
-  { repo, chat, event, status }: Prepared,
-  outcome: 'completed' | 'cancelled' | 'errored',
-): Promise<Planned> {
+async function planEnd(prepared: Prepared, outcome: 'completed' | 'cancelled' | 'errored'): Promise<Planned> {
+  const { repo, chat, event, status } = prepared;
   const { last, older } = endOfChat(chat.running) ?? decline('no-running-turn');
   if (outcome === 'completed') {
     // As endTurn's commit: its own probe and turn gate, under the lease.
@@ -250,9 +254,13 @@ async function planEnd(
     if (!unchangedSinceBase(last, head)) decline('changes');
   }
   const now = Date.now();
+  const lastEnd =
+    outcome === 'completed'
+      ? [turnTerminalStatement(last.id, outcome, versionStateAtEnd(outcome, false), now)]
+      : await cancelledEnds(prepared, [last], now, outcome);
   const statements = [
-    ...older.map((t) => turnTerminalStatement(t.id, 'cancelled', versionStateAtEnd('cancelled', false), now)),
-    turnTerminalStatement(last.id, outcome, versionStateAtEnd(outcome, false), now),
+    ...(await cancelledEnds(prepared, older, now)),
+    ...lastEnd,
     ...(outcome === 'completed' ? [turnVersionStatement(last.id, null, 'no-changes')] : []),
   ];
   return {
@@ -268,6 +276,25 @@ async function planEnd(
     },
     chat: { ...chat, running: [] },
   };
+}
+
+/**
+ * The terminal records of turns that end without completing: each records whether it changed anything, decided
+ * from the same status and comparison as the full path's end (changedSince).
+ */
+async function cancelledEnds(
+  { repo, status }: Prepared,
+  turns: readonly HookRunningTurn[],
+  now: number,
+  outcome: 'cancelled' | 'errored' = 'cancelled',
+): Promise<JournalStatement[]> {
+  const ends: JournalStatement[] = [];
+  const shared = turns.length > 0 ? (status ?? startProbeStatus(repo.root, repo.git)) : undefined;
+  for (const t of turns) {
+    const changed = t.baseCommit === null ? true : await changedSince(repo, t.baseCommit, shared);
+    ends.push(turnTerminalStatement(t.id, outcome, versionStateAtEnd(outcome, false, changed), now));
+  }
+  return ends;
 }
 
 /** Past the turn gate: on a branch with a commit, nothing to snapshot or commit, no nested repository to name. */

@@ -66,7 +66,20 @@ export async function applyHookEvent(history: VersionHistory, event: HookEvent):
     case 'end': {
       const { outcome } = event.action;
       const ending = endOfChat(await history.runningTurnsOfChat(chatId));
-      if (!ending) return ignored(event);
+      if (!ending) {
+        // An error right after a cancel re-ends the turn errored (turnDecisions.ts reEnds); anything else is ignored.
+        const reEnded = await history.reEndLatestTurnOfChat(chatId, outcome);
+        if (!reEnded) return ignored(event);
+        return {
+          agent,
+          event: event.event,
+          action: 'ended',
+          turnId: reEnded.turnId,
+          outcome,
+          version: null,
+          cancelled: [],
+        };
+      }
       const cancelled: string[] = [];
       for (const turn of ending.older) {
         await history.endTurn(turn.turnId, 'cancelled');

@@ -2,7 +2,7 @@
 import * as crypto from 'node:crypto';
 import type { RepoContext } from '../context';
 import { AvhError } from '../errors';
-import { CONFIRM_IN_UI, laterWorkRefusal, userCommitsRefusal } from './restoreCopy';
+import { CONFIRM_IN_UI, laterWorkEverythingRefusal, laterWorkRefusal, userCommitsRefusal } from './restoreCopy';
 import { OPERATIONS } from '../session/operationKinds';
 import { runOperation } from '../session/runOperation';
 import { makePlan, type Plan } from './restorePlan';
@@ -17,14 +17,22 @@ export function previewRestore(ctx: RepoContext, request: RestoreRequest): Promi
 async function preview(ctx: RepoContext, request: RestoreRequest): Promise<RestorePreview> {
   const plan = await makePlan(ctx, request);
   if ('nothing' in plan)
-    return { kind: request.kind, nothing: plan.nothing, userCommits: 0, fingerprint: planFingerprint(plan) };
-  const onlyTurn =
-    plan.request.kind === 'undo' && !plan.request.path && !plan.request.change && anyLaterWork(plan.later)
-      ? {
+    return {
+      kind: request.kind,
+      nothing: plan.nothing,
+      ...(plan.nothing === 'no-change' ? { turnId: plan.turnId } : {}),
+      userCommits: 0,
+      fingerprint: planFingerprint(plan),
+    };
+  const asked = plan.request.kind === 'undo' && !plan.request.path && !plan.request.change && anyLaterWork(plan.later);
+  const onlyTurn = !asked
+    ? undefined
+    : plan.turn!.version_commit === null
+      ? { conflicts: [], noVersion: true as const }
+      : {
           conflicts: (plan.undoTree ?? (await checkUndoTree(ctx, plan.turn!, 'turn', plan.head, plan.clean, null)))
             .conflicts,
-        }
-      : undefined;
+        };
   return {
     kind: request.kind,
     target: plan.target,
@@ -91,11 +99,13 @@ export function assertConfirmed(plan: Plan, options: RestoreOptions): void {
     !options.confirmUserCommits
   ) {
     const later = describeLaterWork(plan.later!);
-    throw new AvhError('confirmation-required', laterWorkRefusal(later, CONFIRM_IN_UI), {
-      count: laterTurns,
-      choice: true,
-      laterWork: later,
-    });
+    // A turn without a version has no changes of its own to reverse: Restore Everything is the one way (no choice).
+    const choice = plan.turn?.version_commit !== null;
+    throw new AvhError(
+      'confirmation-required',
+      choice ? laterWorkRefusal(later, CONFIRM_IN_UI) : laterWorkEverythingRefusal(later, CONFIRM_IN_UI),
+      { count: laterTurns, choice, laterWork: later },
+    );
   }
   if (plan.userCommits > 0 && !options.confirmUserCommits) {
     throw new AvhError('confirmation-required', userCommitsRefusal(plan.userCommits, CONFIRM_IN_UI), {

@@ -4,10 +4,11 @@ import { readHead } from '../git/history';
 import { archivedCounts, archiveIdentities } from '../store/archive';
 import type { StoreReader } from '../store/durableStore';
 import { agentSubject } from '../turns/promptSummary';
+import { changedSomething, type TurnEffectFields, UNDOABLE_SQL, workWithoutVersion } from '../turns/turnEffect';
 import { getTurn, type TurnRow } from '../turns/turnRecords';
 
 export interface HistoryCounts {
-  /** Turns on the current branch that Undo can still take back. */
+  /** The Undo actions Version History offers on the current branch (undoCount): never a turn that changed nothing. */
   undo: number;
   /** Undos Redo can still reverse (only while nothing new happened since). */
   redo: number;
@@ -24,15 +25,17 @@ export interface RedoEntry {
 
 /** Whether Undo can take `turn` back on `branch` (the rule undoableTurns selects by). */
 export function isUndoable(
-  turn: { branch: string | null; undone_by: string | null; base_commit: string | null },
+  turn: TurnEffectFields & { branch: string | null; undone_by: string | null; base_commit: string | null },
   branch: string,
 ): boolean {
-  return turn.branch === branch && turn.undone_by === null && turn.base_commit !== null;
+  return turn.branch === branch && turn.undone_by === null && turn.base_commit !== null && changedSomething(turn);
 }
 
 /**
- * Turns of `branch` not yet undone that have a base snapshot to return to, newest first. With a hot reader it
- * lists the hot turns only (the newest ones: enough for the latest); with a history reader, all of them.
+ * Turns of `branch` not yet undone that have a base snapshot to return to and changed something, newest first:
+ * plain Undo takes the first (SPEC §5.1; a turn that changed nothing is never its target and never hides the one
+ * before it). With a hot reader it lists the hot turns only (the newest ones: enough for the latest); with a history
+ * reader, all of them.
  */
 export function undoableTurns(
   r: StoreReader,
@@ -42,15 +45,86 @@ export function undoableTurns(
   base_commit: string;
   recovery: string;
   terminal_outcome: string | null;
+  version_commit: string | null;
   chat_id: string;
   seq: number;
   created_at: number;
 }[] {
   return r.all(
-    `SELECT id, base_commit, recovery, terminal_outcome, chat_id, seq, created_at FROM turns
-     WHERE branch = ? AND undone_by IS NULL AND base_commit IS NOT NULL
+    `SELECT id, base_commit, recovery, terminal_outcome, version_commit, chat_id, seq, created_at FROM turns
+     WHERE branch = ? AND ${UNDOABLE_SQL}
      ORDER BY created_at DESC, rowid DESC`,
     [branch],
+  );
+}
+
+/** The turns Version History lists above the versions (SPEC §8): what Undo acts on before any version. */
+export interface TurnsAboveVersions {
+  /** The branch's running turns, newest first: each is listed live and can be undone (Undo stops it first). */
+  running: TurnRow[];
+  /**
+   * Ended turns without a version whose work is in the tree (stopped, errored, or a version that could not be made),
+   * newer than every turn with a version, newest first: each can be undone (its work is saved as `[Interrupted]`).
+   */
+  stopped: TurnRow[];
+  /**
+   * Ended turns that changed nothing among them, newest first (at most QUIET_SHOWN), that ended after the branch's
+   * last Undo, Redo or Restore: listed quietly, never counted.
+   */
+  quiet: TurnRow[];
+}
+
+/** How far back the turns above the versions are looked for (they end at the first turn with a version). */
+const ABOVE_LOOKED_AT = 50;
+const QUIET_SHOWN = 5;
+
+/**
+ * The turns listed above the versions: every running turn of `branch`, and the ended turns not undone that are newer
+ * than its latest turn with a version. A stopped turn older than a version (its partial work went into that
+ * version) is listed again once Undo took that version back. Reads the hot table only (it holds the newest turns).
+ */
+export function turnsAboveVersions(r: StoreReader, branch: string): TurnsAboveVersions {
+  const running = r.all<TurnRow>(
+    `SELECT * FROM turns WHERE branch = ? AND recovery <> 'terminal' AND undone_by IS NULL AND base_commit IS NOT NULL
+     ORDER BY created_at DESC, rowid DESC`,
+    [branch],
+  );
+  const ended = r.all<TurnRow>(
+    `SELECT * FROM turns WHERE branch = ? AND recovery = 'terminal' AND undone_by IS NULL AND base_commit IS NOT NULL
+     ORDER BY created_at DESC, rowid DESC LIMIT ?`,
+    [branch, ABOVE_LOOKED_AT],
+  );
+  // A turn that changed nothing is worth a line only until the branch moves on: no Undo, Redo or Restore since.
+  const lastRestore =
+    r.get<{ at: number | null }>('SELECT MAX(started_at) AS at FROM operations WHERE source_branch = ?', [branch])
+      ?.at ?? 0;
+  const stopped: TurnRow[] = [];
+  const quiet: TurnRow[] = [];
+  for (const turn of ended) {
+    if (turn.version_commit !== null) break;
+    if (workWithoutVersion(turn)) stopped.push(turn);
+    else if (quiet.length < QUIET_SHOWN && (turn.ended_at ?? turn.created_at) > lastRestore) quiet.push(turn);
+  }
+  return { running, stopped, quiet };
+}
+
+/**
+ * What the status bar counts as undoable on `branch`: exactly what Version History lists with an Undo (the running
+ * and stopped turns above the versions, and every turn whose version is in effect), archived turns included.
+ */
+export function undoCount(r: StoreReader, branch: string): number {
+  const above = turnsAboveVersions(r, branch);
+  const versioned =
+    r.get<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM turns WHERE branch = ? AND ${UNDOABLE_SQL} AND version_commit IS NOT NULL`,
+      [branch],
+    )?.n ?? 0;
+  const archived = archivedCounts(r);
+  return (
+    above.running.length +
+    above.stopped.length +
+    versioned +
+    (archived.versioned?.[branch] ?? archived.undoable[branch] ?? 0)
   );
 }
 
@@ -67,10 +141,7 @@ export async function historyCounts(ctx: RepoContext): Promise<HistoryCounts> {
   const branch = ref.slice('refs/heads/'.length);
   const head = await readHead(ctx.repo).catch(() => null);
   // Archived turns are counted from the hot database's record of them: the status bar never loads the archive.
-  return ctx.store.read((r) => ({
-    undo: undoableTurns(r, branch).length + (archivedCounts(r).undoable[branch] ?? 0),
-    redo: redoStack(r, branch, head).length,
-  }));
+  return ctx.store.read((r) => ({ undo: undoCount(r, branch), redo: redoStack(r, branch, head).length }));
 }
 
 /**
@@ -141,10 +212,9 @@ export async function undoableTurnsWithChats(ctx: RepoContext): Promise<Undoable
         created_at: number;
         prompt: string;
       }>(
-        `SELECT t.id, t.chat_id, c.title, t.agent, c.agent AS chat_agent, t.created_at, t.prompt FROM turns t ` +
-          `JOIN chats c ON c.id = t.chat_id
-     WHERE t.branch = ? AND t.undone_by IS NULL AND t.base_commit IS NOT NULL
-     ORDER BY t.created_at DESC, t.rowid DESC`,
+        `SELECT t.id, t.chat_id, c.title, t.agent, c.agent AS chat_agent, t.created_at, t.prompt ` +
+          `FROM (SELECT rowid AS position, * FROM turns WHERE branch = ? AND ${UNDOABLE_SQL}) t ` +
+          `JOIN chats c ON c.id = t.chat_id ORDER BY t.created_at DESC, t.position DESC`,
         [branch],
       ),
     { history: true },

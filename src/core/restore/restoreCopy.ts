@@ -24,6 +24,17 @@ export function laterWorkRefusal(later: string, words: ConfirmationWords): strin
   );
 }
 
+/**
+ * Work landed after a turn that made no version of its own (running, stopped, or its version could not be made):
+ * only Restore Everything to Before This Turn can undo it, and it takes that work away too.
+ */
+export function laterWorkEverythingRefusal(later: string, words: ConfirmationWords): string {
+  return (
+    `Work landed after this turn: ${later}. This turn made no version of its own, so Undo restores everything to ` +
+    `before it and takes that work away too (it stays in history). ${words.confirm}`
+  );
+}
+
 /** The restore would undo commits the user made after the target (they stay reachable). */
 export function userCommitsRefusal(count: number, words: ConfirmationWords): string {
   return (

@@ -21,7 +21,15 @@ import type { RestoreRequest } from './restoreRequest';
 import { anyLaterWork, checkUndoTree, type LaterWork, type UndoTree } from './revertPlan';
 import type { TurnChange } from '../blame/undoChange';
 import { checkChangeTree } from './changePlan';
-import { lookUp, type Settled, settled, type TargetLookup, unwrap, wholeTargetChanges } from './targetLookup';
+import {
+  lookUp,
+  type NothingToDo,
+  type Settled,
+  settled,
+  type TargetLookup,
+  unwrap,
+  wholeTargetChanges,
+} from './targetLookup';
 
 /** Everything a restore will do, decided under the lease before the saga runs (or for a preview, without it). */
 export interface Plan {
@@ -71,7 +79,7 @@ export async function makePlan(
   request: RestoreRequest,
   ahead?: AheadOperation,
   options: { inPlace?: false } = {},
-): Promise<Plan | { nothing: 'nothing-to-undo' | 'nothing-to-redo' }> {
+): Promise<Plan | NothingToDo> {
   // The lookups (store, diff-tree, log, the reverse merge of Undo Only This Turn) read only commits or write only
   // objects, so they start on the branch tip the ref files name while the probe scans the working tree; their
   // result counts only when the probe reports the same branch and HEAD, and only after the gate passed (a blocker

@@ -56,7 +56,8 @@ export interface RestoreResult {
 
 export interface RestorePreview {
   kind: RestoreRequest['kind'];
-  nothing?: 'nothing-to-undo' | 'nothing-to-redo';
+  /** Nothing to do: no turn left to undo, nothing to redo, or (`no-change`) the turn changed nothing. */
+  nothing?: 'nothing-to-undo' | 'nothing-to-redo' | 'no-change';
   target?: string;
   turnId?: string;
   /** Commits the user made themselves after the target that this restore undoes (they stay in history). */
@@ -68,8 +69,12 @@ export interface RestorePreview {
    * the UI offers Undo Only This Turn next to Restore Everything (which takes all of it away).
    */
   later?: LaterWork;
-  /** When work landed after the turn: whether Undo Only This Turn applies cleanly, and the files it conflicts in. */
-  onlyTurn?: { conflicts: string[] };
+  /**
+   * When work landed after the turn: whether Undo Only This Turn applies cleanly, and the files it conflicts in;
+   * `noVersion` when it does not apply at all (a running or stopped turn made no version of its own to reverse:
+   * only Restore Everything to Before This Turn can undo it).
+   */
+  onlyTurn?: { conflicts: string[]; noVersion?: true };
   /** Names exactly what would run (branch, HEAD, target, turn, user commits): pass it back as `expectedPlan`. */
   fingerprint: string;
 }

@@ -10,6 +10,7 @@ import { assertConfirmed, assertConfirmedPlan } from './confirmation';
 import { admitOperation, type OperationRow } from './operationRecords';
 import { refuseIgnoredFilesInTheWay, WorktreeUpdateRefused } from './restoreEffects';
 import { type AheadOperation, makePlan } from './restorePlan';
+import type { NothingToDo } from './targetLookup';
 import type { RestoreOptions, RestoreRequest, RestoreResult } from './restoreRequest';
 import { runSaga } from './restoreSaga';
 import { changeColumn } from './changePlan';
@@ -49,7 +50,7 @@ async function planAndRun(
   const ahead: AheadOperation = { id: crypto.randomUUID(), startedAt: Date.now() };
   let plan = await makePlan(ctx, request, ahead, planOptions);
   assertConfirmedPlan(plan, options);
-  if ('nothing' in plan) return { result: plan.nothing };
+  if ('nothing' in plan) return nothingResult(plan);
   if (plan.undoTree && plan.undoTree.conflicts.length > 0) throw conflictError(plan.undoTree.conflicts);
   assertConfirmed(plan, options);
   if (plan.turn && plan.turn.recovery !== 'terminal') {
@@ -66,7 +67,7 @@ async function planAndRun(
       ahead,
       { inPlace: false },
     );
-    if ('nothing' in replanned) return { result: replanned.nothing };
+    if ('nothing' in replanned) return nothingResult(replanned);
     plan = { ...replanned, preservation: 'active-cancel' };
   }
   if (plan.clean && plan.changes.length === 0) {
@@ -159,4 +160,8 @@ async function planAndRun(
     { operation: op.id },
     { cause: error },
   );
+}
+
+function nothingResult(plan: NothingToDo): RestoreResult {
+  return plan.nothing === 'no-change' ? { result: 'no-change', turnId: plan.turnId } : { result: plan.nothing };
 }

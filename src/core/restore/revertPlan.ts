@@ -45,8 +45,9 @@ export const anyLaterWork = (l: LaterWork | null): boolean =>
   l !== null && (l.otherChatTurns + l.sameChatTurns + l.userCommits + l.reverts > 0 || l.uncommitted);
 
 /**
- * What landed after `turn` on HEAD's history, or null when its own changes cannot be told apart from the rest:
- * the turn made no version (cancelled, errored, no changes), or its version is not in HEAD's history. Read-only.
+ * What landed after `turn` on HEAD's history, or null when its own changes cannot be told apart from the rest: its
+ * version is not in HEAD's history. A turn without a version (running, stopped, errored, or one whose version could
+ * not be made) counts what landed since the HEAD it began on: Undo asks about it the same way. Read-only.
  */
 export async function laterWorkAfter(
   ctx: RepoContext,
@@ -55,13 +56,13 @@ export async function laterWorkAfter(
   clean: boolean,
   listed: Promise<CommitRange> | null = laterCommits(ctx, turn, head),
 ): Promise<LaterWork | null> {
-  if (!turn.version_commit || !turn.base_commit) return null;
+  if (!turn.base_commit) return null;
   const commits = listed === null ? [] : (await listed).commits;
   // One `log` answers both questions: what landed, and whether the version is in HEAD's history. It is exactly when
   // the range lists it: it is a descendant of every commit the range leaves out (the HEAD the turn began on was
   // there before it; `X^@` are its own parents).
   const version = turn.version_commit;
-  if (head !== version && !commits.some((c) => c.oid === version)) return null;
+  if (version !== null && head !== version && !commits.some((c) => c.oid === version)) return null;
   const laterTurns = commits
     .filter((c) => kindOfSubject(c.subject) === 'agent' && c.turn && c.turn !== turn.id)
     .map((c) => c.turn);
@@ -82,7 +83,12 @@ export async function laterWorkAfter(
  * so the range holds only the turn's own version (the parent is read from the fresh loose commit object).
  */
 export function laterCommits(ctx: RepoContext, turn: TurnRow, head: string): Promise<CommitRange> | null {
-  if (!turn.version_commit || !turn.base_commit) return null;
+  if (!turn.base_commit) return null;
+  if (!turn.version_commit) {
+    // No version: everything on HEAD's history since the HEAD the turn began on (none when HEAD is still there).
+    if (turn.base_head === head) return null;
+    return commitsSince(ctx.repo, turn.base_head === null || turn.base_head === ZERO_OID ? null : turn.base_head, head);
+  }
   const since = turn.base_head === ZERO_OID ? null : (turn.base_head ?? `${turn.version_commit}^@`);
   const onlyOwnVersion =
     head === turn.version_commit &&

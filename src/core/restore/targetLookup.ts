@@ -6,12 +6,20 @@ import { emptyTree, ZERO_OID } from '../git/workingTree';
 import { type TreeChange, treeChanges } from '../git/worktreeUpdate';
 import { assertTurnBranchUsable } from '../chats/chatBranches';
 import type { PreservationReason } from '../store/schema';
+import { changedSomething } from '../turns/turnEffect';
 import { getTurn, type TurnRow } from '../turns/turnRecords';
 import { promoteUndoTarget, redoStack, undoableTurns, undoTargetIsHot } from './historyCounts';
 import type { RestoreContent } from './restoreEffects';
 import type { RestoreRequest } from './restoreRequest';
 import { laterCommits, laterWorkAfter, revertSubject, undoTree, type UndoTree } from './revertPlan';
 import { preservationFor } from './targetOutcome';
+
+/**
+ * A restore with nothing to do, known before anything else is looked at: no turn left to undo, nothing to redo, or
+ * (`no-change`) an Undo of a turn that changed nothing, which has nothing of its own to take back (its base may hold
+ * another turn's partial work: restoring it would bring that back).
+ */
+export type NothingToDo = { nothing: 'nothing-to-undo' | 'nothing-to-redo' } | { nothing: 'no-change'; turnId: string };
 
 /** The restore's target: the commit it restores, the turn an Undo takes back, and how its partial work is kept. */
 export interface TargetLookup {
@@ -54,7 +62,9 @@ export async function lookUp(
     found.turn?.recovery === 'terminal' &&
     found.turn.version_commit;
   if (!keepsLater) onTarget?.(found);
-  const counted = request.kind === 'undo' && found.turn?.recovery === 'terminal' && !unborn;
+  // What landed after the turn is counted for every Undo target, with a version or not (a running or stopped turn's
+  // Undo asks the same question as a completed one's: issue 25).
+  const counted = request.kind === 'undo' && found.turn !== null && !unborn;
   const listed = counted ? laterCommits(ctx, found.turn!, head) : null;
   listed?.catch(() => undefined); // its failure is reported by whichever lookup awaits it
   const [later, changes, reverse] = await Promise.all([
@@ -89,7 +99,7 @@ async function lookUpTarget(
   branch: string,
   head: string,
   promote: boolean,
-): Promise<TargetLookup | { nothing: 'nothing-to-undo' | 'nothing-to-redo' }> {
+): Promise<TargetLookup | NothingToDo> {
   let target: string;
   let turn: TurnRow | null = null;
   let preservation: PreservationReason = 'none';
@@ -127,6 +137,7 @@ async function lookUpTarget(
         'invalid-input',
         'This turn has no base snapshot (it stopped before it started), so it cannot be undone.',
       );
+    if (!changedSomething(turn)) return { nothing: 'no-change', turnId: turn.id };
     target = turn.base_commit;
     preservation = found.preservation;
   } else if (request.kind === 'redo') {

@@ -1,11 +1,15 @@
 import type { TerminalOutcome } from '../outcomes';
 import type { PreservationReason } from '../store/schema';
 import type { StoreReader, StoreTx } from '../store/durableStore';
+import { workWithoutVersion } from '../turns/turnEffect';
 import type { TurnRow } from '../turns/turnRecords';
 
 /**
  * The one place that decides whether Undo preserves the dirty tree (SPEC §5.2). A running turn is cancelled by
- * Undo first (active-cancel); a durable cancelled/errored outcome preserves; completed or unknown never does.
+ * Undo first (active-cancel); a durable cancelled/errored outcome preserves, and so does a completed turn whose
+ * version could not be made (index.lock at its end, a moved branch, a crash before the commit: its work is in the
+ * tree as a stopped turn's is, issue 25); a completed turn with a version, or one that changed nothing, and an
+ * unknown outcome never do.
  *
  * Legacy rule (reference plan, narrowed to our data): a terminal turn with a NULL outcome — only possible for
  * rows written before outcomes existed — counts as cancelled only when it made no version commit AND a later
@@ -15,7 +19,13 @@ import type { TurnRow } from '../turns/turnRecords';
 export function preservationFor(r: StoreReader | StoreTx, turn: TurnRow): PreservationReason {
   if (turn.recovery !== 'terminal') return 'active-cancel';
   const outcome: TerminalOutcome | 'unknown' = turn.terminal_outcome ?? legacyOutcome(r, turn);
-  return outcome === 'cancelled' || outcome === 'errored' ? 'durable-cancelled-turn' : 'none';
+  if (outcome === 'cancelled' || outcome === 'errored') return 'durable-cancelled-turn';
+  return outcome === 'completed' && versionNotMade(turn) ? 'durable-cancelled-turn' : 'none';
+}
+
+/** A completed turn whose version was expected but not made: it recorded why (a failure), and it was not nothing. */
+function versionNotMade(turn: TurnRow): boolean {
+  return turn.version_commit === null && turn.no_version_reason !== null && workWithoutVersion(turn);
 }
 
 function legacyOutcome(r: StoreReader | StoreTx, turn: TurnRow): 'cancelled' | 'unknown' {

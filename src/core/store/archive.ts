@@ -14,6 +14,7 @@
  */
 import type { Database, SqlJsStatic } from 'sql.js';
 import { failpoint } from '../failpoints';
+import { changedSomething, type TurnEffectFields, UNDOABLE_SQL } from '../turns/turnEffect';
 import { writeFileAtomic } from './atomicWrite';
 import { lineage, scalar } from './databaseMeta';
 import { checksum, type SqlValue } from './journal';
@@ -45,6 +46,11 @@ export interface ArchiveCounts {
   undoable: Record<string, number>;
   /** Per branch, the latest created_at of an archived undoable turn (an upper bound after promotions). */
   newestUndoable?: Record<string, number>;
+  /**
+   * Per branch, the archived undoable turns with a version (what the status bar counts of them: a turn without a
+   * version is listed only while no version is newer). Absent in counts written before it existed.
+   */
+  versioned?: Record<string, number>;
 }
 
 /** The archive file does not match what the hot database names (or is missing): it is never read. */
@@ -94,7 +100,7 @@ function movablePredicate(keep: number): string {
 }
 
 /** An undoable turn (as restore/historyCounts.ts's undoableTurns selects them). */
-const UNDOABLE = 'undone_by IS NULL AND base_commit IS NOT NULL';
+const UNDOABLE = UNDOABLE_SQL;
 
 function hotColumns(db: Database): string[] {
   return (db.exec('PRAGMA main.table_info(turns)')[0]?.values ?? []).map((row) => String(row[1]));
@@ -292,14 +298,16 @@ export class TurnArchive {
           `WHERE NOT EXISTS (SELECT 1 FROM main.turns h WHERE h.id = a.id AND NOT (${where}))`;
         const undoable: Record<string, number> = {};
         const newestUndoable: Record<string, number> = {};
-        for (const [branch, n, newest] of hot.exec(
-          `SELECT branch, COUNT(*), MAX(created_at) ${onlyArchived} ` +
+        const versioned: Record<string, number> = {};
+        for (const [branch, n, newest, withVersion] of hot.exec(
+          `SELECT branch, COUNT(*), MAX(created_at), SUM(version_commit IS NOT NULL) ${onlyArchived} ` +
             `AND ${UNDOABLE} AND branch IS NOT NULL GROUP BY branch`,
         )[0]?.values ?? []) {
           undoable[String(branch)] = Number(n);
           newestUndoable[String(branch)] = Number(newest);
+          versioned[String(branch)] = Number(withVersion);
         }
-        counts = { rows: Number(scalar(hot, `SELECT COUNT(*) ${onlyArchived}`)), undoable, newestUndoable };
+        counts = { rows: Number(scalar(hot, `SELECT COUNT(*) ${onlyArchived}`)), undoable, newestUndoable, versioned };
       } catch (error) {
         try {
           hot.exec('ROLLBACK');
@@ -385,9 +393,11 @@ export function promoteRows(tx: StoreTx, rows: readonly Record<string, SqlValue>
       row.undone_by === null &&
       row.base_commit !== null &&
       typeof row.branch === 'string' &&
+      changedSomething(row as unknown as TurnEffectFields) &&
       counts.undoable[row.branch]
     ) {
       counts.undoable[row.branch]--;
+      if (row.version_commit !== null && counts.versioned?.[row.branch]) counts.versioned[row.branch]--;
     }
   }
   tx.run('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)', [COUNTS_KEY, JSON.stringify(counts)]);

@@ -22,10 +22,13 @@ export function cleanTreeBase(head: string): TurnBase {
 /**
  * What a turn's terminal write records about its version (SPEC §4.2), before any commit: 'pending' for a
  * completed turn until its commit settles it, 'recovery-required' when recovery is latched (nothing is committed
- * then), 'not-completed' for a turn that did not complete (it never gets a version).
+ * then). A turn that did not complete never gets a version: 'no-changes' when its end found the tree exactly at its
+ * base (`changed` false: it changed nothing, so it is never Undo's target), else 'not-completed' (its partial work
+ * is in the tree).
  */
-export function versionStateAtEnd(outcome: TerminalOutcome, recoveryLatched: boolean): NoVersionReason {
-  return outcome !== 'completed' ? 'not-completed' : recoveryLatched ? 'recovery-required' : 'pending';
+export function versionStateAtEnd(outcome: TerminalOutcome, recoveryLatched: boolean, changed = true): NoVersionReason {
+  if (outcome !== 'completed') return changed ? 'not-completed' : 'no-changes';
+  return recoveryLatched ? 'recovery-required' : 'pending';
 }
 
 /**
@@ -44,6 +47,35 @@ export function unchangedSinceBase(base: TurnBase, cleanHead: string): boolean {
 export function endOfChat<T>(running: readonly T[]): { last: T; older: T[] } | null {
   if (running.length === 0) return null;
   return { last: running[running.length - 1], older: running.slice(0, -1) };
+}
+
+/**
+ * An end event for a chat with no running turn: whether it re-ends the chat's latest turn. Only `errored` ever does,
+ * and only over `cancelled`: Claude Code sends StopFailure (errored) and SessionEnd (cancelled) for the same failed
+ * turn within milliseconds, in either order, so a cancel recorded first gives way to the error that follows. An
+ * outcome is never downgraded (a later cancel leaves `errored` as it is), a completed turn is never touched, and
+ * neither is a turn anything happened to since: a later prompt of its chat, an Undo, Redo or Restore that named it.
+ * Everything else is ignored, as a Stop after an interrupted prompt always was.
+ */
+export function reEnds(
+  incoming: TerminalOutcome,
+  latest: { outcome: TerminalOutcome | null; latestOfChat: boolean; actedOnSince: boolean } | null,
+): boolean {
+  return (
+    incoming === 'errored' &&
+    latest !== null &&
+    latest.outcome === 'cancelled' &&
+    latest.latestOfChat &&
+    !latest.actedOnSince
+  );
+}
+
+/**
+ * Whether an end event with no running turn may re-end one (reEnds): the full path then reads the chat's latest
+ * turn; the fast path, whose facts do not describe ended turns, leaves it to the full path.
+ */
+export function mayReEnd(incoming: TerminalOutcome): boolean {
+  return incoming === 'errored';
 }
 
 /** The order a begin ends its chat's still-running turns in, as cancelled: lowest turn number first. */

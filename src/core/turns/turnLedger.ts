@@ -16,20 +16,25 @@ import { OPERATIONS } from '../session/operationKinds';
 import { runIfFree } from '../session/operationLease';
 import { runOperation } from '../session/runOperation';
 import { agentSubject } from './promptSummary';
+import { mayReEnd, reEnds, versionStateAtEnd } from './turnDecisions';
+import { changedSince } from './workingChanges';
 import {
   getChat,
   getTurn,
   insertChatStatement,
+  latestTurnOfChat,
   insertTurnStatement,
   markTurnTerminal,
   maxTurnSeq,
   nestedNotice,
   NoVersionReason,
   openTurnsOfChat,
+  operationsNaming,
   pendingTurns,
   runStatement,
   setTurnVersion,
   touchChatStatement,
+  turnReEndedStatement,
   turnRunningStatement,
   TurnRow,
 } from './turnRecords';
@@ -184,27 +189,24 @@ export async function endTurnUnderLease(
   outcome: TerminalOutcome,
 ): Promise<EndTurnResult> {
   const ended = Date.now();
+  const before = await ctx.store.read((r) => getTurn(r, turnId));
+  if (!before) throw new AvhError('turn-unknown', 'No turn with this id exists in this repository.');
+  if (before.recovery === 'terminal') return reEndTurn(ctx, before, outcome);
+  // A turn that does not complete records, once, whether it changed anything (its end found the tree at its base):
+  // one that did not is never Undo's target (docs/design/turns-and-undo.md). In doubt it did.
+  const changed =
+    outcome === 'completed' || before.base_commit === null
+      ? true
+      : await changedSince(ctx.repo, before.base_commit).catch(() => true);
   const { turn, recovery } = await ctx.store.transaction((tx) => {
-    const row = getTurn(tx, turnId);
-    if (!row) throw new AvhError('turn-unknown', 'No turn with this id exists in this repository.');
-    if (row.recovery === 'terminal') {
-      throw new AvhError(
-        'turn-already-ended',
-        `This turn already ended (${row.terminal_outcome ?? 'outcome unknown'}); nothing was changed.`,
-      );
-    }
+    const row = getTurn(tx, turnId)!;
+    if (row.recovery === 'terminal') throw alreadyEnded(row);
     // While recovery is required the repository's state is unverified: record the outcome, commit nothing.
     const latched = readRecovery(tx) !== null;
-    markTurnTerminal(
-      tx,
-      turnId,
-      outcome,
-      outcome !== 'completed' ? 'not-completed' : latched ? 'recovery-required' : 'pending',
-      ended,
-    );
+    markTurnTerminal(tx, turnId, outcome, versionStateAtEnd(outcome, latched, changed), ended);
     return { turn: row, recovery: latched };
   });
-  ctx.log.info('turn.end', { turn: turnId, outcome });
+  ctx.log.info('turn.end', { turn: turnId, outcome, changed });
   if (outcome !== 'completed') return { turnId, outcome, version: null, excluded: [] };
   if (recovery)
     return { turnId, outcome, version: null, reason: 'recovery-required', message: RECOVERY_COPY, excluded: [] };
@@ -218,6 +220,54 @@ export async function endTurnUnderLease(
     excluded: result.excluded?.length,
   });
   return { turnId, outcome, excluded: [], ...result };
+}
+
+function alreadyEnded(row: TurnRow): AvhError {
+  return new AvhError(
+    'turn-already-ended',
+    `This turn already ended (${row.terminal_outcome ?? 'outcome unknown'}); nothing was changed.`,
+  );
+}
+
+/**
+ * An end for a turn that already ended: re-ended `errored` over `cancelled` while nothing happened since (reEnds),
+ * else refused as already ended. Only the outcome changes; what its first end recorded about its changes stays.
+ */
+async function reEndTurn(ctx: RepoContext, ended: TurnRow, outcome: TerminalOutcome): Promise<EndTurnResult> {
+  await ctx.store.transaction((tx) => {
+    const row = getTurn(tx, ended.id)!;
+    const latest = {
+      outcome: row.terminal_outcome,
+      latestOfChat: maxTurnSeq(tx, row.chat_id) === row.seq,
+      actedOnSince: row.undone_by !== null || operationsNaming(tx, row.id),
+    };
+    if (!reEnds(outcome, latest)) throw alreadyEnded(row);
+    runStatement(tx, turnReEndedStatement(row.id, outcome));
+  });
+  ctx.log.info('turn.re-end', { turn: ended.id, from: ended.terminal_outcome, outcome });
+  return { turnId: ended.id, outcome, version: null, excluded: [] };
+}
+
+/**
+ * The chat's latest turn re-ended with `outcome` when reEnds allows it (an end event that found no running turn);
+ * null when it does not, and nothing changes then.
+ */
+export function reEndLatestTurnOfChat(
+  ctx: RepoContext,
+  chatId: string,
+  outcome: TerminalOutcome,
+): Promise<EndTurnResult | null> {
+  if (!mayReEnd(outcome)) return Promise.resolve(null);
+  return runOperation(ctx, OPERATIONS.turnEnd, async () => {
+    const latest = await ctx.store.read((r) => latestTurnOfChat(r, chatId));
+    if (!latest || latest.recovery !== 'terminal') return null;
+    try {
+      return await reEndTurn(ctx, latest, outcome);
+    } catch (error) {
+      if (isAvhError(error, 'turn-already-ended')) return null;
+      throw error;
+    }
+  });
 }
 
 const RECOVERY_COPY =

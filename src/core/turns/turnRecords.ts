@@ -74,6 +74,16 @@ export function openTurnsOfChat(r: StoreReader | StoreTx, chatId: string): TurnR
   return r.all<TurnRow>("SELECT * FROM turns WHERE chat_id = ? AND recovery <> 'terminal' ORDER BY seq", [chatId]);
 }
 
+/** The chat's turn with the highest number, if any. */
+export function latestTurnOfChat(r: StoreReader | StoreTx, chatId: string): TurnRow | undefined {
+  return r.get<TurnRow>('SELECT * FROM turns WHERE chat_id = ? ORDER BY seq DESC LIMIT 1', [chatId]);
+}
+
+/** Whether an Undo, Redo or Restore (in any state) named the turn. */
+export function operationsNaming(r: StoreReader | StoreTx, turnId: string): boolean {
+  return r.get<{ x: number }>('SELECT 1 AS x FROM operations WHERE turn_id = ? LIMIT 1', [turnId]) !== undefined;
+}
+
 /** The chat's highest turn number (0 before its first turn). */
 export function maxTurnSeq(r: StoreReader | StoreTx, chatId: string): number {
   return r.get<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM turns WHERE chat_id = ?', [chatId])?.seq ?? 0;
@@ -162,6 +172,16 @@ export function turnTerminalStatement(
       "UPDATE turns SET recovery = 'terminal', terminal_outcome = ?, no_version_reason = ?, ended_at = ? WHERE " +
       'id = ?',
     params: [outcome, noVersionReason, endedAt, id],
+  };
+}
+
+/** A cancelled turn re-ended with another outcome (turnDecisions.ts reEnds decides when); nothing else changes. */
+export function turnReEndedStatement(id: string, outcome: TerminalOutcome): JournalStatement {
+  return {
+    sql:
+      "UPDATE turns SET terminal_outcome = ? WHERE id = ? AND recovery = 'terminal' AND terminal_outcome = " +
+      "'cancelled'",
+    params: [outcome, id],
   };
 }
 

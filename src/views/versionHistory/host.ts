@@ -43,6 +43,8 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
   private refreshing: Promise<void> = Promise.resolve();
   private refreshQueued = false;
   private readonly disposables: vscode.Disposable[] = [];
+  /** The working tree watch held while the view shows a running or stopped turn (its files changed so far). */
+  private live: { controller: RepositoryController; watch: vscode.Disposable } | null = null;
   /** What the message handlers see of this provider. */
   private readonly host: ViewHost;
 
@@ -106,6 +108,7 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
     view.onDidChangeVisibility(
       () => {
         if (view.visible) this.onShown();
+        else void this.followWorkingTree(this.lastView);
       },
       undefined,
       this.disposables,
@@ -176,9 +179,34 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
       this.lastView = view;
       this.post({ type: 'didChangeVersions', view });
       await this.postAgents();
+      await this.followWorkingTree(view);
       if (view.kind === 'blocked' && !wasBlocked && this.view?.visible) this.resurfaceRecovery();
     });
     return this.refreshing;
+  }
+
+  /**
+   * While the view is shown with a running or stopped turn above the versions, the repository's working tree is
+   * watched and each change (debounced by the controller) refreshes the view, so its files changed so far follow the
+   * agent; otherwise nothing is watched. Git runs only on those refreshes, never on a timer.
+   */
+  private async followWorkingTree(view: VersionsView): Promise<void> {
+    const wanted =
+      this.view?.visible === true &&
+      view.kind === 'versions' &&
+      (view.openTurns ?? []).some((t) => t.state !== 'no-change');
+    const controller = wanted ? await this.choice.controller().catch(() => null) : null;
+    if (this.live && this.live.controller !== controller) {
+      this.live.watch.dispose();
+      this.live = null;
+    }
+    if (controller && !this.live) {
+      const watch = vscode.Disposable.from(
+        controller.watchWorkingTree(),
+        controller.onDidChangeWorkingTree(() => void this.refresh()),
+      );
+      this.live = { controller, watch };
+    }
   }
 
   private async compute(): Promise<VersionsView> {
@@ -268,11 +296,17 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
     html: string;
     warnings: number;
     lostChats: number;
+    openTurns: { id: string; state: string; filesChanged: number | null; canUndo: boolean }[];
+    /** Whether the working tree is watched now (a running or stopped turn is shown). */
+    live: boolean;
   } {
     const rows = this.lastView.kind === 'versions' ? this.lastView.rows : [];
+    const open = this.lastView.kind === 'versions' ? (this.lastView.openTurns ?? []) : [];
     const notices =
       this.lastView.kind === 'versions' || this.lastView.kind === 'empty' ? this.lastView.notices : undefined;
     return {
+      openTurns: open.map((t) => ({ id: t.id, state: t.state, filesChanged: t.filesChanged, canUndo: t.canUndo })),
+      live: this.live !== null,
       warnings: notices?.warnings.length ?? 0,
       lostChats: notices?.chats.length ?? 0,
       resolved: this.view !== undefined,
@@ -285,6 +319,8 @@ export class HistoryViewProvider implements vscode.WebviewViewProvider, vscode.D
   }
 
   dispose(): void {
+    this.live?.watch.dispose();
+    this.live = null;
     for (const d of this.disposables) d.dispose();
   }
 }

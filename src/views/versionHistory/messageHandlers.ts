@@ -4,8 +4,10 @@
 import type { RestoreTitle, RestoreRunner } from '../../vscode/restoreCommands';
 import type { BranchLossUi } from '../../vscode/branchLoss';
 import type { RepositoryController } from '../../vscode/repositoryController';
+import { AvhError } from '../../core/errors';
 import { showVersionChanges } from '../../vscode/versionChanges';
 import { showLinesOwned } from '../../vscode/blameCommands';
+import { showTurnChangesSoFar } from './turnChanges';
 import type { ReadmeSection, VersionsView, WebviewCommand, WebviewRequest } from './protocol';
 
 /** Versions sent at first; each "load more" adds five pages. */
@@ -72,6 +74,13 @@ export const REQUEST_HANDLERS: HandlerMap<WebviewRequest, Promise<void>> = {
     const view = host.lastView();
     const row = view.kind === 'versions' ? view.rows.find((r) => r.oid === oid) : undefined;
     await showVersionChanges(controller, oid, row?.label ?? 'Version');
+  },
+  showTurnChanges: async (host, { turnId }) => {
+    const controller = await host.controller();
+    const view = host.lastView();
+    const turn = view.kind === 'versions' ? view.openTurns?.find((t) => t.id === turnId) : undefined;
+    if (!turn) throw new AvhError('invalid-input', 'This turn is no longer listed above the versions.');
+    await showTurnChangesSoFar(controller, turnId, turn.label);
   },
   undo: (host, { turnId }) => runRestore(host, 'Undo Agent Turn', { kind: 'undo', turnId }),
   showOwnedLines: async (host, { turnId }) => {

@@ -30,6 +30,8 @@ export const WEBVIEW_MESSAGE = v.variant('type', [
   v.strictObject({ type: v.literal('connectAgent'), agent: v.optional(AGENT_NAME) }),
   v.strictObject({ type: v.literal('checkAgentConnections') }),
   v.strictObject({ type: v.literal('showChanges'), id: REQUEST_ID, oid: OID }),
+  // A turn listed above the versions: its base snapshot against the working tree (what its Undo takes back).
+  v.strictObject({ type: v.literal('showTurnChanges'), id: REQUEST_ID, turnId: TURN_ID }),
   v.strictObject({ type: v.literal('undo'), id: REQUEST_ID, turnId: TURN_ID }),
   // Issue 26: the lines of the working tree a turn still owns (count and files), shown by the host.
   v.strictObject({ type: v.literal('showOwnedLines'), id: REQUEST_ID, turnId: TURN_ID }),
@@ -113,6 +115,33 @@ export const VERSION_ROW = v.object({
 });
 export type VersionRow = v.InferOutput<typeof VERSION_ROW>;
 
+/**
+ * What a turn listed above the versions is (SPEC §8): running; ended without a version with its work still in the
+ * tree (`stopped` by the user, `errored`, or `unrecorded`: it completed but its version could not be made); or
+ * `no-change`: it changed nothing (a question), listed quietly, never Undo's target.
+ */
+const OPEN_TURN_STATE = v.picklist(['running', 'stopped', 'errored', 'unrecorded', 'no-change']);
+export type OpenTurnState = v.InferOutput<typeof OPEN_TURN_STATE>;
+
+/** A turn that is not (yet) a version, listed above the versions: what Undo acts on first. */
+const OPEN_TURN = v.object({
+  id: v.string(),
+  chatId: v.string(),
+  chatTitle: NULLABLE_STRING,
+  agent: NULLABLE_STRING,
+  /** The first line of the prompt, as its version would be named. */
+  label: v.string(),
+  state: OPEN_TURN_STATE,
+  /** When it began and when it ended (null while running), milliseconds since the epoch. */
+  startedAt: v.number(),
+  endedAt: v.nullable(v.number()),
+  /** Files where the working tree differs from its base snapshot now; null when not counted. */
+  filesChanged: v.nullable(v.number()),
+  /** Its Undo is offered (and counted in the status bar's undo:N); false for a turn that changed nothing. */
+  canUndo: v.boolean(),
+});
+export type OpenTurn = v.InferOutput<typeof OPEN_TURN>;
+
 /** A warning entry: the conversation continues on `newBranch`; the code changes of `oldBranch` were not recovered. */
 const BRANCH_WARNING = v.object({
   chatId: v.string(),
@@ -159,6 +188,8 @@ function versionsViewOf<TRows extends v.GenericSchema<unknown, unknown[]>>(rows:
       canRedo: v.boolean(),
       hasTurns: v.boolean(),
       notices: v.optional(BRANCH_NOTICES),
+      /** The turns above the versions, newest first; absent when there are none. */
+      openTurns: v.optional(v.array(OPEN_TURN)),
     }),
   ]);
 }

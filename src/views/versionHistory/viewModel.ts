@@ -6,20 +6,27 @@ import { isAvhError } from '../../core/errors';
 import { readVersionLog } from '../../core/git/versionLog';
 import type { TerminalOutcome } from '../../core/outcomes';
 import { readRecovery } from '../../core/recovery/recoveryLatch';
-import { isUndoable, redoStack } from '../../core/restore/historyCounts';
-import { kindOfSubject } from '../../core/turns/promptSummary';
+import { isUndoable, redoStack, turnsAboveVersions, type TurnsAboveVersions } from '../../core/restore/historyCounts';
+import { agentSubject, kindOfSubject } from '../../core/turns/promptSummary';
 import { readSymbolicHead } from '../../core/turns/turnLedger';
+import { getChat, type TurnRow } from '../../core/turns/turnRecords';
+import type { StoreReader } from '../../core/store/durableStore';
+import { workingChanges } from '../../core/turns/workingChanges';
+import type { ChangedFile } from '../../core/git/versionLog';
 import { BLOCKED_MESSAGE } from './copy';
-import type { BranchNotices, VersionRow, VersionsView } from './protocol';
+import type { BranchNotices, OpenTurn, OpenTurnState, VersionRow, VersionsView } from './protocol';
 
 interface TurnJoinRow {
   id: string;
   chat_id: string;
   agent: string | null;
+  recovery: string;
   terminal_outcome: TerminalOutcome | null;
   undone_by: string | null;
   branch: string | null;
   base_commit: string | null;
+  version_commit: string | null;
+  no_version_reason: string | null;
   title: string | null;
 }
 
@@ -55,7 +62,8 @@ export async function buildVersionsView(ctx: RepoContext, limit: number): Promis
         const chunk = ids.slice(i, i + IDS_PER_QUERY);
         turns.push(
           ...r.all<TurnJoinRow>(
-            `SELECT t.id, t.chat_id, t.agent, t.terminal_outcome, t.undone_by, t.branch, t.base_commit, c.title
+            `SELECT t.id, t.chat_id, t.agent, t.recovery, t.terminal_outcome, t.undone_by, t.branch, t.base_commit,
+              t.version_commit, t.no_version_reason, c.title
          FROM turns t LEFT JOIN chats c ON c.id = t.chat_id WHERE t.id IN (${chunk.map(() => '?').join(',')})`,
             chunk,
           ),
@@ -67,6 +75,7 @@ export async function buildVersionsView(ctx: RepoContext, limit: number): Promis
         canRedo: branch ? redoStack(r, branch, head).length > 0 : false,
         // Each chat's newest turn stays hot, so the hot table is empty only when the archive is too.
         anyTurn: r.get<{ x: number }>('SELECT 1 AS x FROM turns LIMIT 1') !== undefined,
+        ...aboveWithTitles(r, branch),
       };
     },
     { history: true },
@@ -119,7 +128,80 @@ export async function buildVersionsView(ctx: RepoContext, limit: number): Promis
   });
   const noticed = notices ? { notices } : {};
   if (rows.length === 0 && !joined.anyTurn) return { kind: 'empty', branch, ...noticed };
-  return { kind: 'versions', branch, rows, hasMore, canRedo: joined.canRedo, hasTurns: joined.anyTurn, ...noticed };
+  const openTurns = joined.above ? await openTurnsOf(ctx, joined.above, joined.chatTitles, commits[0]?.time) : [];
+  return {
+    kind: 'versions',
+    branch,
+    rows,
+    hasMore,
+    canRedo: joined.canRedo,
+    hasTurns: joined.anyTurn,
+    ...noticed,
+    ...(openTurns.length > 0 ? { openTurns } : {}),
+  };
+}
+
+/** The turns above the versions (none without a branch) and the titles of their chats. */
+function aboveWithTitles(r: StoreReader, branch: string | null) {
+  const above = branch ? turnsAboveVersions(r, branch) : null;
+  const chats = [
+    ...new Set([...(above?.running ?? []), ...(above?.stopped ?? []), ...(above?.quiet ?? [])].map((t) => t.chat_id)),
+  ];
+  const chatTitles = new Map<string, string | null>();
+  for (const id of chats) chatTitles.set(id, getChat(r, id)?.title ?? null);
+  return { above, chatTitles };
+}
+
+/**
+ * The turns above the versions, newest first, each running or stopped one with the files it changed so far (its
+ * base snapshot against the working tree: one status for all of them, no object written). A turn that changed
+ * nothing is listed only while no commit is newer (`headTime`, seconds: the HEAD commit's time). A failure to count
+ * leaves the counts out and is logged content-free; the rows stay.
+ */
+async function openTurnsOf(
+  ctx: RepoContext,
+  above: TurnsAboveVersions,
+  chatTitles: ReadonlyMap<string, string | null>,
+  headTime: number | undefined,
+): Promise<OpenTurn[]> {
+  const live = [...above.running, ...above.stopped];
+  let counted: Map<string, ChangedFile[]> | null = null;
+  if (live.length > 0) {
+    try {
+      counted = (
+        await workingChanges(
+          ctx.repo,
+          live.map((t) => t.base_commit!),
+        )
+      ).changes;
+    } catch (error) {
+      ctx.log.warn('view.changes-so-far-failed', { reason: isAvhError(error) ? error.reason : 'unexpected' });
+    }
+  }
+  const row = (t: TurnRow, state: OpenTurnState): OpenTurn => ({
+    id: t.id,
+    chatId: t.chat_id,
+    chatTitle: chatTitles.get(t.chat_id) ?? null,
+    agent: t.agent,
+    label: agentSubject(t.prompt).slice('[Agent] '.length),
+    state,
+    startedAt: t.created_at,
+    endedAt: t.ended_at,
+    filesChanged: state === 'no-change' ? null : (counted?.get(t.base_commit!)?.length ?? null),
+    canUndo: state !== 'no-change',
+  });
+  return [
+    ...above.running.map((t) => row(t, 'running')),
+    ...above.stopped.map((t) => row(t, stoppedState(t))),
+    ...above.quiet
+      .filter((t) => headTime === undefined || (t.ended_at ?? t.created_at) >= headTime * 1000)
+      .map((t) => row(t, 'no-change')),
+  ].sort((a, b) => b.startedAt - a.startedAt);
+}
+
+function stoppedState(turn: TurnRow): OpenTurnState {
+  if (turn.terminal_outcome === 'errored') return 'errored';
+  return turn.terminal_outcome === 'completed' ? 'unrecorded' : 'stopped';
 }
 
 /**
