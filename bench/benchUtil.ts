@@ -1,12 +1,13 @@
 /**
- * Shared helpers for the git benchmarks: a raw git spawn (the baseline), statistics, the synthetic repository
- * builder, a PATH shim that counts git processes, and a spawn wrapper that times every git call.
+ * Shared helpers for the git benchmarks: the raw git baseline (started exactly as the product starts git), statistics,
+ * the synthetic repository builder, a PATH shim that counts git processes, and a trace that times every git call.
  */
 import * as childProcess from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readyLauncher } from '../src/core/git/gitLauncher';
-import { configureGitExecutable } from '../src/core/git/gitRunner';
+import { configureGitExecutable, gitExecutable } from '../src/core/git/gitRunner';
+import { spawnCollect, type SpawnOutcome } from '../src/core/git/spawnCollect';
 
 type LaunchRequestFields = { args: string[]; env: NodeJS.ProcessEnv };
 
@@ -16,38 +17,31 @@ export interface Spawned {
   stderr: string;
 }
 
+const RAW_TIMEOUT_MS = 10 * 60_000;
+
 /**
- * The raw baseline: `git <args>` spawned directly (no shell, no wrapper), as a user's terminal would run it.
- * Rejects when git exits non-zero.
+ * The raw baseline: `git <args>` and nothing else, started the way the product starts its git in this process (the
+ * same executable; through the git launcher when one runs, as every git of the product's then goes: the bench starts
+ * one; else spawned by the same spawnCollect). So a ratio compares our work with git's, never two ways of starting
+ * a process: a spawn from this large process costs several times one from the launcher (spawnProbe). The user's
+ * environment (no LC_ALL=C or prompt switches of ours). Rejects when git exits non-zero.
  */
-export function git(
+export async function git(
   cwd: string,
   args: readonly string[],
   options: { env?: Record<string, string>; input?: string } = {},
 ): Promise<Spawned> {
-  return new Promise((resolve, reject) => {
-    const child = childProcess.spawn('git', args as string[], {
-      cwd,
-      env: options.env ? { ...process.env, ...options.env } : process.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (d: Buffer) => out.push(d));
-    child.stderr.on('data', (d: Buffer) => err.push(d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const result = {
-        code: code ?? -1,
-        stdout: Buffer.concat(out).toString('utf8'),
-        stderr: Buffer.concat(err).toString('utf8'),
-      };
-      if (result.code === 0) resolve(result);
-      else reject(new Error(`git ${args.join(' ')} exited ${result.code}: ${result.stderr.trim()}`));
-    });
-    child.stdin.on('error', () => {});
-    child.stdin.end(options.input ?? '');
-  });
+  const env = options.env ? { ...process.env, ...options.env } : process.env;
+  const request = { cwd, env, input: options.input, timeoutMs: RAW_TIMEOUT_MS };
+  const executable = gitExecutable(cwd);
+  const launcher = readyLauncher();
+  const outcome: SpawnOutcome | { kind: 'launcher-gone' } = launcher
+    ? await launcher.run({ git: executable, args: [...args], ...request })
+    : await spawnCollect(executable, args, request);
+  if (outcome.kind !== 'closed') throw new Error(`git ${args.join(' ')} did not run (${outcome.kind})`);
+  const result = { code: outcome.code, stdout: outcome.stdout, stderr: outcome.stderr };
+  if (result.code !== 0) throw new Error(`git ${args.join(' ')} exited ${result.code}: ${result.stderr.trim()}`);
+  return result;
 }
 
 export const now = () => performance.now();
@@ -322,7 +316,12 @@ export interface CoreTrace {
   storeTx: number[];
   /** Durations of each store read. */
   storeRead: number[];
+  /** Each store transaction and read as [start, end] on the trace's clock (they may overlap git calls). */
+  storeSpans: Span[];
 }
+
+/** [start, end] in ms on one clock. */
+export type Span = readonly [number, number];
 
 /**
  * Runs `fn`, timing every git process started through child_process.spawn (spawn → 'close') and, when `store`
@@ -336,14 +335,18 @@ export async function traceGitCalls(fn: () => Promise<unknown>, store?: Traceabl
   const calls: GitCall[] = [];
   const storeTx: number[] = [];
   const storeRead: number[] = [];
+  const storeSpans: Span[] = [];
   const originalTx = store?.transaction;
   const originalRead = store?.read;
+  let t0 = now();
   const timedMethod = (method: (...args: never[]) => Promise<unknown>, sink: number[]) =>
     function (this: unknown, ...args: never[]) {
       const started = now();
       const result = method.apply(this, args);
       const done = () => {
-        sink.push(now() - started);
+        const ended = now();
+        sink.push(ended - started);
+        storeSpans.push([started - t0, ended - t0]);
       };
       result.then(done, done);
       return result;
@@ -354,7 +357,7 @@ export async function traceGitCalls(fn: () => Promise<unknown>, store?: Traceabl
     store.transaction = timedMethod(originalTx, storeTx);
     store.read = timedMethod(originalRead, storeRead);
   }
-  const t0 = now();
+  t0 = now();
   cp.spawn = ((command: string, args: readonly string[], options: childProcess.SpawnOptions) => {
     const startMs = now() - t0;
     const child = original(command, args as string[], options);
@@ -418,16 +421,21 @@ export async function traceGitCalls(fn: () => Promise<unknown>, store?: Traceabl
       else delete bag.read;
     }
   }
-  return { totalMs: now() - t0, calls, storeTx, storeRead };
+  return { totalMs: now() - t0, calls, storeTx, storeRead, storeSpans };
 }
 
 /** Wall time covered by at least one git process (calls may overlap). */
 export function gitWallMs(calls: readonly GitCall[]): number {
-  const spans = calls.map((c) => [c.startMs, c.endMs] as const).sort((a, b) => a[0] - b[0]);
+  return unionMs(calls.map((c) => [c.startMs, c.endMs] as const));
+}
+
+/** Wall time covered by at least one of `spans` (they may overlap: a sum would count the overlap twice). */
+export function unionMs(spans: readonly Span[]): number {
+  const sorted = [...spans].sort((a, b) => a[0] - b[0]);
   let total = 0;
   let curStart = -1;
   let curEnd = -1;
-  for (const [s, e] of spans) {
+  for (const [s, e] of sorted) {
     if (s > curEnd) {
       if (curEnd > curStart) total += curEnd - curStart;
       curStart = s;
@@ -442,7 +450,8 @@ export function gitWallMs(calls: readonly GitCall[]): number {
 
 /**
  * What one git process costs from this process right now: RSS (fork cost grows with it), the synchronous
- * spawn() call, and a whole `git --version` spawn → close. Medians of 11.
+ * spawn() call, and a whole `git --version` spawn → close; and the same `git --version` as both sides of every
+ * comparison start it (git(): through the launcher when one runs). Medians of 11.
  */
 export async function spawnProbe(): Promise<{ rssMb: number; spawnMs: number; processMs: number; text: string }> {
   const syncTimes: number[] = [];
@@ -459,15 +468,19 @@ export async function spawnProbe(): Promise<{ rssMb: number; spawnMs: number; pr
     });
     totalTimes.push(now() - started);
   }
+  const launched: number[] = [];
+  for (let i = 0; i < 11; i++) launched.push(await timed(() => git(process.cwd(), ['--version'])));
   const rssMb = process.memoryUsage().rss / 1048576;
   const spawnMs = median(syncTimes);
   const processMs = median(totalTimes);
+  const how = readyLauncher() ? 'through the git launcher' : 'spawned by spawnCollect';
   return {
     rssMb,
     spawnMs,
     processMs,
     text:
-      `bench process RSS ${rssMb.toFixed(0)} MB; one \`git --version\` from it costs ${ms(processMs)} spawn → close, ` +
-      `of which the synchronous \`spawn()\` call ${ms(spawnMs)}`,
+      `bench process RSS ${rssMb.toFixed(0)} MB; one \`git --version\` spawned from it costs ${ms(processMs)} spawn → ` +
+      `close, of which the synchronous \`spawn()\` call ${ms(spawnMs)}; started as both sides of every comparison ` +
+      `here start git (${how}) ${ms(median(launched))}`,
   };
 }

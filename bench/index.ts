@@ -1,22 +1,62 @@
 /**
- * `npm run bench`: every benchmark section in one run. Prints markdown and writes bench/RESULTS.md.
+ * `npm run bench`: every benchmark section in one run; prints markdown and writes bench/RESULTS.md.
+ *
+ * The sections are SECTIONS below, one line each, run and printed in that order. Adding one: a file
+ * bench/<name>Bench.ts exporting a runner that returns its markdown (and goal rows, if any), and one line here that
+ * adapts the runner's result to `{ markdown, goals }` (bench/benchSection.ts). A section needing the real-VS-Code
+ * harness says so (`needs: HARNESS`): scripts/vscode/setup.sh installs it first (idempotent, as `npm test` runs it).
+ *
+ * Sections are independent: one that fails (or whose setup failed) is reported in its place in RESULTS.md with its
+ * error, the others' figures are kept, and the run exits 1 at the end. RESULTS.md is written again after every
+ * section, so an interrupted run keeps what finished.
+ *
  * AVH_BENCH_QUICK=1 runs tiny repositories with few repetitions (for working on the bench itself) and writes
- * bench/.work/RESULTS.quick.md instead. AVH_BENCH_ONLY=undo,revert,health runs only those git sections on the medium
- * repository (for working on one part) and writes bench/.work/RESULTS.only.md.
+ * bench/.work/RESULTS.quick.md instead. AVH_BENCH_ONLY=<names> runs only those sections (secrets,hook,…) or parts of
+ * the git section on the medium repository (undo,revert,health), and writes bench/.work/RESULTS.only.md.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { gitLauncherReady, startGitLauncher } from '../src/core/git/gitLauncher';
-import { GoalRow, runGitBench } from './gitBench';
-import { runStoreBench } from './storeBench';
-import { runSecretsBench } from './secretsBench';
-import { runViewBench } from './viewBench';
+import type { BenchContext, BenchSection, GoalRow, SectionResult } from './benchSection';
+import { GIT_PARTS, runGitBench } from './gitBench';
 import { runHookBench } from './hookBench';
+import { runSecretsBench } from './secretsBench';
+import { runStoreSection } from './storeBench';
+import { runViewBench } from './viewBench';
+
+const HARNESS = 'vscode-harness';
+
+/** The sections, in the order they run and print: one line each (see the header). */
+const SECTIONS: readonly BenchSection[] = [
+  { name: 'git', title: 'Git operations (issues 2, 3, 12)', run: runGitSection },
+  { name: 'view', title: 'Version History view', needs: HARNESS, run: (c) => runViewBench(c).then(asSection) },
+  { name: 'secrets', title: 'Secret check in version commits (issue 15)', run: runSecretsSection },
+  { name: 'hook', title: 'Hook events (issue 12)', run: (c) => runHookBench(c).then(asSection) },
+  { name: 'store', title: 'Durable state store', run: runStoreSection },
+];
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const COMMAND = 'npm run bench';
+const started = performance.now();
+
+/** A runner's result as a section's: its markdown (a string, or `section` / `markdown`) and its goal rows. */
+function asSection(
+  result: string | { section?: string; markdown?: string; goals?: readonly GoalRow[] },
+): SectionResult {
+  if (typeof result === 'string') return { markdown: result };
+  return { markdown: result.section ?? result.markdown ?? '', goals: result.goals };
+}
+
+async function runGitSection(context: BenchContext): Promise<SectionResult> {
+  const { sections, goals } = await runGitBench({ ...context, only: context.gitParts });
+  return { markdown: sections.join('\n'), goals };
+}
+
+async function runSecretsSection(context: BenchContext): Promise<SectionResult> {
+  const { markdown, goal } = await runSecretsBench(context.workDir, context.quick, context.progress);
+  return { markdown, goals: [{ id: '15.1', ...goal }] };
+}
 
 function sh(command: string, args: string[]): string {
   try {
@@ -38,58 +78,41 @@ function progress(line: string): void {
   process.stderr.write(`[bench ${seconds} s] ${line}\n`);
 }
 
-const started = performance.now();
+/** What a section came to: its result, its failure, or not yet run. */
+type Outcome =
+  | { kind: 'pending' }
+  | { kind: 'done'; result: SectionResult; seconds: number; load: string }
+  | { kind: 'failed'; error: string; seconds: number; load: string };
 
-/**
- * The store benchmark's markdown (runStoreBench() from bench/storeBench.ts), run through that module's own entry
- * point in a new Node process: sql.js's wasm memory never shrinks, so running it here would leave this process
- * larger (and every later fork slower), and it measures wasm initialization cold, as the CLI sees it.
- * Falls back to calling runStoreBench() in this process if the child fails to start.
- */
-async function storeSection(): Promise<string> {
-  const script = path.join(__dirname, 'storeBench.js');
-  try {
-    return execFileSync(process.execPath, [script], {
-      encoding: 'utf8',
-      maxBuffer: 64 * 1024 * 1024,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-  } catch (error) {
-    progress(
-      `store bench child process failed (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); running it in this process`,
-    );
-    return runStoreBench();
-  }
+/** Installs the real-VS-Code harness (scripts/vscode/setup.sh, idempotent); returns why it failed, or null. */
+function installHarness(): string | null {
+  progress('installing what the Chromium section needs (scripts/vscode/setup.sh, idempotent)…');
+  const r = spawnSync('bash', [path.join(ROOT, 'scripts/vscode/setup.sh')], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  process.stderr.write(`${r.stdout ?? ''}${r.stderr ?? ''}`);
+  if (r.status === 0) return null;
+  const said = `${r.stdout ?? ''}${r.stderr ?? ''}`.split('\n').filter(Boolean).slice(-6).join('\n');
+  return `scripts/vscode/setup.sh failed (exit ${r.status ?? r.signal}); the last lines it printed:\n${said}`;
 }
 
-/** Reads the store goals (issue 2) out of the store section's table, by column name. */
-function storeGoals(markdown: string): GoalRow[] {
-  const lines = markdown.split('\n').filter((l) => l.startsWith('|'));
-  const header = lines[0]?.split('|').map((c) => c.trim()) ?? [];
-  const col = (name: RegExp) => header.findIndex((c) => name.test(c));
-  const p50 = col(/^write p50$/);
-  const p99 = col(/^write p99$/);
-  const open = col(/open/);
-  const cell = (turns: string, index: number): number => {
-    const row = lines.find((l) => l.split('|')[1]?.trim() === turns);
-    const text = row?.split('|')[index]?.trim() ?? '';
-    const match = /([\d.]+)\s*ms/.exec(text);
-    return match ? Number(match[1]) : NaN;
+/** Which sections run, and which git parts: from AVH_BENCH_ONLY (names of sections or of git parts). */
+function selection(): { sections: readonly BenchSection[]; gitParts?: string[] } {
+  const names = process.env.AVH_BENCH_ONLY?.split(',').filter(Boolean);
+  if (!names) return { sections: SECTIONS };
+  const unknown = names.filter((n) => !SECTIONS.some((s) => s.name === n) && !GIT_PARTS.includes(n));
+  if (unknown.length > 0)
+    throw new Error(
+      `AVH_BENCH_ONLY: unknown ${unknown.join(', ')}; sections: ${SECTIONS.map((s) => s.name).join(', ')}; ` +
+        `git parts: ${GIT_PARTS.join(', ')}`,
+    );
+  const gitParts = names.filter((n) => GIT_PARTS.includes(n));
+  return {
+    sections: SECTIONS.filter((s) => names.includes(s.name) || (s.name === 'git' && gitParts.length > 0)),
+    gitParts: gitParts.length > 0 ? gitParts : undefined,
   };
-  const row = (measure: string, goalMs: number | null, value: number, extra = ''): GoalRow => ({
-    id: '2.4',
-    measure,
-    goal: goalMs === null ? '—' : `≤ ${goalMs} ms`,
-    measured: Number.isFinite(value) ? `${value} ms${extra}` : 'see the store section',
-    pass: goalMs === null || !Number.isFinite(value) ? null : value <= goalMs,
-  });
-  const p99At = (turns: string) => (p99 > 0 ? `, p99 ${cell(turns, p99)} ms` : '');
-  return [
-    row('Durable turn write p50, 1k turns', null, cell('1,000', p50), p99At('1,000')),
-    row('Durable turn write p50, 10k turns', 5, cell('10,000', p50), p99At('10,000')),
-    row('Durable turn write p50, 100k turns', 20, cell('100,000', p50), p99At('100,000')),
-    row('Store load (open in a new process), 100k turns', 150, open > 0 ? cell('100,000', open) : NaN),
-  ];
 }
 
 function goalsTable(goals: readonly GoalRow[]): string {
@@ -101,37 +124,134 @@ function goalsTable(goals: readonly GoalRow[]): string {
   ].join('\n');
 }
 
+function sectionMarkdown(section: BenchSection, outcome: Outcome): string {
+  switch (outcome.kind) {
+    case 'pending':
+      return `## ${section.title}\n\n_Not run yet (this file is written again after every section)._\n`;
+    case 'failed':
+      return [
+        `## ${section.title} — section failed`,
+        '',
+        `The \`${section.name}\` section failed after ${outcome.seconds.toFixed(0)} s (load average ${outcome.load}); ` +
+          'the other sections ran as usual. Its error:',
+        '',
+        '```',
+        outcome.error,
+        '```',
+        '',
+      ].join('\n');
+    case 'done':
+      return [
+        outcome.result.markdown.trimEnd(),
+        '',
+        `_The \`${section.name}\` section took ${outcome.seconds.toFixed(0)} s; load average (1, 5, 15 min) at its end: ` +
+          `${outcome.load}._`,
+        '',
+      ].join('\n');
+  }
+}
+
+function render(
+  run: { date: string; quick: boolean; loadBefore: string; finished: boolean },
+  sections: readonly BenchSection[],
+  outcomes: ReadonlyMap<string, Outcome>,
+): string {
+  const goals = sections.flatMap((s) => {
+    const o = outcomes.get(s.name);
+    return o?.kind === 'done' ? [...(o.result.goals ?? [])] : [];
+  });
+  goals.sort((a, b) => a.id.localeCompare(b.id, 'en', { numeric: true }));
+  const missing = sections.filter((s) => outcomes.get(s.name)?.kind !== 'done').map((s) => `\`${s.name}\``);
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+  const header = [
+    '# Benchmark results',
+    '',
+    `- Date: ${run.date}${run.quick ? ' — **QUICK MODE (tiny repositories, not the real figures)**' : ''}`,
+    `- Machine: ${sh('nproc', [])} cores (\`nproc\`), ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GB memory, ` +
+      `${os.type()} ${os.release()}`,
+    `- ${sh('git', ['--version'])}; Node ${process.version}`,
+    '- Command: `npm run bench` (= `npm run build && npm run compile && node out/bench/index.js`, which first runs ' +
+      '`scripts/vscode/setup.sh` for the Chromium section), run from the repository root',
+    `- Load average (1, 5, 15 min) at start: ${run.loadBefore}; ${run.finished ? 'at end' : 'now'}: ${loadAverage()}. ` +
+      'Other processes (tests) may share this machine, so absolute times are noisy; ratios are measured alternately ' +
+      'in the same loop. Each section ends with the load average at its end.',
+    `- ${run.finished ? 'Whole run' : 'Running for'}: ${seconds.toFixed(0)} s` +
+      (run.finished ? '' : ' — **this run has not finished; the sections below not run yet are marked so**'),
+    '',
+    '**How to read this.** Every figure compares the product with raw git doing the same job, measured in the ' +
+      'same run on the same repository with the variants alternating in one loop (order swapped each ' +
+      'repetition, state reset between them untimed), so machine load affects both sides alike; the ratio is the ' +
+      'figure that matters, absolute milliseconds vary with the machine. Times are wall-clock in this Node process ' +
+      'around one call, warm page cache, after one discarded warm-up; p50 is the median, p99 the nearest-rank 99th ' +
+      'percentile (with fewer than 100 repetitions it is the slowest run). "Raw" means the same `git` command and ' +
+      'nothing else, started exactly as the product starts its own git here: the same executable, through the same git ' +
+      'launcher process (the extension host starts one; spawning from this large process would cost every raw command ' +
+      'several milliseconds more, the cost the launcher exists to avoid). Git processes are counted with a PATH shim ' +
+      '(a `git` script that logs its command line and execs the real git). Where a goal is missed, the section breaks ' +
+      "the product's time down per git call (timed from send to answer in the bench) and shows what is left outside " +
+      'git as the wall-clock union: git calls that run side by side count once, never a negative remainder.',
+    '',
+    '## Goals',
+    '',
+    goalsTable(goals),
+    ...(missing.length > 0 ? ['', `Goals of sections without a result are missing: ${missing.join(', ')}.`] : []),
+    '',
+  ].join('\n');
+  return [header, ...sections.map((s) => sectionMarkdown(s, outcomes.get(s.name) ?? { kind: 'pending' }))].join('\n');
+}
+
+/** One section, on its own: its result, or its failure (a thrown error, or the harness it needs is missing). */
+async function runSection(
+  section: BenchSection,
+  context: BenchContext,
+  harnessFailure: string | null,
+): Promise<Outcome> {
+  const t0 = performance.now();
+  const ended = () => ({ seconds: (performance.now() - t0) / 1000, load: loadAverage() });
+  if (section.needs === HARNESS && harnessFailure !== null)
+    return { kind: 'failed', error: harnessFailure, ...ended() };
+  try {
+    return { kind: 'done', result: await section.run(context), ...ended() };
+  } catch (error) {
+    const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    progress(`section ${section.name} FAILED: ${text.split('\n')[0]}`);
+    return { kind: 'failed', error: text, ...ended() };
+  }
+}
+
 async function main(): Promise<void> {
   const quick = process.env.AVH_BENCH_QUICK === '1';
-  const only = process.env.AVH_BENCH_ONLY ? process.env.AVH_BENCH_ONLY.split(',') : undefined;
+  const { sections, gitParts } = selection();
   const workRoot = path.join(ROOT, 'bench', '.work');
   const workDir = path.join(workRoot, `run-${process.pid}`);
   fs.mkdirSync(workDir, { recursive: true });
-  const loadBefore = loadAverage();
-  const date = new Date().toISOString();
-  let gitResult: Awaited<ReturnType<typeof runGitBench>>;
-  let storeMarkdown: string;
-  let viewResult: Awaited<ReturnType<typeof runViewBench>>;
-  let secretsResult: Awaited<ReturnType<typeof runSecretsBench>>;
-  let hookResult: Awaited<ReturnType<typeof runHookBench>>;
-  // As in the extension host: runGit's commands go through the git launcher (docs/design.md, "Starting git from a
-  // large process"). Raw git in the comparisons is spawned from this process, as before.
+  const out =
+    process.env.AVH_BENCH_ONLY !== undefined
+      ? path.join(workRoot, 'RESULTS.only.md')
+      : quick
+        ? path.join(workRoot, 'RESULTS.quick.md')
+        : path.join(ROOT, 'bench', 'RESULTS.md');
+  const run = { date: new Date().toISOString(), quick, loadBefore: loadAverage(), finished: false };
+  const outcomes = new Map<string, Outcome>();
+  const write = () => {
+    const markdown = render(run, sections, outcomes);
+    fs.mkdirSync(path.dirname(out), { recursive: true });
+    fs.writeFileSync(out, markdown.endsWith('\n') ? markdown : `${markdown}\n`);
+    return markdown;
+  };
+  const harnessFailure = sections.some((s) => s.needs === HARNESS) ? installHarness() : null;
+  // As in the extension host: every git of the product, and the raw baselines (benchUtil.ts git()), goes through the
+  // git launcher (docs/design.md, "Starting git from a large process").
   const stopLauncher = startGitLauncher();
-  if (!(await gitLauncherReady())) throw new Error('bench: the git launcher did not start');
   try {
-    gitResult = await runGitBench({ workDir, progress, quick, only });
-    if (only) {
-      const markdown = [goalsTable(gitResult.goals), ...gitResult.sections].join('\n');
-      const out = path.join(workRoot, 'RESULTS.only.md');
-      fs.writeFileSync(out, markdown);
-      process.stdout.write(markdown);
-      return;
+    if (!(await gitLauncherReady())) throw new Error('bench: the git launcher did not start');
+    const context: BenchContext = { workDir, progress, quick, gitParts };
+    for (const section of sections) {
+      progress(`section ${section.name}…`);
+      outcomes.set(section.name, await runSection(section, context, harnessFailure));
+      write();
     }
-    viewResult = await runViewBench({ workDir, progress, quick });
-    secretsResult = await runSecretsBench(workDir, quick, progress);
-    hookResult = await runHookBench({ workDir, progress, quick });
-    progress('durable store (in its own Node process)…');
-    storeMarkdown = await storeSection();
   } finally {
     stopLauncher();
     fs.rmSync(workDir, { recursive: true, force: true });
@@ -141,56 +261,14 @@ async function main(): Promise<void> {
       /* other runs' folders, or not empty */
     }
   }
-  const loadAfter = loadAverage();
-  const totalSeconds = (performance.now() - started) / 1000;
-  const goals = [
-    ...gitResult.goals,
-    ...viewResult.goals,
-    ...hookResult.goals,
-    { id: '15.1', ...secretsResult.goal },
-    ...storeGoals(storeMarkdown),
-  ];
-  goals.sort((a, b) => a.id.localeCompare(b.id, 'en', { numeric: true }));
-
-  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
-  const header = [
-    '# Benchmark results',
-    '',
-    `- Date: ${date}${quick ? ' — **QUICK MODE (tiny repositories, not the real figures)**' : ''}`,
-    `- Machine: ${sh('nproc', [])} cores (\`nproc\`), ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GB memory, ${os.type()} ${os.release()}`,
-    `- ${sh('git', ['--version'])}; Node ${process.version}`,
-    `- Command: \`${COMMAND}\` (= \`npm run build && npm run compile && node out/bench/index.js\`), run from the repository root`,
-    `- Load average (1, 5, 15 min) at start: ${loadBefore}; at end: ${loadAfter}. Other processes (tests) may share this machine, so absolute times are noisy; ratios are measured alternately in the same loop.`,
-    `- Whole run: ${totalSeconds.toFixed(0)} s`,
-    '',
-    '**How to read this.** Every figure compares the product with raw git doing the same job, measured in the ' +
-      'same run on the same repository with the two variants alternating in one loop (order swapped each ' +
-      'repetition, state reset between them untimed), so machine load affects both sides alike; the ratio is the ' +
-      'figure that matters, absolute milliseconds vary with the machine. Times are wall-clock in this Node process ' +
-      'around one call, warm page cache, after one discarded warm-up; p50 is the median, p99 the nearest-rank 99th ' +
-      'percentile (with fewer than 100 repetitions it is the slowest run). "Raw" means `git` spawned directly from ' +
-      'this process (no shell). Git processes are counted with a PATH shim (a `git` script that logs its command line ' +
-      "and execs the real git). Where a goal is missed, the section breaks the product's time down per git call " +
-      '(timed spawn → close by wrapping `child_process.spawn` in the bench) and shows what is left outside git.',
-    '',
-    '## Goals',
-    '',
-    goalsTable(goals),
-    '',
-  ].join('\n');
-  const markdown = [
-    header,
-    ...gitResult.sections,
-    viewResult.section,
-    secretsResult.markdown,
-    hookResult.section,
-    storeMarkdown,
-  ].join('\n');
-  const out = quick ? path.join(workRoot, 'RESULTS.quick.md') : path.join(ROOT, 'bench', 'RESULTS.md');
-  fs.mkdirSync(path.dirname(out), { recursive: true });
-  fs.writeFileSync(out, markdown.endsWith('\n') ? markdown : `${markdown}\n`);
-  process.stdout.write(markdown);
-  progress(`wrote ${path.relative(ROOT, out)} in ${totalSeconds.toFixed(0)} s`);
+  run.finished = true;
+  process.stdout.write(write());
+  const failed = sections.filter((s) => outcomes.get(s.name)?.kind === 'failed').map((s) => s.name);
+  progress(`wrote ${path.relative(ROOT, out)} in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  if (failed.length > 0) {
+    progress(`sections that failed (reported in ${path.relative(ROOT, out)}): ${failed.join(', ')}`);
+    process.exitCode = 1;
+  }
 }
 
 main().catch((error: unknown) => {

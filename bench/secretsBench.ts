@@ -2,10 +2,12 @@
  * Issue 15 bench: what the secret check (listing the paths new to versions, then scanning them by name and,
  * under 1 MB, by content) adds to a version commit of 100 new files on the 20k-file bench repository.
  *
- * Two variants alternate in one loop on the same repository and the same edit: `writeWorkingTree`'s steps
- * (`add -A --verbose`, the check, `write-tree`) with the check timed on its own, and the same steps without it, each
- * followed by the same commit-tree, compare-and-set update-ref and index install. `endTurn` on the same edit is timed too, for
- * the share of a whole turn end.
+ * Two variants alternate in one loop on the same repository and the same edit: the product's own snapshot step
+ * (`snapshotWorkingTree`, the body of `writeWorkingTree`: `add -A --verbose`, the filters, `write-tree`) with the
+ * version filters as they are, the secret check timed on its own, and the same step with the secret filter replaced by
+ * one that finds nothing; each followed by the same commit-tree, compare-and-set update-ref and index install. So
+ * the only difference is the check (no copy of the product's steps to drift from it). `endTurn` on the same edit is
+ * timed too, for the share of a whole turn end.
  *
  * Run alone: `npx tsc -p . && node out/bench/secretsBench.js` (AVH_BENCH_QUICK=1 for a 2k-file repository);
  * it replaces its section in bench/RESULTS.md (quick mode: prints only).
@@ -14,6 +16,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runGit } from '../src/core/git/gitRunner';
+import { excludeLargeFiles } from '../src/core/git/heavyFolders';
 import { GitRepository, resolveRepository } from '../src/core/git/repository';
 import {
   compareAndSetRef,
@@ -22,7 +25,8 @@ import {
   TemporaryIndex,
   writeWorkingTree,
 } from '../src/core/git/workingTree';
-import { excludeNewSecrets, secretsLeftOutOf } from '../src/core/git/secretExclusion';
+import { snapshotWorkingTree, type SnapshotFilters } from '../src/core/git/workingTreeSnapshot';
+import { excludeNewSecretPaths, secretsLeftOutOf } from '../src/core/git/secretExclusion';
 import { scanForSecrets } from '../src/core/secrets/secretScanner';
 import { VersionHistory } from '../src/core/versionHistory';
 import { assertClean, BenchRepo, buildRepo, median, ms, now, percentile, resetTo } from './benchUtil';
@@ -46,24 +50,28 @@ function writeNewFiles(repo: BenchRepo, tag: string): string[] {
 }
 
 /**
- * The version commit steps of endTurn after its health checks. With `check`, exactly `writeWorkingTree`'s body
- * (`add -A`, the secret check, `write-tree`), with the check timed on its own; without, the same minus the check.
+ * The version commit steps of endTurn after its health checks: the product's snapshot step with the version filters
+ * (`check`: the secret filter as it is, timed on its own; without: a secret filter that finds nothing), then the
+ * commit, the branch move and the index install.
  */
 async function versionCommit(repo: GitRepository, check: boolean): Promise<{ totalMs: number; checkMs: number }> {
-  const t0 = now();
   let checkMs = 0;
+  const filters: SnapshotFilters = {
+    secrets: check
+      ? async (...args) => {
+          const c0 = now();
+          const found = await excludeNewSecretPaths(...args);
+          checkMs = now() - c0;
+          return found;
+        }
+      : async () => [],
+    large: excludeLargeFiles,
+  };
+  const t0 = now();
   const index = TemporaryIndex.create(repo);
   try {
-    const added = await runGit(repo.root, ['add', '-A', ...(check ? ['--verbose'] : []), '--', '.'], {
-      env: index.env,
-    });
-    if (check) {
-      const c0 = now();
-      const found = await excludeNewSecrets(repo, index, added.stdout);
-      checkMs = now() - c0;
-      if (found.length > 0) throw new Error('bench: ordinary files were left out');
-    }
-    const tree = (await runGit(repo.root, ['write-tree'], { env: index.env })).stdout.trim();
+    const { tree, excluded } = await snapshotWorkingTree(repo, index, filters);
+    if (excluded.length > 0) throw new Error('bench: ordinary files were left out');
     const head = (await runGit(repo.root, ['rev-parse', 'HEAD'])).stdout.trim();
     const commit = await createCommit(repo, { tree, parents: [head], message: 'bench: 100 new files\n' });
     await compareAndSetRef(repo, 'refs/heads/main', commit, head, 'bench');
@@ -167,8 +175,9 @@ export async function runSecretsBench(
     '',
     `A ${fileCount}-file repository (the bench builder's layout, ~10 KiB text files). Each repetition resets to the ` +
       `base commit (untimed) and writes ${NEW_FILES} new ordinary text files spread over the tree (every one is ` +
-      'listed as new to versions and read by the content scan), then times the version commit: through ' +
-      '`writeWorkingTree` (with the check) or through the same steps without it. The two alternate in one loop ' +
+      'listed as new to versions and read by the content scan), then times the version commit: through the ' +
+      "product's snapshot step with its filters (with the check), or the same step with a secret filter that finds " +
+      'nothing (both run `add -A --verbose`). The two alternate in one loop ' +
       `(order swapped every repetition), ${reps} timed repetitions each after one warm-up. \`endTurn\` on the same ` +
       'edit (store writes included) is timed in the same loop for context.',
     '',
@@ -176,8 +185,8 @@ export async function runSecretsBench(
     '',
     '| variant | p50 / p99 / min |',
     '|---|---:|',
-    `| version commit with the secret check (\`writeWorkingTree\`'s steps) | ${cell(withCheck)} |`,
-    `| the same steps without the check | ${cell(without)} |`,
+    `| version commit with the secret check (the product's snapshot step, \`writeWorkingTree\`'s body) | ${cell(withCheck)} |`,
+    `| the same step with a secret filter that finds nothing | ${cell(without)} |`,
     `| — the check alone, timed inside each commit with it | ${cell(checkOnly)} |`,
     `| — the scanner alone on the ${NEW_FILES} files (name + content rules) | ${cell(scanOnly)} |`,
     `| \`endTurn\` (whole turn end, same edit) | ${cell(endTurn)} |`,

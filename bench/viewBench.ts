@@ -187,7 +187,7 @@ export async function runViewBench(options: ViewBenchOptions): Promise<{ goals: 
     `- Git processes per refresh: ${processes.length} (\`${processes.map((p) => p.split(' ').slice(0, 3).join(' ')).join('`, `')} …\`).`,
     `- Host: ${reps} alternating repetitions after one warm-up each; the raw side is \`git ${versionLogArgs(commits + 1)
       .slice(0, 6)
-      .join(' ')} …\` spawned directly. ` +
+      .join(' ')} …\` started as the product starts its git (through the git launcher in \`npm run bench\`). ` +
       "Chromium: the message is first copied into the page untimed (the transport's structured clone, which VS Code does before any handler runs), then dispatched as a `message` event; the clock stops two animation frames later (the frame that paints the list); " +
       `${reps * 2} alternating repetitions after two warm-ups, every message with new labels so the list re-renders. Rows are validated as they scroll into view, and only the rows in view exist in the DOM.`,
     '',

@@ -5,10 +5,13 @@
 // - dist/ is what users get. AVH_PRODUCTION_BUILD is defined true, so every test hook guarded by
 //   `typeof AVH_PRODUCTION_BUILD === 'undefined'` (failpoints, `agentVersions._test.*` commands) is dead code,
 //   and minifySyntax removes it, the calls to the emptied failpoint() and the strings they name.
-// - dist/test-extension/ is the same extension with the hooks kept, laid out like the repository (package.json,
-//   dist/extension.js, dist/sql-wasm.wasm, media/): the extension-host suite loads it as its extensionDevelopmentPath,
-//   and the end-to-end runner packages it as a test .vsix for the walk that kills the extension host at a failpoint.
-//   Fault tests run the tsc output (out/), where the constant is undeclared and the hooks are live too.
+// - dist/test-extension/ is the same package with the hooks kept, laid out like the repository (package.json,
+//   dist/extension.js, dist/cli.js + cliMain.js + cliHook.js, dist/sql-wasm.wasm, media/): the extension-host suite
+//   loads it as its extensionDevelopmentPath, the end-to-end runner packages it as a test .vsix for the walk that kills
+//   the extension host at a failpoint, and the CLI tests that need a failpoint run its dist/cli.js
+//   (test/support/cliProcess.ts). Every other CLI test runs dist/cli.js itself: the bundles users get.
+// While the test runner's unit and fault layers run dist/ (AVH_DIST_READ_ONLY, scripts/test.mjs), this script refuses
+// to rewrite it: a bundle rewritten under a running test is half a file, and its code cache is gone.
 // The Version History webview (src/views/versionHistory/app/, Svelte) is built first by Vite into dist/webview/;
 // both builds ship it.
 import { build } from 'esbuild';
@@ -35,6 +38,10 @@ const common = {
 };
 const production = { ...common, define: { AVH_PRODUCTION_BUILD: 'true' } };
 
+if (process.env.AVH_DIST_READ_ONLY) {
+  console.error(`scripts/build.mjs: ${dist} is being run by tests (AVH_DIST_READ_ONLY is set); not rebuilding it now.`);
+  process.exit(1);
+}
 mkdirSync(dist, { recursive: true });
 await viteBuild({ configFile: path.join(root, 'vite.config.ts'), logLevel: 'warn' });
 // The extension host starts git through a small launcher process (src/core/git/gitLauncher.ts), bundled beside it.
@@ -51,12 +58,6 @@ await build({
 // hook event it starts the one git process, then requires dist/cliHook.js (the fast path: no sql.js, no simple-git)
 // by a path; everything else requires dist/cliMain.js, the full CLI.
 // jsonc-parser's UMD build hides its requires from the bundler: mainFields takes its ES module build.
-await build({
-  ...production,
-  entryPoints: [path.join(root, 'src/cli/main.ts')],
-  outfile: path.join(dist, 'cliMain.js'),
-  mainFields: ['module', 'main'],
-});
 /** The small bundles must stay small: neither engine may creep into them through an import. */
 const light = ({ metafile }) => {
   const heavy = Object.keys(metafile.inputs).filter((input) =>
@@ -85,27 +86,38 @@ function plainBuiltins(file) {
     ),
   );
 }
-await build({
-  ...production,
-  entryPoints: [path.join(root, 'src/cli/hooks/fastHook.ts')],
-  outfile: path.join(dist, 'cliHook.js'),
-  metafile: true,
-}).then(light);
-await build({
-  ...production,
-  entryPoints: [path.join(root, 'src/core/git/gitLauncherMain.ts')],
-  outfile: path.join(dist, 'gitLauncher.js'),
-  metafile: true,
-}).then(light);
-await build({
-  ...production,
-  define: { ...production.define, AVH_CLI_MAIN: '"cliMain.js"', AVH_CLI_HOOK: '"cliHook.js"' },
-  entryPoints: [path.join(root, 'src/cli/entry.ts')],
-  outfile: path.join(dist, 'cli.js'),
-  banner: { js: '#!/usr/bin/env node' },
-  metafile: true,
-}).then(light);
-for (const bundle of ['cli.js', 'cliHook.js', 'cliMain.js', 'gitLauncher.js']) plainBuiltins(path.join(dist, bundle));
+/** The command's bundles (and the git launcher) into `out`, with `options` (production: the test hooks dropped). */
+async function buildCli(out, options) {
+  await build({
+    ...options,
+    entryPoints: [path.join(root, 'src/cli/main.ts')],
+    outfile: path.join(out, 'cliMain.js'),
+    mainFields: ['module', 'main'],
+  });
+  await build({
+    ...options,
+    entryPoints: [path.join(root, 'src/cli/hooks/fastHook.ts')],
+    outfile: path.join(out, 'cliHook.js'),
+    metafile: true,
+  }).then(light);
+  await build({
+    ...options,
+    entryPoints: [path.join(root, 'src/core/git/gitLauncherMain.ts')],
+    outfile: path.join(out, 'gitLauncher.js'),
+    metafile: true,
+  }).then(light);
+  await build({
+    ...options,
+    define: { ...options.define, AVH_CLI_MAIN: '"cliMain.js"', AVH_CLI_HOOK: '"cliHook.js"' },
+    entryPoints: [path.join(root, 'src/cli/entry.ts')],
+    outfile: path.join(out, 'cli.js'),
+    banner: { js: '#!/usr/bin/env node' },
+    metafile: true,
+  }).then(light);
+  for (const bundle of ['cli.js', 'cliHook.js', 'cliMain.js', 'gitLauncher.js']) plainBuiltins(path.join(out, bundle));
+  chmodSync(path.join(out, 'cli.js'), 0o755);
+}
+await buildCli(dist, production);
 // The code caches of the two bundles the command loads (src/cli/codeCache.ts), written by this Node in a process of
 // its own started as a hook starts it (src/cli/codeCacheWriter.ts); a Node that did not write them loads the bundles
 // without. The .vsix leaves them out (.vscodeignore): the Node that runs its CLI is rarely this one.
@@ -124,7 +136,6 @@ const written = spawnSync(process.execPath, [cacheWriter, dist], {
 });
 rmSync(cacheWriter);
 if (written.status !== 0) throw new Error("writing the CLI bundles' code caches failed");
-chmodSync(path.join(dist, 'cli.js'), 0o755);
 copyFileSync(wasm, path.join(dist, 'sql-wasm.wasm'));
 
 rmSync(TEST_EXTENSION_DIR, { recursive: true, force: true });
@@ -138,11 +149,8 @@ await build({
   external: ['vscode'],
   mainFields: ['module', 'main'],
 });
-await build({
-  ...common,
-  entryPoints: [path.join(root, 'src/core/git/gitLauncherMain.ts')],
-  outfile: path.join(TEST_EXTENSION_DIR, 'dist/gitLauncher.js'),
-});
+// The command too, with the same hooks kept: the CLI tests that need a failpoint run this dist/cli.js.
+await buildCli(path.join(TEST_EXTENSION_DIR, 'dist'), common);
 copyFileSync(wasm, path.join(TEST_EXTENSION_DIR, 'dist/sql-wasm.wasm'));
 cpSync(path.join(dist, 'webview'), path.join(TEST_EXTENSION_DIR, 'dist/webview'), { recursive: true });
 // The view's icon: the end-to-end tests package this folder as a test .vsix (scripts/vscode/runE2E.mjs).

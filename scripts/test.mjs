@@ -52,7 +52,8 @@ const mocha = (name, globs, extra = []) => {
       ...extra,
       ...globs,
     ],
-    { countsFile, env: { AVH_TEST_STATS: countsFile } },
+    // The tests run dist/ (the shipped bundles): nothing may rebuild it under them (scripts/build.mjs refuses).
+    { countsFile, env: { AVH_TEST_STATS: countsFile, AVH_DIST_READ_ONLY: '1' } },
   );
 };
 

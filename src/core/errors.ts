@@ -47,7 +47,35 @@ export interface AvhErrorOptions {
   closing?: string;
 }
 
+/**
+ * The brand our errors carry, shared by every copy of this module: the CLI ships as three bundles (dist/cli.js,
+ * cliMain.js, cliHook.js), each with its own AvhError class, and an error made in one is judged in another (stdin is
+ * read by the entry and refused in the full CLI). `Symbol.for` is one symbol per process, whichever bundle asks.
+ */
+const AVH_ERROR_BRAND = Symbol.for('agent-version-history.error');
+
+type Branded = { readonly [AVH_ERROR_BRAND]: readonly string[] };
+
+function brandsOf(value: unknown): readonly string[] | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const brands = (value as Partial<Branded>)[AVH_ERROR_BRAND];
+  return Array.isArray(brands) ? brands : undefined;
+}
+
+/**
+ * `instanceof AvhError` (and of a subclass that declares its own static `brand`) holds for an error made by any
+ * bundle's copy of the class: it tests the brand, not the prototype chain. A subclass without a brand of its own is
+ * tested the ordinary way.
+ */
 export class AvhError extends Error {
+  /** The name this class is recognised by across bundles; every subclass that may cross one declares its own. */
+  static readonly brand: string = 'AvhError';
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (!Object.hasOwn(this, 'brand')) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return brandsOf(value)?.includes((this as typeof AvhError).brand) === true;
+  }
+
   /** What went wrong and what helps, without the closing sentence: for copy that wraps this error in its own. */
   readonly statement: string;
 
@@ -60,11 +88,21 @@ export class AvhError extends Error {
     super(options?.closing ? `${statement} ${options.closing}` : statement, { cause: options?.cause });
     this.name = 'AvhError';
     this.statement = statement;
+    const brands: string[] = [];
+    for (let c: unknown = new.target; c !== Error && typeof c === 'function'; c = Object.getPrototypeOf(c)) {
+      if (Object.hasOwn(c, 'brand')) brands.push((c as typeof AvhError).brand);
+    }
+    Object.defineProperty(this, AVH_ERROR_BRAND, { value: Object.freeze(brands) });
   }
 }
 
+/** Our error (made by any bundle), with `reason` when one is given: judged by the brand and the reason. */
 export function isAvhError(error: unknown, reason?: ErrorReason): error is AvhError {
-  return error instanceof AvhError && (reason === undefined || error.reason === reason);
+  return (
+    brandsOf(error)?.includes(AvhError.brand) === true &&
+    typeof (error as AvhError).reason === 'string' &&
+    (reason === undefined || (error as AvhError).reason === reason)
+  );
 }
 
 /**
@@ -72,7 +110,7 @@ export function isAvhError(error: unknown, reason?: ErrorReason): error is AvhEr
  * its class.
  */
 export function safeMessage(error: unknown): string {
-  if (error instanceof AvhError) return error.message;
+  if (isAvhError(error)) return error.message;
   if (error instanceof Error) return `Unexpected ${error.name}`;
   return 'Unexpected failure';
 }

@@ -9,7 +9,7 @@ import type { BranchLossUi } from './branchLoss';
 import type { RepositoryController } from './repositoryController';
 import type { RepositoryRegistry } from './repositoryRegistry';
 import { RECOVERY_COPY, removeShownStaleLocks } from './recoverySession';
-import { UNDO_FILE_COMMAND, versionFileOf } from './versionChanges';
+import { UNDO_FILE_COMMAND, versionFileOf, workspaceControllerFor } from './versionChanges';
 
 export interface TurnCancelledEvent {
   turnId: string;
@@ -351,7 +351,7 @@ async function turnFileRequest(
       'invalid-input',
       "Undo This File works on a file of a turn's changes: open them with Show Turn Changes first.",
     );
-  const controller = await registry.forPath(file.root);
+  const controller = await workspaceControllerFor(registry, file.root);
   const turnId = await controller.history.turnOfVersion(file.version);
   if (!turnId)
     throw new AvhError(

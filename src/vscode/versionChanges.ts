@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { AvhError, safeMessage } from '../core/errors';
@@ -21,11 +22,48 @@ export class VersionFileProvider implements vscode.TextDocumentContentProvider {
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     const { root, oid } = parseQuery(uri.query);
-    const controller = await this.registry.forPath(root);
+    const controller = await workspaceControllerFor(this.registry, root);
     const text = await controller.history.fileAt(oid, uri.path.replace(/^\//, ''));
     if (text === null) return '';
     return text.slice(0, 8000).includes('\0') ? `Binary file (${text.length} bytes) — not shown as text.` : text;
   }
+}
+
+/**
+ * The controller of `root`, a repository an `agent-version:` document names, only when it is a repository of this
+ * workspace. Any link can name any folder (a markdown preview, another extension, `vscode.open`), and opening a
+ * repository runs git with that repository's configuration (fsmonitor, filters: code), which the workspace trust
+ * gate exists to prevent: a root outside the workspace is refused before git runs there.
+ */
+export async function workspaceControllerFor(
+  registry: RepositoryRegistry,
+  root: string,
+): Promise<RepositoryController> {
+  if (!(await isWorkspaceRepository(registry, root)))
+    throw new AvhError(
+      'invalid-input',
+      'This document names a repository outside this workspace; Agent Version History opens only the ' +
+        "workspace's repositories.",
+    );
+  return registry.forPath(root);
+}
+
+/**
+ * Whether `root` lies in a local workspace folder (by real path: a symlink cannot lead out) or is the repository of
+ * one, or one opened so far. Runs git only in the workspace folders.
+ */
+async function isWorkspaceRepository(registry: RepositoryRegistry, root: string): Promise<boolean> {
+  if (!path.isAbsolute(root)) return false;
+  const real = await fs.promises.realpath(root).catch(() => null);
+  if (real === null) return false;
+  for (const folder of vscode.workspace.workspaceFolders ?? []) {
+    if (folder.uri.scheme !== 'file') continue;
+    const base = await fs.promises.realpath(folder.uri.fsPath).catch(() => null);
+    const inside = base === null ? null : path.relative(base, real);
+    if (inside !== null && inside !== '..' && !inside.startsWith(`..${path.sep}`) && !path.isAbsolute(inside))
+      return true;
+  }
+  return (await registry.repositories()).includes(real);
 }
 
 function parseQuery(query: string): { root: string; oid: string; of?: string } {

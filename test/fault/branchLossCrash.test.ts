@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { localBranchNames, loseChatBranch, repoWithChatBranch } from '../support/chatBranchFixtures';
-import { CLI, cliJson } from '../support/cliProcess';
+import { CLI, cliJson, TEST_BUILD_CLI } from '../support/cliProcess';
 import { assertNothingLost, cleanupTempDirs, contentInventory, git, testGitEnv, write } from '../support/gitFixtures';
 import { holdRefTransaction, killedWhileRunning } from '../support/slowGit';
 import { contextOf } from '../../src/core/repoContextOf';
@@ -39,7 +39,7 @@ async function chatState(repo: string): Promise<ChatState> {
 function killedContinue(repo: string, failpoint: string, env: Record<string, string> = {}): void {
   const killed = spawnSync(
     process.execPath,
-    [CLI, '--repo', repo, 'chat', 'continue-on-new-branch', '--chat', 'chat-1', '--json'],
+    [TEST_BUILD_CLI, '--repo', repo, 'chat', 'continue-on-new-branch', '--chat', 'chat-1', '--json'],
     {
       encoding: 'utf8',
       env: { ...testGitEnv(), AVH_FAILPOINT: failpoint, ...env },

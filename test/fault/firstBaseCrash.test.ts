@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { FIRST_BASE_SUBJECT } from '../../src/core/git/workingTree';
-import { CLI, runCliProcess } from '../support/cliProcess';
+import { runCliProcess, TEST_BUILD_CLI } from '../support/cliProcess';
 import {
   assertNothingLost,
   cleanupTempDirs,
@@ -82,7 +82,7 @@ describe('first turn in a repository without commits, killed while [Base] is mad
       const lingering = env.PATH !== undefined;
       const killed = spawnSync(
         process.execPath,
-        [CLI, 'turn', 'begin', '--chat', 'c1', '--prompt', 'first', '--json'],
+        [TEST_BUILD_CLI, 'turn', 'begin', '--chat', 'c1', '--prompt', 'first', '--json'],
         {
           cwd: repo,
           encoding: 'utf8',

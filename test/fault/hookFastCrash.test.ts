@@ -1,17 +1,16 @@
 /**
- * The hook fast path killed (SIGKILL, a real process) while it appends its one journal record, through the
- * command entry's tsc output where failpoints are live: half a record on disk is a torn tail every process cuts
- * off as never acknowledged; a whole record is the event, applied everywhere. The store opens either way, the next
- * event is recorded, and no file content is lost.
+ * The hook fast path killed (SIGKILL, a real process) while it appends its one journal record, through the shipped
+ * command's test build (dist/test-extension/dist/cli.js: the same bundles, failpoints live): half a record on disk is
+ * a torn tail every process cuts off as never acknowledged; a whole record is the event, applied everywhere. The
+ * store opens either way, the next event is recorded, and no file content is lost.
  */
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { VersionHistory } from '../../src/core/versionHistory';
+import { CLI, TEST_BUILD_CLI } from '../support/cliProcess';
 import { assertNothingLost, cleanupTempDirs, contentInventory, makeRepo, testGitEnv } from '../support/gitFixtures';
-
-const ENTRY = path.resolve(__dirname, '../../src/cli/entry.js');
 
 function hook(
   repo: string,
@@ -19,7 +18,8 @@ function hook(
   failpoint?: string,
 ): { status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string } {
   const env = { ...testGitEnv(), ...(failpoint ? { AVH_FAILPOINT: failpoint } : {}) };
-  return spawnSync(process.execPath, [ENTRY, 'hook', 'claude-code', '--json'], {
+  // The shipped command; the test build's when a failpoint must fire (the shipped one ignores it).
+  return spawnSync(process.execPath, [failpoint ? TEST_BUILD_CLI : CLI, 'hook', 'claude-code', '--json'], {
     cwd: repo,
     input: JSON.stringify({ cwd: repo, ...payload }),
     encoding: 'utf8',

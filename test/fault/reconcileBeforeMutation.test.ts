@@ -7,7 +7,7 @@ import { findStaleGitLocks } from '../../src/core/recovery/staleLocks';
 import { leasePath } from '../../src/core/git/repositoryLease';
 import { tryAcquireLock } from '../../src/core/store/pidLock';
 import { VersionHistory } from '../../src/core/versionHistory';
-import { CLI, cliJson, runCliProcess } from '../support/cliProcess';
+import { cliJson, runCliProcess, TEST_BUILD_CLI } from '../support/cliProcess';
 import {
   assertNothingLost,
   cleanupTempDirs,
@@ -55,7 +55,7 @@ async function repoWithTurn(): Promise<{ repo: string; base: string }> {
 function killDuringReadTree(repo: string, args: string[]): void {
   const unslow = slowGit(repo, 'read-tree');
   const trace = path.join(repo, '.git', 'avh-trace2.json');
-  const run = spawnSync(process.execPath, [CLI, ...args], {
+  const run = spawnSync(process.execPath, [TEST_BUILD_CLI, ...args], {
     cwd: repo,
     env: {
       ...testGitEnv(),

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { readRecovery, setRecovery } from '../../src/core/recovery/recoveryLatch';
 import { RECOVERY_SUBJECT } from '../../src/core/turns/promptSummary';
 import { VersionHistory } from '../../src/core/versionHistory';
-import { CLI, runCliProcess } from '../support/cliProcess';
+import { runCliProcess, TEST_BUILD_CLI } from '../support/cliProcess';
 import {
   assertNothingLost,
   cleanupTempDirs,
@@ -36,11 +36,15 @@ describe('guided recovery under SIGKILL (real CLI processes)', function () {
     await seed.close();
 
     // The child is the real CLI; the failpoint kills it right after the commit, the branch move and the index install.
-    const killed = spawnSync(process.execPath, [CLI, '--repo', repo, 'recover', 'save-and-accept', '--json'], {
-      encoding: 'utf8',
-      env: { ...testGitEnv(), AVH_FAILPOINT: 'recovery:after-commit' },
-      timeout: 60_000,
-    });
+    const killed = spawnSync(
+      process.execPath,
+      [TEST_BUILD_CLI, '--repo', repo, 'recover', 'save-and-accept', '--json'],
+      {
+        encoding: 'utf8',
+        env: { ...testGitEnv(), AVH_FAILPOINT: 'recovery:after-commit' },
+        timeout: 60_000,
+      },
+    );
     assert.equal(
       killed.signal,
       'SIGKILL',

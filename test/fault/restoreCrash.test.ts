@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { VersionHistory } from '../../src/core/versionHistory';
-import { CLI, cliJson } from '../support/cliProcess';
+import { CLI, cliJson, TEST_BUILD_CLI } from '../support/cliProcess';
 import {
   assertNothingLost,
   cleanupTempDirs,
@@ -121,7 +121,7 @@ describe('restore saga fault injection (SIGKILL at every phase boundary and insi
     const { repo, base } = await completedTurnRepo();
     const before = contentInventory(repo);
     // The restore dies right after persisting the update-worktree phase...
-    const run = spawnSync(process.execPath, [CLI, 'undo', '--json'], {
+    const run = spawnSync(process.execPath, [TEST_BUILD_CLI, 'undo', '--json'], {
       cwd: repo,
       env: { ...testGitEnv(), AVH_FAILPOINT: 'update-worktree:before' },
       encoding: 'utf8',

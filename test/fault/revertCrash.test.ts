@@ -11,7 +11,7 @@ import {
   sweepCrashPoints,
   treeOf,
 } from '../support/crashSweep';
-import { CLI, cliJson } from '../support/cliProcess';
+import { cliJson, TEST_BUILD_CLI } from '../support/cliProcess';
 import {
   assertNothingLost,
   cleanupTempDirs,
@@ -177,7 +177,7 @@ describe('Undo Only This Turn / Undo This File fault injection (SIGKILL at every
     const hook = path.join(tempDir('avh-fsmonitor-'), 'slow-fsmonitor');
     fs.writeFileSync(hook, '#!/bin/sh\nsleep 2\nexit 1\n', { mode: 0o755 });
     git(repo, 'config', 'core.fsmonitor', hook);
-    const run = spawnSync(process.execPath, [CLI, 'undo', '--turn', a1.turnId, '--only', 'turn', '--json'], {
+    const run = spawnSync(process.execPath, [TEST_BUILD_CLI, 'undo', '--turn', a1.turnId, '--only', 'turn', '--json'], {
       cwd: repo,
       env: { ...testGitEnv(), AVH_FAILPOINT: 'update-worktree:branch-moved' },
       encoding: 'utf8',

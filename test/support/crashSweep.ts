@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type PhaseDeclaration, RESTORE_PHASE_REGISTRY } from '../../src/core/restore/restorePhases';
-import { CLI, cliJson } from './cliProcess';
+import { CLI, cliJson, TEST_BUILD_CLI } from './cliProcess';
 import { assertNothingLost, cleanupTempDirs, contentInventory, git, head, testGitEnv } from './gitFixtures';
 import { killedWhileRunning, slowGit } from './slowGit';
 
@@ -91,7 +91,7 @@ export async function sweepCrashPoints(
     const during = DURING.exec(point);
     const unslow = during ? slowGit(repo, during[1]) : null;
     const trace = path.join(repo, '.git', 'avh-trace2.json');
-    const run = spawnSync(process.execPath, [CLI, ...args], {
+    const run = spawnSync(process.execPath, [TEST_BUILD_CLI, ...args], {
       cwd: repo,
       // The kill comes 300 ms after git starts: inside the second-long filter or hook, after git's start-up.
       env: {

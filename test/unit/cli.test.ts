@@ -3,10 +3,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { synopsis } from '../../src/cli/commandHelp';
 import { COMMANDS } from '../../src/cli/commandLine';
-import { runCli } from '../../src/cli/main';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { repoPicture } from '../support/assertions';
-import { cliJson, runCliProcess } from '../support/cliProcess';
+import { type CliRun, cliJson, runCliProcess } from '../support/cliProcess';
 import {
   assertNothingLost,
   cleanupTempDirs,
@@ -17,34 +16,16 @@ import {
   write,
 } from '../support/gitFixtures';
 
-interface Captured {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** The real CLI entry in this process, with captured output (no repository is touched by a command line that does not parse). */
-async function cli(args: string[], cwd = tempDir()): Promise<Captured> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(args, {
-    stdout: (t) => {
-      stdout += t;
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-    readStdin: async () => '',
-    cwd,
-  });
-  return { code, stdout, stderr };
+/** The shipped command (dist/cli.js), a real process, in an empty folder: a command line that does not parse touches nothing. */
+function cli(args: string[], cwd = tempDir()): CliRun {
+  return runCliProcess(args, { cwd });
 }
 
 const packageVersion = (
   JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../package.json'), 'utf8')) as { version: string }
 ).version;
 
-describe('CLI command line: usage errors, help, --version (real parser; real processes where the exit matters)', function () {
+describe('CLI command line: usage errors, help, --version (the shipped command, real processes)', function () {
   this.timeout(60_000);
   afterEach(cleanupTempDirs);
 
@@ -129,8 +110,8 @@ describe('CLI command line: usage errors, help, --version (real parser; real pro
   ];
 
   for (const [argv, message, usage] of usageErrors) {
-    it(`usage error: agent-versions ${argv.join(' ') || '(nothing)'} → exit 2, "${message}", usage on stderr`, async () => {
-      const r = await cli(argv);
+    it(`usage error: agent-versions ${argv.join(' ') || '(nothing)'} → exit 2, "${message}", usage on stderr`, () => {
+      const r = cli(argv);
       assert.equal(r.code, 2);
       assert.equal(r.stdout, '');
       const [first, ...rest] = r.stderr.split('\n');
@@ -140,15 +121,15 @@ describe('CLI command line: usage errors, help, --version (real parser; real pro
     });
   }
 
-  it('a long or control-character argument is echoed short and on one line', async () => {
-    const r = await cli([`x${'y'.repeat(100)}\u001b[31m`]);
+  it('a long or control-character argument is echoed short and on one line', () => {
+    const r = cli([`x${'y'.repeat(100)}\u001b[31m`]);
     assert.equal(r.stderr.split('\n')[0], `agent-versions: unknown command "x${'y'.repeat(39)}…"`);
-    const esc = await cli(['\u001b[2Jboom']);
+    const esc = cli(['\u001b[2Jboom']);
     assert.equal(esc.stderr.split('\n')[0], 'agent-versions: unknown command "?[2Jboom"');
   });
 
-  it('--json also reports a usage error as JSON on stdout (reason "usage"), still exit 2', async () => {
-    const r = await cli(['turn', 'end', '--json']);
+  it('--json also reports a usage error as JSON on stdout (reason "usage"), still exit 2', () => {
+    const r = cli(['turn', 'end', '--json']);
     assert.equal(r.code, 2);
     assert.deepEqual(JSON.parse(r.stdout), { error: { reason: 'usage', message: 'turn end needs <turnId>' } });
   });
@@ -179,9 +160,9 @@ describe('CLI command line: usage errors, help, --version (real parser; real pro
   });
 
   for (const spec of COMMANDS) {
-    it(`help for "${spec.name}": --help and help <command> print its options, an example and its --json shape`, async () => {
-      const viaFlag = await cli([...spec.name.split(' '), '--help']);
-      const viaHelp = await cli(['help', ...spec.name.split(' ')]);
+    it(`help for "${spec.name}": --help and help <command> print its options, an example and its --json shape`, () => {
+      const viaFlag = cli([...spec.name.split(' '), '--help']);
+      const viaHelp = cli(['help', ...spec.name.split(' ')]);
       assert.equal(viaFlag.code, 0);
       assert.equal(viaHelp.code, 0);
       assert.equal(viaFlag.stdout, viaHelp.stdout);
@@ -195,14 +176,14 @@ describe('CLI command line: usage errors, help, --version (real parser; real pro
     });
   }
 
-  it('help for a group (help turn, turn --help) shows both turn commands; help alone lists every command', async () => {
-    const group = await cli(['help', 'turn']);
+  it('help for a group (help turn, turn --help) shows both turn commands; help alone lists every command', () => {
+    const group = cli(['help', 'turn']);
     assert.match(group.stdout, /Usage: agent-versions turn begin[\s\S]*Usage: agent-versions turn end/);
-    assert.equal((await cli(['turn', '--help'])).stdout, group.stdout);
-    const all = await cli(['--help']);
+    assert.equal(cli(['turn', '--help']).stdout, group.stdout);
+    const all = cli(['--help']);
     assert.equal(all.code, 0);
     for (const spec of COMMANDS) assert.match(all.stdout, new RegExp(`\\n  ${spec.name} +\\S`));
-    assert.equal((await cli(['help'])).stdout, all.stdout);
+    assert.equal(cli(['help']).stdout, all.stdout);
   });
 
   it('--version (a real process) prints the version in package.json', () => {

@@ -7,7 +7,7 @@ import { setRecovery } from '../../src/core/recovery/recoveryLatch';
 import { getTurn } from '../../src/core/turns/turnRecords';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { expectReason } from '../support/assertions';
-import { CLI, runCliProcess } from '../support/cliProcess';
+import { runCliProcess, TEST_BUILD_CLI } from '../support/cliProcess';
 import {
   assertNothingLost,
   blobOid,
@@ -534,7 +534,7 @@ describe('nested repositories, hooks and retries at the edges (real git, real pr
       await history.close();
       write(repo, 'work.txt', 'agent work\n');
       const before = contentInventory(repo);
-      const killed = spawnSync(process.execPath, [CLI, 'turn', 'end', turnId, '--outcome', 'completed'], {
+      const killed = spawnSync(process.execPath, [TEST_BUILD_CLI, 'turn', 'end', turnId, '--outcome', 'completed'], {
         cwd: repo,
         env: { ...testGitEnv(), AVH_FAILPOINT: point },
         encoding: 'utf8',

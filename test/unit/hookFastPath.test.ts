@@ -1,8 +1,9 @@
 /**
- * The hook fast path (src/cli/hooks/fastHook.ts) through the real command entry (the tsc output of
- * src/cli/entry.ts, which loads the full CLI only when the fast path declines), as real processes in real git
- * repositories, read back through the real store. Which path each event took comes from the test build's
- * AVH_HOOK_PATH_LOG; AVH_HOOK_FAST=off (test build only, like failpoints) forces the full path for comparison.
+ * The hook fast path (src/cli/hooks/fastHook.ts) through the real command: the test build of the shipped bundles
+ * (dist/test-extension/dist/cli.js, which loads cliHook.js and, only when the fast path declines, cliMain.js), as real
+ * processes in real git repositories, read back through the real store. Which path each event took comes from the
+ * test build's AVH_HOOK_PATH_LOG; AVH_HOOK_FAST=off (test build only, like failpoints) forces the full path for
+ * comparison.
  */
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -13,6 +14,7 @@ import { appendRecordIfUnchanged } from '../../src/core/store/journalAppend';
 import { HOOK_FACTS_FILE } from '../../src/core/turns/hookFacts';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { seedRecoveryLatch } from '../support/assertions';
+import { CLI, TEST_BUILD_CLI } from '../support/cliProcess';
 import {
   assertNothingLost,
   cleanupTempDirs,
@@ -24,7 +26,8 @@ import {
   write,
 } from '../support/gitFixtures';
 
-const ENTRY = path.resolve(__dirname, '../../src/cli/entry.js');
+/** The test build: the shipped bundles with the path log kept (the shipped command ignores it). */
+const ENTRY = TEST_BUILD_CLI;
 
 interface HookJson {
   action: 'began' | 'ended' | 'ignored';
@@ -199,20 +202,11 @@ describe('hook fast path: the common hook events recorded without sql.js, exactl
     const repo = makeRepo();
     ok(runHook(repo, begin('chat-1')));
     // Another process's write: a turn begun by the CLI's own command, not a hook.
-    const other = spawnSync(
-      process.execPath,
-      [
-        path.resolve(__dirname, '../../src/cli/main.js'),
-        'turn',
-        'begin',
-        '--chat',
-        'chat-2',
-        '--prompt',
-        'p',
-        '--json',
-      ],
-      { cwd: repo, encoding: 'utf8', env: testGitEnv() },
-    );
+    const other = spawnSync(process.execPath, [CLI, 'turn', 'begin', '--chat', 'chat-2', '--prompt', 'p', '--json'], {
+      cwd: repo,
+      encoding: 'utf8',
+      env: testGitEnv(),
+    });
     assert.equal(other.status, 0, other.stderr);
     const stale = runHook(repo, stop('chat-1'));
     assert.equal(stale.path, 'declined:stale');

@@ -1,13 +1,15 @@
 /**
- * What ships: the packaged .vsix (built by `npm run package`, the production esbuild bundles) holds no
- * failpoint handling and no `agentVersions._test.*` command, and the production CLI ignores AVH_FAILPOINT.
- * The tsc-compiled CLI (what the fault suite runs) still honours it: the contrast proves the check can fail.
+ * What ships: the .vsix packaged from the bundles `npm run build` wrote (the production esbuild bundles every other
+ * test runs) holds no failpoint handling and no `agentVersions._test.*` command, and the production CLI ignores
+ * AVH_FAILPOINT. The test build's CLI (what the fault suite runs) still honours it: the contrast proves the check can
+ * fail. Read-only on dist/: the package is made from a copy, so the other test worker's runs of dist/cli.js never see
+ * a bundle being rewritten (scripts/build.mjs refuses to run under the test runner at all).
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CLI } from '../support/cliProcess';
+import { CLI, TEST_BUILD_CLI } from '../support/cliProcess';
 import {
   assertNothingLost,
   cleanupTempDirs,
@@ -21,8 +23,7 @@ import {
 } from '../support/gitFixtures';
 
 const ROOT = path.resolve(__dirname, '../../..');
-const VSIX = path.join(ROOT, 'dist/agent-version-history.vsix');
-const PRODUCTION_CLI = path.join(ROOT, 'dist/cli.js');
+const PRODUCTION_CLI = CLI;
 /** Strings only test hooks contain. */
 const TEST_ONLY = [
   'AVH_FAILPOINT',
@@ -38,13 +39,33 @@ const TEST_ONLY = [
   'hook-fast:',
 ];
 
-function npm(args: string[]): void {
-  const r = spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, {
-    cwd: ROOT,
-    encoding: 'utf8',
-    timeout: 180_000,
-  });
-  assert.equal(r.status, 0, `npm ${args.join(' ')} failed:\n${r.stdout}\n${r.stderr}`);
+/**
+ * The .vsix `npm run package` makes, made from a copy of the package's files (dist/ as built, read-only here) by the
+ * same vsce command line as the `package` script, into a temporary folder.
+ */
+function packageCopy(): string {
+  const script = (
+    JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { package: string } }
+  ).scripts.package;
+  const vsce = /^npm run build && vsce (package .*) -o dist\/agent-version-history\.vsix$/.exec(script);
+  assert.ok(
+    vsce,
+    `the package script is "npm run build && vsce package … -o dist/agent-version-history.vsix": ${script}`,
+  );
+  const stage = tempDir('avh-package-');
+  for (const entry of ['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', '.vscodeignore', 'media', 'dist'])
+    fs.cpSync(path.join(ROOT, entry), path.join(stage, entry), {
+      recursive: true,
+      filter: (src) => !src.endsWith('.vsix'),
+    });
+  const out = path.join(tempDir('avh-vsix-out-'), 'agent-version-history.vsix');
+  const r = spawnSync(
+    process.execPath,
+    [path.join(ROOT, 'node_modules/@vscode/vsce/vsce'), ...vsce[1].split(' '), '-o', out],
+    { cwd: stage, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', timeout: 180_000 },
+  );
+  assert.equal(r.status, 0, `vsce package failed:\n${r.stdout}\n${r.stderr}`);
+  return out;
 }
 
 /** A repository with one completed agent turn, made by the CLI under test (so Undo has something to undo). */
@@ -71,7 +92,10 @@ describe('what ships (production build)', function () {
   this.timeout(240_000);
   after(cleanupTempDirs);
 
-  before(() => npm(['run', 'package']));
+  let VSIX = '';
+  before(() => {
+    VSIX = packageCopy();
+  });
 
   it('the packaged .vsix contains no failpoint or _test strings, and no test build', () => {
     const listing = execFileSync('unzip', ['-Z1', VSIX], { encoding: 'utf8' }).split('\n').filter(Boolean);
@@ -125,16 +149,20 @@ describe('what ships (production build)', function () {
     );
   });
 
-  it('the test build keeps the hooks the extension-host suite needs', () => {
+  it('the test build keeps the hooks the extension-host suite and the CLI fault tests need', () => {
     const text = fs.readFileSync(path.join(ROOT, 'dist/test-extension/dist/extension.js'), 'utf8');
     for (const s of ['AVH_FAILPOINT', 'agentVersions._test.recentLog', 'agentVersions._test.recoveryState'])
       assert.ok(text.includes(s), s);
+    const cliMain = fs.readFileSync(path.join(ROOT, 'dist/test-extension/dist/cliMain.js'), 'utf8');
+    const cliHook = fs.readFileSync(path.join(ROOT, 'dist/test-extension/dist/cliHook.js'), 'utf8');
+    for (const s of ['AVH_FAILPOINT', 'preparing:after']) assert.ok(cliMain.includes(s), s);
+    for (const s of ['AVH_HOOK_PATH_LOG', 'AVH_HOOK_FAST', 'hook-fast:']) assert.ok(cliHook.includes(s), s);
   });
 
-  it('the production CLI ignores AVH_FAILPOINT; the compiled one (fault suite) is killed there', () => {
+  it('the production CLI ignores AVH_FAILPOINT; the test build (fault suite) is killed there', () => {
     for (const [cli, killed] of [
       [PRODUCTION_CLI, false],
-      [CLI, true],
+      [TEST_BUILD_CLI, true],
     ] as const) {
       const repo = repoWithTurn(cli);
       const before = contentInventory(repo);

@@ -89,9 +89,10 @@ export async function tryFastHook(
     reason: error instanceof Decline ? error.reason : 'error',
   }));
   if (typeof AVH_PRODUCTION_BUILD === 'undefined' && process.env.AVH_HOOK_PATH_LOG) {
-    // Test-only (compiled out of the bundles users get): which path each event took, and whether an engine was loaded.
+    // Test-only (compiled out of the bundles users get): which path each event took, and whether an engine was loaded
+    // (in the test build's bundles: whether the full CLI's bundle was).
     const engines = Object.keys(require.cache).filter((m) =>
-      /[\\/]node_modules[\\/](sql\.js|simple-git)[\\/]/.test(m),
+      /[\\/]node_modules[\\/](sql\.js|simple-git)[\\/]|[\\/]cliMain\.js$/.test(m),
     ).length;
     fs.appendFileSync(
       process.env.AVH_HOOK_PATH_LOG,

@@ -98,6 +98,9 @@ export function embeddedRepositoriesIn(addStderr: string): string[] {
  * files).
  */
 export class GitCommandError extends AvhError {
+  /** Recognised across bundles (errors.ts): the entry's early status probe is judged by the hook fast path. */
+  static override readonly brand: string = 'GitCommandError';
+
   /** What stderr says went wrong (read by gitErrorCode); undefined when git said nothing we tell apart. */
   readonly gitErrorCode: GitErrorCode | undefined;
 
