@@ -21,9 +21,12 @@ import * as path from 'node:path';
 import { gitLauncherReady, startGitLauncher } from '../src/core/git/gitLauncher';
 import type { BenchContext, BenchSection, GoalRow, SectionResult } from './benchSection';
 import { GIT_PARTS, runGitBench } from './gitBench';
+import { runBlameBench } from './blameBench';
 import { runHookBench } from './hookBench';
+import { runLauncherBench } from './launcherBench';
 import { runSecretsBench } from './secretsBench';
 import { runStoreSection } from './storeBench';
+import { runTurnChangesBench } from './turnChangesBench';
 import { runViewBench } from './viewBench';
 
 const HARNESS = 'vscode-harness';
@@ -35,6 +38,13 @@ const SECTIONS: readonly BenchSection[] = [
   { name: 'secrets', title: 'Secret check in version commits (issue 15)', run: runSecretsSection },
   { name: 'hook', title: 'Hook events (issue 12)', run: (c) => runHookBench(c).then(asSection) },
   { name: 'store', title: 'Durable state store', run: runStoreSection },
+  { name: 'launcher', title: 'Hook launcher (issue 24)', run: (c) => runLauncherBench(c).then(asSection) },
+  {
+    name: 'turn-changes',
+    title: 'Running turn changes (issue 24)',
+    run: (c) => runTurnChangesBench(c).then(asSection),
+  },
+  { name: 'blame', title: 'Blame and hover (issue 26)', run: (c) => runBlameBench(c).then(asSection) },
 ];
 
 const ROOT = path.resolve(__dirname, '..', '..');
