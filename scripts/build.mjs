@@ -55,7 +55,7 @@ await build({
   mainFields: ['module', 'main'], // jsonc-parser (connect from VS Code): see the full CLI's build below
 });
 // The CLI is three bundles (docs/design.md, "Fast hook events"): dist/cli.js, the command, is a small entry; for a
-// hook event it starts the one git process, then requires dist/cliHook.js (the fast path: no sql.js, no simple-git)
+// hook event it starts the one git process, then requires dist/cliHook.js (the fast path: no sql.js, no xstate)
 // by a path; everything else requires dist/cliMain.js, the full CLI.
 // jsonc-parser's UMD build hides its requires from the bundler: mainFields takes its ES module build.
 /** The small bundles must stay small: neither engine may creep into them through an import. */

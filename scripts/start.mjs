@@ -24,7 +24,7 @@ const defaultProfile = path.join(vscodeTestDir, 'start');
 // What the .vsix is made from: a change to any of these makes `npm start` package again.
 const PACKAGE_INPUTS = [
   'src',
-  'webview',
+  'vite.config.ts',
   'media',
   'package.json',
   'package-lock.json',

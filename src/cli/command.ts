@@ -50,7 +50,7 @@ export interface CommandContext {
   stderr: (text: string) => void;
   log: EventLog;
   /**
-   * Opening a repository's history loads the engines (sql.js, simple-git), so main.ts passes these in rather than
+   * Opening a repository's history loads the engines (sql.js, xstate), so main.ts passes these in rather than
    * a command importing them: the hook fast path loads commands/hook.ts for its spec and must never load either.
    */
   openHistory: (folder: string) => Promise<VersionHistory>;

@@ -4,7 +4,7 @@ import type { RecoveryStateValue } from '../core/recovery/recoveryMachine';
 
 export const RESURFACE_RECOVERY_COMMAND = 'agentVersions._resurfaceRecoveryNotice';
 export const HISTORY_VIEW_ID = 'agentVersions.versionHistory';
-/** Focuses the Version History pane in Source Control (the status bar item's click). */
+/** Focuses the Version History pane (its own activity-bar container) (the status bar item's click). */
 export const SHOW_HISTORY_COMMAND = 'agentVersions.showVersionHistory';
 
 /** What the status bar item shows for the default repository. */

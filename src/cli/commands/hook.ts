@@ -3,7 +3,7 @@ import type { CommandContext, CommandOutput, CommandSpec } from '../command';
 import { runHook } from '../hooks/runHook';
 
 // The hook fast path (hooks/fastHook.ts, dist/cliHook.js) parses with this spec, so this module and everything it
-// imports must load neither sql.js nor simple-git: the history is opened through the context (main.ts gives it).
+// imports must load neither sql.js nor xstate: the history is opened through the context (main.ts gives it).
 
 export const spec: CommandSpec = {
   name: 'hook',

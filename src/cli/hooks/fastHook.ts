@@ -1,6 +1,6 @@
 /**
  * The hook fast path (docs/design.md, "Fast hook events"): the common events — a prompt that begins a turn of a
- * known chat on a clean tree, a turn that ends with nothing changed — recorded without sql.js, simple-git or the
+ * known chat on a clean tree, a turn that ends with nothing changed — recorded without sql.js, xstate or the
  * full CLI bundle. It appends the journal record the full path would have written (the same statements, built by
  * the same functions in turnRecords.ts) under the same locks, deciding from the facts file (hookFacts.ts) that
  * describes the exact journal state on disk. Anything else, and any doubt, declines: the caller then runs the full

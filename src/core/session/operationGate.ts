@@ -8,7 +8,7 @@ import { takeLease } from './operationLease';
 /**
  * The steps of the sequence that depend on where the caller keeps its state. The core binds them to the store, the
  * full health probe and reconciliation (runOperation.ts); the hook fast path can bind its facts file and its own
- * probe, so this module loads neither the store nor simple-git.
+ * probe, so this module loads neither the store nor xstate.
  */
 export interface OperationSteps {
   /** Throws the recovery-required refusal when the latch is set. */
