@@ -322,7 +322,7 @@ export async function runBlameBench(options: BlameBenchOptions): Promise<{ goals
       `- Correctness on this history: ${turnLines.toLocaleString('en')} lines credited to turns; ${restoreLines} credited to a \`[Restore]\`/\`[Revert]\` commit (plain \`git blame\` credits ${plainRestoreLines} lines to them).`,
       `- Hover on a cached file (our part of it): ${ms(median(hover))} p50, ${ms(percentile(hover, 99))} p99 over 2,000 random lines (the binary search alone: ${ms(median(lookupOnly))} p50).`,
       `- A running turn over uncommitted edits (the private git dir whose HEAD is the base snapshot): ${ms(median(runningTimes))} vs raw \`git blame --porcelain --contents\` ${ms(median(rawContents))} (${fmtRatio(median(runningTimes) / median(rawContents))}); the running turn's line and the user's pre-turn line attributed right: ${runningOk ? 'yes' : '**no**'}.`,
-      `- ${reps} alternating repetitions after one warm-up each, order reversed every other repetition; raw git spawned directly from this process, the product through the git launcher (as in the extension host).`,
+      `- ${reps} alternating repetitions after one warm-up each, order reversed every other repetition; raw git and the product both through the git launcher (as in the extension host; bench/benchUtil.ts \`git\`).`,
       '',
     ].join('\n');
     return { goals, section };
