@@ -17,7 +17,10 @@ import { registerRestoreCommands, RestoreRunner, TurnCancelledEvent } from './vs
 import { registerShowTurnChanges } from './vscode/versionChanges';
 import { registerBlame } from './vscode/blameCommands';
 
-/** Builds the pieces and wires them; opening a repository's state (and loading sql.js) waits until something needs it. */
+/**
+ * Builds the pieces and wires them; opening a repository's state (and loading sql.js) waits until something needs
+ * it.
+ */
 export function activate(context: vscode.ExtensionContext): AgentVersionHistoryApi {
   const channel = vscode.window.createOutputChannel('Agent Version History', { log: true });
   const { log, recent } = createOutputLog(channel);

@@ -64,7 +64,10 @@ export class BranchLossUi implements vscode.Disposable {
     return true;
   }
 
-  /** Continue on a New Branch for one chat: the core re-checks, creates, checks out and records; the result is told once. */
+  /**
+   * Continue on a New Branch for one chat: the core re-checks, creates, checks out and records; the result is told
+   * once.
+   */
   async continueOnNewBranch(controller: RepositoryController, chatId: string): Promise<ContinuationInfo | undefined> {
     try {
       const result = await vscode.window.withProgress(
@@ -121,7 +124,8 @@ export class BranchLossUi implements vscode.Disposable {
       );
       controller.notifyChanged();
       void vscode.window.showInformationMessage(
-        `Agent Version History: the branch "${r.branch}" was restored from ${r.remote}. Check it out to continue the conversation there.`,
+        `Agent Version History: the branch "${r.branch}" was restored from ${r.remote}. ` +
+          'Check it out to continue the conversation there.',
       );
     } catch (error) {
       controller.notifyChanged();

@@ -25,7 +25,10 @@ export class EnableVersionHistory {
     private readonly log: EventLog,
   ) {}
 
-  /** Asks (unless declined in the last day) and, on Enable, creates the repository. Resolves whether there now is one. */
+  /**
+   * Asks (unless declined in the last day) and, on Enable, creates the repository. Resolves whether there now is
+   * one.
+   */
   ask(folder: string): Promise<boolean> {
     let pending = this.asking.get(folder);
     if (!pending) {

@@ -86,14 +86,16 @@ export function createApi(
       try {
         begun = await controller.history.beginTurn(input);
       } catch (error) {
-        // An agent resuming a chat whose branch is gone: the user is told (with the one action that helps); the agent gets the error.
+        // An agent resuming a chat whose branch is gone: the user is told (with the one action that helps); the agent
+        // gets the error.
         branchLoss.offer(controller, error);
         throw error;
       }
       const { turnId, excluded, notice } = begun;
       owners.set(turnId, controller);
       showSecretNotices(controller, excluded);
-      if (notice) void vscode.window.showInformationMessage(`Agent Version History: ${notice}`); // nested repositories, large files: once each
+      // Nested repositories, large files: once each.
+      if (notice) void vscode.window.showInformationMessage(`Agent Version History: ${notice}`);
       return { turnId };
     },
     async endTurn(turnId, outcome) {

@@ -17,11 +17,13 @@ export const RECOVERY_COPY = {
   checkAgain: 'Check again',
   tryAgain: 'Try again',
   required:
-    'Version restore needs attention — Agent Version History could not verify an earlier restore. If this project is clean, you can continue from its current version.',
+    'Version restore needs attention — Agent Version History could not verify an earlier restore. ' +
+    'If this project is clean, you can continue from its current version.',
   checking: 'Checking the current repository…',
   saving: 'Saving the current version…',
   dirty:
-    'Your current changes need to be saved — Agent Version History found changes that are not part of a saved version. Save them as the current version to continue using Version History.',
+    'Your current changes need to be saved — Agent Version History found changes that are not part of a saved ' +
+    'version. Save them as the current version to continue using Version History.',
   blocked: (message: string) => `Version History is unavailable — ${message}`,
   failed: (message: string) => `Version History could not continue — ${message}`,
   ready: 'Version History is ready — Continuing from the current code version.',
@@ -30,7 +32,8 @@ export const RECOVERY_COPY = {
     locks
       .map(
         (l) =>
-          `.git/${l.file} was left ${describeAge(l.ageMs)} ago by an interrupted restore of Agent Version History, and none of its Git commands is running now.`,
+          `.git/${l.file} was left ${describeAge(l.ageMs)} ago by an interrupted restore of Agent Version History, ` +
+          'and none of its Git commands is running now.',
       )
       .join(' '),
   staleLocksRemoved: (n: number, next: string) => `Removed ${n === 1 ? 'the stale lock' : `${n} stale locks`}. ${next}`,
@@ -117,7 +120,10 @@ export class RecoverySession implements vscode.Disposable {
     }
   }
 
-  /** Use current version / Check again; resolves with the state the action settled in. Extra clicks join the running action. */
+  /**
+   * Use current version / Check again; resolves with the state the action settled in. Extra clicks join the running
+   * action.
+   */
   accept(): Promise<RecoveryStateValue> {
     return this.dispatch({ type: 'ACCEPT' });
   }

@@ -90,7 +90,10 @@ class RecoveryUi implements vscode.Disposable {
     void session.refresh();
   }
 
-  /** Re-resolves the default repository when the active editor's folder changed (resolving spawns git, so not on every switch). */
+  /**
+   * Re-resolves the default repository when the active editor's folder changed (resolving spawns git, so not on every
+   * switch).
+   */
   followActiveRepository(): void {
     const folder = activeFolder();
     if (folder === this.currentFolder) return;
@@ -130,7 +133,8 @@ class RecoveryUi implements vscode.Disposable {
     if (candidates.length === 0) {
       void vscode.window.showInformationMessage(
         action === 'save'
-          ? 'Agent Version History: there are no changes waiting to be saved for recovery. Use "Use Current Version" first.'
+          ? 'Agent Version History: there are no changes waiting to be saved for recovery. ' +
+              'Use "Use Current Version" first.'
           : 'Agent Version History: no repository needs version recovery.',
       );
       return undefined;
@@ -213,7 +217,10 @@ class RecoveryUi implements vscode.Disposable {
   }
 }
 
-/** What the default repository depends on: the active editor's folder (inside a workspace folder), else the first workspace folder. */
+/**
+ * What the default repository depends on: the active editor's folder (inside a workspace folder), else the first
+ * workspace folder.
+ */
 function activeFolder(): string | null {
   return activeFileDirectory() ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? null;
 }

@@ -29,7 +29,10 @@ export class RepositoryRegistry implements vscode.Disposable {
   private readonly opened = new vscode.EventEmitter<RepositoryController>();
   readonly onDidOpen = this.opened.event;
 
-  /** `enable` asks to Enable Version History in a folder without git (issue 13); resolves whether there now is a repository. */
+  /**
+   * `enable` asks to Enable Version History in a folder without git (issue 13); resolves whether there now is a
+   * repository.
+   */
   constructor(
     private readonly log: EventLog,
     private readonly enable?: (folder: string) => Promise<boolean>,
@@ -68,7 +71,10 @@ export class RepositoryRegistry implements vscode.Disposable {
     return controller;
   }
 
-  /** The repository an API call without `repository` means: the active editor's file's, else its workspace folder's, else the first workspace folder that is one. */
+  /**
+   * The repository an API call without `repository` means: the active editor's file's, else its workspace folder's,
+   * else the first workspace folder that is one.
+   */
   async defaultController(): Promise<RepositoryController> {
     const candidates: string[] = [];
     const file = activeFileDirectory();

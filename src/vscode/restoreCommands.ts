@@ -129,7 +129,9 @@ export class RestoreRunner {
           `${again}${title} will undo ${n} commit${n === 1 ? '' : 's'} you made yourself after that version.`,
           {
             modal: true,
-            detail: `Target version ${preview.target?.slice(0, 7) ?? ''}. They stay reachable in Version History; a new [Restore] version is added on top.`,
+            detail:
+              `Target version ${preview.target?.slice(0, 7) ?? ''}. They stay reachable in Version History; ` +
+              'a new [Restore] version is added on top.',
           },
           'Continue',
         );
@@ -217,7 +219,8 @@ export class RestoreRunner {
   ): void {
     controller.notifyChanged();
     if (!result) return;
-    if (result.notice) void vscode.window.showInformationMessage(`Agent Version History: ${result.notice}`); // nested repositories, once each
+    // Nested repositories: once each.
+    if (result.notice) void vscode.window.showInformationMessage(`Agent Version History: ${result.notice}`);
     switch (result.result) {
       case 'nothing-to-undo':
         void vscode.window.showInformationMessage('There is no agent turn to undo on this branch.');
@@ -237,7 +240,8 @@ export class RestoreRunner {
           // Not awaited: the command finishes now; the button stays usable as long as the toast is.
           void vscode.window
             .showInformationMessage(
-              `Agent turn undone. Its partial changes were saved as an Interrupted entry in Version History (${result.preserved.slice(0, 7)}).`,
+              'Agent turn undone. Its partial changes were saved as an Interrupted entry in Version History ' +
+                `(${result.preserved.slice(0, 7)}).`,
               'Copy Prompt',
             )
             .then(async (choice) => {
@@ -367,7 +371,11 @@ async function pickVersion(controller: RepositoryController): Promise<RestoreReq
   const picked = await vscode.window.showQuickPick(
     versions.map((v) => ({
       label: v.subject,
-      description: `${KIND_LABEL[v.kind]}${v.outcome ? ` · ${v.outcome}` : ''} · ${v.oid.slice(0, 7)} · ${relativeTime(now - v.time)}`,
+      description: [
+        KIND_LABEL[v.kind] + (v.outcome ? ` · ${v.outcome}` : ''),
+        v.oid.slice(0, 7),
+        relativeTime(now - v.time),
+      ].join(' · '),
       oid: v.oid,
     })),
     {

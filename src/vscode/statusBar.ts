@@ -47,7 +47,8 @@ export class HistoryStatusBar implements vscode.Disposable {
       const { counts } = view;
       this.item.text = counts ? `$(history) undo:${counts.undo} redo:${counts.redo}` : '$(history) Version History';
       this.item.tooltip = counts
-        ? `Agent Version History — ${view.repository}: ${plural(counts.undo, 'agent turn')} can be undone, ${plural(counts.redo, 'undo')} can be redone. Click to show Version History.`
+        ? `Agent Version History — ${view.repository}: ${plural(counts.undo, 'agent turn')} can be undone, ` +
+          `${plural(counts.redo, 'undo')} can be redone. Click to show Version History.`
         : `Agent Version History — ${view.repository}. Click to show Version History.`;
       this.item.backgroundColor = undefined;
       this.item.command = SHOW_HISTORY_COMMAND;
@@ -77,13 +78,19 @@ function recoveryTooltip(state: RecoveryStateValue, detail: string | null): stri
     case 'saving':
       return 'saving the current version…';
     case 'dirty':
-      return 'your current changes need to be saved before Version History can continue. Click to show the notice, then choose "Save changes & use current version".';
+      return (
+        'your current changes need to be saved before Version History can continue. ' +
+        'Click to show the notice, then choose "Save changes & use current version".'
+      );
     case 'blocked':
       return `${detail ?? 'the repository cannot be used as it is.'} Click to show the notice.`;
     case 'failed':
       return `${detail ?? 'the last attempt failed.'} Click to show the notice and try again.`;
     default:
-      return 'an earlier restore could not be verified, so undo, redo and restore are paused. Click to show the notice, then choose "Use current version".';
+      return (
+        'an earlier restore could not be verified, so undo, redo and restore are paused. ' +
+        'Click to show the notice, then choose "Use current version".'
+      );
   }
 }
 

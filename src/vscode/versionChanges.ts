@@ -84,7 +84,10 @@ function parseQuery(query: string): { root: string; oid: string; of?: string } {
   throw new AvhError('invalid-input', 'This is not an Agent Version History document.');
 }
 
-/** The repository, the version whose changes are shown, and the path of an `agent-version:` document; null for any other. */
+/**
+ * The repository, the version whose changes are shown, and the path of an `agent-version:` document; null for any
+ * other.
+ */
 export function versionFileOf(uri: vscode.Uri): { root: string; version: string; path: string } | null {
   if (uri.scheme !== VERSION_FILE_SCHEME) return null;
   try {
@@ -155,7 +158,13 @@ export function registerShowTurnChanges(
                   await vscode.window.showQuickPick(
                     turns.map((t, i) => ({
                       label: t.label,
-                      description: `${i === 0 ? 'latest · ' : ''}${KIND_LABEL[t.kind]}${t.turn?.outcome ? ` · ${t.turn.outcome}` : ''} · ${t.oid.slice(0, 7)} · ${relativeTime(now - t.time)}`,
+                      description:
+                        (i === 0 ? 'latest · ' : '') +
+                        [
+                          KIND_LABEL[t.kind] + (t.turn?.outcome ? ` · ${t.turn.outcome}` : ''),
+                          t.oid.slice(0, 7),
+                          relativeTime(now - t.time),
+                        ].join(' · '),
                       row: t,
                     })),
                     {

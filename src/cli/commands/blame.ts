@@ -11,11 +11,11 @@ export const spec: CommandSpec = {
   summary: 'which agent turn wrote each line of a file',
   description:
     'Shows, for each block of lines of the file (the working tree copy, or the file as of --rev), the agent turn ' +
-    'that wrote it — agent, chat, the prompt’s first line and when — or, for lines no turn wrote, the commit and ' +
-    'its author as git says. Your own edits made before a turn stay yours, lines a turn is writing right now (or a ' +
-    'stopped turn’s partial work) are that turn’s before any commit, lines a restore brought back keep their ' +
-    'author, and lines undone are no one’s. Renames are followed as git follows them; binary files are refused. ' +
-    'The file is relative to the current folder.',
+    'that wrote it — agent, chat, the prompt’s first line and when — or, for lines no turn wrote, the commit ' +
+    'and its author as git says. Your own edits made before a turn stay yours, lines a turn is writing right now ' +
+    '(or a stopped turn’s partial work) are that turn’s before any commit, lines a restore brought back keep ' +
+    'their author, and lines undone are no one’s. Renames are followed as git follows them; binary files are ' +
+    'refused. The file is relative to the current folder.',
   example: 'agent-versions blame src/app.ts --json',
   json:
     '{"path": string, "rev": string|null, "lines": number, "eol": "lf"|"crlf"|"mixed"|"none", ' +
