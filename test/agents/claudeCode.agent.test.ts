@@ -1,11 +1,13 @@
 /**
- * The real Claude Code binary (2.1.197, scripts/agents/setup.sh) against a scripted Anthropic API on 127.0.0.1, with
- * exactly the hooks `agent-versions connect claude-code --project` writes (run through the timer, which runs the same
- * command with the same stdin), a capture hook on every event, and our CLI's shipped bundle for Undo and Redo.
- * Every scenario starts from a user's uncommitted edit and an untracked file, and checks exact trees.
+ * The real Claude Code binary (2.1.197, scripts/agents/setup.sh) against a mock model: a scripted Anthropic Messages
+ * API on 127.0.0.1 (the only part that cannot be real here). The hooks are exactly the ones the shipped
+ * `node dist/cli.js connect claude-code --project` writes (run through the timer, which runs the same command with
+ * the same stdin), beside a capture hook on every event; our state is read back through the shipped CLI. Every
+ * scenario starts from a user's uncommitted edit and an untracked file, and checks exact trees.
  *
- * Expected to fail today (issue 23): the question turn blocks Undo (1), Undo after Escape + "never mind" (1), and
- * an API error stored `cancelled` when SessionEnd's hook wins the race with StopFailure's (6).
+ * Three scenarios need the turn-semantics fixes of issue 23 (#1: a turn that changed nothing is never Undo's
+ * target; #6: errored is not overwritten by the SessionEnd of the same turn) and fail without them: the question
+ * turn, "never mind" after an interrupt (print mode and interactive), and the API errors.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -39,7 +41,7 @@ import {
   submitPrompt,
 } from './support/claudeCodeSession';
 import { TmuxSession } from './support/tmuxSession';
-import { assertNothingLost, cleanupTempDirs, git } from '../support/gitFixtures';
+import { assertNothingLost, cleanupTempDirs } from '../support/gitFixtures';
 
 const setups: ClaudeCodeSetup[] = [];
 
@@ -115,7 +117,7 @@ function assertQuietHooks(setup: ClaudeCodeSetup, scenario: string): void {
   }
 }
 
-describe('Claude Code 2.1.197 (real binary, mock Anthropic API): turns, Undo and Redo', function () {
+describe('Claude Code 2.1.197 (real binary, mock model: Anthropic API on 127.0.0.1): turns, Undo and Redo', function () {
   this.timeout(180_000);
   before(() => assert.ok(fs.existsSync(DIST_CLI), 'dist/cli.js is missing: run `npm run build` first'));
   afterEach(async function () {
@@ -134,6 +136,12 @@ describe('Claude Code 2.1.197 (real binary, mock Anthropic API): turns, Undo and
     const before = startTree(setup);
     assert.deepEqual(treeOf(setup.sandbox.repo), before);
     const content = inventory(setup.sandbox.repo);
+    // connect gives the SessionEnd hook more than Claude Code's 1.5 s default before it is killed.
+    const written = JSON.parse(before['.claude/settings.json']) as {
+      hooks: Record<string, { hooks: { timeout?: number }[] }[]>;
+    };
+    assert.deepEqual(Object.keys(written.hooks), ['UserPromptSubmit', 'Stop', 'StopFailure', 'SessionEnd']);
+    assert.equal(written.hooks.SessionEnd[0].hooks[0].timeout, 10);
 
     const run = await claudePrint(setup, 'make the edits').exited;
     assert.equal(run.code, 0, run.stderr);
@@ -182,6 +190,7 @@ describe('Claude Code 2.1.197 (real binary, mock Anthropic API): turns, Undo and
     const setup = await claude('question', []);
     setup.mock.script([...editingTurn(setup), say('It adds two files and edits src.txt.')]);
     const before = startTree(setup);
+    const content = inventory(setup.sandbox.repo);
     assert.equal((await claudePrint(setup, 'make the edits').exited).code, 0);
     const asked = await claudePrint(setup, 'explain what you did', ['--continue']).exited;
     assert.equal(asked.code, 0, asked.stderr);
@@ -204,6 +213,7 @@ describe('Claude Code 2.1.197 (real binary, mock Anthropic API): turns, Undo and
       `Undo targets the turn that changed files, not the question: ${undo.stdout}`,
     );
     assert.deepEqual(treeOf(setup.sandbox.repo), before);
+    assertNothingLost(setup.sandbox.repo, content);
   });
 
   it('print mode, SIGINT mid-turn: SessionEnd (no Stop) ends the turn cancelled; Undo takes the partial work away', async () => {
@@ -263,6 +273,7 @@ describe('Claude Code 2.1.197 (real binary, mock Anthropic API): turns, Undo and
     assert.deepEqual(treeOf(setup.sandbox.repo), before, 'undo --turn <interrupted> takes the partial work away');
     const plain = avh(setup.sandbox, ['undo', '--json']);
     assert.ok(!fs.existsSync(abs(setup, 'partial.txt')), `plain Undo brought the partial work back: ${plain.stdout}`);
+    assert.deepEqual(treeOf(setup.sandbox.repo), before);
   });
 
   it('interactive (tmux), Escape mid-turn: no hook at all; "never mind" ends it cancelled; plain Undo takes it away (#1)', async () => {
@@ -273,6 +284,7 @@ describe('Claude Code 2.1.197 (real binary, mock Anthropic API): turns, Undo and
       say('Okay, I will leave it.'),
     ]);
     const before = startTree(setup);
+    const content = inventory(setup.sandbox.repo);
     const session = await claudeInteractive(setup);
     sessions.push(session);
     submitPrompt(session, 'start something long');
@@ -307,60 +319,55 @@ describe('Claude Code 2.1.197 (real binary, mock Anthropic API): turns, Undo and
     const undo = avh(setup.sandbox, ['undo', '--json']);
     assert.equal(undo.code, 0, `plain Undo after "never mind": ${undo.stdout}${undo.stderr}`);
     assert.deepEqual(treeOf(setup.sandbox.repo), before);
+    assertNothingLost(setup.sandbox.repo, content);
   });
 
-  for (const status of [500, 529]) {
-    it(`API error ${status} (print mode): StopFailure and SessionEnd race; the turn is stored errored either way (#6)`, async () => {
-      const setup = await claude(`error-${status}`, [httpError(status)]);
-      const run = await claudePrint(setup, 'this will fail').exited;
-      assert.equal(run.code, 1);
-      // claude -p waits for its SessionEnd hooks (at most 1.5 s, CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS), not for
-      // StopFailure's, which may still run after it exited.
-      const stillRunning = processesUnder(setup.sandbox.root).length;
-      await settled(setup.sandbox.root);
-      const events = capturedEvents(setup.sandbox);
-      saveSamples(setup.sandbox, 'claude-code', `api-error-${status}`, events);
-      const failure = ofEvent(events, 'StopFailure')[0];
-      const end = ofEvent(events, 'SessionEnd')[0];
-      assert.ok(failure && end, names(events).join(' '));
-      assert.equal(failure.payload.error, 'server_error');
-      const gapMs = Number(failure.startedNs - end.startedNs) / 1e6;
-      report('claude-stopfailure-gap', { status, gapMs, run: run.ms, hooksRunningAtExit: stillRunning });
-      assert.ok(Math.abs(gapMs) < 200, `StopFailure and SessionEnd ${gapMs} ms apart`);
-      assertQuietHooks(setup, `api-error-${status}`);
-      const turns = await turnsOf(setup.sandbox.repo);
-      assert.deepEqual(
-        turns.map((t) => t.outcome),
-        ['errored'],
-        `StopFailure started ${gapMs.toFixed(1)} ms after SessionEnd`,
-      );
-    });
-  }
+  const status = 500;
+  it(`API error 500 (print mode): StopFailure and SessionEnd race; the turn is stored errored either way (#6)`, async () => {
+    const setup = await claude(`error-${status}`, [httpError(status)]);
+    const run = await claudePrint(setup, 'this will fail').exited;
+    assert.equal(run.code, 1);
+    // claude -p waits for its SessionEnd hooks (at most 1.5 s, CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS), not for
+    // StopFailure's, which may still run after it exited.
+    const stillRunning = processesUnder(setup.sandbox.root).length;
+    await settled(setup.sandbox.root);
+    const events = capturedEvents(setup.sandbox);
+    saveSamples(setup.sandbox, 'claude-code', `api-error-${status}`, events);
+    const failure = ofEvent(events, 'StopFailure')[0];
+    const end = ofEvent(events, 'SessionEnd')[0];
+    assert.ok(failure && end, names(events).join(' '));
+    assert.equal(failure.payload.error, 'server_error');
+    const gapMs = Number(failure.startedNs - end.startedNs) / 1e6;
+    report('claude-stopfailure-gap', { status, gapMs, run: run.ms, hooksRunningAtExit: stillRunning });
+    assert.ok(Math.abs(gapMs) < 200, `StopFailure and SessionEnd ${gapMs} ms apart`);
+    assertQuietHooks(setup, `api-error-${status}`);
+    const turns = await turnsOf(setup.sandbox.repo);
+    assert.deepEqual(
+      turns.map((t) => t.outcome),
+      ['errored'],
+      `StopFailure started ${gapMs.toFixed(1)} ms after SessionEnd`,
+    );
+  });
 
-  it('resumed sessions (--resume <id>, --continue) keep the session id: one chat, a version per turn, Undo walks back', async () => {
+  it('a resumed session (--resume <id>) keeps the session id: one chat, a version per turn, Undo walks back', async () => {
     const setup = await claude('resume', []);
     setup.mock.script([
       useTools({ name: 'Write', input: { file_path: abs(setup, 'first.txt'), content: '1\n' } }),
       say('first done'),
       useTools({ name: 'Write', input: { file_path: abs(setup, 'second.txt'), content: '2\n' } }),
       say('second done'),
-      useTools({ name: 'Write', input: { file_path: abs(setup, 'third.txt'), content: '3\n' } }),
-      say('third done'),
     ]);
     const before = startTree(setup);
     assert.equal((await claudePrint(setup, 'first').exited).code, 0);
     const sessionId = String(capturedEvents(setup.sandbox)[0].payload.session_id);
     clearCapture(setup.sandbox);
+    // `--continue` keeps it too (the question and "never mind" scenarios resume that way).
     assert.equal((await claudePrint(setup, 'second', ['--resume', sessionId]).exited).code, 0);
-    assert.equal((await claudePrint(setup, 'third', ['--continue']).exited).code, 0);
     const events = capturedEvents(setup.sandbox);
     saveSamples(setup.sandbox, 'claude-code', 'resumed', events);
     assert.deepEqual(
       ofEvent(events, 'SessionStart').map((e) => [e.payload.source, e.payload.session_id]),
-      [
-        ['resume', sessionId],
-        ['resume', sessionId],
-      ],
+      [['resume', sessionId]],
     );
     const turns = await turnsOf(setup.sandbox.repo);
     assert.deepEqual(
@@ -368,102 +375,10 @@ describe('Claude Code 2.1.197 (real binary, mock Anthropic API): turns, Undo and
       [
         [sessionId, 1, 'completed', true],
         [sessionId, 2, 'completed', true],
-        [sessionId, 3, 'completed', true],
       ],
     );
-    for (let i = 0; i < 3; i++) assert.equal(avhJson<{ result: string }>(setup.sandbox, ['undo']).result, 'restored');
+    for (let i = 0; i < 2; i++) assert.equal(avhJson<{ result: string }>(setup.sandbox, ['undo']).result, 'restored');
     assert.deepEqual(treeOf(setup.sandbox.repo), before);
     assertQuietHooks(setup, 'resumed');
-  });
-
-  it('samples (AVH_AGENT_SAMPLES_DIR): notebook, tasks, a failing tool, a denied tool, a subagent, /compact', async function () {
-    if (!process.env.AVH_AGENT_SAMPLES_DIR) this.skip();
-    const setup = await claude('samples', []);
-    fs.writeFileSync(path.join(setup.sandbox.home, '.claude', 'CLAUDE.md'), 'Be brief.\n');
-    const notebook = {
-      cells: [{ cell_type: 'code', id: 'c1', metadata: {}, source: ['print(1)'], outputs: [], execution_count: null }],
-      metadata: {},
-      nbformat: 4,
-      nbformat_minor: 5,
-    };
-    setup.mock.script([
-      useTools(
-        { name: 'Write', input: { file_path: abs(setup, 'nb.ipynb'), content: JSON.stringify(notebook) } },
-        { name: 'TaskCreate', input: { subject: 'demo', description: 'a demo task' } },
-      ),
-      useTools({ name: 'Read', input: { file_path: abs(setup, 'nb.ipynb') } }),
-      useTools({
-        name: 'NotebookEdit',
-        input: { notebook_path: abs(setup, 'nb.ipynb'), cell_id: 'c1', new_source: 'print(2)' },
-      }),
-      useTools({ name: 'Bash', input: { command: 'exit 3', description: 'Fail on purpose' } }),
-      useTools({ name: 'TaskUpdate', input: { taskId: '1', status: 'completed' } }),
-      useTools({ name: 'WebFetch', input: { url: 'http://127.0.0.1:9/', prompt: 'read it' } }),
-      useTools({
-        name: 'Agent',
-        input: { description: 'look around', prompt: 'say hi', subagent_type: 'general-purpose' },
-      }),
-      say('hi from the subagent'),
-      say('All done.'),
-    ]);
-    assert.equal((await claudePrint(setup, 'exercise the tools').exited).code, 0);
-    assert.equal((await claudePrint(setup, '/compact', ['--continue']).exited).code, 0);
-    const events = capturedEvents(setup.sandbox);
-    saveSamples(setup.sandbox, 'claude-code', 'tools', events);
-    for (const e of ['PostToolUseFailure', 'SubagentStart', 'SubagentStop', 'PreCompact', 'PostCompact'])
-      assert.ok(names(events).includes(e), `${e} in ${[...new Set(names(events))].join(' ')}`);
-  });
-
-  it('samples (AVH_AGENT_SAMPLES_DIR): interactive permission prompt (PermissionRequest, Notification)', async function () {
-    if (!process.env.AVH_AGENT_SAMPLES_DIR) this.skip();
-    const setup = await claude('samples-permission', [
-      useTools({ name: 'WebFetch', input: { url: 'http://127.0.0.1:9/', prompt: 'read it' } }),
-      say('Fine, I will not fetch it.'),
-    ]);
-    const session = await claudeInteractive(setup);
-    sessions.push(session);
-    submitPrompt(session, 'fetch something');
-    await waitUntil(
-      () => names(capturedEvents(setup.sandbox)).includes('PermissionRequest'),
-      'PermissionRequest',
-      60_000,
-    );
-    // The idle notification comes after a while with the dialog open; then Escape declines (and ends the turn, no Stop).
-    await waitUntil(() => names(capturedEvents(setup.sandbox)).includes('Notification'), 'Notification', 20_000).catch(
-      () => undefined,
-    );
-    session.keys('Escape');
-    await session.waitForScreen(/Interrupted/, 'the declined tool');
-    await quit(session);
-    await waitUntil(() => names(capturedEvents(setup.sandbox)).includes('SessionEnd'), 'SessionEnd', 30_000);
-    saveSamples(setup.sandbox, 'claude-code', 'permission', capturedEvents(setup.sandbox));
-  });
-
-  it('context channel: UserPromptSubmit output reaches the model, as JSON additionalContext and as plain stdout', async () => {
-    const marker = 'CONTEXT-MARKER-7d41';
-    const setup = await claude('context', [say('noted'), say('noted again')], {
-      connect: 'none',
-      env: {
-        AVH_CAPTURE_REPLY_UserPromptSubmit: JSON.stringify({
-          hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: `json ${marker}` },
-        }),
-      },
-    });
-    assert.equal((await claudePrint(setup, 'hello').exited).code, 0);
-    setup.env.AVH_CAPTURE_REPLY_UserPromptSubmit = `plain ${marker}`;
-    assert.equal((await claudePrint(setup, 'hello again', ['--continue']).exited).code, 0);
-    saveModelRequest(setup.sandbox, 'claude-code', 'context-additionalContext', setup.mock.loopRequests()[0].body);
-    saveModelRequest(setup.sandbox, 'claude-code', 'context-plain-stdout', setup.mock.loopRequests()[1].body);
-    const [first, second] = setup.mock.loopRequests().map((r) => JSON.stringify(r.body));
-    // Both arrive in a mid-conversation system message, each wrapped in its own words.
-    assert.match(first, /UserPromptSubmit hook additional context: json CONTEXT-MARKER-7d41/);
-    assert.match(second, /UserPromptSubmit hook success: plain CONTEXT-MARKER-7d41/);
-    const messages = (setup.mock.loopRequests()[0].body as { messages: { role: string; content: unknown }[] }).messages;
-    assert.deepEqual(
-      messages.filter((m) => JSON.stringify(m.content).includes(marker)).map((m) => m.role),
-      ['system'],
-    );
-    // Shown only in the CLI's repository: nothing here was recorded, no hook of ours was installed.
-    assert.equal(git(setup.sandbox.repo, 'log', '--format=%s').trim(), 'initial');
   });
 });

@@ -123,6 +123,24 @@ export function killProcessesUnder(root: string): number {
   return pids.length;
 }
 
+/**
+ * Kills what a test's agents left running (every process under `root`, by pid), until none is left, so the test's
+ * temp folder can be removed; returns how many there were.
+ */
+export async function sweepProcesses(root: string, timeoutMs = 10_000): Promise<number> {
+  let killed = 0;
+  await waitUntil(
+    () => {
+      const n = killProcessesUnder(root);
+      killed += n;
+      return n === 0;
+    },
+    `processes under ${root} to exit`,
+    timeoutMs,
+  );
+  return killed;
+}
+
 /** Polls `condition` every 50 ms until it holds, or fails with `what` after timeoutMs. */
 export async function waitUntil(condition: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -67,13 +67,43 @@ export interface CliRun {
   ms: number;
 }
 
+/**
+ * The agents' own variables for their user folders, blanked: whatever agent runs these tests, its folders are never
+ * read or written (each test gives its agent a HOME, and its own folder variables where it needs them).
+ */
+export const NO_AGENT_HOMES: NodeJS.ProcessEnv = {
+  CLAUDE_CONFIG_DIR: '',
+  CODEX_HOME: '',
+  COPILOT_HOME: '',
+  GEMINI_CLI_HOME: '',
+  XDG_CONFIG_HOME: '',
+  COPILOT_CLI: '',
+  CLAUDECODE: '',
+};
+
+/**
+ * A clean environment for an agent: this machine's PATH and locale, the sandbox's HOME, git without the system
+ * config, and nothing of the process that runs the tests (another agent's variables, tokens).
+ */
+export function agentEnv(sandbox: Sandbox, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    LANG: 'C.UTF-8',
+    HOME: sandbox.home,
+    TMPDIR: sandbox.root,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_TERMINAL_PROMPT: '0',
+    ...extra,
+  };
+}
+
 /** `agent-versions <args>` (the shipped bundle) in the repository, with the sandbox's HOME. */
 export function avh(sandbox: Sandbox, args: string[], env: NodeJS.ProcessEnv = {}): CliRun {
   const t0 = Date.now();
   const r = spawnSync(process.execPath, [DIST_CLI, ...args], {
     cwd: sandbox.repo,
     encoding: 'utf8',
-    env: { ...testGitEnv(), HOME: sandbox.home, ...env },
+    env: { ...testGitEnv(), ...NO_AGENT_HOMES, HOME: sandbox.home, ...env },
     timeout: 60_000,
   });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, ms: Date.now() - t0 };

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AgentBinary, claudeCodeBinary } from './agentBinaries';
 import { AgentRun, startAgent } from './agentProcess';
-import { addCaptureHooks, addUserWork, avh, commitSettings, Sandbox, timeOurHooks } from './agentSandbox';
+import { addCaptureHooks, addUserWork, agentEnv, avh, commitSettings, Sandbox, timeOurHooks } from './agentSandbox';
 import { AnthropicMock, AnthropicStep, startAnthropicMock } from './anthropicMock';
 import { TmuxSession } from './tmuxSession';
 
@@ -105,10 +105,7 @@ export async function setUpClaudeCode(sandbox: Sandbox, options: ClaudeCodeOptio
   }
   addUserWork(sandbox);
 
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    LANG: 'C.UTF-8',
-    HOME: sandbox.home,
+  const env = agentEnv(sandbox, {
     ANTHROPIC_BASE_URL: mock.url,
     ANTHROPIC_API_KEY: API_KEY,
     DISABLE_TELEMETRY: '1',
@@ -116,10 +113,9 @@ export async function setUpClaudeCode(sandbox: Sandbox, options: ClaudeCodeOptio
     DISABLE_ERROR_REPORTING: '1',
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     CLAUDE_CODE_MAX_RETRIES: '0',
-    GIT_CONFIG_NOSYSTEM: '1',
     AVH_CAPTURE_DIR: sandbox.captureDir,
     ...options.env,
-  };
+  });
   return { sandbox, bin, mock, env, settingsFile };
 }
 

@@ -1,9 +1,8 @@
-import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AgentBinary, codexBinary } from './agentBinaries';
 import { AgentRun, startAgent } from './agentProcess';
-import { addCaptureHooks, addUserWork, avh, commitSettings, Sandbox, timeOurHooks } from './agentSandbox';
+import { addCaptureHooks, addUserWork, agentEnv, avh, commitSettings, Sandbox, timeOurHooks } from './agentSandbox';
 import { OpenAiResponsesMock, ResponsesStep, startOpenAiResponsesMock } from './openaiResponsesMock';
 import { TmuxSession } from './tmuxSession';
 
@@ -97,16 +96,12 @@ export async function setUpCodex(sandbox: Sandbox, options: CodexOptions = {}): 
   const codexHome = path.join(sandbox.root, 'codex-home');
   writeCodexConfig(codexHome, { mockUrl: mock.url, repo: sandbox.repo, trustProject: options.trustProject !== false });
   if (options.capture !== false) addCaptureHooks(path.join(codexHome, 'hooks.json'), CODEX_EVENTS);
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    LANG: 'C.UTF-8',
-    HOME: sandbox.home,
+  const env = agentEnv(sandbox, {
     CODEX_HOME: codexHome,
     [API_KEY_ENV]: 'sk-mock-openai',
-    GIT_CONFIG_NOSYSTEM: '1',
     AVH_CAPTURE_DIR: sandbox.captureDir,
     ...options.env,
-  };
+  });
 
   let hooksFile: string | null = null;
   const scope = options.connect ?? 'project';
@@ -154,22 +149,7 @@ export async function codexInteractive(setup: CodexSetup, options: { bypassHookT
   return session;
 }
 
-/**
- * The trust hash Codex 0.171 stores for a command hook once the user reviewed it (`trusted_hash` in config.toml):
- * sha256 of the canonical JSON (sorted keys, compact) of the hook's normalized identity — its event's snake_case
- * label and one matcher group holding the normalized handler (timeout defaulted to 600 s, async false; a matcher
- * only for events that take one). Reproduced here only to check what the binary wrote; never written by us.
- */
-export function codexHookTrustHash(eventSnake: string, command: string, timeoutSec = 600): string {
-  const identity = { event_name: eventSnake, hooks: [{ async: false, command, timeout: timeoutSec, type: 'command' }] };
-  return `sha256:${crypto.createHash('sha256').update(JSON.stringify(identity)).digest('hex')}`;
-}
-
 /** The hook-state keys Codex uses: `<hooks file>:<event_snake>:<group index>:<handler index>`. */
 export function codexHookKey(hooksFile: string, eventSnake: string, group = 0, handler = 0): string {
   return `${hooksFile}:${eventSnake}:${group}:${handler}`;
-}
-
-export function snakeCase(event: string): string {
-  return event.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase();
 }
