@@ -164,7 +164,8 @@ export async function checkHookLatency(repo: GitRepository): Promise<Check> {
   const code = await new Promise<number | null>((resolve) => {
     const child = spawn(process.execPath, [cliEntryFile(), 'hook', claudeCode.name], {
       cwd: repo.root,
-      env: hookProcessEnv(process.env),
+      // Claude Code's own event, wherever doctor runs (Copilot CLI's hook marker would have it ignored).
+      env: { ...hookProcessEnv(process.env), COPILOT_CLI: '' },
       stdio: ['pipe', 'ignore', 'ignore'],
     });
     const timer = setTimeout(() => child.kill('SIGKILL'), HOOK_RUN_TIMEOUT_MS);
