@@ -366,6 +366,13 @@ describe('Codex 0.171.0 (real binary, mock model: Responses API on 127.0.0.1): h
     const running = avhJson<{ runningTurns: unknown[] }>(setup.sandbox, ['status']).runningTurns;
     await quit(session);
     assert.deepEqual(running, [], 'no turn stays running after an interrupt');
+    assert.deepEqual(
+      (await turnsOf(setup.sandbox.repo)).map((t) => [t.outcome, t.version]),
+      [
+        ['cancelled', null],
+        ['cancelled', null],
+      ],
+    );
   });
 
   it('API error (HTTP 500): PostModelRequest status failed, then SessionEnd, no Stop; the turn must end errored', async () => {
