@@ -361,7 +361,12 @@ describe('Codex 0.171.0 (real binary, mock model: Responses API on 127.0.0.1): h
       assert.ok(!names(events).includes('Stop'), names(events).join(' '));
       await session.waitForScreen(/Conversation interrupted/, 'the interruption notice');
     }
-    await new Promise((r) => setTimeout(r, 1000));
+    // Our Interrupt hooks have finished (the timer logs each when its command exits).
+    await waitUntil(
+      () => hookTimings(setup.sandbox).filter((t) => t.event === 'Interrupt').length === 2,
+      'both Interrupt hooks to finish',
+      30_000,
+    );
     assertQuietHooks(setup, 'tui-interrupt');
     const running = avhJson<{ runningTurns: unknown[] }>(setup.sandbox, ['status']).runningTurns;
     await quit(session);
