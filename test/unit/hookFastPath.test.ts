@@ -314,7 +314,7 @@ describe('hook events named like Object.prototype members: ignored on both paths
 
   // Every agent of the registry: a new one is covered without touching this file.
   for (const agent of AGENTS) {
-    it(`hook ${agent.name}: toString, __proto__ and constructor exit 0 as ignored events, on the fast and the full path`, async () => {
+    it(`hook ${agent.name}: an unknown event name, toString, __proto__ and constructor exit 0 as ignored events, on the fast and the full path`, async () => {
       const repo = makeRepo();
       const begin = eventOf(agent, 'begin');
       ok(agentHook(repo, agent.name, begin, true, 'do the thing'));
@@ -326,7 +326,7 @@ describe('hook events named like Object.prototype members: ignored on both paths
       });
       const before = { ...picture(), rows: await rows(repo), running: await runningTurns(repo) };
       assert.equal(before.running.length, 1);
-      for (const event of ['toString', '__proto__', 'constructor', 'hasOwnProperty', 'valueOf']) {
+      for (const event of ['NoSuchEvent', 'toString', '__proto__', 'constructor', 'hasOwnProperty', 'valueOf']) {
         for (const fast of [true, false]) {
           const r = agentHook(repo, agent.name, event, fast);
           const answer = ok(r);
