@@ -130,7 +130,7 @@ describe('opencode 1.18.33 (real binary, mock model: Chat Completions on 127.0.0
     const [turn] = await turnsOf(sandbox.repo);
     assert.deepEqual([turn.agent, turn.outcome], ['opencode', 'completed']);
     assert.match(turn.chatId, /^opencode:ses_/);
-    assert.ok(turn.version, 'the turn made a version');
+    assert.ok(turn.version, `the turn made a version: ${JSON.stringify(turn)}`);
     assert.equal(avhJson<{ result: string }>(sandbox, ['undo']).result, 'restored');
     assert.deepEqual(
       treeOf(sandbox.repo),
