@@ -1,8 +1,9 @@
 // `npm test`: installs the real-VS-Code harness (idempotent), builds, type checks, lints, then runs unit,
-// fault-injection, webview (Chromium), extension-host (code-server) and end-to-end (Chromium) tests. Its last line is
-// "N passed, N failed"; a failed build, type check or lint counts as one failure each.
+// fault-injection, real-agent (the real agent binaries against mock models), webview (Chromium), extension-host
+// (code-server) and end-to-end (Chromium) tests. Its last line is "N passed, N failed"; a failed build, type check,
+// lint or install counts as one failure each.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -96,6 +97,34 @@ if (compiled) {
     mocha('unit tests', ['out/test/unit/**/*.test.js'], ['--timeout', '60000', ...parallel]);
   if (!only || only === 'fault')
     mocha('fault-injection tests', ['out/test/fault/**/*.test.js'], ['--timeout', '300000', ...parallel]);
+  if (built && (!only || only === 'agents')) {
+    // The pinned agent binaries (npm registry, idempotent: a rerun checks stamps) into AVH_AGENTS_DIR.
+    const agents = step(
+      'install the real agents (Claude Code, Codex, Copilot CLI, Gemini CLI, opencode; tmux)',
+      'bash',
+      [path.join(root, 'scripts/agents/setup.sh')],
+    );
+    // Each file drives its own agent processes against its own mock servers: three workers (the agents mostly wait
+    // on their own start-up), the longest files first so that no long one starts last.
+    const longestFirst = ['opencode', 'claudeCode', 'codex', 'gemini', 'copilotCli'];
+    const rank = (file) => {
+      const at = longestFirst.indexOf(file.replace('.agent.test.js', ''));
+      return at === -1 ? longestFirst.length : at;
+    };
+    const dir = path.join(root, 'out/test/agents');
+    const files = (existsSync(dir) ? readdirSync(dir) : [])
+      .filter((f) => f.endsWith('.agent.test.js'))
+      .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))
+      .map((f) => path.join('out/test/agents', f));
+    if (agents)
+      mocha('real-agent tests (real binaries, mock models)', files, [
+        '--timeout',
+        '180000',
+        '--parallel',
+        '--jobs',
+        '3',
+      ]);
+  }
   if (builtWebview && (!only || only === 'webview'))
     mocha('webview tests (Chromium, fake host)', ['out/test/webview/**/*.test.js'], ['--timeout', '60000']);
   if (built && (!only || only === 'vscode')) {

@@ -7,12 +7,11 @@ import {
   ourHookEntries,
   planConnect,
   planDisconnect,
+  applySettingsEdit,
   readSettings,
-  SettingsChange,
   SettingsEdit,
   SettingsFileError,
   settingsFileOf,
-  writeSettings,
 } from './agentSettings';
 import type { CommandContext } from './command';
 import { EXIT, UsageError } from './exitCodes';
@@ -52,11 +51,19 @@ const SCOPE_LABELS: Record<SettingsScope, string> = {
 export async function settingsFiles(
   agent: ConnectableAgent,
   folder: string,
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ scope: SettingsScope; file: string }[]> {
   const root = await projectRoot(folder).catch(() => null);
   return scopesOf(agent).flatMap((scope) =>
-    scope !== 'user' && root === null ? [] : [{ scope, file: settingsFileOf(agent, scope, root ?? '', os.homedir()) }],
+    scope !== 'user' && root === null
+      ? []
+      : [{ scope, file: settingsFileOf(agent, scope, root ?? '', os.homedir(), env) }],
   );
+}
+
+/** The project's top level for `folder`, or null outside a repository. */
+export async function projectRootOf(folder: string): Promise<string | null> {
+  return projectRoot(folder).catch(() => null);
 }
 
 async function projectRoot(folder: string): Promise<string> {
@@ -103,6 +110,7 @@ export async function planConnection(request: ConnectRequest): Promise<Connectio
     request.scope,
     request.scope === 'user' ? '' : await projectRoot(request.folder),
     os.homedir(),
+    process.env,
   );
   const command = hookCommand(request.agent, { init: request.init === true });
   const before = readSettings(file);
@@ -125,7 +133,9 @@ export async function alsoConnectedIn(
 export async function runConnect(request: ConnectRequest): Promise<{ json: unknown; text: string }> {
   const plan = await planConnection(request);
   const { agent, file, command, edit } = plan;
-  if (edit.after !== null && !request.dryRun) writeSettings(file, edit.after);
+  const changed = edit.after !== null;
+  if (!request.dryRun) applySettingsEdit(file, edit);
+  const steps = request.action === 'connect' ? (agent.settings.userSteps?.(request.scope) ?? []) : [];
   const others = await alsoConnectedIn(plan, request.folder);
   const json = {
     agent: request.agent,
@@ -133,11 +143,13 @@ export async function runConnect(request: ConnectRequest): Promise<{ json: unkno
     file,
     command,
     dryRun: request.dryRun,
-    changed: edit.after !== null && !request.dryRun,
+    changed: changed && !request.dryRun,
+    removedFile: edit.remove === true,
     changes: edit.changes,
     alsoConnectedIn: others.map((o) => o.file),
+    inAgent: steps,
   };
-  return { json, text: describe(request, agent, file, command, edit.changes, others) };
+  return { json, text: describe(request, agent, file, command, edit, others, steps) };
 }
 
 /** Whether a settings file holds any hook entry of ours; an unreadable or malformed file counts as not. */
@@ -154,9 +166,11 @@ function describe(
   agent: ConnectableAgent,
   file: string,
   command: string,
-  changes: readonly SettingsChange[],
+  edit: SettingsEdit,
   others: readonly { scope: SettingsScope; file: string }[],
+  steps: readonly string[],
 ): string {
+  const { changes } = edit;
   const where = `${file} (${SCOPE_LABELS[request.scope]})`;
   const name = agent.settings.displayName;
   const lines: string[] = [];
@@ -172,6 +186,7 @@ function describe(
     const width = Math.max(...changes.map((c) => c.action.length));
     lines.push(...changes.map((c) => `  ${c.action.padEnd(width)}  ${c.event} hook`));
     if (request.action === 'connect') lines.push(`Hook command: ${command}`);
+    if (edit.remove) lines.push(`${request.dryRun ? 'Would remove' : 'Removed'} the file: nothing else was in it.`);
     if (request.action === 'connect' && request.scope === 'project') {
       const yours = scopesOf(agent).includes('local') ? '--local' : '--user';
       lines.push(
@@ -181,6 +196,7 @@ function describe(
     }
     if (request.dryRun) lines.push('Dry run: nothing was written.');
   }
+  if (steps.length > 0) lines.push(`Then, in ${name}:`, ...steps.map((step) => `  - ${step}`));
   for (const other of others) {
     lines.push(
       request.action === 'connect'

@@ -2,14 +2,24 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { findNodeAtLocation, getNodeValue, Node, ParseError, parseTree, printParseErrorCode } from 'jsonc-parser';
 import { writeFileAtomic } from '../core/store/atomicWrite';
-import type { ConnectableAgent, SettingsScope } from './agents/agent';
+import type {
+  ConnectableAgent,
+  HookEntries,
+  OurEntry,
+  SettingsChange,
+  SettingsEdit,
+  SettingsScope,
+} from './agents/agent';
 import { CliError, EXIT } from './exitCodes';
 import { isOurHookCommand } from './installation';
+
+export type { HookEntries, SettingsChange, SettingsEdit } from './agents/agent';
 
 /**
  * Agents' settings files, and the exact edits that add or remove our hook entries. Edits are text splices at the
  * places the JSON tree names, so every byte outside them (key order, indentation, other tools' hooks, spacing
  * this code would never produce itself) stays as it was; removing what an addition inserted gives the old bytes back.
+ * An agent whose file is not the JSON hooks layout (opencode's plugin) brings its own format (AgentSettings.format).
  */
 
 /** The hook events `connect` writes for the agent, in its table's order. */
@@ -17,25 +27,23 @@ export function settingsEvents(agent: ConnectableAgent): string[] {
   return [...agent.events.keys()];
 }
 
-/** The agent's settings file of `scope` (one it has: scopesOf). */
+/** The agent's settings file of `scope` (one it has: scopesOf); the user scope's folder may come from `env`. */
 export function settingsFileOf(
   agent: ConnectableAgent,
   scope: SettingsScope,
   projectRoot: string,
   home: string,
+  env: NodeJS.ProcessEnv = process.env,
 ): string {
+  if (scope === 'user') {
+    const user = agent.settings.user;
+    if (user === undefined) throw new Error(`${agent.name} has no user settings file`);
+    return path.join(user.dir(home, env), ...user.file.split('/'));
+  }
   const file = agent.settings.files[scope];
   if (file === undefined) throw new Error(`${agent.name} has no ${scope} settings file`);
-  return path.join(scope === 'user' ? home : projectRoot, ...file.split('/'));
+  return path.join(projectRoot, ...file.split('/'));
 }
-
-export interface SettingsChange {
-  event: string;
-  action: 'added' | 'updated' | 'removed';
-}
-
-/** What our entries in one settings file look like now: the commands per event. */
-export type HookEntries = Map<string, string[]>;
 
 /** A settings file we cannot edit safely: nothing was written. */
 export class SettingsFileError extends CliError {}
@@ -149,16 +157,10 @@ function propertyNode(object: Node, key: string): Node | undefined {
   return object.children?.find((p) => p.children?.[0]?.value === key);
 }
 
-interface OurEntry {
-  event: string;
-  group: number;
-  hook: number;
-  command: string;
-}
-
 /**
- * Our hook entries in the file, in document order; also checks that the parts we would edit have the shape the
- * agent uses.
+ * Our hook entries in the file, in document order, under every event (an event the agent's table no longer lists,
+ * such as the StopFailure an older `connect codex` wrote, included); also checks that the parts we would edit have
+ * the shape the agent uses.
  */
 function findOurs(file: string, doc: Doc, agent: ConnectableAgent): OurEntry[] {
   const hooks = findNodeAtLocation(doc.root, ['hooks']);
@@ -169,33 +171,42 @@ function findOurs(file: string, doc: Doc, agent: ConnectableAgent): OurEntry[] {
       EXIT.usage,
     );
   const ours: OurEntry[] = [];
-  for (const event of settingsEvents(agent)) {
-    const groups = findNodeAtLocation(hooks, [event]);
+  for (const property of hooks.children ?? []) {
+    const event = property.children?.[0]?.value as string;
+    const groups = property.children?.[1];
     if (!groups) continue;
-    if (groups.type !== 'array')
+    if (groups.type !== 'array') {
+      if (!agent.events.has(event)) continue; // not an event we write: not ours to judge
       throw new SettingsFileError(
         `${file}: "hooks.${event}" is not a JSON array. ` +
           'Fix it by hand, then run the command again; nothing was changed.',
         EXIT.usage,
       );
+    }
     (groups.children ?? []).forEach((group, g) => {
       const list = group.type === 'object' ? findNodeAtLocation(group, ['hooks']) : undefined;
       (list?.type === 'array' ? (list.children ?? []) : []).forEach((hook, h) => {
         const value: unknown = hook.type === 'object' ? getNodeValue(hook) : undefined;
-        const command = (value as { command?: unknown } | undefined)?.command;
+        const fields = (value ?? {}) as Record<string, unknown>;
+        const command = fields.command;
         if (typeof command === 'string' && isOurHookCommand(command, agent.name))
-          ours.push({ event, group: g, hook: h, command });
+          ours.push({ event, group: g, hook: h, command, fields });
       });
     });
   }
   return ours;
 }
 
+/** Our entries in a settings file, in document order, whatever its format. Throws on a malformed file. */
+export function ourEntries(file: string, text: string | null, agent: ConnectableAgent): OurEntry[] {
+  const format = agent.settings.format;
+  return format ? format.entries(file, text, agent) : findOurs(file, parseDoc(file, text), agent);
+}
+
 /** Our entries per event (for doctor and for telling where else we are connected). Throws on a malformed file. */
 export function ourHookEntries(file: string, text: string | null, agent: ConnectableAgent): HookEntries {
   const entries: HookEntries = new Map();
-  for (const e of findOurs(file, parseDoc(file, text), agent))
-    entries.set(e.event, [...(entries.get(e.event) ?? []), e.command]);
+  for (const e of ourEntries(file, text, agent)) entries.set(e.event, [...(entries.get(e.event) ?? []), e.command]);
   return entries;
 }
 
@@ -214,24 +225,45 @@ function removeEntry(doc: Doc, entry: OurEntry): Doc {
   return removeChild(doc, doc.root, doc.root.children!.indexOf(propertyNode(doc.root, 'hooks')!));
 }
 
-export interface SettingsEdit {
-  /** The new text, or null when nothing changes (the file is then left untouched, not rewritten). */
-  after: string | null;
-  changes: SettingsChange[];
+/** The fields our entry for `event` has: `type`, `command`, then what the agent asks for (a timeout, a name). */
+function entryOf(agent: ConnectableAgent, event: string, command: string): Record<string, string | number> {
+  return { type: 'command', command, ...(agent.settings.entryFields?.(event) ?? {}) };
+}
+
+/** Brings one entry of ours to `wanted`: each field it lacks is appended, each that differs replaced in place. */
+function updateEntry(doc: Doc, entry: OurEntry, wanted: Record<string, string | number>): Doc {
+  let next = doc;
+  for (const [key, value] of Object.entries(wanted)) {
+    if (entry.fields[key] === value) continue;
+    const at = ['hooks', entry.event, entry.group, 'hooks', entry.hook];
+    const existing = findNodeAtLocation(next.root, [...at, key]);
+    next = existing
+      ? splice(next, existing.offset, existing.length, JSON.stringify(value))
+      : append(next, findNodeAtLocation(next.root, at)!, value, key);
+  }
+  return next;
 }
 
 /**
- * Our entry for every event, exactly once and with `command`: missing ones are appended as their own group,
- * ours with another command (an older installation) are updated in place, duplicates of ours removed.
+ * Our entry for every event, exactly once and as the agent needs it: missing ones are appended as their own group,
+ * ours with another command (an older installation) or other fields are updated in place, duplicates of ours and
+ * ours under events the agent no longer has removed.
  */
 export function planConnect(file: string, text: string | null, agent: ConnectableAgent, command: string): SettingsEdit {
-  let doc = parseDoc(file, text);
+  const format = agent.settings.format;
+  if (format) return format.planConnect(file, text, agent, command);
+  const fresh = text === null || text.trim() === '';
+  let doc = parseDoc(file, fresh ? (agent.settings.newFile ?? null) : text);
   const changes: SettingsChange[] = [];
+  // Ours under events the table does not list, from the end so earlier indexes stay valid.
+  const stale = findOurs(file, doc, agent).filter((e) => !agent.events.has(e.event));
+  for (const entry of [...stale].reverse()) doc = removeEntry(doc, entry);
+  for (const event of new Set(stale.map((e) => e.event))) changes.push({ event, action: 'removed' });
   for (const event of settingsEvents(agent)) {
     const mine = findOurs(file, doc, agent).filter((e) => e.event === event);
     // Drop duplicates from the end so earlier indexes stay valid.
     for (const extra of mine.slice(1).reverse()) doc = removeEntry(doc, extra);
-    const entry = { type: 'command', command };
+    const entry = entryOf(agent, event, command);
     if (mine.length === 0) {
       const hooks = findNodeAtLocation(doc.root, ['hooks']);
       if (!hooks) doc = append(doc, doc.root, { [event]: [{ hooks: [entry] }] }, 'hooks');
@@ -240,25 +272,40 @@ export function planConnect(file: string, text: string | null, agent: Connectabl
         doc = groups ? append(doc, groups, { hooks: [entry] }) : append(doc, hooks, [{ hooks: [entry] }], event);
       }
       changes.push({ event, action: 'added' });
-    } else if (mine[0].command !== command) {
-      const at = findNodeAtLocation(doc.root, ['hooks', event, mine[0].group, 'hooks', mine[0].hook, 'command'])!;
-      doc = splice(doc, at.offset, at.length, JSON.stringify(command));
+    } else if (Object.entries(entry).some(([key, value]) => mine[0].fields[key] !== value)) {
+      doc = updateEntry(doc, mine[0], entry);
       changes.push({ event, action: 'updated' });
     } else if (mine.length > 1) {
       changes.push({ event, action: 'removed' });
     }
   }
-  return { after: changes.length ? withFinalNewline(text, doc.text, doc.eol) : null, changes };
+  return { after: changes.length ? withFinalNewline(fresh ? null : text, doc.text, doc.eol) : null, changes };
 }
 
-/** Removes every hook entry of ours (any installation) for the agent's events, and nothing else. */
+/**
+ * Removes every hook entry of ours (any installation) for any event, and nothing else; a file of our own that is
+ * left with nothing but what connect started it from goes.
+ */
 export function planDisconnect(file: string, text: string | null, agent: ConnectableAgent): SettingsEdit {
+  const format = agent.settings.format;
+  if (format) return format.planDisconnect(file, text, agent);
   if (text === null) return { after: null, changes: [] };
   let doc = parseDoc(file, text);
   const ours = findOurs(file, doc, agent);
   for (const entry of [...ours].reverse()) doc = removeEntry(doc, entry);
-  const changes = [...new Set(ours.map((e) => e.event))].map((event) => ({ event, action: 'removed' as const }));
-  return { after: changes.length ? doc.text : null, changes };
+  // In the table's order, then any other event of ours.
+  const events = new Set(ours.map((e) => e.event));
+  const ordered = [
+    ...settingsEvents(agent).filter((e) => events.has(e)),
+    ...[...events].filter((e) => !agent.events.has(e)),
+  ];
+  const changes = ordered.map((event) => ({ event, action: 'removed' as const }));
+  if (changes.length === 0) return { after: null, changes };
+  const empty = (t: string) => JSON.stringify(JSON.parse(t));
+  const leftover = empty(doc.text);
+  if (agent.settings.ownFile && (leftover === '{}' || leftover === empty(agent.settings.newFile ?? '{}')))
+    return { after: doc.text, remove: true, changes };
+  return { after: doc.text, changes };
 }
 
 /** A file we create ends with a newline, like editors write them; an existing file keeps its own ending. */
@@ -300,6 +347,26 @@ export function writableTarget(file: string): { target: string; mode: number } {
     if (error instanceof SettingsFileError) throw error;
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw writeFailure(file, error);
     return { target: file, mode: 0o644 };
+  }
+}
+
+/**
+ * Applies an edit: writes its text, or deletes a file of our own that the edit empties — unless the file is a
+ * symlink (a dotfile manager's): then the emptied text is written through it, like any other edit.
+ */
+export function applySettingsEdit(file: string, edit: SettingsEdit): void {
+  if (edit.after === null) return;
+  let link = false;
+  try {
+    link = fs.lstatSync(file).isSymbolicLink();
+  } catch {
+    // gone already: nothing to delete
+  }
+  if (!edit.remove || link) return writeSettings(file, edit.after);
+  try {
+    fs.rmSync(file, { force: true });
+  } catch (error) {
+    throw writeFailure(file, error);
   }
 }
 

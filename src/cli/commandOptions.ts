@@ -57,7 +57,7 @@ export const OPTIONS = {
     type: 'boolean',
     help: `the project’s ${settingsFilesText('local')} (yours only, not committed${scopeAgentsText('local')})`,
   },
-  user: { type: 'boolean', help: `your ${settingsFilesText('user', '~/')} (every project)` },
+  user: { type: 'boolean', help: `your ${settingsFilesText('user')} (every project)` },
   'dry-run': { type: 'boolean', help: 'show what would change and write nothing' },
   init: {
     type: 'boolean',

@@ -102,10 +102,10 @@ export class AgentConnector implements vscode.Disposable {
     // Project files belong to a repository (the CLI refuses them elsewhere): outside one, only the user's file.
     const scopes = scopesOf(agent).filter((s) => s === 'user' || root !== null);
     const items = scopes.map((scope) => {
-      const file = agent.settings.files[scope]!;
+      const description = scope === 'user' ? agent.settings.user!.help : agent.settings.files[scope]!;
       return {
         label: SCOPE_CHOICES[scope].label,
-        description: scope === 'user' ? `~/${file}` : file,
+        description,
         detail: SCOPE_CHOICES[scope].detail,
         scope,
       };
@@ -152,8 +152,11 @@ export class AgentConnector implements vscode.Disposable {
     writeSettings(plan.file, after);
     this.log.info('connect.written', { agent: plan.agent.name, scope, changes: plan.edit.changes.length });
     this.connections.didChange();
+    // What the user must still do in the agent (Codex's review of the hooks, a folder's trust), as the CLI says it.
+    const steps = plan.agent.settings.userSteps?.(scope) ?? [];
+    const done = `${action === 'Update' ? 'Updated' : 'Connected'} ${name} in ${shown}.`;
     void vscode.window
-      .showInformationMessage(`${action === 'Update' ? 'Updated' : 'Connected'} ${name} in ${shown}.`, 'Open File')
+      .showInformationMessage(steps.length > 0 ? `${done} In ${name}: ${steps.join(' ')}` : done, 'Open File')
       .then((choice) => choice && vscode.window.showTextDocument(vscode.Uri.file(plan.file)));
     return true;
   }

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { CONNECTABLE_AGENTS } from '../../src/cli/agents/registry';
 import { synopsis } from '../../src/cli/commandHelp';
 import { COMMANDS } from '../../src/cli/commandLine';
 import { VersionHistory } from '../../src/core/versionHistory';
@@ -84,14 +85,16 @@ describe('CLI command line: usage errors, help, --version (the shipped command, 
       'unknown recover action "fix"; recover takes one of: check, accept, save-and-accept, remove-stale-lock',
       'Usage: agent-versions recover',
     ],
+    // The agents come from the registry (agents/registry.ts): adding one does not touch this file.
     [
       ['connect'],
-      'connect needs <agent>: claude-code, codex',
-      'Usage: agent-versions connect claude-code|codex [--project | --local | --user] [--dry-run]',
+      `connect needs <agent>: ${CONNECTABLE_AGENTS.map((a) => a.name).join(', ')}`,
+      `Usage: agent-versions connect ${CONNECTABLE_AGENTS.map((a) => a.name).join('|')} ` +
+        '[--project | --local | --user] [--dry-run]',
     ],
     [
-      ['connect', 'copilot'],
-      'unknown agent "copilot"; connect takes one of: claude-code, codex',
+      ['connect', 'cursor'],
+      `unknown agent "cursor"; connect takes one of: ${CONNECTABLE_AGENTS.map((a) => a.name).join(', ')}`,
       'Usage: agent-versions connect',
     ],
     [

@@ -2,11 +2,13 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { CLI, runCliProcess } from '../support/cliProcess';
 import {
   assertNothingLost,
   cleanupTempDirs,
   contentInventory,
+  git,
   makeRepo,
   read,
   tempDir,
@@ -51,9 +53,33 @@ function commandsOf(settings: Settings, event: string): string[] {
   return (settings.hooks[event] ?? []).flatMap((g) => g.hooks.map((h) => h.command));
 }
 
+/**
+ * The agents' own variables for their user folders, blanked: a test's `--user` must land in its temp HOME, never in
+ * the folders of the agent that may be running these tests.
+ */
+const NO_AGENT_HOMES = {
+  CLAUDE_CONFIG_DIR: '',
+  CODEX_HOME: '',
+  COPILOT_HOME: '',
+  GEMINI_CLI_HOME: '',
+  XDG_CONFIG_HOME: '',
+};
+
 function cliIn(repo: string, home: string, ...args: string[]) {
-  return runCliProcess(args, { cwd: repo, env: { HOME: home } });
+  return cliWith(repo, home, {}, ...args);
 }
+
+function cliWith(repo: string, home: string, env: NodeJS.ProcessEnv, ...args: string[]) {
+  return runCliProcess(args, { cwd: repo, env: { ...NO_AGENT_HOMES, HOME: home, ...env } });
+}
+
+/** A file's bytes with the JSON re-read, for shape checks. */
+function jsonOf<T>(file: string): T {
+  return JSON.parse(fs.readFileSync(file, 'utf8')) as T;
+}
+
+/** Imports an ES module file (the opencode plugin) from this CommonJS test. */
+const importModule = new Function('url', 'return import(url)') as (url: string) => Promise<Record<string, unknown>>;
 
 describe('CLI connect / disconnect (real settings files, real processes)', function () {
   this.timeout(60_000);
@@ -269,7 +295,7 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
     );
   });
 
-  it('connect codex: .codex/hooks.json gets UserPromptSubmit, Stop, StopFailure; its command records a codex turn; --local is refused', () => {
+  it('connect codex: .codex/hooks.json gets UserPromptSubmit, Stop, Interrupt, SessionEnd (no StopFailure); it says what to do in Codex; its command records a codex turn; --local is refused', () => {
     const repo = makeRepo();
     const home = tempDir('avh-home-');
     const local = cliIn(repo, home, 'connect', 'codex', '--local');
@@ -280,11 +306,20 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
     assert.equal(first.code, 0, first.stderr);
     assert.match(
       first.stdout,
-      /^Connected Codex in .*\.codex\/hooks\.json \(project settings\):\n {2}added {2}UserPromptSubmit hook\n {2}added {2}Stop hook\n {2}added {2}StopFailure hook\n/,
+      /^Connected Codex in .*\.codex\/hooks\.json \(project settings\):\n {2}added {2}UserPromptSubmit hook\n {2}added {2}Stop hook\n {2}added {2}Interrupt hook\n {2}added {2}SessionEnd hook\n/,
     );
     assert.match(first.stdout, /use --user to keep it to yourself/);
+    // What Codex 0.171 needs before it runs any of them (test/agents/codex.agent.test.ts drives the real review).
+    assert.match(
+      first.stdout,
+      /\nThen, in Codex:\n {2}- Codex reads a project’s hooks only in a trusted project: .*`codex exec --trust`/,
+    );
+    assert.match(
+      first.stdout,
+      /\n {2}- Codex runs a hook only after you review it: start `codex` here and choose “Trust all and continue”/,
+    );
     const settings = JSON.parse(read(repo, '.codex/hooks.json')) as Settings;
-    assert.deepEqual(Object.keys(settings.hooks), ['UserPromptSubmit', 'Stop', 'StopFailure']);
+    assert.deepEqual(Object.keys(settings.hooks), ['UserPromptSubmit', 'Stop', 'Interrupt', 'SessionEnd']);
     const command = commandsOf(settings, 'UserPromptSubmit')[0];
     assert.equal(command, ourCommand('codex'));
     assert.equal(
@@ -309,6 +344,176 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
     );
     assert.equal(cliIn(repo, home, 'disconnect', 'codex').code, 0);
     assert.equal(read(repo, '.codex/hooks.json'), '{}\n');
+  });
+
+  it('connect codex again over an older connect: its StopFailure entry (not a Codex event) goes, Interrupt and SessionEnd are added', () => {
+    const repo = makeRepo();
+    const home = tempDir('avh-home-');
+    const old = {
+      hooks: Object.fromEntries(
+        ['UserPromptSubmit', 'Stop', 'StopFailure'].map((e) => [
+          e,
+          [{ hooks: [{ type: 'command', command: ourCommand('codex') }] }],
+        ]),
+      ),
+    };
+    write(repo, '.codex/hooks.json', `${JSON.stringify(old, null, 2)}\n`);
+    const r = cliIn(repo, home, 'connect', 'codex', '--json');
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual((JSON.parse(r.stdout) as { changes: unknown[] }).changes, [
+      { event: 'StopFailure', action: 'removed' },
+      { event: 'Interrupt', action: 'added' },
+      { event: 'SessionEnd', action: 'added' },
+    ]);
+    const settings = JSON.parse(read(repo, '.codex/hooks.json')) as Settings;
+    assert.deepEqual(Object.keys(settings.hooks), ['UserPromptSubmit', 'Stop', 'Interrupt', 'SessionEnd']);
+  });
+
+  it('connect codex --user writes $CODEX_HOME/hooks.json (where Codex reads it), ~/.codex/hooks.json without the variable', () => {
+    const repo = makeRepo();
+    const home = tempDir('avh-home-');
+    const codexHome = tempDir('avh-codex-home-');
+    const r = JSON.parse(
+      cliWith(repo, home, { CODEX_HOME: codexHome }, 'connect', 'codex', '--user', '--json').stdout,
+    ) as {
+      file: string;
+      inAgent: string[];
+    };
+    assert.equal(r.file, path.join(codexHome, 'hooks.json'));
+    assert.deepEqual(Object.keys(jsonOf<Settings>(r.file).hooks), [
+      'UserPromptSubmit',
+      'Stop',
+      'Interrupt',
+      'SessionEnd',
+    ]);
+    assert.equal(r.inAgent.length, 1, 'no project trust needed for user hooks; the review is');
+    assert.ok(!fs.existsSync(path.join(home, '.codex')));
+    const plain = JSON.parse(cliIn(repo, home, 'connect', 'codex', '--user', '--json').stdout) as { file: string };
+    assert.equal(plain.file, path.join(home, '.codex/hooks.json'));
+  });
+
+  it('Claude Code: the SessionEnd entry gets a timeout (Claude Code kills SessionEnd hooks after 1.5 s without one); an older entry without it is updated in place', () => {
+    const repo = makeRepo();
+    const home = tempDir('avh-home-');
+    assert.equal(cliIn(repo, home, 'connect', 'claude-code').code, 0);
+    const file = path.join(repo, '.claude/settings.json');
+    const hooks = jsonOf<{ hooks: Record<string, { hooks: Record<string, unknown>[] }[]> }>(file).hooks;
+    assert.deepEqual(hooks.SessionEnd[0].hooks[0], { type: 'command', command: OUR_COMMAND, timeout: 10 });
+    assert.deepEqual(hooks.Stop[0].hooks[0], { type: 'command', command: OUR_COMMAND });
+    const older = read(repo, '.claude/settings.json').replace(/,\n\s*"timeout": 10/, '');
+    write(repo, '.claude/settings.json', older);
+    const again = JSON.parse(cliIn(repo, home, 'connect', 'claude-code', '--json').stdout) as { changes: unknown[] };
+    assert.deepEqual(again.changes, [{ event: 'SessionEnd', action: 'updated' }]);
+    assert.deepEqual(jsonOf<typeof hooks & object>(file), { hooks });
+  });
+
+  it('connect copilot: a file of our own, .github/hooks/agent-versions.json (PascalCase events, version 1), then the folder-trust step; disconnect deletes it', () => {
+    const repo = makeRepo();
+    const home = tempDir('avh-home-');
+    const before = contentInventory(repo);
+    const first = cliIn(repo, home, 'connect', 'copilot');
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(
+      first.stdout,
+      /^Connected GitHub Copilot in .*\.github\/hooks\/agent-versions\.json \(project settings\):\n/,
+    );
+    assert.match(
+      first.stdout,
+      /\nThen, in GitHub Copilot:\n {2}- Copilot CLI runs a project’s hooks only in a folder you trust/,
+    );
+    const file = path.join(repo, '.github/hooks/agent-versions.json');
+    const written = jsonOf<Settings & { version: number }>(file);
+    assert.equal(written.version, 1);
+    assert.deepEqual(Object.keys(written.hooks), ['UserPromptSubmit', 'Stop', 'SessionEnd']);
+    assert.deepEqual(commandsOf(written, 'Stop'), [ourCommand('copilot')]);
+    assert.ok(read(repo, '.github/hooks/agent-versions.json').endsWith('}\n'));
+    const user = JSON.parse(
+      cliWith(repo, home, { COPILOT_HOME: path.join(home, 'copilot-home') }, 'connect', 'copilot', '--user', '--json')
+        .stdout,
+    ) as { file: string };
+    assert.equal(user.file, path.join(home, 'copilot-home/hooks/agent-versions.json'));
+    const off = JSON.parse(cliIn(repo, home, 'disconnect', 'copilot', '--json').stdout) as { removedFile: boolean };
+    assert.equal(off.removedFile, true);
+    assert.ok(!fs.existsSync(file), 'our own file goes once nothing of ours is left');
+    // A file the user added to keeps what they added.
+    assert.equal(cliIn(repo, home, 'connect', 'copilot').code, 0);
+    const mine = jsonOf<Settings & Record<string, unknown>>(file);
+    mine.hooks.PreToolUse = [{ hooks: [{ type: 'command', command: 'other-tool check' }] }];
+    fs.writeFileSync(file, `${JSON.stringify(mine, null, 2)}\n`);
+    assert.equal(cliIn(repo, home, 'disconnect', 'copilot').code, 0);
+    assert.deepEqual(jsonOf(file), { version: 1, hooks: { PreToolUse: mine.hooks.PreToolUse } });
+    fs.rmSync(path.join(repo, '.github'), { recursive: true });
+    assertNothingLost(repo, before);
+  });
+
+  it('connect gemini: .gemini/settings.json gets BeforeAgent, AfterAgent, SessionEnd with a name and a timeout beside the user’s settings; --user honours GEMINI_CLI_HOME', () => {
+    const repo = makeRepo();
+    const home = tempDir('avh-home-');
+    write(repo, '.gemini/settings.json', '{\n  "model": { "name": "gemini-2.5-pro" }\n}\n');
+    const first = cliIn(repo, home, 'connect', 'gemini');
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, /\nThen, in Gemini CLI:\n {2}- Gemini CLI runs hooks only in a folder you trust/);
+    const settings = jsonOf<Settings & { model: unknown }>(path.join(repo, '.gemini/settings.json'));
+    assert.deepEqual(settings.model, { name: 'gemini-2.5-pro' });
+    assert.deepEqual(Object.keys(settings.hooks), ['BeforeAgent', 'AfterAgent', 'SessionEnd']);
+    assert.deepEqual(settings.hooks.AfterAgent[0].hooks[0], {
+      type: 'command',
+      command: ourCommand('gemini'),
+      name: 'agent-versions',
+      timeout: 30_000,
+    });
+    const user = JSON.parse(
+      cliWith(repo, home, { GEMINI_CLI_HOME: path.join(home, 'g') }, 'connect', 'gemini', '--user', '--json').stdout,
+    ) as { file: string };
+    assert.equal(user.file, path.join(home, 'g/.gemini/settings.json'));
+    assert.equal(cliIn(repo, home, 'disconnect', 'gemini').code, 0);
+    assert.equal(read(repo, '.gemini/settings.json'), '{\n  "model": { "name": "gemini-2.5-pro" }\n}\n');
+  });
+
+  it('connect opencode: writes the plugin, which records a real turn through the hook command when opencode calls it; a file not ours is refused; disconnect deletes it', async () => {
+    const repo = makeRepo();
+    const home = tempDir('avh-home-');
+    const file = path.join(repo, '.opencode/plugins/agent-versions.js');
+    write(repo, '.opencode/plugins/agent-versions.js', 'export const Mine = async () => ({});\n');
+    const refused = cliIn(repo, home, 'connect', 'opencode');
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /agent-versions\.js exists and was not written by agent-versions\. Move it away/);
+    assert.equal(read(repo, '.opencode/plugins/agent-versions.js'), 'export const Mine = async () => ({});\n');
+    fs.rmSync(file);
+    const first = cliIn(repo, home, 'connect', 'opencode');
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(
+      first.stdout,
+      /^Connected opencode in .*agent-versions\.js \(project settings\):\n {2}added {2}chat\.message hook\n/,
+    );
+    assert.match(cliIn(repo, home, 'connect', 'opencode').stdout, /already connected/);
+    const text = read(repo, '.opencode/plugins/agent-versions.js');
+    assert.ok(text.includes(`const COMMAND = ${JSON.stringify(ourCommand('opencode'))};`));
+    // What opencode does with it: the module's export, called with the project, then its hooks.
+    const plugin = (await importModule(`${pathToFileURL(file).href}?t=${Date.now()}`)).AgentVersions as (ctx: {
+      directory: string;
+    }) => Promise<Record<string, (...args: unknown[]) => Promise<void>>>;
+    const hooks = await plugin({ directory: repo });
+    const parts = [
+      { type: 'text', text: 'make a file' },
+      { type: 'text', text: 'a note', synthetic: true },
+    ];
+    await hooks['chat.message']({ sessionID: 'ses_1' }, { message: { id: 'msg_1' }, parts });
+    const status = () =>
+      JSON.parse(runCliProcess(['status', '--json'], { cwd: repo }).stdout) as {
+        runningTurns: { chatId: string; agent: string }[];
+      };
+    assert.deepEqual(
+      status().runningTurns.map((t) => [t.chatId, t.agent]),
+      [['opencode:ses_1', 'opencode']],
+    );
+    write(repo, 'made.txt', 'made\n');
+    await hooks.event({ event: { type: 'session.idle', properties: { sessionID: 'ses_1' } } });
+    assert.deepEqual(status().runningTurns, []);
+    assert.equal(git(repo, 'log', '-1', '--format=%s').trim(), '[Agent] make a file');
+    const off = JSON.parse(cliIn(repo, home, 'disconnect', 'opencode', '--json').stdout) as { removedFile: boolean };
+    assert.equal(off.removedFile, true);
+    assert.ok(!fs.existsSync(file));
   });
 
   it("an older installation's entry (the README recipe) is updated in place, not duplicated", () => {
@@ -391,7 +596,10 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
 
   it('project settings outside a git repository: a clear error naming --user, nothing written', () => {
     const folder = tempDir();
-    const r = runCliProcess(['connect', 'claude-code'], { cwd: folder, env: { HOME: tempDir('avh-home-') } });
+    const r = runCliProcess(['connect', 'claude-code'], {
+      cwd: folder,
+      env: { ...NO_AGENT_HOMES, HOME: tempDir('avh-home-') },
+    });
     assert.equal(r.code, 1);
     assert.match(
       r.stderr,

@@ -1,6 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { codexTrustHash } from '../../src/cli/agents/codex';
+import { CONNECTABLE_AGENTS } from '../../src/cli/agents/registry';
 import { repoPicture, seedRecoveryLatch } from '../support/assertions';
 import { CLI, runCliProcess } from '../support/cliProcess';
 import {
@@ -26,17 +28,33 @@ interface Report {
   checks: Check[];
 }
 
+/** The agents' own variables for their user folders, blanked: every agent's state comes from the test's HOME. */
+const NO_AGENT_HOMES = {
+  CLAUDE_CONFIG_DIR: '',
+  CODEX_HOME: '',
+  COPILOT_HOME: '',
+  GEMINI_CLI_HOME: '',
+  XDG_CONFIG_HOME: '',
+};
+
+function cli(args: string[], cwd: string, home: string, env: NodeJS.ProcessEnv = {}) {
+  return runCliProcess(args, { cwd, env: { ...NO_AGENT_HOMES, HOME: home, ...env } });
+}
+
 function doctor(
   cwd: string,
   home: string,
-  options: { text?: boolean } = {},
+  options: { text?: boolean; env?: NodeJS.ProcessEnv } = {},
 ): { code: number; report: Report; text: string } {
-  const json = runCliProcess(['doctor', '--json'], { cwd, env: { HOME: home } });
+  const json = cli(['doctor', '--json'], cwd, home, options.env);
   if (!options.text) return { code: json.code, report: JSON.parse(json.stdout) as Report, text: '' };
-  const text = runCliProcess(['doctor'], { cwd, env: { HOME: home } });
+  const text = cli(['doctor'], cwd, home, options.env);
   assert.equal(json.code, text.code, 'the same verdict with and without --json');
   return { code: json.code, report: JSON.parse(json.stdout) as Report, text: text.stdout };
 }
+
+/** One hooks line per agent the registry lists (agents/registry.ts): a new agent does not touch this file. */
+const HOOK_CHECKS = CONNECTABLE_AGENTS.map((a) => `hooks:${a.name}`);
 
 const check = (report: Report, id: string): Check => {
   const found = report.checks.find((c) => c.id === id);
@@ -59,7 +77,7 @@ describe('CLI doctor (real git, real state files, a real hook process)', functio
     assert.equal(report.ok, true);
     assert.deepEqual(
       report.checks.map((c) => c.id),
-      ['git', 'repository', 'identity', 'state', 'recovery', 'hooks:claude-code', 'hooks:codex', 'hook-latency'],
+      ['git', 'repository', 'identity', 'state', 'recovery', ...HOOK_CHECKS, 'hook-latency'],
     );
     const gitCheck = check(report, 'git');
     assert.equal(gitCheck.status, 'ok');
@@ -133,16 +151,11 @@ describe('CLI doctor (real git, real state files, a real hook process)', functio
     assert.equal(code, 1);
     assert.deepEqual(
       report.checks.map((c) => [c.id, c.status]),
-      [
-        ['git', 'ok'],
-        ['repository', 'problem'],
-        ['hooks:claude-code', 'warning'],
-        ['hooks:codex', 'warning'],
-      ],
+      [['git', 'ok'], ['repository', 'problem'], ...HOOK_CHECKS.map((id) => [id, 'warning'])],
     );
     assert.equal(check(report, 'repository').summary, `${folder} is not in a git repository.`);
     assert.match(check(report, 'repository').fix!, /^Run `git init`/);
-    assert.match(text, /\n1 problem\(s\), 2 warning\(s\)\.\n$/);
+    assert.match(text, new RegExp(`\\n1 problem\\(s\\), ${HOOK_CHECKS.length} warning\\(s\\)\\.\\n$`));
     assert.deepEqual(fs.readdirSync(folder), []);
   });
 
@@ -161,17 +174,17 @@ describe('CLI doctor (real git, real state files, a real hook process)', functio
   it('hooks: connected → ok; connected in two files → warning; a hook naming a vanished installation → problem', () => {
     const repo = makeRepo();
     const home = tempDir('avh-home-');
-    assert.equal(runCliProcess(['connect', 'claude-code', '--local'], { cwd: repo, env: { HOME: home } }).code, 0);
+    assert.equal(cli(['connect', 'claude-code', '--local'], repo, home).code, 0);
     let hooks = check(doctor(repo, home).report, 'hooks:claude-code');
     assert.equal(hooks.status, 'ok');
     assert.equal(hooks.summary, `Claude Code: connected in ${path.join(repo, '.claude/settings.local.json')}`);
 
-    assert.equal(runCliProcess(['connect', 'claude-code', '--user'], { cwd: repo, env: { HOME: home } }).code, 0);
+    assert.equal(cli(['connect', 'claude-code', '--user'], repo, home).code, 0);
     hooks = check(doctor(repo, home).report, 'hooks:claude-code');
     assert.equal(hooks.status, 'warning');
     assert.match(hooks.summary, /connected in 2 settings files .*every hook runs more than once/);
 
-    assert.equal(runCliProcess(['disconnect', 'claude-code', '--user'], { cwd: repo, env: { HOME: home } }).code, 0);
+    assert.equal(cli(['disconnect', 'claude-code', '--user'], repo, home).code, 0);
     // This installation's command in its older form (no env prefix): it works, connect again writes the faster one.
     write(
       repo,
@@ -189,19 +202,17 @@ describe('CLI doctor (real git, real state files, a real hook process)', functio
     assert.equal(hooks.status, 'warning');
     assert.equal(
       hooks.summary,
-      `Claude Code: connected in ${path.join(repo, '.claude/settings.local.json')} with an older form of this installation's hook command.`,
+      `Claude Code: connected in ${path.join(repo, '.claude/settings.local.json')} with an older form of this installation's hook entries.`,
     );
     assert.equal(
       hooks.fix,
-      'To write the current one (it starts faster on every event): agent-versions connect claude-code --local',
+      'To write the current one (it starts faster, or runs longer where the agent cuts hooks short): ' +
+        'agent-versions connect claude-code --local',
     );
-    assert.equal(runCliProcess(['connect', 'claude-code', '--local'], { cwd: repo, env: { HOME: home } }).code, 0);
+    assert.equal(cli(['connect', 'claude-code', '--local'], repo, home).code, 0);
     assert.equal(check(doctor(repo, home).report, 'hooks:claude-code').status, 'ok');
     // connect --init's form is current too.
-    assert.equal(
-      runCliProcess(['connect', 'claude-code', '--local', '--init'], { cwd: repo, env: { HOME: home } }).code,
-      0,
-    );
+    assert.equal(cli(['connect', 'claude-code', '--local', '--init'], repo, home).code, 0);
     assert.equal(check(doctor(repo, home).report, 'hooks:claude-code').status, 'ok');
 
     const gone = '/nonexistent/agent-version-history/dist/cli.js';
@@ -218,5 +229,106 @@ describe('CLI doctor (real git, real state files, a real hook process)', functio
     assert.equal(hooks.status, 'problem');
     assert.equal(hooks.summary, `Claude Code: the hook command names a file that no longer exists (${gone}).`);
     assert.equal(hooks.fix, 'agent-versions connect claude-code --local');
+  });
+  it('hooks: an older connect codex (StopFailure, not a Codex event; no Interrupt, no SessionEnd) is a warning naming both', () => {
+    const repo = makeRepo();
+    const home = tempDir('avh-home-');
+    const command = JSON.parse(cli(['connect', 'codex', '--json'], repo, home).stdout) as { command: string };
+    write(
+      repo,
+      '.codex/hooks.json',
+      JSON.stringify({
+        hooks: Object.fromEntries(
+          ['UserPromptSubmit', 'Stop', 'StopFailure'].map((e) => [
+            e,
+            [{ hooks: [{ type: 'command', command: command.command }] }],
+          ]),
+        ),
+      }),
+    );
+    const hooks = check(doctor(repo, home).report, 'hooks:codex');
+    assert.equal(hooks.status, 'warning');
+    assert.match(
+      hooks.summary,
+      /but not for Interrupt, SessionEnd, and also for StopFailure, which Codex does not send\.$/,
+    );
+    assert.equal(hooks.fix, 'agent-versions connect codex --project');
+  });
+
+  it("hooks: Codex's own review state, read from $CODEX_HOME/config.toml: project not trusted, not reviewed, reviewed (ok), modified, turned off", () => {
+    const repo = makeRepo();
+    const home = tempDir('avh-home-');
+    const codexHome = tempDir('avh-codex-home-');
+    const env = { CODEX_HOME: codexHome };
+    const connected = JSON.parse(cli(['connect', 'codex', '--json'], repo, home, env).stdout) as {
+      file: string;
+      command: string;
+    };
+    const config = path.join(codexHome, 'config.toml');
+    const codexCheck = () => check(doctor(repo, home, { env }).report, 'hooks:codex');
+    const events = ['UserPromptSubmit', 'Stop', 'Interrupt', 'SessionEnd'];
+    const label = (e: string) => e.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase();
+    // The entries' own timeouts (connect writes 3 s on Interrupt and SessionEnd) are part of what Codex hashes.
+    const timeouts = JSON.parse(fs.readFileSync(connected.file, 'utf8')) as {
+      hooks: Record<string, { hooks: { timeout?: number }[] }[]>;
+    };
+    const hashOf = (e: string, command: string) => codexTrustHash(e, command, timeouts.hooks[e][0].hooks[0].timeout);
+    const reviewed = (command: string, extra = '') =>
+      events
+        .map(
+          (e) => `[hooks.state."${connected.file}:${label(e)}:0:0"]\ntrusted_hash = "${hashOf(e, command)}"\n${extra}`,
+        )
+        .join('\n');
+    let c = codexCheck();
+    assert.equal(c.status, 'problem');
+    assert.match(c.summary, /^Codex: connected in .*, but Codex does not trust .*, so it never reads .*hooks\.json/);
+    assert.match(c.fix!, /codex exec --trust/);
+
+    const trusted = `model = "gpt-6.2-sol"\n\n[projects."${repo}"]\ntrust_level = "trusted"\n\n`;
+    fs.writeFileSync(config, trusted);
+    c = codexCheck();
+    assert.equal(c.status, 'problem');
+    assert.match(
+      c.summary,
+      /Codex skips these hooks, silently \(not reviewed yet: UserPromptSubmit, Stop, Interrupt, SessionEnd\)/,
+    );
+    assert.match(c.fix!, /“Trust all and continue”/);
+
+    fs.writeFileSync(config, trusted + reviewed(connected.command));
+    c = codexCheck();
+    assert.equal(c.status, 'ok', c.summary);
+    assert.equal(c.summary, `Codex: connected in ${connected.file}; every hook is reviewed in Codex`);
+
+    // Any change to the command (here connect --init) is "modified" for Codex until reviewed again.
+    assert.equal(cli(['connect', 'codex', '--init'], repo, home, env).code, 0);
+    c = codexCheck();
+    assert.equal(c.status, 'problem');
+    assert.match(c.summary, /changed since you reviewed them: UserPromptSubmit, Stop, Interrupt, SessionEnd/);
+    assert.equal(cli(['connect', 'codex'], repo, home, env).code, 0);
+    const off = trusted + reviewed(connected.command, 'enabled = false\n');
+    fs.writeFileSync(config, off);
+    assert.match(codexCheck().summary, /turned off in Codex: UserPromptSubmit/);
+    assert.equal(fs.readFileSync(config, 'utf8'), off, 'read-only: the review stays Codex’s own');
+
+    fs.writeFileSync(config, 'model = \n');
+    c = codexCheck();
+    assert.equal(c.status, 'warning');
+    assert.match(c.summary, /could not be read as TOML/);
+  });
+
+  it("hooks: Copilot CLI's and Gemini CLI's folder trust, read from their own files: untrusted → warning, trusted → ok", () => {
+    const repo = makeRepo();
+    const home = tempDir('avh-home-');
+    for (const agent of ['copilot', 'gemini']) assert.equal(cli(['connect', agent], repo, home).code, 0);
+    let report = doctor(repo, home).report;
+    assert.equal(check(report, 'hooks:copilot').status, 'warning');
+    assert.match(check(report, 'hooks:copilot').summary, /Copilot CLI has not been told to trust/);
+    assert.equal(check(report, 'hooks:gemini').status, 'warning');
+    assert.match(check(report, 'hooks:gemini').fix!, /trust the folder/);
+    write(home, '.copilot/config.json', JSON.stringify({ trustedFolders: [path.dirname(repo)] }));
+    write(home, '.gemini/trustedFolders.json', JSON.stringify({ [repo]: 'TRUST_FOLDER' }));
+    report = doctor(repo, home).report;
+    assert.equal(check(report, 'hooks:copilot').status, 'ok', check(report, 'hooks:copilot').summary);
+    assert.equal(check(report, 'hooks:gemini').status, 'ok', check(report, 'hooks:gemini').summary);
   });
 });

@@ -7,6 +7,7 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { AGENTS } from '../../src/cli/agents/registry';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { repoPicture } from '../support/assertions';
 import {
@@ -18,6 +19,7 @@ import {
   makeRepo,
   read,
   subjectOf,
+  tempDir,
   testGitEnv,
   write,
 } from '../support/gitFixtures';
@@ -36,12 +38,13 @@ interface Run {
 /** Everything every hook process printed in this file, for the canary check. */
 const printed: string[] = [];
 
-function hook(args: string[], input: string, cwd: string): Run {
+function hook(args: string[], input: string, cwd: string, env: NodeJS.ProcessEnv = {}): Run {
   const r = spawnSync(process.execPath, [DIST_CLI, 'hook', ...args], {
     cwd,
     input,
     encoding: 'utf8',
-    env: testGitEnv(),
+    // Not Copilot CLI's process unless a test says so, whatever runs these tests.
+    env: { ...testGitEnv(), COPILOT_CLI: '', ...env },
     timeout: 60_000,
   });
   printed.push(r.stdout, r.stderr);
@@ -61,6 +64,7 @@ interface HookJson {
   agent: string;
   event: string;
   action: 'began' | 'ended' | 'ignored';
+  reason?: string;
   turnId?: string;
   outcome?: string;
   version?: string | null;
@@ -68,8 +72,14 @@ interface HookJson {
 }
 
 /** Runs one event with --json (a hook prints nothing without it) from an unrelated folder, as agents do. */
-function event(agent: string, name: string, repo: string, overrides: Record<string, unknown> = {}): HookJson {
-  const r = hook([agent, '--json'], fixture(name, repo, overrides), path.dirname(repo));
+function event(
+  agent: string,
+  name: string,
+  repo: string,
+  overrides: Record<string, unknown> = {},
+  env: NodeJS.ProcessEnv = {},
+): HookJson {
+  const r = hook([agent, '--json'], fixture(name, repo, overrides), path.dirname(repo), env);
   assert.equal(r.code, 0, `hook ${agent} ${name}: ${r.stderr}`);
   assert.equal(r.stderr, '');
   return JSON.parse(r.stdout) as HookJson;
@@ -94,10 +104,28 @@ async function turnCount(repo: string): Promise<number> {
   }
 }
 
-const CLAUDE_SESSION = '2f7c5e0a-8a4b-4d8e-9a61-3c1b9e2d7f10';
-const CODEX_THREAD = '019d036d-c7fa-72d2-b6fd-78878bfe34e4';
+/** The session id a fixture names. */
+function sessionOf(name: string): string {
+  const o = JSON.parse(fs.readFileSync(path.join(FIXTURES, name), 'utf8')) as Record<string, unknown>;
+  return String(o.session_id ?? o.sessionId);
+}
 
-describe('hook adapters: recorded payloads of Claude Code, VS Code (Copilot) and Codex through the real CLI bundle', function () {
+const CLAUDE_SESSION = sessionOf('claude-code/UserPromptSubmit.json');
+const CODEX_THREAD = sessionOf('codex/UserPromptSubmit.json');
+
+/** A Codex transcript (`transcript_path`) whose last turn ended as `record` says, as Codex 0.171 writes it. */
+function codexTranscript(dir: string, last: Record<string, unknown> | null): string {
+  const file = path.join(dir, 'rollout-2026-12-01T17-58-24-session.jsonl');
+  const lines = [
+    { type: 'session_meta', payload: { id: 'session' } },
+    { type: 'event_msg', payload: { type: 'task_started', turn_id: 't1' } },
+    ...(last ? [{ type: 'event_msg', payload: { turn_id: 't1', ...last } }] : []),
+  ];
+  fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  return file;
+}
+
+describe('hook adapters: captured payloads of every agent through the real CLI bundle', function () {
   this.timeout(120_000);
   before(() => assert.ok(fs.existsSync(DIST_CLI), 'dist/cli.js is missing: run `npm run build` first'));
   afterEach(cleanupTempDirs);
@@ -165,36 +193,78 @@ describe('hook adapters: recorded payloads of Claude Code, VS Code (Copilot) and
     assert.deepEqual(repoPicture(repo), picture);
   });
 
-  it('VS Code agent hooks through the same claude-code snippet: recorded as copilot, in a chat of its own', async () => {
+  it('Claude Code’s project hooks run by Copilot CLI (COPILOT_CLI=1): ignored, left to hook copilot, nothing opened', async () => {
+    const repo = makeRepo();
+    const picture = repoPicture(repo);
+    for (const name of ['copilot-cli/UserPromptSubmit.json', 'copilot-cli/Stop.json', 'copilot-cli/SessionEnd.json']) {
+      const r = event('claude-code', name, repo, {}, { COPILOT_CLI: '1' });
+      assert.deepEqual([r.agent, r.action, r.reason], ['claude-code', 'ignored', 'another-agent'], name);
+    }
+    assert.ok(!fs.existsSync(path.join(repo, '.git', 'agent-versions')), 'no state was created');
+    assert.deepEqual(repoPicture(repo), picture);
+  });
+
+  it('GitHub Copilot CLI (COPILOT_CLI=1): a copilot-cli turn in its own chat; SessionEnd "error" ends errored, "complete" cancelled; ErrorOccurred ignored', async () => {
     const repo = makeRepo();
     const before = contentInventory(repo);
-    assert.equal(event('claude-code', 'vscode/SessionStart.json', repo).action, 'ignored');
-    const begun = event('claude-code', 'vscode/UserPromptSubmit.json', repo);
-    assert.deepEqual([begun.agent, begun.event, begun.action], ['copilot', 'UserPromptSubmit', 'began']);
+    const cli = { COPILOT_CLI: '1' };
+    const session = sessionOf('copilot-cli/UserPromptSubmit.json');
+    const begun = event('copilot', 'copilot-cli/UserPromptSubmit.json', repo, {}, cli);
+    assert.deepEqual([begun.agent, begun.action], ['copilot-cli', 'began']);
     assert.deepEqual(await running(repo), [
-      { chatId: `copilot:${CLAUDE_SESSION}`, agent: 'copilot', turnId: begun.turnId! },
+      { chatId: `copilot-cli:${session}`, agent: 'copilot-cli', turnId: begun.turnId! },
     ]);
-    write(repo, 'src/health.ts', 'export {};\n');
-    const ended = event('claude-code', 'vscode/Stop.json', repo);
-    assert.deepEqual([ended.agent, ended.action, ended.outcome], ['copilot', 'ended', 'completed']);
-    assert.equal(head(repo), ended.version);
-    assert.match(git(repo, 'log', '-1', '--format=%B'), new RegExp(`Agent-Chat: copilot:${CLAUDE_SESSION}\\n`));
-    // `hook copilot` (a hook file of VS Code's own) reads the same payloads.
-    const again = event('copilot', 'vscode/UserPromptSubmit.json', repo);
-    assert.equal(again.agent, 'copilot');
+    write(repo, 'greet.txt', 'hi\n');
+    const ended = event('copilot', 'copilot-cli/Stop.json', repo, {}, cli);
+    assert.deepEqual([ended.outcome, ended.version], ['completed', head(repo)]);
+    assert.match(git(repo, 'log', '-1', '--format=%B'), new RegExp(`Agent-Chat: copilot-cli:${session}\\n`));
+    event('copilot', 'copilot-cli/UserPromptSubmit.json', repo, {}, cli);
+    assert.equal(event('copilot', 'copilot-cli/ErrorOccurred.json', repo, {}, cli).action, 'ignored');
+    const failed = event('copilot', 'copilot-cli/SessionEnd-error.json', repo, {}, cli);
+    assert.deepEqual([failed.action, failed.outcome], ['ended', 'errored']);
+    event('copilot', 'copilot-cli/UserPromptSubmit.json', repo, {}, cli);
+    const interrupted = event('copilot', 'copilot-cli/SessionEnd.json', repo, {}, cli);
+    assert.deepEqual([interrupted.action, interrupted.outcome], ['ended', 'cancelled']);
     assertNothingLost(repo, before);
   });
 
-  it("two agents at once, even with the same session id: each Stop ends only its own agent's turn", async () => {
+  it('VS Code 1.139 agent hooks (snake_case, no COPILOT_CLI): hook copilot records copilot turns; the older camelCase payload too, also through the claude-code command', async () => {
     const repo = makeRepo();
     const before = contentInventory(repo);
+    const session = sessionOf('vscode/UserPromptSubmit.json');
+    assert.equal(event('copilot', 'vscode/SessionStart.json', repo).action, 'ignored');
+    const begun = event('copilot', 'vscode/UserPromptSubmit.json', repo);
+    assert.deepEqual([begun.agent, begun.event, begun.action], ['copilot', 'UserPromptSubmit', 'began']);
+    assert.deepEqual(await running(repo), [{ chatId: `copilot:${session}`, agent: 'copilot', turnId: begun.turnId! }]);
+    write(repo, 'src/health.ts', 'export {};\n');
+    const ended = event('copilot', 'vscode/Stop.json', repo);
+    assert.deepEqual([ended.agent, ended.action, ended.outcome], ['copilot', 'ended', 'completed']);
+    assert.equal(head(repo), ended.version);
+    assert.match(git(repo, 'log', '-1', '--format=%B'), new RegExp(`Agent-Chat: copilot:${session}\\n`));
+    const legacy = sessionOf('vscode/legacy-UserPromptSubmit.json');
+    for (const agent of ['copilot', 'claude-code']) {
+      const again = event(agent, 'vscode/legacy-UserPromptSubmit.json', repo);
+      assert.deepEqual([again.agent, again.action], ['copilot', 'began'], agent);
+      assert.deepEqual(await running(repo), [{ chatId: `copilot:${legacy}`, agent: 'copilot', turnId: again.turnId! }]);
+      assert.equal(event(agent, 'vscode/legacy-Stop.json', repo).outcome, 'completed', agent);
+    }
+    assertNothingLost(repo, before);
+  });
+
+  it("two agents at once, even with the same session id: each end event ends only its own agent's turn", async () => {
+    const repo = makeRepo();
+    const before = contentInventory(repo);
+    const id = { session_id: CLAUDE_SESSION };
     const claude = event('claude-code', 'claude-code/UserPromptSubmit.json', repo);
-    const copilot = event('claude-code', 'vscode/UserPromptSubmit.json', repo);
-    const codex = event('codex', 'codex/UserPromptSubmit.json', repo, { session_id: CLAUDE_SESSION });
-    assert.equal(new Set([claude.turnId, copilot.turnId, codex.turnId]).size, 3);
+    const copilot = event('copilot', 'vscode/UserPromptSubmit.json', repo, id);
+    const codex = event('codex', 'codex/UserPromptSubmit.json', repo, id);
+    const gemini = event('gemini', 'gemini/BeforeAgent.json', repo, id);
+    const opencode = event('opencode', 'opencode/chat.message.json', repo, id);
+    const turns = [claude, copilot, codex, gemini, opencode];
+    assert.equal(new Set(turns.map((t) => t.turnId)).size, 5);
     assert.deepEqual(
-      [claude.cancelled, copilot.cancelled, codex.cancelled],
-      [[], [], []],
+      turns.map((t) => t.cancelled),
+      [[], [], [], [], []],
       "no agent cancelled another's turn",
     );
     const chats = (await running(repo)).map((t) => `${t.agent} ${t.chatId}`).sort();
@@ -202,20 +272,21 @@ describe('hook adapters: recorded payloads of Claude Code, VS Code (Copilot) and
       `claude-code ${CLAUDE_SESSION}`,
       `codex codex:${CLAUDE_SESSION}`,
       `copilot copilot:${CLAUDE_SESSION}`,
+      `gemini gemini:${CLAUDE_SESSION}`,
+      `opencode opencode:${CLAUDE_SESSION}`,
     ]);
     write(repo, 'a.txt', 'a\n');
-    const claudeEnd = event('claude-code', 'claude-code/Stop.json', repo);
-    assert.equal(claudeEnd.turnId, claude.turnId);
-    assert.deepEqual((await running(repo)).map((t) => t.turnId).sort(), [codex.turnId, copilot.turnId].sort());
-    const copilotEnd = event('claude-code', 'vscode/Stop.json', repo);
-    assert.equal(copilotEnd.turnId, copilot.turnId);
-    const codexEnd = event('codex', 'codex/Stop.json', repo, { session_id: CLAUDE_SESSION });
-    assert.equal(codexEnd.turnId, codex.turnId);
+    assert.equal(event('claude-code', 'claude-code/Stop.json', repo).turnId, claude.turnId);
+    assert.deepEqual((await running(repo)).length, 4);
+    assert.equal(event('copilot', 'vscode/Stop.json', repo, id).turnId, copilot.turnId);
+    assert.equal(event('codex', 'codex/Stop.json', repo, id).turnId, codex.turnId);
+    assert.equal(event('gemini', 'gemini/AfterAgent.json', repo, id).turnId, gemini.turnId);
+    assert.equal(event('opencode', 'opencode/session.idle.json', repo, id).turnId, opencode.turnId);
     assert.deepEqual(await running(repo), []);
     assertNothingLost(repo, before);
   });
 
-  it('Codex hooks: UserPromptSubmit begins a codex turn, Stop makes the version, StopFailure ends errored', async () => {
+  it('Codex hooks: UserPromptSubmit begins a codex turn, Stop makes the version, Interrupt ends cancelled, a later SessionEnd finds nothing', async () => {
     const repo = makeRepo();
     const before = contentInventory(repo);
     const begun = event('codex', 'codex/UserPromptSubmit.json', repo);
@@ -228,14 +299,85 @@ describe('hook adapters: recorded payloads of Claude Code, VS Code (Copilot) and
     );
     assert.match(subjectOf(repo), /^\[Agent\] /);
     event('codex', 'codex/UserPromptSubmit.json', repo);
-    const failed = event('codex', 'codex/StopFailure.json', repo);
-    assert.deepEqual([failed.action, failed.outcome, failed.version], ['ended', 'errored', null]);
+    assert.equal(event('codex', 'codex/PostModelRequest.json', repo).action, 'ignored');
+    const interrupted = event('codex', 'codex/Interrupt.json', repo);
+    assert.deepEqual([interrupted.action, interrupted.outcome, interrupted.version], ['ended', 'cancelled', null]);
+    assert.equal(event('codex', 'codex/SessionEnd.json', repo).action, 'ignored');
+    assertNothingLost(repo, before);
+  });
+
+  it('Codex SessionEnd of a running turn: errored when its transcript says the turn failed, cancelled when it was aborted, unreadable or missing', async () => {
+    const repo = makeRepo();
+    const dir = tempDir('avh-codex-home-');
+    const cases: [string, Record<string, unknown> | null | 'missing' | 'relative', string][] = [
+      [
+        'failed',
+        { type: 'task_complete', error: { message: 'high demand', codex_error_info: 'internal_server_error' } },
+        'errored',
+      ],
+      ['aborted', { type: 'turn_aborted', reason: 'interrupted' }, 'cancelled'],
+      ['completed', { type: 'task_complete', error: null, last_agent_message: 'hi' }, 'cancelled'],
+      ['still running', null, 'cancelled'],
+      ['missing', 'missing', 'cancelled'],
+      ['relative', 'relative', 'cancelled'],
+    ];
+    for (const [what, last, outcome] of cases) {
+      event('codex', 'codex/UserPromptSubmit.json', repo);
+      const transcript =
+        last === 'missing'
+          ? path.join(dir, 'gone.jsonl')
+          : last === 'relative'
+            ? 'sessions/rollout.jsonl'
+            : codexTranscript(dir, last);
+      const r = event('codex', 'codex/SessionEnd.json', repo, { transcript_path: transcript });
+      assert.deepEqual([r.action, r.outcome], ['ended', outcome], what);
+    }
+  });
+
+  it('Gemini CLI: BeforeAgent begins a gemini turn, AfterAgent makes the version; AfterAgent "[no response text]" (Escape) and SessionEnd end cancelled', async () => {
+    const repo = makeRepo();
+    const before = contentInventory(repo);
+    const session = sessionOf('gemini/BeforeAgent.json');
+    const begun = event('gemini', 'gemini/BeforeAgent.json', repo);
+    assert.deepEqual(await running(repo), [{ chatId: `gemini:${session}`, agent: 'gemini', turnId: begun.turnId! }]);
+    write(repo, 'greet.txt', 'hi from gemini\n');
+    const ended = event('gemini', 'gemini/AfterAgent.json', repo);
+    assert.deepEqual([ended.outcome, ended.version], ['completed', head(repo)]);
+    event('gemini', 'gemini/BeforeAgent.json', repo);
+    const escaped = event('gemini', 'gemini/AfterAgent-escape.json', repo);
+    assert.deepEqual([escaped.action, escaped.outcome, escaped.version], ['ended', 'cancelled', null]);
+    event('gemini', 'gemini/BeforeAgent.json', repo);
+    const closed = event('gemini', 'gemini/SessionEnd.json', repo);
+    assert.deepEqual([closed.action, closed.outcome], ['ended', 'cancelled']);
+    assertNothingLost(repo, before);
+  });
+
+  it('opencode (our plugin’s payload): chat.message begins, session.idle makes the version; session.error ends cancelled for an abort, errored otherwise; the idle after it finds nothing', async () => {
+    const repo = makeRepo();
+    const before = contentInventory(repo);
+    const session = sessionOf('opencode/chat.message.json');
+    const begun = event('opencode', 'opencode/chat.message.json', repo);
+    assert.deepEqual(await running(repo), [
+      { chatId: `opencode:${session}`, agent: 'opencode', turnId: begun.turnId! },
+    ]);
+    write(repo, 'greet.txt', 'hi from opencode\n');
+    const ended = event('opencode', 'opencode/session.idle.json', repo);
+    assert.deepEqual([ended.outcome, ended.version], ['completed', head(repo)]);
+    for (const [name, outcome] of [
+      ['opencode/session.error-aborted.json', 'cancelled'],
+      ['opencode/session.error-api.json', 'errored'],
+    ]) {
+      event('opencode', 'opencode/chat.message.json', repo);
+      const r = event('opencode', name, repo);
+      assert.deepEqual([r.action, r.outcome], ['ended', outcome], name);
+      assert.equal(event('opencode', 'opencode/session.idle.json', repo).action, 'ignored');
+    }
     assertNothingLost(repo, before);
   });
 
   it("Codex notify: the JSON argument ends the thread's running turn; without one, or another type, it is ignored", async () => {
     const repo = makeRepo();
-    const notification = fixture('codex/notify-agent-turn-complete.json', repo);
+    const notification = fixture('codex/notify-agent-turn-complete.json', repo, { 'thread-id': CODEX_THREAD });
     const idle = hook(['codex', notification, '--json'], '', repo);
     assert.equal(idle.code, 0, idle.stderr);
     assert.equal((JSON.parse(idle.stdout) as HookJson).action, 'ignored');
@@ -321,7 +463,19 @@ describe('hook adapters: recorded payloads of Claude Code, VS Code (Copilot) and
       'an unknown agent',
       ['cursor'],
       '{}',
-      /unknown hook adapter "cursor"; hook takes one of: claude-code, copilot, codex/,
+      new RegExp(`unknown hook adapter "cursor"; hook takes one of: ${AGENTS.map((a) => a.name).join(', ')}`),
+    ],
+    [
+      'Gemini without session_id',
+      ['gemini'],
+      '{"hook_event_name":"AfterAgent"}',
+      /The Gemini hook event has no session_id\./,
+    ],
+    [
+      'opencode with a number as the error name',
+      ['opencode'],
+      '{"hook_event_name":"session.error","session_id":"s","error_name":7}',
+      /The opencode plugin event field error_name must be a string\./,
     ],
   ];
   for (const [what, args, input, message] of malformed) {

@@ -9,6 +9,8 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { Agent } from '../../src/cli/agents/agent';
+import { AGENTS } from '../../src/cli/agents/registry';
 import { DurableStore } from '../../src/core/store/durableStore';
 import { appendRecordIfUnchanged } from '../../src/core/store/journalAppend';
 import { HOOK_FACTS_FILE } from '../../src/core/turns/hookFacts';
@@ -285,30 +287,32 @@ describe('hook events named like Object.prototype members: ignored on both paths
   this.timeout(300_000);
   after(cleanupTempDirs);
 
-  /** `hook <agent> --json` through the entry, with the agent's own payload shape for `event`. */
-  function agentHook(repo: string, agent: string, event: string, fast: boolean): Hook {
+  /** `hook <agent> --json` through the entry, in every agent's snake_case payload shape. */
+  function agentHook(repo: string, agent: string, event: string, fast: boolean, prompt?: string): Hook {
     const log = path.join(tempDir('avh-hooklog-'), `path-${logSeq++}.log`);
-    const prompt = event === 'UserPromptSubmit' ? { prompt: 'do the thing' } : {};
-    const payload =
-      agent === 'copilot'
-        ? { hookEventName: event, sessionId: 's1', cwd: repo, ...prompt }
-        : { hook_event_name: event, session_id: 's1', cwd: repo, ...prompt };
+    const payload = { hook_event_name: event, session_id: 's1', cwd: repo, ...(prompt ? { prompt } : {}) };
     const r = spawnSync(process.execPath, [ENTRY, 'hook', agent, '--json'], {
       cwd: repo,
       input: JSON.stringify(payload),
       encoding: 'utf8',
-      env: { ...testGitEnv(), AVH_HOOK_PATH_LOG: log, ...(fast ? {} : { AVH_HOOK_FAST: 'off' }) },
+      // Not Copilot CLI's process, whatever runs these tests (claude-code leaves COPILOT_CLI=1 events to copilot).
+      env: { ...testGitEnv(), COPILOT_CLI: '', AVH_HOOK_PATH_LOG: log, ...(fast ? {} : { AVH_HOOK_FAST: 'off' }) },
       timeout: 60_000,
     });
     const logged = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim() : undefined;
     return { code: r.status ?? (r.signal ? -1 : -2), stdout: r.stdout, stderr: r.stderr, path: logged };
   }
 
-  for (const agent of ['claude-code', 'copilot', 'codex']) {
-    it(`hook ${agent}: toString, __proto__ and constructor exit 0 as ignored events, on the fast and the full path`, async () => {
+  /** The agent's events that begin a turn and end it completed, from its table (agents/registry.ts). */
+  const eventOf = (agent: Agent, effect: 'begin' | 'completed') => [...agent.events].find(([, e]) => e === effect)![0];
+
+  // Every agent of the registry: a new one is covered without touching this file.
+  for (const agent of AGENTS) {
+    it(`hook ${agent.name}: an unknown event name, toString, __proto__ and constructor exit 0 as ignored events, on the fast and the full path`, async () => {
       const repo = makeRepo();
-      ok(agentHook(repo, agent, 'UserPromptSubmit', true));
-      ok(agentHook(repo, agent, 'UserPromptSubmit', true)); // the chat is in the facts now, with a running turn
+      const begin = eventOf(agent, 'begin');
+      ok(agentHook(repo, agent.name, begin, true, 'do the thing'));
+      ok(agentHook(repo, agent.name, begin, true, 'do the thing')); // the chat is in the facts now, with a running turn
       const stateDir = path.join(repo, '.git', 'agent-versions');
       const picture = () => ({
         journal: fs.readFileSync(path.join(stateDir, 'state.journal')).toString('base64'),
@@ -316,19 +320,20 @@ describe('hook events named like Object.prototype members: ignored on both paths
       });
       const before = { ...picture(), rows: await rows(repo), running: await runningTurns(repo) };
       assert.equal(before.running.length, 1);
-      for (const event of ['toString', '__proto__', 'constructor']) {
+      for (const event of ['NoSuchEvent', 'toString', '__proto__', 'constructor', 'hasOwnProperty', 'valueOf']) {
         for (const fast of [true, false]) {
-          const r = agentHook(repo, agent, event, fast);
+          const r = agentHook(repo, agent.name, event, fast);
           const answer = ok(r);
           assert.equal(answer.action, 'ignored', `${event}: ${r.stdout}`);
-          assert.equal(r.path, fast ? 'declined:event' : 'declined:switched-off', event);
+          // The fast path answers an event we do not act on itself, as the full path would: nothing opened.
+          assert.equal(r.path, fast ? 'fast engines=0' : 'declined:switched-off', event);
           assert.deepEqual(picture(), { journal: before.journal, facts: before.facts }, event);
         }
       }
       assert.deepEqual(await rows(repo), before.rows);
       assert.deepEqual(await runningTurns(repo), before.running);
-      // The facts are still trusted: the real Stop takes the fast path.
-      const stop = agentHook(repo, agent, 'Stop', true);
+      // The facts are still trusted: the real end takes the fast path.
+      const stop = agentHook(repo, agent.name, eventOf(agent, 'completed'), true);
       assert.equal(ok(stop).action, 'ended');
       assert.equal(stop.path, 'fast engines=0');
     });

@@ -1,15 +1,30 @@
+import * as path from 'node:path';
 import { HookEvent, hookEventTable, lifecycleAction, parseJsonObject, snakeCaseFields } from '../hooks/hookEvent';
 import type { ConnectableAgent } from './agent';
 import { vsCodeEvent } from './copilot';
 
 /**
- * `agent-versions hook claude-code`: the command Claude Code's settings run. VS Code's own agent hooks (GitHub
- * Copilot agent mode) read the same settings files (.claude/settings.json, .claude/settings.local.json,
- * ~/.claude/settings.json) and run the same command, with their own payload (copilot.ts). The payload's shape tells
- * the two apart, so one snippet records both agents, each under its own name and chats.
+ * `agent-versions hook claude-code`: Claude Code (verified against 2.1.197, test/agents/claudeCode.agent.test.ts).
+ * https://code.claude.com/docs/en/hooks. Settings: `hooks.<Event>: [{ "hooks": [{ "type": "command", "command" }] }]`
+ * in `.claude/settings.json`, `.claude/settings.local.json`, `$CLAUDE_CONFIG_DIR/settings.json` (~/.claude).
  *
- * Claude Code: https://docs.claude.com/en/docs/claude-code/hooks (UserPromptSubmit, Stop, StopFailure, SessionEnd).
- * Its settings: `hooks.<Event>: [{ "hooks": [{ "type": "command", "command": … }] }]` (events without a matcher).
+ * - UserPromptSubmit begins a turn (and ends the chat's older running turns cancelled: Escape in the interactive
+ *   mode sends no event at all), Stop ends it completed, StopFailure errored (an API error; SessionEnd follows
+ *   within milliseconds, in either order), SessionEnd cancelled (print mode SIGINT: reason "other"; Ctrl+C twice:
+ *   "prompt_input_exit"). Every event of a turn carries its `prompt_id`.
+ * - SessionEnd hooks are killed after 1.5 s unless a SessionEnd hook asks for longer (its `timeout`, seconds), less
+ *   than our lease wait (hookInput.ts): connect writes a timeout on that entry.
+ * - Other agents run these files too. GitHub Copilot CLI runs the project's `.claude/settings*.json` hooks with the
+ *   same snake_case payload and `COPILOT_CLI=1` in the hook's environment (verified, 1.0.102): those events are left
+ *   to `hook copilot` (copilot.ts, `connect copilot`), so one Copilot turn is never recorded twice. VS Code reads
+ *   these files only with `chat.useClaudeHooks` on (default off in 1.139) and sends the same payload with no marker,
+ *   so it is recorded as claude-code; VS Code's older camelCase payload is still told apart by its shape.
+ * - Context channel (for a note to the model): UserPromptSubmit stdout, best as JSON
+ *   `{"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": …}}` — it reaches the model
+ *   as a system message "UserPromptSubmit hook additional context: …" (plain stdout arrives too, as "… hook
+ *   success: …"). So the hook prints nothing else on stdout.
+ * - Paths a tool wrote: PostToolUse `tool_input.file_path` (absolute; also `tool_response.filePath`) for Write and
+ *   Edit, `tool_input.notebook_path` for NotebookEdit; Bash has only `tool_input.command`. No MultiEdit in 2.1.197.
  */
 
 const WHAT = 'hook event';
@@ -21,14 +36,23 @@ const EVENTS = hookEventTable([
   ['SessionEnd', 'cancelled'],
 ]);
 
+/** Seconds Claude Code lets the SessionEnd hooks run (the largest `timeout` among them; 1.5 s without one). */
+const SESSION_END_TIMEOUT_S = 10;
+
 export const claudeCode: ConnectableAgent = {
   name: 'claude-code',
-  hookHelp: 'claude-code (Claude Code, and VS Code’s own agent hooks, recorded as copilot)',
+  hookHelp: 'claude-code (Claude Code)',
   events: EVENTS,
-  readEvent: async ({ readStdin }) => parseClaudeCodePayload(await readStdin()),
+  readEvent: async ({ readStdin, env }) => parseClaudeCodePayload(await readStdin(), env),
   settings: {
     displayName: 'Claude Code',
-    files: { project: '.claude/settings.json', local: '.claude/settings.local.json', user: '.claude/settings.json' },
+    files: { project: '.claude/settings.json', local: '.claude/settings.local.json' },
+    user: {
+      dir: (home, env) => env.CLAUDE_CONFIG_DIR || path.join(home, '.claude'),
+      file: 'settings.json',
+      help: '~/.claude/settings.json',
+    },
+    entryFields: (event): Record<string, number> => (event === 'SessionEnd' ? { timeout: SESSION_END_TIMEOUT_S } : {}),
   },
 };
 
@@ -36,15 +60,16 @@ export const claudeCode: ConnectableAgent = {
  * Claude Code's payload: snake_case throughout. Its session ids stay unprefixed (turns recorded before stay in
  * their chats).
  */
-function parseClaudeCodePayload(raw: string): HookEvent {
+function parseClaudeCodePayload(raw: string, env: NodeJS.ProcessEnv): HookEvent {
   const o = parseJsonObject(raw, WHAT);
-  if (o.hook_event_name === undefined && typeof o.hookEventName === 'string') return vsCodeEvent(o);
+  if (o.hook_event_name === undefined && typeof o.hookEventName === 'string') return vsCodeEvent(o, env);
   const { event, session, cwd, prompt } = snakeCaseFields(o, WHAT);
+  const fromCopilotCli = env.COPILOT_CLI === '1';
   return {
     agent: 'claude-code',
     event,
     chatId: session,
     cwd,
-    action: lifecycleAction(event, prompt, EVENTS),
+    action: fromCopilotCli ? { kind: 'ignore', reason: 'another-agent' } : lifecycleAction(event, prompt, EVENTS),
   };
 }

@@ -2,12 +2,15 @@ import { Agent, ConnectableAgent, SCOPES, SettingsScope } from './agent';
 import { claudeCode } from './claudeCode';
 import { codex } from './codex';
 import { copilot } from './copilot';
+import { gemini } from './gemini';
+import { opencode } from './opencode';
 
 /**
  * Every agent, in the order help names them. Adding one: its own file in this folder, its test, and its line here
- * (docs/design.md has the recipe); the hook command, connect, disconnect, doctor and help follow from the list.
+ * (docs/design/agents.md has the recipe); the hook command, connect, disconnect, doctor and help follow from the
+ * list.
  */
-export const AGENTS: readonly Agent[] = [claudeCode, copilot, codex];
+export const AGENTS: readonly Agent[] = [claudeCode, codex, copilot, gemini, opencode];
 
 /** The agents `connect` can set up, and doctor checks. */
 export const CONNECTABLE_AGENTS: readonly ConnectableAgent[] = AGENTS.filter(
@@ -34,20 +37,20 @@ export function connectableAgentNamed(name: string): ConnectableAgent {
 
 /** The scopes the agent has a settings file for, in SCOPES order. */
 export function scopesOf(agent: ConnectableAgent): SettingsScope[] {
-  return SCOPES.filter((scope) => agent.settings.files[scope] !== undefined);
+  return SCOPES.filter((scope) => (scope === 'user' ? agent.settings.user : agent.settings.files[scope]) !== undefined);
 }
 
-/** The settings files of one scope as help names them: `.claude/settings.json or .codex/hooks.json`. */
-export function settingsFilesText(scope: SettingsScope, prefix = ''): string {
+/** The settings files of one scope as help names them: `.claude/settings.json, .codex/hooks.json, …`. */
+export function settingsFilesText(scope: SettingsScope): string {
   return CONNECTABLE_AGENTS.flatMap((a) => {
-    const file = a.settings.files[scope];
-    return file === undefined ? [] : [`${prefix}${file}`];
-  }).join(' or ');
+    const file = scope === 'user' ? a.settings.user?.help : a.settings.files[scope];
+    return file === undefined ? [] : [file];
+  }).join(', ');
 }
 
 /** `; Claude Code only` when some agent has no settings file of the scope; nothing when all have one. */
 export function scopeAgentsText(scope: SettingsScope): string {
-  const having = CONNECTABLE_AGENTS.filter((a) => a.settings.files[scope] !== undefined);
+  const having = CONNECTABLE_AGENTS.filter((a) => scopesOf(a).includes(scope));
   if (having.length === CONNECTABLE_AGENTS.length) return '';
   return `; ${having.map((a) => a.settings.displayName).join(' and ')} only`;
 }

@@ -10,15 +10,18 @@ export const spec: CommandSpec = {
   exclusive: [SCOPE_OPTIONS],
   summary: 'add this CLI’s hooks to the agent’s settings file (idempotent)',
   description:
-    'Adds one hook entry per event to the agent’s settings file, calling this installation by its absolute path. ' +
-    'Other settings and other tools’ hooks are kept as they are; running it again changes nothing. The file is ' +
-    'written atomically. With --init, the hook creates the git repository on the first prompt in a folder without ' +
-    'one (`hook … --init`); connecting again without it writes the plain command.',
+    'Adds one hook entry per event to the agent’s settings file (opencode: a plugin file of its own), calling this ' +
+    'installation by its absolute path. Other settings and other tools’ hooks are kept as they are; running it ' +
+    'again changes nothing. The file is written atomically. It then says what you must still do in the agent ' +
+    '(Codex: review the hooks; Copilot CLI and Gemini CLI: trust the folder). With --init, the hook creates the ' +
+    'git repository on the first prompt in a folder without one (`hook … --init`); connecting again without it ' +
+    'writes the plain command.',
   example: 'agent-versions connect claude-code --user --dry-run',
   json:
     '{"agent": string, "scope": "project"|"local"|"user", "file": string, "command": string, "dryRun": boolean, ' +
-    '"changed": boolean, "changes": [{"event": string, "action": "added"|"updated"|"removed"}], ' +
-    '"alsoConnectedIn": string[]}',
+    '"changed": boolean, "removedFile": boolean, ' +
+    '"changes": [{"event": string, "action": "added"|"updated"|"removed"}], ' +
+    '"alsoConnectedIn": string[], "inAgent": string[] (what you must still do in the agent)}',
 };
 
 export function run(c: CommandContext): Promise<CommandOutput> {

@@ -11,7 +11,8 @@ export const spec: CommandSpec = {
   summary: 'remove exactly this CLI’s hooks from the agent’s settings file',
   description:
     'Removes the hook entries that run agent-versions (from any installation) and nothing else; containers left ' +
-    'empty by that removal go too.',
+    'empty by that removal go too, and a file of our own (GitHub Copilot’s agent-versions.json, opencode’s ' +
+    'plugin) is deleted.',
   example: 'agent-versions disconnect claude-code',
   json: 'the same shape as connect',
 };

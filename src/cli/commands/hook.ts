@@ -21,9 +21,9 @@ export const spec: CommandSpec = {
     'records nothing, says so in one stderr line and exits 0; with --init it creates the repository first.',
   example: 'echo \'{"hook_event_name":"Stop","session_id":"s1"}\' | agent-versions hook claude-code',
   json:
-    `{"agent": ${AGENTS.map((a) => JSON.stringify(a.name)).join('|')}, "event": string, ` +
-    '"action": "began"|"ended"|"ignored", "reason"?: "no-repository", "turnId"?: string, "outcome"?: string, ' +
-    '"version"?: string|null, "cancelled"?: string[]}',
+    '{"agent": string (as recorded: claude-code, codex, copilot, copilot-cli, gemini, opencode), "event": string, ' +
+    '"action": "began"|"ended"|"ignored", "reason"?: "no-repository"|"another-agent", "turnId"?: string, ' +
+    '"outcome"?: string, "version"?: string|null, "cancelled"?: string[]}',
 };
 
 export async function run(c: CommandContext): Promise<CommandOutput> {

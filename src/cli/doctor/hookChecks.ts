@@ -1,12 +1,15 @@
 import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { parse as parseToml } from 'smol-toml';
 import { safeMessage } from '../../core/errors';
 import type { GitRepository } from '../../core/git/repository';
-import { settingsFiles } from '../agentConnection';
-import type { ConnectableAgent, SettingsScope } from '../agents/agent';
+import { projectRootOf, settingsFiles } from '../agentConnection';
+import type { ConnectableAgent, HookEntries, OurEntry, SettingsScope } from '../agents/agent';
 import { claudeCode } from '../agents/claudeCode';
 import { scopesOf } from '../agents/registry';
-import { HookEntries, ourHookEntries, readSettings, settingsEvents } from '../agentSettings';
+import { ourEntries, planConnect, readSettings, settingsEvents } from '../agentSettings';
 import { CliError } from '../exitCodes';
 import {
   cliEntryFile,
@@ -26,17 +29,37 @@ interface ScopeEntries {
   scope: SettingsScope;
   file: string;
   entries: HookEntries;
+  ours: OurEntry[];
 }
 
-/** Whether the agent is connected once, for every event, by this installation in its current form. */
-export async function checkHooks(agent: ConnectableAgent, folder: string): Promise<Check> {
+/** A TOML file as a plain object (for an agent's review check: Codex's config.toml); null when it is not there. */
+function readToml(file: string): Record<string, unknown> | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  return parseToml(text) as Record<string, unknown>;
+}
+
+/**
+ * Whether the agent is connected once, for every event, by this installation in its current form — and, where the
+ * agent keeps its own say over hooks (Codex's review, a folder's trust), whether it will run them.
+ */
+export async function checkHooks(
+  agent: ConnectableAgent,
+  folder: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Check> {
   const id = `hooks:${agent.name}`;
   const name = agent.settings.displayName;
   const connected: ScopeEntries[] = [];
-  for (const { scope, file } of await settingsFiles(agent, folder)) {
-    let entries: HookEntries;
+  for (const { scope, file } of await settingsFiles(agent, folder, env)) {
+    let ours: OurEntry[];
     try {
-      entries = ourHookEntries(file, readSettings(file), agent);
+      ours = ourEntries(file, readSettings(file), agent);
     } catch (error) {
       return problem(
         id,
@@ -45,9 +68,13 @@ export async function checkHooks(agent: ConnectableAgent, folder: string): Promi
         { file },
       );
     }
-    if (entries.size > 0) connected.push({ scope, file, entries });
+    const entries: HookEntries = new Map();
+    for (const e of ours) entries.set(e.event, [...(entries.get(e.event) ?? []), e.command]);
+    if (entries.size > 0) connected.push({ scope, file, entries, ours });
   }
-  const facts = { connected: connected.map((c) => ({ scope: c.scope, file: c.file, events: [...c.entries.keys()] })) };
+  const facts: Record<string, unknown> = {
+    connected: connected.map((c) => ({ scope: c.scope, file: c.file, events: [...c.entries.keys()] })),
+  };
   const local = scopesOf(agent).includes('local') ? '; --local: this project, only for you' : '';
   const connectFix = `agent-versions connect ${agent.name} (--user: every project${local})`;
   if (connected.length === 0) return warning(id, `${name}: not connected.`, connectFix, facts);
@@ -75,32 +102,53 @@ export async function checkHooks(agent: ConnectableAgent, folder: string): Promi
     );
   }
   const [only] = connected;
+  const reconnect = `agent-versions connect ${agent.name} --${only.scope}`;
   const absent = settingsEvents(agent).filter((e) => !only.entries.has(e));
-  if (absent.length > 0) {
-    return warning(
-      id,
-      `${name}: connected in ${only.file}, but not for ${absent.join(', ')}.`,
-      `agent-versions connect ${agent.name} --${only.scope}`,
-      facts,
-    );
+  const stale = [...only.entries.keys()].filter((e) => !agent.events.has(e));
+  if (absent.length > 0 || stale.length > 0) {
+    const parts = [
+      absent.length > 0 ? `not for ${absent.join(', ')}` : '',
+      stale.length > 0 ? `also for ${stale.join(', ')}, which ${name} does not send` : '',
+    ].filter(Boolean);
+    return warning(id, `${name}: connected in ${only.file}, but ${parts.join(', and ')}.`, reconnect, facts);
   }
   const commands = [...only.entries.values()].flat();
   if (commands.some((c) => !runsThisInstallation(c, agent.name))) {
     return warning(
       id,
       `${name}: connected in ${only.file}, to another agent-versions installation than this one.`,
-      `To use this one: agent-versions connect ${agent.name} --${only.scope}`,
+      `To use this one: ${reconnect}`,
       facts,
     );
   }
-  if (commands.some((c) => c !== currentFormOf(c, agent.name))) {
+  const wanted = planConnect(only.file, readSettings(only.file), agent, commands[0]);
+  if (commands.some((c) => c !== currentFormOf(c, agent.name)) || wanted.after !== null) {
     return warning(
       id,
-      `${name}: connected in ${only.file} with an older form of this installation's hook command.`,
-      'To write the current one (it starts faster on every event): ' +
-        `agent-versions connect ${agent.name} --${only.scope}${commands.some(hookCommandInits) ? ' --init' : ''}`,
+      `${name}: connected in ${only.file} with an older form of this installation's hook entries.`,
+      'To write the current one (it starts faster, or runs longer where the agent cuts hooks short): ' +
+        `${reconnect}${commands.some(hookCommandInits) ? ' --init' : ''}`,
       facts,
     );
+  }
+  const review = await agent.settings.review?.({
+    scope: only.scope,
+    file: only.file,
+    entries: only.ours,
+    projectRoot: await projectRootOf(folder),
+    home: os.homedir(),
+    env,
+    readToml,
+  });
+  if (review) {
+    Object.assign(facts, review.facts);
+    if (review.status !== 'ok') {
+      const summary = `${name}: connected in ${only.file}, but ${review.summary}`;
+      return review.status === 'problem'
+        ? problem(id, summary, review.fix ?? reconnect, facts)
+        : warning(id, summary, review.fix ?? reconnect, facts);
+    }
+    return ok(id, `${name}: connected in ${only.file}; ${review.summary}`, facts);
   }
   return ok(id, `${name}: connected in ${only.file}`, facts);
 }
@@ -116,7 +164,8 @@ export async function checkHookLatency(repo: GitRepository): Promise<Check> {
   const code = await new Promise<number | null>((resolve) => {
     const child = spawn(process.execPath, [cliEntryFile(), 'hook', claudeCode.name], {
       cwd: repo.root,
-      env: hookProcessEnv(process.env),
+      // Claude Code's own event, wherever doctor runs (Copilot CLI's hook marker would have it ignored).
+      env: { ...hookProcessEnv(process.env), COPILOT_CLI: '' },
       stdio: ['pipe', 'ignore', 'ignore'],
     });
     const timer = setTimeout(() => child.kill('SIGKILL'), HOOK_RUN_TIMEOUT_MS);

@@ -109,7 +109,11 @@ async function fastHook(
   early: EarlyProbe | undefined,
 ): Promise<FastHookAnswer> {
   if (typeof AVH_PRODUCTION_BUILD === 'undefined' && process.env.AVH_HOOK_FAST === 'off') decline('switched-off');
-  const prepared = await prepare(argv, readStdin, cwd, early);
+  const invocation = await readInvocation(argv, readStdin);
+  // What the full path answers too (runHook): an event we do not act on opens nothing and changes nothing.
+  if (invocation.event.action.kind === 'ignore')
+    return { kind: 'done', result: ignored(invocation.event), json: invocation.json };
+  const prepared = await prepare(invocation, cwd, early);
   const { event, facts, chat } = prepared;
   if (event.action.kind === 'end' && !endOfChat(chat.running)) {
     // An error after a cancel may re-end the chat's latest turn (reEnds): the full path reads it.
@@ -170,23 +174,32 @@ async function append(prepared: Prepared, planned: Planned): Promise<FastHookAns
   return { kind: 'done', result: planned.result, json: prepared.json };
 }
 
-/** Everything decided before the lease: the command line, the event, the repository and its facts. */
-async function prepare(
-  argv: readonly string[],
-  readStdin: () => Promise<string>,
-  cwd: string,
-  early: EarlyProbe | undefined,
-): Promise<Prepared> {
+interface Invocation {
+  event: HookEvent;
+  json: boolean;
+  repo?: string;
+}
+
+/** The command line and the event it reads. */
+async function readInvocation(argv: readonly string[], readStdin: () => Promise<string>): Promise<Invocation> {
   // The hook command's spec alone parses every `hook …` line as the whole registry does (commandParser.ts).
   const invocation = parseCommandLine(argv, [hookSpec]);
   if (invocation.kind !== 'run' || invocation.command !== 'hook') decline('not-a-hook');
   const { values, args } = invocation;
   if (values.verbose) decline('verbose');
   const event = await parseHookInput({ agent: args[0], payload: args[1], readStdin });
-  if (event.action.kind === 'ignore') decline('event');
+  return { event, json: values.json === true, repo: values.repo };
+}
+
+/** Everything decided before the lease: the repository and its facts. */
+async function prepare(
+  { event, json, repo: repoOption }: Invocation,
+  cwd: string,
+  early: EarlyProbe | undefined,
+): Promise<Prepared> {
   if (event.action.kind === 'begin')
     validateBeginTurn({ chatId: event.chatId, prompt: event.action.prompt, agent: event.agent });
-  const found = guessRepositoryFromFiles(hookFolder(cwd, values.repo, event));
+  const found = guessRepositoryFromFiles(hookFolder(cwd, repoOption, event));
   if (!found) decline('no-repository');
   const stateDir = stateDirOf(found.gitDir);
   const facts = readHookFacts(stateDir);
@@ -200,7 +213,7 @@ async function prepare(
   if (!chat) decline('unknown-chat');
   // The early status is this repository's only if it was started in the same root.
   const status = early?.root === repo.root ? early.status : undefined;
-  return { event, json: values.json === true, repo, facts, chatId: event.chatId, chat, status };
+  return { event, json, repo, facts, chatId: event.chatId, chat, status };
 }
 
 interface Planned {

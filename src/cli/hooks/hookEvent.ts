@@ -6,7 +6,10 @@ import type { TerminalOutcome } from '../../core/outcomes';
  * payload into this shape; runHook.ts (the full path) and fastHook.ts (the fast path) act on it.
  */
 export interface HookEvent {
-  /** The agent's name as stored with the turn and shown in Version History ('claude-code', 'copilot', 'codex'). */
+  /**
+   * The agent's name as stored with the turn and shown in Version History ('claude-code', 'codex', 'copilot',
+   * 'copilot-cli', 'gemini', 'opencode').
+   */
   agent: string;
   /** The event's name as the agent sent it (echoed in --json output; never a prompt). */
   event: string;
@@ -21,7 +24,10 @@ export interface HookEvent {
 }
 
 export type HookAction =
-  { kind: 'begin'; prompt: string } | { kind: 'end'; outcome: TerminalOutcome } | { kind: 'ignore' };
+  | { kind: 'begin'; prompt: string }
+  | { kind: 'end'; outcome: TerminalOutcome }
+  /** `another-agent`: the event came from an agent that records itself through its own hooks (claudeCode.ts). */
+  | { kind: 'ignore'; reason?: 'another-agent' };
 
 export type JsonObject = Record<string, unknown>;
 
@@ -57,7 +63,10 @@ export function optionalString(o: JsonObject, field: string, what: string): stri
   return value;
 }
 
-/** The fields Claude Code and Codex both send, snake_case: the event, the session, where it runs, the prompt. */
+/**
+ * The fields every agent's hooks send, snake_case (Claude Code, Codex, Copilot CLI and VS Code, Gemini CLI, our
+ * opencode plugin): the event, the session, where it runs, the prompt.
+ */
 export function snakeCaseFields(
   o: JsonObject,
   what: string,
@@ -84,9 +93,9 @@ export function hookEventTable(entries: readonly (readonly [string, EventEffect]
 }
 
 /**
- * The lifecycle every supported agent shares: a submitted prompt begins a turn, Stop ends it completed,
- * StopFailure errored, SessionEnd cancelled (each agent's table lists the ones it sends). Events not in the table
- * (tool events, SessionStart, …) are ignored.
+ * The lifecycle every supported agent shares: a submitted prompt begins a turn, and its end event ends it with the
+ * table's outcome (each agent's table lists the events it sends). Events not in the table (tool events,
+ * SessionStart, …) are ignored.
  */
 export function lifecycleAction(event: string, prompt: string | undefined, events: HookEventTable): HookAction {
   const effect = events.get(event);

@@ -12,8 +12,11 @@ export interface HookResult {
   agent: string;
   event: string;
   action: 'began' | 'ended' | 'ignored';
-  /** Ignored because the folder has no git repository (and no --init). */
-  reason?: 'no-repository';
+  /**
+   * Ignored because the folder has no git repository (and no --init), or because the event came from another
+   * agent that records itself through its own hooks (Copilot CLI running Claude Code's project hooks).
+   */
+  reason?: 'no-repository' | 'another-agent';
   turnId?: string;
   outcome?: string;
   version?: string | null;
@@ -26,8 +29,11 @@ export async function parseHookInput(request: {
   agent: string;
   readStdin: () => Promise<string>;
   payload?: string;
+  /** The hook process's environment (default: this process's). */
+  env?: NodeJS.ProcessEnv;
 }): Promise<HookEvent> {
-  return agentNamed(request.agent).readEvent({ readStdin: request.readStdin, payload: request.payload });
+  const { readStdin, payload } = request;
+  return agentNamed(request.agent).readEvent({ readStdin, payload, env: request.env ?? process.env });
 }
 
 /** The folder an event's repository is found from: --repo, else the event's `cwd`, else the process's folder. */
@@ -36,5 +42,6 @@ export function hookFolder(cwd: string, repo: string | undefined, event: HookEve
 }
 
 export function ignored(event: HookEvent): HookResult {
-  return { agent: event.agent, event: event.event, action: 'ignored' };
+  const reason = event.action.kind === 'ignore' ? event.action.reason : undefined;
+  return { agent: event.agent, event: event.event, action: 'ignored', ...(reason ? { reason } : {}) };
 }

@@ -1,0 +1,169 @@
+import * as path from 'node:path';
+import { CliError, EXIT } from '../exitCodes';
+import {
+  HookEvent,
+  hookEventTable,
+  lifecycleAction,
+  optionalString,
+  parseJsonObject,
+  snakeCaseFields,
+} from '../hooks/hookEvent';
+import { isOurHookCommand } from '../installation';
+import type { ConnectableAgent, OurEntry, SettingsEdit, SettingsFormat } from './agent';
+
+/**
+ * `agent-versions hook opencode`: opencode (verified against 1.18.33, test/agents/opencode.agent.test.ts).
+ * opencode has no shell hooks; it loads JavaScript plugins from `.opencode/plugins/` (project) and
+ * `$XDG_CONFIG_HOME/opencode/plugins/` (user), in every project, without asking. So `connect opencode` writes a
+ * plugin of our own, `agent-versions.js`, that pipes each event that matters to this hook command as JSON, one
+ * process per event, one after another (the command is the one every agent's hooks run: fast path, facts file):
+ *
+ * - `chat.message` (awaited by opencode before it calls the model, so the pre-turn state is captured before any
+ *   edit) begins a turn; `session.idle` ends it completed; `session.error` ends it cancelled for
+ *   `MessageAbortedError` (Escape twice in the TUI) and errored for anything else (an API error). opencode sends
+ *   `session.idle` after an error too (often twice): the turn has ended by then, so it changes nothing. `/exit` and
+ *   SIGTERM send nothing: the session's next prompt ends that turn cancelled. The TUI loads the plugin twice; each
+ *   event reaches one of the two.
+ * - The payload is ours: `{"hook_event_name", "session_id", "cwd" (the plugin's directory), "prompt"?,
+ *   "error_name"?}`; chats are `opencode:<sessionID>` (stable across `--continue` and `-s`).
+ * - Context channel: in `chat.message`, a pushed `{type: "text", synthetic: true, text}` part reaches the model as a
+ *   second text part of the user's message (the plugin would take it from the hook's stdout).
+ * - Paths a tool wrote: `tool.execute.after` `args.filePath` for `write` and `edit`, and the `file.edited` event's
+ *   `file`; `bash` has only `args.command`.
+ */
+
+const WHAT = 'opencode plugin event';
+
+const EVENTS = hookEventTable([
+  ['chat.message', 'begin'],
+  ['session.idle', 'completed'],
+  ['session.error', 'errored'],
+]);
+
+/** The first line of the plugin connect writes: what makes the file ours. */
+const MARKER = '// agent-versions: ';
+
+export const opencode: ConnectableAgent = {
+  name: 'opencode',
+  hookHelp: 'opencode (the plugin `connect opencode` writes)',
+  events: EVENTS,
+  readEvent: async ({ readStdin }) => parseOpencodePayload(await readStdin()),
+  settings: {
+    displayName: 'opencode',
+    files: { project: '.opencode/plugins/agent-versions.js' },
+    user: {
+      dir: (home, env) => path.join(env.XDG_CONFIG_HOME || path.join(home, '.config'), 'opencode'),
+      file: 'plugins/agent-versions.js',
+      help: '~/.config/opencode/plugins/agent-versions.js',
+    },
+    format: pluginFormat(),
+  },
+};
+
+function parseOpencodePayload(raw: string): HookEvent {
+  const o = parseJsonObject(raw, WHAT);
+  const { event, session, cwd, prompt } = snakeCaseFields(o, WHAT);
+  const aborted = event === 'session.error' && optionalString(o, 'error_name', WHAT) === 'MessageAbortedError';
+  return {
+    agent: 'opencode',
+    event,
+    chatId: `opencode:${session}`,
+    cwd,
+    action: aborted ? { kind: 'end', outcome: 'cancelled' } : lifecycleAction(event, prompt, EVENTS),
+  };
+}
+
+/** The plugin file for `command`: plain JavaScript (no dependency), the command as a JSON string on its own line. */
+export function opencodePlugin(command: string): string {
+  return `${MARKER}records every opencode turn as a version (Undo and Redo in Agent Version History).
+// Written by \`agent-versions connect opencode\`; \`agent-versions disconnect opencode\` removes this file.
+import { spawn } from "node:child_process";
+
+const COMMAND = ${JSON.stringify(command)};
+
+export const AgentVersions = async ({ directory }) => {
+  // One event at a time, in the order opencode sends them: a begin is recorded before the end that follows it.
+  let queue = Promise.resolve();
+  const send = (event) => {
+    const payload = JSON.stringify({ ...event, cwd: directory });
+    queue = queue.then(
+      () =>
+        new Promise((resolve) => {
+          const child = spawn(COMMAND, { shell: true, cwd: directory, stdio: ["pipe", "ignore", "ignore"] });
+          child.on("error", () => resolve());
+          child.on("close", () => resolve());
+          child.stdin.on("error", () => undefined);
+          child.stdin.end(payload);
+        }),
+    );
+    return queue;
+  };
+  return {
+    "chat.message": async (input, output) => {
+      const prompt = output.parts
+        .filter((part) => part.type === "text" && !part.synthetic)
+        .map((part) => part.text)
+        .join("\\n");
+      await send({ hook_event_name: "chat.message", session_id: input.sessionID, prompt });
+    },
+    event: async ({ event }) => {
+      const sessionID = event.properties?.sessionID;
+      if (typeof sessionID !== "string") return;
+      if (event.type === "session.idle") await send({ hook_event_name: "session.idle", session_id: sessionID });
+      if (event.type === "session.error") {
+        const error_name = event.properties.error?.name;
+        await send({ hook_event_name: "session.error", session_id: sessionID, error_name });
+      }
+    },
+  };
+};
+`;
+}
+
+/** The plugin as a settings file: ours by its first line; its one command serves every event. */
+function pluginFormat(): SettingsFormat {
+  const commandOf = (file: string, text: string): string | null => {
+    if (!text.startsWith(MARKER)) return null;
+    const line = /^const COMMAND = (".*");$/m.exec(text);
+    let command: unknown;
+    try {
+      command = line ? JSON.parse(line[1]) : undefined;
+    } catch {
+      command = undefined;
+    }
+    if (typeof command !== 'string') {
+      throw new CliError(
+        `${file} was written by agent-versions and then changed: it names no hook command. ` +
+          'Delete it, then run the command again; nothing was changed.',
+        EXIT.usage,
+      );
+    }
+    return command;
+  };
+  const entries = (file: string, text: string | null, agent: ConnectableAgent): OurEntry[] => {
+    const command = text === null ? null : commandOf(file, text);
+    if (command === null || !isOurHookCommand(command, agent.name)) return [];
+    return [...agent.events.keys()].map((event) => ({ event, group: 0, hook: 0, command, fields: {} }));
+  };
+  const all = (agent: ConnectableAgent, action: 'added' | 'updated' | 'removed') =>
+    [...agent.events.keys()].map((event) => ({ event, action }));
+  return {
+    entries,
+    planConnect(file, text, agent, command): SettingsEdit {
+      const wanted = opencodePlugin(command);
+      if (text === null) return { after: wanted, changes: all(agent, 'added') };
+      if (commandOf(file, text) === null) {
+        throw new CliError(
+          `${file} exists and was not written by agent-versions. Move it away, then run the command again; ` +
+            'nothing was changed.',
+          EXIT.usage,
+        );
+      }
+      return text === wanted ? { after: null, changes: [] } : { after: wanted, changes: all(agent, 'updated') };
+    },
+    planDisconnect(file, text, agent): SettingsEdit {
+      if (entries(file, text, agent).length === 0) return { after: null, changes: [] };
+      return { after: '', remove: true, changes: all(agent, 'removed') };
+    },
+  };
+}
