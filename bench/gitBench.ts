@@ -720,8 +720,8 @@ async function beginBench(
 
 /** The exact git command line and GIT_* environment inspectRepositoryHealth uses (captured, so the raw baseline follows the product). */
 async function probeCommand(history: VersionHistory): Promise<{ args: string[]; env: Record<string, string> }> {
-  // The probe runs through simple-git, which holds its own reference to spawn: take its command line from the core
-  // and check with the git shim that it starts exactly that one process.
+  // The probe runs through the repository's git client: take its command line from the core and check with the git
+  // shim that it starts exactly that one process.
   const counter = new GitProcessCounter(fs.mkdtempSync(path.join(os.tmpdir(), 'avh-probe-shim-')));
   const lines = await counter.count(() => inspectRepositoryHealth(history.repository));
   if (lines.length !== 1 || lines[0] !== PROBE_STATUS_ARGS.join(' '))
@@ -1207,7 +1207,7 @@ async function healthBench(
     rows.push(`| ${state} | ${statsCell(core)} | ${statsCell(raw)} | **${fmtRatio(r)}** |`);
     goals.push({
       id: '3.7',
-      measure: `\`inspectRepositoryHealth\` (through simple-git) vs one raw \`git status --porcelain=v2 --branch\` (${shortSize(repo)}, ${state})`,
+      measure: `\`inspectRepositoryHealth\` (the git client) vs one raw \`git status --porcelain=v2 --branch\` (${shortSize(repo)}, ${state})`,
       goal: 'ratio ≤ 1.05',
       measured: `${fmtRatio(r)} (${ms(median(core))} vs ${ms(median(raw))})`,
       pass: r <= 1.05,
