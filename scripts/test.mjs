@@ -82,6 +82,7 @@ if (!only || only === 'webview')
   ]);
 if (!only) step('lint (eslint)', process.execPath, [path.join(root, 'node_modules/eslint/bin/eslint.js'), '.']);
 if (!only) step('import cycles (src/)', process.execPath, [path.join(root, 'scripts/checkImportCycles.mjs')]);
+if (!only) step('third-party notices', process.execPath, [path.join(root, 'scripts/thirdPartyNotices.mjs'), '--check']);
 if (!only)
   step('format (prettier --check)', process.execPath, [
     path.join(root, 'node_modules/prettier/bin/prettier.cjs'),

@@ -53,7 +53,16 @@ function packageCopy(): string {
     `the package script is "npm run build && vsce package … -o dist/agent-version-history.vsix": ${script}`,
   );
   const stage = tempDir('avh-package-');
-  for (const entry of ['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', '.vscodeignore', 'media', 'dist'])
+  for (const entry of [
+    'package.json',
+    'README.md',
+    'CHANGELOG.md',
+    'LICENSE',
+    'THIRD-PARTY-NOTICES.txt',
+    '.vscodeignore',
+    'media',
+    'dist',
+  ])
     fs.cpSync(path.join(ROOT, entry), path.join(stage, entry), {
       recursive: true,
       filter: (src) => !src.endsWith('.vsix'),
@@ -101,6 +110,8 @@ describe('what ships (production build)', function () {
     const listing = execFileSync('unzip', ['-Z1', VSIX], { encoding: 'utf8' }).split('\n').filter(Boolean);
     assert.ok(listing.includes('extension/dist/extension.js'), listing.join('\n'));
     assert.ok(listing.includes('extension/dist/cli.js'), listing.join('\n'));
+    // The licenses of what the bundles contain (the codicon font's CC BY 4.0 attribution among them) ship with them.
+    assert.ok(listing.includes('extension/THIRD-PARTY-NOTICES.txt'), listing.join('\n'));
     // The command is a small entry; the hook fast path and the full CLI it loads sit beside it.
     for (const bundle of ['cliHook.js', 'cliMain.js', 'gitLauncher.js'])
       assert.ok(listing.includes(`extension/dist/${bundle}`), listing.join('\n'));
