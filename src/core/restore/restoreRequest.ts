@@ -23,6 +23,11 @@ export interface RestoreOptions {
    * so the caller asks again instead of running something that was never confirmed.
    */
   expectedPlan?: string;
+  /**
+   * The user agreed that Undo Only This Turn / Undo This File changes files another chat wrote (its edits there may
+   * go: docs/design/two-chats.md). CLI --yes; the palette asks with a modal.
+   */
+  confirmOtherChats?: boolean;
   /** Told when Undo ends a still-running turn as cancelled (the API forwards it to the agent). */
   onTurnCancelled?: (turn: { turnId: string; chatId: string }) => void;
 }
@@ -39,6 +44,11 @@ export interface RestoreResult {
   notice?: string;
   /** Undo: what it took back (everything since the turn, only the turn's changes, or one file of them). */
   scope?: UndoScope;
+  /**
+   * Undo Only This Turn / Undo This File, confirmed over another chat's writes: the files where that chat's edits may
+   * have gone with this turn's (later work elsewhere was kept).
+   */
+  otherChatFiles?: string[];
 }
 
 export interface RestorePreview {
@@ -57,6 +67,11 @@ export interface RestorePreview {
   later?: LaterWork;
   /** When work landed after the turn: whether Undo Only This Turn applies cleanly, and the files it conflicts in. */
   onlyTurn?: { conflicts: string[] };
+  /**
+   * Undo Only This Turn (or Undo This File) would change files another chat wrote: the chats and files to name in
+   * the question (confirm with `confirmOtherChats`).
+   */
+  otherChats?: { chats: string[]; files: string[] };
   /** Names exactly what would run (branch, HEAD, target, turn, user commits): pass it back as `expectedPlan`. */
   fingerprint: string;
 }
