@@ -370,6 +370,7 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
       { event: 'StopFailure', action: 'removed' },
       { event: 'Interrupt', action: 'added' },
       { event: 'SessionEnd', action: 'added' },
+      { event: 'PostToolUse', action: 'added' },
     ]);
     const settings = JSON.parse(read(repo, '.codex/hooks.json')) as Settings;
     assert.deepEqual(Object.keys(settings.hooks), [
@@ -397,6 +398,7 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
       'Stop',
       'Interrupt',
       'SessionEnd',
+      'PostToolUse',
     ]);
     assert.equal(r.inAgent.length, 1, 'no project trust needed for user hooks; the review is');
     assert.ok(!fs.existsSync(path.join(home, '.codex')));
@@ -542,6 +544,7 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
       { event: 'Stop', action: 'updated' },
       { event: 'StopFailure', action: 'added' },
       { event: 'SessionEnd', action: 'added' },
+      { event: 'PostToolUse', action: 'added' },
     ]);
     const settings = JSON.parse(read(repo, '.claude/settings.json')) as Settings;
     assert.deepEqual(commandsOf(settings, 'Stop'), [OUR_COMMAND]);

@@ -250,7 +250,7 @@ describe('CLI doctor (real git, real state files, a real hook process)', functio
     assert.equal(hooks.status, 'warning');
     assert.match(
       hooks.summary,
-      /but not for Interrupt, SessionEnd, and also for StopFailure, which Codex does not send\.$/,
+      /but not for Interrupt, SessionEnd, PostToolUse, and also for StopFailure, which Codex does not send\.$/,
     );
     assert.equal(hooks.fix, 'agent-versions connect codex --project');
   });
@@ -290,7 +290,7 @@ describe('CLI doctor (real git, real state files, a real hook process)', functio
     assert.equal(c.status, 'problem');
     assert.match(
       c.summary,
-      /Codex skips these hooks, silently \(not reviewed yet: UserPromptSubmit, Stop, Interrupt, SessionEnd\)/,
+      /Codex skips these hooks, silently \(not reviewed yet: UserPromptSubmit, Stop, Interrupt, SessionEnd, PostToolUse\)/,
     );
     assert.match(c.fix!, /“Trust all and continue”/);
 
