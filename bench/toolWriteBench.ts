@@ -86,8 +86,8 @@ export async function runToolWriteBench(options: ToolWriteBenchOptions): Promise
   const section = [
     '## Tool events (issue 25: two chats in one working tree)',
     '',
-    `${files.toLocaleString('en')}-file repository, one running turn, ${reps} alternating rounds (medians; p90 in ` +
-      `brackets). ${recordedLines} distinct files recorded.`,
+    `${files.toLocaleString('en')}-file repository, one running turn, ${reps} alternating rounds after a warm-up; ` +
+      `${recordedLines} distinct files recorded. The floor is what no hook can go below; the ratio is against it.`,
     '',
     '| event | median | p90 | vs the floor |',
     '|---|---:|---:|---:|',
