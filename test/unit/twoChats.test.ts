@@ -7,6 +7,7 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { VersionHistory } from '../../src/core/versionHistory';
 import { repoPicture } from '../support/assertions';
 import {
   assertNothingLost,
@@ -202,6 +203,14 @@ describe('two chats in one working tree: what each turn reported writing decides
     assert.match(asked.stderr, /this Undo changes: c\.txt\. Its edits there may be taken away/);
     assert.match(asked.stderr, /Run again with --yes to continue; nothing was changed\./);
     assert.deepEqual(repoPicture(repo), picture, 'the refusal changed nothing');
+    // The preview the palette asks from carries the same question.
+    const history = await VersionHistory.open(repo);
+    try {
+      const preview = await history.preview({ kind: 'undo', turnId: a.turnId!, only: 'turn' });
+      assert.deepEqual(preview.otherChats, { chats: [`codex chat ${B.slice(0, 8)}`], files: ['c.txt'] });
+    } finally {
+      await history.close();
+    }
     const json = cli(['undo', '--turn', a.turnId!, '--only', 'turn', '--json'], repo);
     assert.equal(JSON.parse(json.stdout).error.reason, 'confirmation-required');
     const yes = cli(['undo', '--turn', a.turnId!, '--only', 'turn', '--yes'], repo);
