@@ -23,7 +23,8 @@ export const spec: CommandSpec = {
   json:
     '{"agent": string (as recorded: claude-code, codex, copilot, copilot-cli, gemini, opencode), "event": string, ' +
     '"action": "began"|"ended"|"ignored"|"recorded", "reason"?: "no-repository"|"another-agent", "turnId"?: string, ' +
-    '"outcome"?: string, "version"?: string|null, "cancelled"?: string[], "files"?: number (recorded: files the tool wrote), "shell"?: boolean}',
+    '"outcome"?: string, "version"?: string|null, "cancelled"?: string[], ' +
+    '"files"?: number (recorded: files the tool wrote), "shell"?: boolean}',
 };
 
 export async function run(c: CommandContext): Promise<CommandOutput> {
