@@ -311,6 +311,8 @@ describe('tool events of every agent: the paths each reports, recorded on the fa
     ['gemini', 'gemini/BeforeAgent.json', 'gemini/AfterTool-write_file.json', ['greet.txt'], false],
     ['gemini', 'gemini/BeforeAgent.json', 'gemini/AfterTool-replace.json', ['src.txt'], false],
     ['gemini', 'gemini/BeforeAgent.json', 'gemini/AfterTool-run_shell_command.json', [], true],
+    ['opencode', 'opencode/chat.message.json', 'opencode/tool.execute.after-write.json', ['greet.txt'], false],
+    ['opencode', 'opencode/chat.message.json', 'opencode/tool.execute.after-bash.json', [], true],
   ];
   for (const [agent, begin, event, paths, shell] of cases) {
     it(`${agent} ${path.basename(event, '.json')}: ${shell ? 'a shell edit (no paths)' : paths.join(', ')}`, () => {
