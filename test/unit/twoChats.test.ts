@@ -7,6 +7,8 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { AGENTS } from '../../src/cli/agents/registry';
+import { TOOL_EVENTS } from '../../src/cli/hooks/earlyProbe';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { repoPicture } from '../support/assertions';
 import {
@@ -326,6 +328,11 @@ describe('tool events of every agent: the paths each reports, recorded on the fa
       assert.equal(lines[0].s === 1, shell);
     });
   }
+
+  it('the entry starts no early status for a tool event: its list is exactly the agents’ tool events', () => {
+    const wrote = AGENTS.flatMap((a) => [...a.events].filter(([, effect]) => effect === 'wrote').map(([e]) => e));
+    assert.deepEqual([...TOOL_EVENTS].sort(), [...new Set(wrote)].sort());
+  });
 
   it('a tool that writes nothing (Read), and paths outside the working tree or in .git, record nothing', () => {
     const repo = makeRepo();

@@ -22,6 +22,8 @@ export interface GitOptions {
    * status. A failure then carries no GitErrorCode.
    */
   stdoutViaFile?: boolean;
+  /** Told the child's pid right after a direct spawn (the hook's early status, cancelled for a tool event). */
+  onSpawn?: (pid: number | undefined) => void;
 }
 
 export interface GitResult {
@@ -178,8 +180,9 @@ export class GitClient {
         ? (pid: number | undefined) => {
             child = pid;
             killDuringFailpoint(pid, args, this.running);
+            options.onSpawn?.(pid);
           }
-        : undefined;
+        : options.onSpawn;
     const request = { cwd, env, input: options.input, timeoutMs, stdoutViaFile: options.stdoutViaFile };
     const outcome = launcher
       ? launcher.run({ git, args: [...args], ...request })
