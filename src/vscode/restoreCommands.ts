@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { AvhError, isAvhError, safeMessage } from '../core/errors';
 import type { EventLog } from '../core/log';
 import type { RestorePreview, RestoreRequest, RestoreResult, UndoOnly } from '../core/restore/restoreService';
-import { revertConflictStatement } from '../core/restore/restoreCopy';
+import { otherChatsRefusal, revertConflictStatement } from '../core/restore/restoreCopy';
 import { anyLaterWork, describeLaterWork } from '../core/restore/revertPlan';
 import { KIND_LABEL, relativeTime } from '../views/versionHistory/copy';
 import type { BranchLossUi } from './branchLoss';
@@ -119,8 +119,20 @@ export class RestoreRunner {
         chosen = true;
         continue;
       }
-      let options: { confirmUserCommits?: boolean; expectedPlan?: string } = {};
+      let options: { confirmUserCommits?: boolean; confirmOtherChats?: boolean; expectedPlan?: string } = {};
+      if (preview.otherChats && preview.scope !== 'everything') {
+        // Another chat wrote files this Undo changes (docs/design/two-chats.md): named and asked, never guessed.
+        const { chats, files } = preview.otherChats;
+        const choice = await vscode.window.showWarningMessage(
+          otherChatsRefusal(chats, files, { choose: '', confirm: 'Continue anyway?' }),
+          { modal: true },
+          'Continue',
+        );
+        if (choice !== 'Continue') return this.declined(request.kind);
+        options = { confirmOtherChats: true, expectedPlan: preview.fingerprint };
+      }
       if (chosen) {
+        options = { ...options, confirmUserCommits: true, expectedPlan: preview.fingerprint };
         options = { confirmUserCommits: true, expectedPlan: preview.fingerprint };
       } else if (preview.userCommits > 0) {
         const n = preview.userCommits;
@@ -136,7 +148,7 @@ export class RestoreRunner {
           'Continue',
         );
         if (choice !== 'Continue') return this.declined(request.kind);
-        options = { confirmUserCommits: true, expectedPlan: preview.fingerprint };
+        options = { ...options, confirmUserCommits: true, expectedPlan: preview.fingerprint };
       }
       try {
         return await vscode.window.withProgress(
@@ -163,7 +175,7 @@ export class RestoreRunner {
   private execute(
     controller: RepositoryController,
     request: RestoreRequest,
-    options: { confirmUserCommits?: boolean; expectedPlan?: string },
+    options: { confirmUserCommits?: boolean; confirmOtherChats?: boolean; expectedPlan?: string },
   ): Promise<RestoreResult> {
     const history = controller.history;
     if (request.kind === 'redo') return history.redo(options);

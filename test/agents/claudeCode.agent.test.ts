@@ -141,7 +141,13 @@ describe('Claude Code 2.1.197 (real binary, mock model: Anthropic API on 127.0.0
     const written = JSON.parse(before['.claude/settings.json']) as {
       hooks: Record<string, { hooks: { timeout?: number }[] }[]>;
     };
-    assert.deepEqual(Object.keys(written.hooks), ['UserPromptSubmit', 'Stop', 'StopFailure', 'SessionEnd']);
+    assert.deepEqual(Object.keys(written.hooks), [
+      'UserPromptSubmit',
+      'Stop',
+      'StopFailure',
+      'SessionEnd',
+      'PostToolUse',
+    ]);
     assert.equal(written.hooks.SessionEnd[0].hooks[0].timeout, 10);
 
     const run = await claudePrint(setup, 'make the edits').exited;

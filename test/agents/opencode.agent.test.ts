@@ -131,6 +131,11 @@ describe('opencode 1.18.33 (real binary, mock model: Chat Completions on 127.0.0
     assert.deepEqual([turn.agent, turn.outcome], ['opencode', 'completed']);
     assert.match(turn.chatId, /^opencode:ses_/);
     assert.ok(turn.version, `the turn made a version: ${JSON.stringify(turn)}`);
+    // The plugin's tool.execute.after events: the files write and edit wrote, and a shell edit (issue 25).
+    const writes = JSON.parse(
+      fs.readFileSync(path.join(sandbox.repo, '.git/agent-versions/tool-writes/turns', `${turn.id}.json`), 'utf8'),
+    ) as { paths: string[]; shell: boolean };
+    assert.deepEqual([writes.paths, writes.shell], [['greet.txt', 'src.txt'], true]);
     assert.equal(avhJson<{ result: string }>(sandbox, ['undo']).result, 'restored');
     assert.deepEqual(
       treeOf(sandbox.repo),

@@ -16,7 +16,7 @@ import {
   write,
 } from '../support/gitFixtures';
 
-const EVENTS = ['UserPromptSubmit', 'Stop', 'StopFailure', 'SessionEnd'];
+const EVENTS = ['UserPromptSubmit', 'Stop', 'StopFailure', 'SessionEnd', 'PostToolUse'];
 /**
  * What connect must write: this Node and this CLI's compiled entry, by absolute path, started without
  * NODE_EXTRA_CA_CERTS (installation.ts, HOOK_UNSET_ENV; these tests run on POSIX).
@@ -319,7 +319,13 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
       /\n {2}- Codex runs a hook only after you review it: start `codex` here and choose “Trust all and continue”/,
     );
     const settings = JSON.parse(read(repo, '.codex/hooks.json')) as Settings;
-    assert.deepEqual(Object.keys(settings.hooks), ['UserPromptSubmit', 'Stop', 'Interrupt', 'SessionEnd']);
+    assert.deepEqual(Object.keys(settings.hooks), [
+      'UserPromptSubmit',
+      'Stop',
+      'Interrupt',
+      'SessionEnd',
+      'PostToolUse',
+    ]);
     const command = commandsOf(settings, 'UserPromptSubmit')[0];
     assert.equal(command, ourCommand('codex'));
     assert.equal(
@@ -364,9 +370,16 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
       { event: 'StopFailure', action: 'removed' },
       { event: 'Interrupt', action: 'added' },
       { event: 'SessionEnd', action: 'added' },
+      { event: 'PostToolUse', action: 'added' },
     ]);
     const settings = JSON.parse(read(repo, '.codex/hooks.json')) as Settings;
-    assert.deepEqual(Object.keys(settings.hooks), ['UserPromptSubmit', 'Stop', 'Interrupt', 'SessionEnd']);
+    assert.deepEqual(Object.keys(settings.hooks), [
+      'UserPromptSubmit',
+      'Stop',
+      'Interrupt',
+      'SessionEnd',
+      'PostToolUse',
+    ]);
   });
 
   it('connect codex --user writes $CODEX_HOME/hooks.json (where Codex reads it), ~/.codex/hooks.json without the variable', () => {
@@ -385,6 +398,7 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
       'Stop',
       'Interrupt',
       'SessionEnd',
+      'PostToolUse',
     ]);
     assert.equal(r.inAgent.length, 1, 'no project trust needed for user hooks; the review is');
     assert.ok(!fs.existsSync(path.join(home, '.codex')));
@@ -424,7 +438,7 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
     const file = path.join(repo, '.github/hooks/agent-versions.json');
     const written = jsonOf<Settings & { version: number }>(file);
     assert.equal(written.version, 1);
-    assert.deepEqual(Object.keys(written.hooks), ['UserPromptSubmit', 'Stop', 'SessionEnd']);
+    assert.deepEqual(Object.keys(written.hooks), ['UserPromptSubmit', 'Stop', 'SessionEnd', 'PostToolUse']);
     assert.deepEqual(commandsOf(written, 'Stop'), [ourCommand('copilot')]);
     assert.ok(read(repo, '.github/hooks/agent-versions.json').endsWith('}\n'));
     const user = JSON.parse(
@@ -455,7 +469,7 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
     assert.match(first.stdout, /\nThen, in Gemini CLI:\n {2}- Gemini CLI runs hooks only in a folder you trust/);
     const settings = jsonOf<Settings & { model: unknown }>(path.join(repo, '.gemini/settings.json'));
     assert.deepEqual(settings.model, { name: 'gemini-2.5-pro' });
-    assert.deepEqual(Object.keys(settings.hooks), ['BeforeAgent', 'AfterAgent', 'SessionEnd']);
+    assert.deepEqual(Object.keys(settings.hooks), ['BeforeAgent', 'AfterAgent', 'SessionEnd', 'AfterTool']);
     assert.deepEqual(settings.hooks.AfterAgent[0].hooks[0], {
       type: 'command',
       command: ourCommand('gemini'),
@@ -530,6 +544,7 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
       { event: 'Stop', action: 'updated' },
       { event: 'StopFailure', action: 'added' },
       { event: 'SessionEnd', action: 'added' },
+      { event: 'PostToolUse', action: 'added' },
     ]);
     const settings = JSON.parse(read(repo, '.claude/settings.json')) as Settings;
     assert.deepEqual(commandsOf(settings, 'Stop'), [OUR_COMMAND]);

@@ -1,4 +1,5 @@
-import type { HookEvent, HookEventTable } from '../hooks/hookEvent';
+import type { ToolWrites } from '../../core/turns/toolWrites';
+import type { HookEvent, HookEventTable, JsonObject } from '../hooks/hookEvent';
 
 /**
  * One agent whose turns Version History records, declared once in its own file and listed in registry.ts: the
@@ -15,6 +16,12 @@ export interface Agent {
   events: HookEventTable;
   /** Reads one event; bad input throws an 'invalid-input' AvhError naming the problem (never the payload). */
   readEvent(input: HookInput): Promise<HookEvent>;
+  /**
+   * The files one of its tool events (the table's 'wrote' event) says the tool wrote, absolute (a relative path is
+   * resolved against the payload's `cwd`), or `shell` for a shell tool (no paths); null for a tool that writes no
+   * file (Read, grep, …). docs/design/two-chats.md.
+   */
+  toolWrites?(payload: JsonObject, cwd: string | undefined): ToolWrites | null;
   /** The settings files `connect` edits and doctor checks; none for an agent whose hook files are written by hand. */
   settings?: AgentSettings;
 }

@@ -1,5 +1,15 @@
 import * as path from 'node:path';
-import { HookEvent, hookEventTable, lifecycleAction, parseJsonObject, snakeCaseFields } from '../hooks/hookEvent';
+import {
+  HookEvent,
+  hookEventTable,
+  JsonObject,
+  lifecycleAction,
+  objectField,
+  parseJsonObject,
+  reportedPath,
+  snakeCaseFields,
+} from '../hooks/hookEvent';
+import type { ToolWrites } from '../../core/turns/toolWrites';
 import type { ConnectableAgent } from './agent';
 import { vsCodeEvent } from './copilot';
 
@@ -34,6 +44,7 @@ const EVENTS = hookEventTable([
   ['Stop', 'completed'],
   ['StopFailure', 'errored'],
   ['SessionEnd', 'cancelled'],
+  ['PostToolUse', 'wrote'],
 ]);
 
 /** Seconds Claude Code lets the SessionEnd hooks run (the largest `timeout` among them; 1.5 s without one). */
@@ -44,6 +55,7 @@ export const claudeCode: ConnectableAgent = {
   hookHelp: 'claude-code (Claude Code)',
   events: EVENTS,
   readEvent: async ({ readStdin, env }) => parseClaudeCodePayload(await readStdin(), env),
+  toolWrites: claudeCodeToolWrites,
   settings: {
     displayName: 'Claude Code',
     files: { project: '.claude/settings.json', local: '.claude/settings.local.json' },
@@ -70,6 +82,25 @@ function parseClaudeCodePayload(raw: string, env: NodeJS.ProcessEnv): HookEvent 
     event,
     chatId: session,
     cwd,
-    action: fromCopilotCli ? { kind: 'ignore', reason: 'another-agent' } : lifecycleAction(event, prompt, EVENTS),
+    action: fromCopilotCli
+      ? { kind: 'ignore', reason: 'another-agent' }
+      : lifecycleAction(event, prompt, EVENTS, () => claudeCodeToolWrites(o, cwd)),
   };
+}
+
+/** Write and Edit name `tool_input.file_path`, NotebookEdit `notebook_path` (absolute); Bash names no file. */
+function claudeCodeToolWrites(o: JsonObject, cwd: string | undefined): ToolWrites | null {
+  const input = objectField(o, 'tool_input');
+  switch (o.tool_name) {
+    case 'Write':
+    case 'Edit':
+    case 'MultiEdit':
+      return { paths: reportedPath(input.file_path, cwd), shell: false };
+    case 'NotebookEdit':
+      return { paths: reportedPath(input.notebook_path, cwd), shell: false };
+    case 'Bash':
+      return { paths: [], shell: true };
+    default:
+      return null;
+  }
 }

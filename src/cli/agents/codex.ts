@@ -6,11 +6,14 @@ import {
   hookEventTable,
   JsonObject,
   lifecycleAction,
+  objectField,
   optionalString,
   parseJsonObject,
+  reportedPath,
   requiredString,
   snakeCaseFields,
 } from '../hooks/hookEvent';
+import type { ToolWrites } from '../../core/turns/toolWrites';
 import type { TerminalOutcome } from '../../core/outcomes';
 import type { ConnectableAgent, OurEntry, ReviewContext, ReviewFinding } from './agent';
 
@@ -51,6 +54,7 @@ const EVENTS = hookEventTable([
   ['Stop', 'completed'],
   ['Interrupt', 'cancelled'],
   ['SessionEnd', 'cancelled'],
+  ['PostToolUse', 'wrote'],
 ]);
 
 /**
@@ -67,6 +71,7 @@ export const codex: ConnectableAgent = {
   events: EVENTS,
   readEvent: async ({ readStdin, payload }) =>
     payload !== undefined ? parseCodexNotification(payload) : parseCodexPayload(await readStdin()),
+  toolWrites: codexToolWrites,
   settings: {
     displayName: 'Codex',
     files: { project: '.codex/hooks.json' },
@@ -95,7 +100,7 @@ function codexHome(home: string, env: NodeJS.ProcessEnv): string {
 function parseCodexPayload(raw: string): HookEvent {
   const o = parseJsonObject(raw, WHAT);
   const { event, session, cwd, prompt } = snakeCaseFields(o, WHAT);
-  const action = lifecycleAction(event, prompt, EVENTS);
+  const action = lifecycleAction(event, prompt, EVENTS, () => codexToolWrites(o, cwd));
   return {
     agent: 'codex',
     event,
@@ -103,6 +108,26 @@ function parseCodexPayload(raw: string): HookEvent {
     cwd,
     action: event === 'SessionEnd' ? { kind: 'end', outcome: sessionEndOutcome(o) } : action,
   };
+}
+
+/** The file lines of an apply_patch patch: `*** Add File: <path>` and its Update, Delete and Move to kin. */
+const PATCH_FILE_LINE = /^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+)$/gm;
+
+/**
+ * apply_patch names its files in the patch text (`tool_input.command`), relative to the turn's cwd; exec_command
+ * arrives as `Bash` (and an unified exec as `exec_command`/`shell`) with no paths.
+ */
+function codexToolWrites(o: JsonObject, cwd: string | undefined): ToolWrites | null {
+  const input = objectField(o, 'tool_input');
+  if (o.tool_name === 'apply_patch') {
+    const patch =
+      typeof input.command === 'string' ? input.command : typeof input.input === 'string' ? input.input : '';
+    const paths = [...patch.matchAll(PATCH_FILE_LINE)].flatMap((m) => reportedPath(m[1].trim(), cwd));
+    return { paths, shell: false };
+  }
+  if (o.tool_name === 'Bash' || o.tool_name === 'exec_command' || o.tool_name === 'shell')
+    return { paths: [], shell: true };
+  return null;
 }
 
 /** How much of a transcript's end is read for its last turn's outcome (one turn's closing records fit). */

@@ -5,11 +5,14 @@ import {
   hookEventTable,
   JsonObject,
   lifecycleAction,
+  objectField,
   optionalString,
   parseJsonObject,
+  reportedPath,
   requiredString,
   snakeCaseFields,
 } from '../hooks/hookEvent';
+import type { ToolWrites } from '../../core/turns/toolWrites';
 import type { ConnectableAgent, ReviewContext, ReviewFinding } from './agent';
 
 /**
@@ -44,6 +47,7 @@ const EVENTS = hookEventTable([
   ['UserPromptSubmit', 'begin'],
   ['Stop', 'completed'],
   ['SessionEnd', 'cancelled'],
+  ['PostToolUse', 'wrote'],
 ]);
 
 export const copilot: ConnectableAgent = {
@@ -51,6 +55,7 @@ export const copilot: ConnectableAgent = {
   hookHelp: 'copilot (GitHub Copilot CLI, recorded as copilot-cli, and VS Code’s agent hooks)',
   events: EVENTS,
   readEvent: async ({ readStdin, env }) => copilotEvent(parseJsonObject(await readStdin(), WHAT), env),
+  toolWrites: copilotToolWrites,
   settings: {
     displayName: 'GitHub Copilot',
     files: { project: '.github/hooks/agent-versions.json' },
@@ -77,7 +82,7 @@ function copilotEvent(o: JsonObject, env: NodeJS.ProcessEnv): HookEvent {
   if (o.hook_event_name === undefined && typeof o.hookEventName === 'string') return vsCodeEvent(o, env);
   const { event, session, cwd, prompt } = snakeCaseFields(o, WHAT);
   const agent = env.COPILOT_CLI === '1' ? COPILOT_CLI : VS_CODE;
-  const action = lifecycleAction(event, prompt, EVENTS);
+  const action = lifecycleAction(event, prompt, EVENTS, () => copilotToolWrites(o, cwd));
   const failed = event === 'SessionEnd' && optionalString(o, 'reason', WHAT) === 'error';
   return {
     agent,
@@ -100,6 +105,34 @@ export function vsCodeEvent(o: JsonObject, env: NodeJS.ProcessEnv): HookEvent {
     cwd: optionalString(o, 'cwd', WHAT),
     action: lifecycleAction(event, optionalString(o, 'prompt', WHAT), EVENTS),
   };
+}
+
+/** VS Code's file tools (1.139, Copilot Chat 0.67 source): each names `tool_input.filePath`. */
+const VS_CODE_FILE_TOOLS = new Set([
+  'create_file',
+  'replace_string_in_file',
+  'insert_edit_into_file',
+  'edit_notebook_file',
+]);
+const SHELL_TOOLS = new Set(['Bash', 'run_in_terminal']);
+
+/**
+ * Copilot CLI's Write and Edit name `tool_input.path` (Claude tool names); VS Code's file tools `filePath`
+ * (multi_replace_string_in_file one per replacement); Bash and run_in_terminal name no file.
+ */
+function copilotToolWrites(o: JsonObject, cwd: string | undefined): ToolWrites | null {
+  const input = objectField(o, 'tool_input');
+  const tool = typeof o.tool_name === 'string' ? o.tool_name : '';
+  if (tool === 'Write' || tool === 'Edit') return { paths: reportedPath(input.path, cwd), shell: false };
+  if (VS_CODE_FILE_TOOLS.has(tool)) return { paths: reportedPath(input.filePath, cwd), shell: false };
+  if (tool === 'multi_replace_string_in_file') {
+    const replacements = Array.isArray(input.replacements) ? (input.replacements as unknown[]) : [];
+    const paths = replacements.flatMap((r) =>
+      typeof r === 'object' && r !== null ? reportedPath((r as JsonObject).filePath, cwd) : [],
+    );
+    return { paths, shell: false };
+  }
+  return SHELL_TOOLS.has(tool) ? { paths: [], shell: true } : null;
 }
 
 /**

@@ -1,6 +1,16 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { HookEvent, hookEventTable, lifecycleAction, parseJsonObject, snakeCaseFields } from '../hooks/hookEvent';
+import {
+  HookEvent,
+  hookEventTable,
+  JsonObject,
+  lifecycleAction,
+  objectField,
+  parseJsonObject,
+  reportedPath,
+  snakeCaseFields,
+} from '../hooks/hookEvent';
+import type { ToolWrites } from '../../core/turns/toolWrites';
 import type { ConnectableAgent, ReviewContext, ReviewFinding } from './agent';
 
 /**
@@ -28,6 +38,7 @@ const EVENTS = hookEventTable([
   ['BeforeAgent', 'begin'],
   ['AfterAgent', 'completed'],
   ['SessionEnd', 'cancelled'],
+  ['AfterTool', 'wrote'],
 ]);
 
 /** Gemini's stand-in for an answer that never came (0.61: the turn was cancelled before any text). */
@@ -41,6 +52,7 @@ export const gemini: ConnectableAgent = {
   hookHelp: 'gemini (Gemini CLI)',
   events: EVENTS,
   readEvent: async ({ readStdin }) => parseGeminiPayload(await readStdin()),
+  toolWrites: geminiToolWrites,
   settings: {
     displayName: 'Gemini CLI',
     files: { project: '.gemini/settings.json' },
@@ -67,8 +79,17 @@ function parseGeminiPayload(raw: string): HookEvent {
     event,
     chatId: `gemini:${session}`,
     cwd,
-    action: cancelledAnswer ? { kind: 'end', outcome: 'cancelled' } : lifecycleAction(event, prompt, EVENTS),
+    action: cancelledAnswer
+      ? { kind: 'end', outcome: 'cancelled' }
+      : lifecycleAction(event, prompt, EVENTS, () => geminiToolWrites(o, cwd)),
   };
+}
+
+/** write_file and replace name `tool_input.file_path`; run_shell_command names no file. */
+function geminiToolWrites(o: JsonObject, cwd: string | undefined): ToolWrites | null {
+  if (o.tool_name === 'write_file' || o.tool_name === 'replace')
+    return { paths: reportedPath(objectField(o, 'tool_input').file_path, cwd), shell: false };
+  return o.tool_name === 'run_shell_command' ? { paths: [], shell: true } : null;
 }
 
 /**

@@ -3,11 +3,14 @@ import { CliError, EXIT } from '../exitCodes';
 import {
   HookEvent,
   hookEventTable,
+  JsonObject,
   lifecycleAction,
   optionalString,
   parseJsonObject,
+  reportedPath,
   snakeCaseFields,
 } from '../hooks/hookEvent';
+import type { ToolWrites } from '../../core/turns/toolWrites';
 import { isOurHookCommand } from '../installation';
 import type { ConnectableAgent, OurEntry, SettingsEdit, SettingsFormat } from './agent';
 
@@ -25,7 +28,8 @@ import type { ConnectableAgent, OurEntry, SettingsEdit, SettingsFormat } from '.
  *   SIGTERM send nothing: the session's next prompt ends that turn cancelled. The TUI loads the plugin twice; each
  *   event reaches one of the two.
  * - The payload is ours: `{"hook_event_name", "session_id", "cwd" (the plugin's directory), "prompt"?,
- *   "error_name"?}`; chats are `opencode:<sessionID>` (stable across `--continue` and `-s`).
+ *   "error_name"?, "tool_name"?, "file_path"?}`; chats are `opencode:<sessionID>` (stable across `--continue` and
+ *   `-s`).
  * - Context channel: in `chat.message`, a pushed `{type: "text", synthetic: true, text}` part reaches the model as a
  *   second text part of the user's message (the plugin would take it from the hook's stdout).
  * - Paths a tool wrote: `tool.execute.after` `args.filePath` for `write` and `edit`, and the `file.edited` event's
@@ -38,6 +42,7 @@ const EVENTS = hookEventTable([
   ['chat.message', 'begin'],
   ['session.idle', 'completed'],
   ['session.error', 'errored'],
+  ['tool.execute.after', 'wrote'],
 ]);
 
 /** The first line of the plugin connect writes: what makes the file ours. */
@@ -48,6 +53,7 @@ export const opencode: ConnectableAgent = {
   hookHelp: 'opencode (the plugin `connect opencode` writes)',
   events: EVENTS,
   readEvent: async ({ readStdin }) => parseOpencodePayload(await readStdin()),
+  toolWrites: opencodeToolWrites,
   settings: {
     displayName: 'opencode',
     files: { project: '.opencode/plugins/agent-versions.js' },
@@ -69,8 +75,16 @@ function parseOpencodePayload(raw: string): HookEvent {
     event,
     chatId: `opencode:${session}`,
     cwd,
-    action: aborted ? { kind: 'end', outcome: 'cancelled' } : lifecycleAction(event, prompt, EVENTS),
+    action: aborted
+      ? { kind: 'end', outcome: 'cancelled' }
+      : lifecycleAction(event, prompt, EVENTS, () => opencodeToolWrites(o, cwd)),
   };
+}
+
+/** Our plugin forwards `write`/`edit` with `args.filePath` as `file_path`, and `bash` with no path. */
+function opencodeToolWrites(o: JsonObject, cwd: string | undefined): ToolWrites | null {
+  if (o.tool_name === 'write' || o.tool_name === 'edit') return { paths: reportedPath(o.file_path, cwd), shell: false };
+  return o.tool_name === 'bash' ? { paths: [], shell: true } : null;
 }
 
 /** The plugin file for `command`: plain JavaScript (no dependency), the command as a JSON string on its own line. */
@@ -105,6 +119,14 @@ export const AgentVersions = async ({ directory }) => {
         .map((part) => part.text)
         .join("\\n");
       await send({ hook_event_name: "chat.message", session_id: input.sessionID, prompt });
+    },
+    // The files a tool wrote (docs/design/two-chats.md): queued, not awaited, so the tool is not held up.
+    "tool.execute.after": async (input) => {
+      const tool = input?.tool;
+      if (typeof input?.sessionID !== "string") return;
+      const event = { hook_event_name: "tool.execute.after", session_id: input.sessionID, tool_name: tool };
+      if (tool === "write" || tool === "edit") send({ ...event, file_path: input.args?.filePath });
+      else if (tool === "bash") send(event);
     },
     event: async ({ event }) => {
       const sessionID = event.properties?.sessionID;

@@ -22,8 +22,9 @@ export const spec: CommandSpec = {
   example: 'echo \'{"hook_event_name":"Stop","session_id":"s1"}\' | agent-versions hook claude-code',
   json:
     '{"agent": string (as recorded: claude-code, codex, copilot, copilot-cli, gemini, opencode), "event": string, ' +
-    '"action": "began"|"ended"|"ignored", "reason"?: "no-repository"|"another-agent", "turnId"?: string, ' +
-    '"outcome"?: string, "version"?: string|null, "cancelled"?: string[]}',
+    '"action": "began"|"ended"|"ignored"|"recorded", "reason"?: "no-repository"|"another-agent", "turnId"?: string, ' +
+    '"outcome"?: string, "version"?: string|null, "cancelled"?: string[], ' +
+    '"files"?: number (recorded: files the tool wrote), "shell"?: boolean}',
 };
 
 export async function run(c: CommandContext): Promise<CommandOutput> {

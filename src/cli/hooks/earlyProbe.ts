@@ -27,7 +27,12 @@ export async function startEarlyProbe(
   const started = here ? probeOf(here.root) : undefined;
   let folder = cwd;
   try {
-    const event = JSON.parse(await readStdin()) as { cwd?: unknown } | null;
+    const event = JSON.parse(await readStdin()) as { cwd?: unknown; hook_event_name?: unknown } | null;
+    // A tool event needs no status (it appends one line: toolWriteHook.ts): the one started is stopped.
+    if (typeof event?.hook_event_name === 'string' && TOOL_EVENTS.has(event.hook_event_name)) {
+      started?.cancel();
+      return undefined;
+    }
     if (typeof event?.cwd === 'string') folder = path.resolve(cwd, event.cwd);
   } catch {
     return undefined; // the full path reports bad input
@@ -37,8 +42,22 @@ export async function startEarlyProbe(
   return started?.root === found.root ? started : probeOf(found.root);
 }
 
-function probeOf(root: string): EarlyProbe {
-  const status = startProbeStatus(root);
+/**
+ * The agents' tool events (the 'wrote' events of their tables, agents/registry.ts; a unit test keeps the two equal),
+ * named here because this module is in the small entry bundle, which does not load the agents.
+ */
+export const TOOL_EVENTS: ReadonlySet<string> = new Set(['PostToolUse', 'AfterTool', 'tool.execute.after']);
+
+function probeOf(root: string): EarlyProbe & { cancel: () => void } {
+  let pid: number | undefined;
+  const status = startProbeStatus(root, undefined, (p) => (pid = p));
   status.catch(() => undefined); // a failure is the fast path's to decline on, when it uses the result
-  return { root, status };
+  const cancel = () => {
+    try {
+      if (pid !== undefined) process.kill(pid, 'SIGKILL');
+    } catch {
+      // it already exited
+    }
+  };
+  return { root, status, cancel };
 }

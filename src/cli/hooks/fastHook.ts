@@ -50,6 +50,7 @@ import { spec as hookSpec } from '../commands/hook';
 import type { EarlyProbe } from './earlyProbe';
 import type { HookEvent } from './hookEvent';
 import { HOOK_LEASE_WAIT_MS, hookFolder, HookResult, ignored, parseHookInput } from './hookInput';
+import { recordToolEvent } from './toolWriteHook';
 
 const STORE_LOCK_WAIT_MS = 3000;
 
@@ -113,6 +114,9 @@ async function fastHook(
   // What the full path answers too (runHook): an event we do not act on opens nothing and changes nothing.
   if (invocation.event.action.kind === 'ignore')
     return { kind: 'done', result: ignored(invocation.event), json: invocation.json };
+  // A tool's written files: one appended line, the same on the full path (toolWriteHook.ts).
+  if (invocation.event.action.kind === 'wrote')
+    return { kind: 'done', result: recordToolEvent(invocation.event, cwd, invocation.repo), json: invocation.json };
   const prepared = await prepare(invocation, cwd, early);
   const { event, facts, chat } = prepared;
   if (event.action.kind === 'end' && !endOfChat(chat.running)) {

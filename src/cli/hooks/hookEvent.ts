@@ -1,5 +1,7 @@
+import * as path from 'node:path';
 import { AvhError } from '../../core/errors';
 import type { TerminalOutcome } from '../../core/outcomes';
+import type { ToolWrites } from '../../core/turns/toolWrites';
 
 /**
  * One agent hook event, reduced to what Version History does with it. Every agent (src/cli/agents/) parses its
@@ -26,6 +28,8 @@ export interface HookEvent {
 export type HookAction =
   | { kind: 'begin'; prompt: string }
   | { kind: 'end'; outcome: TerminalOutcome }
+  /** A tool of the running turn wrote files (absolute paths) or ran a shell command (docs/design/two-chats.md). */
+  | ({ kind: 'wrote' } & ToolWrites)
   /** `another-agent`: the event came from an agent that records itself through its own hooks (claudeCode.ts). */
   | { kind: 'ignore'; reason?: 'another-agent' };
 
@@ -79,8 +83,11 @@ export function snakeCaseFields(
   };
 }
 
-/** What one of an agent's hook events does: begin a turn, or end the chat's running turn with this outcome. */
-export type EventEffect = 'begin' | TerminalOutcome;
+/**
+ * What one of an agent's hook events does: begin a turn, end the chat's running turn with this outcome, or report
+ * the files a tool of the running turn wrote ('wrote': the agent's `toolWrites` reads them).
+ */
+export type EventEffect = 'begin' | TerminalOutcome | 'wrote';
 
 /**
  * An agent's hook events by name, in the order `connect` writes them. A Map, never an object literal: an event
@@ -97,8 +104,30 @@ export function hookEventTable(entries: readonly (readonly [string, EventEffect]
  * table's outcome (each agent's table lists the events it sends). Events not in the table (tool events,
  * SessionStart, …) are ignored.
  */
-export function lifecycleAction(event: string, prompt: string | undefined, events: HookEventTable): HookAction {
+export function lifecycleAction(
+  event: string,
+  prompt: string | undefined,
+  events: HookEventTable,
+  writes?: () => ToolWrites | null,
+): HookAction {
   const effect = events.get(event);
   if (effect === undefined) return { kind: 'ignore' };
+  if (effect === 'wrote') {
+    const wrote = writes?.() ?? null;
+    return wrote ? { kind: 'wrote', ...wrote } : { kind: 'ignore' };
+  }
   return effect === 'begin' ? { kind: 'begin', prompt: prompt ?? '' } : { kind: 'end', outcome: effect };
+}
+
+/** The object field `field` of a payload, or an empty object (a tool's input the agent did not send). */
+export function objectField(o: JsonObject, field: string): JsonObject {
+  const value = o[field];
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : {};
+}
+
+/** A string field as a path resolved against `cwd` (absolute as given), or nothing when it is not a string. */
+export function reportedPath(value: unknown, cwd: string | undefined): string[] {
+  if (typeof value !== 'string' || value.length === 0 || value.length > 4096 || value.includes('\0')) return [];
+  if (path.isAbsolute(value)) return [path.normalize(value)];
+  return cwd !== undefined && path.isAbsolute(cwd) ? [path.resolve(cwd, value)] : [];
 }

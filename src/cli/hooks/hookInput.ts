@@ -11,7 +11,8 @@ export const HOOK_LEASE_WAIT_MS = 3000;
 export interface HookResult {
   agent: string;
   event: string;
-  action: 'began' | 'ended' | 'ignored';
+  /** 'recorded': a tool event's written files were noted for its chat's running turn (toolWriteHook.ts). */
+  action: 'began' | 'ended' | 'ignored' | 'recorded';
   /**
    * Ignored because the folder has no git repository (and no --init), or because the event came from another
    * agent that records itself through its own hooks (Copilot CLI running Claude Code's project hooks).
@@ -21,6 +22,9 @@ export interface HookResult {
   outcome?: string;
   version?: string | null;
   cancelled?: string[];
+  /** 'recorded': how many files of the working tree the tool named, and whether it ran a shell command. */
+  files?: number;
+  shell?: boolean;
 }
 
 /** Reads the agent's payload into a HookEvent. Bad input throws an 'invalid-input' AvhError naming the problem. */

@@ -2,6 +2,7 @@ import { endOfChat } from '../../core/turns/turnDecisions';
 import type { VersionHistory } from '../../core/versionHistory';
 import type { HookEvent } from './hookEvent';
 import { hookFolder, HookResult, ignored, parseHookInput } from './hookInput';
+import { recordToolEvent } from './toolWriteHook';
 
 export type { HookResult } from './hookInput';
 
@@ -34,6 +35,7 @@ export interface HookRequest {
 export async function runHook(request: HookRequest): Promise<HookResult> {
   const event = await parseHookInput(request);
   if (event.action.kind === 'ignore') return ignored(event);
+  if (event.action.kind === 'wrote') return recordToolEvent(event, request.cwd, request.repo);
   const folder = hookFolder(request.cwd, request.repo, event);
   const history = await request.openHookHistory(folder, request.init === true);
   if (!history) {
@@ -98,6 +100,7 @@ export async function applyHookEvent(history: VersionHistory, event: HookEvent):
       };
     }
     case 'ignore':
+    case 'wrote':
       return ignored(event);
   }
 }

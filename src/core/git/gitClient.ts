@@ -27,6 +27,8 @@ export interface GitOptions {
    * the caller no longer needs (the editor's hover, once the editor changed). Only for commands that change nothing.
    */
   signal?: AbortSignal;
+  /** Told the child's pid right after a direct spawn (the hook's early status, cancelled for a tool event). */
+  onSpawn?: (pid: number | undefined) => void;
 }
 
 export interface GitResult {
@@ -192,8 +194,9 @@ export class GitClient {
               signal.addEventListener('abort', kill, { once: true });
               stopKilling = () => signal.removeEventListener('abort', kill);
             }
+            options.onSpawn?.(pid);
           }
-        : undefined;
+        : options.onSpawn;
     const request = { cwd, env, input: options.input, timeoutMs, stdoutViaFile: options.stdoutViaFile };
     const outcome = launcher
       ? launcher.run({ git, args: [...args], ...request }, signal)

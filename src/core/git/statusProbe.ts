@@ -114,8 +114,12 @@ export function healthFromStatus(repo: GitRepository, stdout: string): Repositor
  * fast path: its output through a file, its stderr dropped (a failure only makes the fast path decline; the full
  * path's own probe then reports it).
  */
-export function startProbeStatus(root: string, git: GitClient = processGit()): Promise<string> {
-  return git.run(root, PROBE_STATUS_ARGS, { env: PROBE_ENV, stdoutViaFile: true }).then((r) => r.stdout);
+export function startProbeStatus(
+  root: string,
+  git: GitClient = processGit(),
+  onSpawn?: (pid: number | undefined) => void,
+): Promise<string> {
+  return git.run(root, PROBE_STATUS_ARGS, { env: PROBE_ENV, stdoutViaFile: true, onSpawn }).then((r) => r.stdout);
 }
 
 /**

@@ -4,6 +4,7 @@ import { GitCommandError } from './gitErrors';
 import { excludeLargeFiles } from './heavyFolders';
 import { clearIndexRepair, followIndex, recordIndexRepair } from './indexInstall';
 import { compareAndSetRef, ZERO_OID } from './refUpdate';
+import { type PathFromCommit, takePathsFromCommits } from './pathsFromCommit';
 import type { GitRepository } from './repository';
 import { excludeNewSecretPaths } from './secretExclusion';
 import type { SecretFinding } from '../secrets/secretScanner';
@@ -22,6 +23,7 @@ export { createCommit, emptyTree, type CommitSpec } from './commitObjects';
 export { compareAndSetRef, readRef, ZERO_OID } from './refUpdate';
 export { recordedProcessGone, removeOrphanedTemporaryIndexes, TemporaryIndex } from './temporaryIndex';
 export type { WorkingTreeSnapshot } from './workingTreeSnapshot';
+export type { PathFromCommit } from './pathsFromCommit';
 
 /** What leaves new files out of our versions: secrets (issue 15), then files too large for a version (issue 13). */
 const VERSION_FILTERS: SnapshotFilters = { secrets: excludeNewSecretPaths, large: excludeLargeFiles };
@@ -57,6 +59,11 @@ export interface WorkingTreeCommitRequest {
   date?: number;
   /** Make the new tree the repository's index after the ref moved (versions on the branch). */
   installIndex: boolean;
+  /**
+   * Paths the commit takes from another commit instead of the working tree (another chat's running turn wrote them:
+   * docs/design/two-chats.md); the working tree and the user's index keep what they hold.
+   */
+  fromCommits?: readonly PathFromCommit[];
   /** Test crash points between the steps. */
   step?: (name: 'after-write-tree' | 'after-commit' | 'after-update-ref') => void;
 }
@@ -97,7 +104,10 @@ export async function commitWorkingTree(
     if (left.status === 'rejected') throw left.reason;
     if (written.status === 'rejected') throw written.reason;
     const indexTree = left.value;
-    const { tree, nested, excluded, large } = written.value;
+    const { nested, excluded, large } = written.value;
+    const tree = request.fromCommits?.length
+      ? await takePathsFromCommits(repo, index, request.fromCommits)
+      : written.value.tree;
     request.step?.('after-write-tree');
     const parentTree =
       request.parentTree ??

@@ -7,6 +7,7 @@ import { OPERATIONS } from '../session/operationKinds';
 import { runOperation } from '../session/runOperation';
 import { makePlan, type Plan } from './restorePlan';
 import type { RestoreOptions, RestorePreview, RestoreRequest } from './restoreRequest';
+import { otherChatWritesIn } from './otherChatWrites';
 import { anyLaterWork, checkUndoTree, describeLaterWork } from './revertPlan';
 
 /** Read-only: what a restore would do, for the UI's confirmation. Takes no lease and changes nothing. */
@@ -33,9 +34,16 @@ async function preview(ctx: RepoContext, request: RestoreRequest): Promise<Resto
           conflicts: (plan.undoTree ?? (await checkUndoTree(ctx, plan.turn!, 'turn', plan.head, plan.clean, null)))
             .conflicts,
         };
+  // The question Undo Only This Turn / Undo This File asks when another chat wrote files it changes.
+  const scope = plan.scope !== 'everything' ? plan.scope : onlyTurn ? 'turn' : null;
+  const otherChats =
+    request.kind === 'undo' && plan.turn && scope
+      ? await otherChatWritesIn(ctx, plan.turn, scope, plan.scopePath, plan.head)
+      : null;
   return {
     kind: request.kind,
     target: plan.target,
+    ...(otherChats ? { otherChats } : {}),
     ...(plan.turn ? { turnId: plan.turn.id } : {}),
     userCommits: plan.userCommits,
     ...(request.kind === 'undo' ? { scope: plan.change ? 'change' : plan.scope } : {}),

@@ -49,3 +49,22 @@ export function revertConflictStatement(conflicts: readonly string[]): string {
   const more = conflicts.length > 10 ? ` and ${conflicts.length - 10} more` : '';
   return `Undo Only This Turn cannot apply cleanly: later work changed the same lines in ${shown}${more}.`;
 }
+
+/**
+ * Undo Only This Turn / Undo This File would change files another chat wrote (docs/design/two-chats.md): the chats
+ * and the files (at most ten named), and that its edits there may go. Nothing is guessed: the user confirms.
+ */
+export function otherChatsRefusal(
+  chats: readonly string[],
+  files: readonly string[],
+  words: ConfirmationWords,
+): string {
+  const shown = files.slice(0, 10).join(', ');
+  const more = files.length > 10 ? ` and ${files.length - 10} more` : '';
+  const who =
+    chats.length === 1 ? `Another chat (${chats[0]}) also wrote` : `Other chats (${chats.join(', ')}) also wrote`;
+  return (
+    `${who} ${files.length === 1 ? 'a file' : 'files'} this Undo changes: ${shown}${more}. Its edits there may be ` +
+    `taken away with this turn's. ${words.confirm}`
+  );
+}

@@ -36,6 +36,11 @@ export interface RestoreOptions {
    * so the caller asks again instead of running something that was never confirmed.
    */
   expectedPlan?: string;
+  /**
+   * The user agreed that Undo Only This Turn / Undo This File changes files another chat wrote (its edits there may
+   * go: docs/design/two-chats.md). CLI --yes; the palette asks with a modal.
+   */
+  confirmOtherChats?: boolean;
   /** Told when Undo ends a still-running turn as cancelled (the API forwards it to the agent). */
   onTurnCancelled?: (turn: { turnId: string; chatId: string }) => void;
 }
@@ -52,6 +57,11 @@ export interface RestoreResult {
   notice?: string;
   /** Undo: what it took back (everything since the turn, only the turn's changes, one file or one change of them). */
   scope?: UndoResultScope;
+  /**
+   * Undo Only This Turn / Undo This File, confirmed over another chat's writes: the files where that chat's edits may
+   * have gone with this turn's (later work elsewhere was kept).
+   */
+  otherChatFiles?: string[];
 }
 
 export interface RestorePreview {
@@ -75,6 +85,11 @@ export interface RestorePreview {
    * only Restore Everything to Before This Turn can undo it).
    */
   onlyTurn?: { conflicts: string[]; noVersion?: true };
+  /**
+   * Undo Only This Turn (or Undo This File) would change files another chat wrote: the chats and files to name in
+   * the question (confirm with `confirmOtherChats`).
+   */
+  otherChats?: { chats: string[]; files: string[] };
   /** Names exactly what would run (branch, HEAD, target, turn, user commits): pass it back as `expectedPlan`. */
   fingerprint: string;
 }

@@ -8,6 +8,7 @@ import { nestedNotice } from '../turns/turnRecords';
 import { endTurnUnderLease } from '../turns/turnLedger';
 import { assertConfirmed, assertConfirmedPlan } from './confirmation';
 import { admitOperation, type OperationRow } from './operationRecords';
+import { assertOtherChatsConfirmed } from './otherChatWrites';
 import { refuseIgnoredFilesInTheWay, WorktreeUpdateRefused } from './restoreEffects';
 import { type AheadOperation, makePlan } from './restorePlan';
 import type { NothingToDo } from './targetLookup';
@@ -53,6 +54,8 @@ async function planAndRun(
   if ('nothing' in plan) return nothingResult(plan);
   if (plan.undoTree && plan.undoTree.conflicts.length > 0) throw conflictError(plan.undoTree.conflicts);
   assertConfirmed(plan, options);
+  // Files another chat wrote that this Undo would change: asked, never guessed (docs/design/two-chats.md).
+  const otherChats = await assertOtherChatsConfirmed(ctx, plan, options);
   if (plan.turn && plan.turn.recovery !== 'terminal') {
     // Undo of a running turn ends it cancelled first, then re-reads everything under the same lease.
     await endTurnUnderLease(ctx, plan.turn.id, 'cancelled');
@@ -131,6 +134,7 @@ async function planAndRun(
       target: plan.target,
       ...(plan.turn ? { turnId: plan.turn.id } : {}),
       ...(request.kind === 'undo' ? { scope: plan.change ? 'change' : plan.scope } : {}),
+      ...(otherChats ? { otherChatFiles: otherChats.files } : {}),
     };
   }
   if (output.status === 'recovery-required') {

@@ -15,9 +15,11 @@ import { inFlightOperation } from '../restore/operationRecords';
 import { OPERATIONS } from '../session/operationKinds';
 import { runIfFree } from '../session/operationLease';
 import { runOperation } from '../session/runOperation';
+import { concurrentVersion, noteOverlap } from './concurrentTurns';
 import { agentSubject } from './promptSummary';
 import { mayReEnd, reEnds, versionStateAtEnd } from './turnDecisions';
 import { changedSince } from './workingChanges';
+import { foldTurnWrites, type TurnWritesRecord } from './toolWrites';
 import {
   getChat,
   getTurn,
@@ -207,11 +209,13 @@ export async function endTurnUnderLease(
     return { turn: row, recovery: latched };
   });
   ctx.log.info('turn.end', { turn: turnId, outcome, changed });
+  // The files the turn's agent reported writing, folded into the turn's record (docs/design/two-chats.md).
+  const own = foldTurnWrites(ctx.repo.stateDir, turn.chat_id, turn.id, turn.created_at);
   if (outcome !== 'completed') return { turnId, outcome, version: null, excluded: [] };
   if (recovery)
     return { turnId, outcome, version: null, reason: 'recovery-required', message: RECOVERY_COPY, excluded: [] };
   failpoint('turn-end:after-outcome');
-  const result = await commitTurnVersion(ctx, turn);
+  const result = await commitTurnVersion(ctx, turn, own);
   await ctx.store.transaction((tx) => setTurnVersion(tx, turnId, result.version, result.reason ?? null));
   ctx.log.info('turn.version', {
     turn: turnId,
@@ -308,7 +312,7 @@ type VersionOutcome = {
  * Commits the turn's whole tree as one `[Agent]` version on the attached branch, through the one gate and the one
  * commit path.
  */
-async function commitTurnVersion(ctx: RepoContext, turn: TurnRow): Promise<VersionOutcome> {
+async function commitTurnVersion(ctx: RepoContext, turn: TurnRow, own: TurnWritesRecord): Promise<VersionOutcome> {
   const { repo } = ctx;
   const { facts, resolved } = await quickGateFacts(repo, [
     'HEAD^{tree}',
@@ -329,6 +333,8 @@ async function commitTurnVersion(ctx: RepoContext, turn: TurnRow): Promise<Versi
   const [headTree, parsedBaseTree] = resolved;
   // An unborn branch (the first turn in an empty folder): the version is the branch's root commit.
   const head = facts.unborn ? null : facts.head!;
+  // Another chat's running turn: what it reported writing (and this turn did not) is not this turn's version.
+  const concurrent = await concurrentVersion(ctx, turn, own);
   try {
     const result = await commitWorkingTree(repo, {
       ref: `refs/heads/${facts.branch!}`,
@@ -339,8 +345,16 @@ async function commitTurnVersion(ctx: RepoContext, turn: TurnRow): Promise<Versi
       message: `${agentSubject(turn.prompt)}\n\nAgent-Turn: ${turn.id}\nAgent-Chat: ${turn.chat_id}\n`,
       reflog: 'agent-versions: agent turn',
       installIndex: true,
+      fromCommits: concurrent.fromCommits,
       step: (name) => failpoint(`turn-commit:${name}`),
     });
+    if (concurrent.fromCommits.length > 0 || concurrent.shellTurns.length > 0 || concurrent.shared.size > 0) {
+      // The branch moved: a failure to record the overlap never makes the version look unmade.
+      const overlap = result.commit
+        ? await noteOverlap(ctx, turn, own, concurrent, headTree, result.tree).catch(() => -1)
+        : 0;
+      ctx.log.info('turn.concurrent', { turn: turn.id, taken: concurrent.fromCommits.length, overlap });
+    }
     const notice = joinNotices(await nestedNotice(ctx, result.nested), largeFileNotice(result.large));
     const nested = { ...(notice ? { notice } : {}), excluded: result.excluded };
     if (!result.indexInstalled && result.commit) ctx.log.warn('turn.index-repair-recorded', { turn: turn.id });

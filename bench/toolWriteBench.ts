@@ -1,0 +1,102 @@
+/**
+ * Tool-event cost (issue 25, docs/design/two-chats.md): every file-tool call of an agent (Claude Code's PostToolUse
+ * Write/Edit, Codex's apply_patch, …) now runs our hook, which appends the paths to its chat's file on the fast
+ * path. This measures that event through the production CLI as the agent runs it (`connect`'s command, through a
+ * shell) against the floor it cannot go below, the same shell and Node start doing nothing, alternating in one
+ * loop on a 2,000-file repository with a running turn. Also: the plain `node dist/cli.js hook …` start, and the
+ * fold of a turn's lines at its end (in-process, fs only).
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { hookCommand, hookEnvWords, shellWord } from '../src/cli/installation';
+import { chatWritesSince, foldTurnWrites, recordToolWrites } from '../src/core/turns/toolWrites';
+import { buildRepo, fmtRatio, median, ms, percentile } from './benchUtil';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const CLI = path.join(ROOT, 'dist', 'cli.js');
+const SESSION = 'bench-tool-session';
+
+export interface ToolWriteBenchOptions {
+  workDir: string;
+  progress: (line: string) => void;
+  quick: boolean;
+}
+
+function wall(command: string, args: readonly string[], cwd: string, input = ''): number {
+  const started = performance.now();
+  const r = spawnSync(command, args, { cwd, input, stdio: ['pipe', 'ignore', 'pipe'] });
+  const elapsed = performance.now() - started;
+  if (r.status !== 0)
+    throw new Error(`${path.basename(command)} exited ${r.status}: ${r.stderr.toString().slice(0, 400)}`);
+  return elapsed;
+}
+
+/** The section's markdown: PostToolUse (fast path) vs a bare Node start, and the fold at a turn's end. */
+export async function runToolWriteBench(options: ToolWriteBenchOptions): Promise<{ section: string }> {
+  if (!fs.existsSync(CLI)) throw new Error('tool-write bench: dist/cli.js is missing (npm run build)');
+  const files = options.quick ? 200 : 2_000;
+  const reps = options.quick ? 5 : 31;
+  const dir = path.join(options.workDir, 'tool-write-repo');
+  options.progress(`tool writes: building a ${files.toLocaleString('en')}-file repository…`);
+  await buildRepo(dir, files, 2_048);
+  const installed = hookCommand('claude-code', { cliFile: CLI });
+  const begin = JSON.stringify({ hook_event_name: 'UserPromptSubmit', session_id: SESSION, cwd: dir, prompt: 'bench' });
+  wall('/bin/sh', ['-c', installed], dir, begin);
+  const edit = (i: number) =>
+    JSON.stringify({
+      hook_event_name: 'PostToolUse',
+      session_id: SESSION,
+      cwd: dir,
+      tool_name: 'Edit',
+      tool_input: { file_path: path.join(dir, `src/file-${i}.ts`), old_string: 'a', new_string: 'b' },
+      tool_response: { filePath: path.join(dir, `src/file-${i}.ts`) },
+    });
+  const times: Record<'node' | 'tool' | 'plain', number[]> = { node: [], tool: [], plain: [] };
+  const floor = [...hookEnvWords(), process.execPath, '-e', '0'].map(shellWord).join(' ');
+  options.progress(`tool writes: ${reps} rounds of PostToolUse vs a bare Node start…`);
+  for (let i = 0; i < reps + 1; i++) {
+    const round = {
+      node: wall('/bin/sh', ['-c', floor], dir),
+      tool: wall('/bin/sh', ['-c', installed], dir, edit(i)),
+      plain: wall(process.execPath, [CLI, 'hook', 'claude-code'], dir, edit(i)),
+    };
+    if (i === 0) continue; // warm-up
+    for (const k of Object.keys(round) as (keyof typeof round)[]) times[k].push(round[k]);
+  }
+  const stateDir = path.join(dir, '.git', 'agent-versions');
+  const recordedLines = chatWritesSince(stateDir, SESSION, 0).paths.length;
+  // The fold at a turn's end, in process: 200 reported edits read and written as the turn's record.
+  const foldDir = path.join(options.workDir, 'tool-write-fold');
+  fs.mkdirSync(foldDir, { recursive: true });
+  const folds: number[] = [];
+  for (let i = 0; i < reps; i++) {
+    for (let j = 0; j < 200; j++)
+      recordToolWrites(foldDir, dir, `fold-${i}`, { paths: [`${dir}/f${j}`], shell: false });
+    const started = performance.now();
+    foldTurnWrites(foldDir, `fold-${i}`, `turn-${i}`, 0);
+    folds.push(performance.now() - started);
+  }
+  const node = median(times.node);
+  const rows = [
+    ['the floor: the installed command’s shell + Node start doing nothing', times.node],
+    ['PostToolUse Edit, as installed (fast path: one appended line)', times.tool],
+    ['PostToolUse Edit, plain `node dist/cli.js hook claude-code`', times.plain],
+  ] as const;
+  const section = [
+    '## Tool events (issue 25: two chats in one working tree)',
+    '',
+    `${files.toLocaleString('en')}-file repository, one running turn, ${reps} alternating rounds after a warm-up; ` +
+      `${recordedLines} distinct files recorded. The floor is what no hook can go below; the ratio is against it.`,
+    '',
+    '| event | median | p90 | vs the floor |',
+    '|---|---:|---:|---:|',
+    ...rows.map(
+      ([label, t]) => `| ${label} | ${ms(median(t))} | ${ms(percentile(t, 90))} | ${fmtRatio(median(t) / node)} |`,
+    ),
+    `| fold of a turn’s 200 reported edits at its end (in process) | ${ms(median(folds))} | ` +
+      `${ms(percentile(folds, 90))} | — |`,
+    '',
+  ].join('\n');
+  return { section };
+}

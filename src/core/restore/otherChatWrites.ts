@@ -1,0 +1,119 @@
+import type { RepoContext } from '../context';
+import { AvhError } from '../errors';
+import { commitsSince } from '../git/reverseMerge';
+import type { UndoScope } from '../store/schema';
+import { kindOfSubject } from '../turns/promptSummary';
+import { chatWritesSince, readTurnWrites } from '../turns/toolWrites';
+import { openTurns, type TurnRow } from '../turns/turnRecords';
+import { turnsByIds } from './historyCounts';
+import { CONFIRM_IN_UI, otherChatsRefusal } from './restoreCopy';
+import type { RestoreOptions } from './restoreRequest';
+
+/**
+ * Undo Only This Turn / Undo This File with two chats in one working tree (docs/design/two-chats.md): the files the
+ * Undo would change that another chat's turn wrote after this turn, or may hold its edits (it ran shell commands
+ * while this turn ran). Such an Undo is not guessed: it names the chats and files and asks.
+ */
+export interface OtherChatWrites {
+  /** The other chats, as the question names them: `codex chat 01a232c3`. */
+  chats: string[];
+  /** The files, sorted. */
+  files: string[];
+}
+
+/** At most this many later commits are looked at (older work is beyond what an Undo of a recent turn meets). */
+const MAX_LATER = 500;
+
+/**
+ * What another chat wrote in the files an Undo of `turn` (one `file`, or all it changed) changes; null when none.
+ * Read-only (git log and diff-tree; the tool-write records of the turns).
+ */
+export async function otherChatWritesIn(
+  ctx: RepoContext,
+  turn: TurnRow,
+  scope: Exclude<UndoScope, 'everything'>,
+  file: string | null,
+  head: string,
+): Promise<OtherChatWrites | null> {
+  const version = turn.version_commit;
+  if (!version) return null;
+  const touched = new Set(scope === 'file' && file !== null ? [file] : await changedPaths(ctx, version));
+  const files = new Set<string>();
+  const chats = new Map<string, string>();
+  const hit = (chatId: string, agent: string | null, paths: Iterable<string>) => {
+    let any = false;
+    for (const p of paths) {
+      if (!touched.has(p)) continue;
+      files.add(p);
+      any = true;
+    }
+    if (any) chats.set(chatId, chatLabel(chatId, agent));
+  };
+  const { stateDir } = ctx.repo;
+  // 1. The turn's own version may hold another chat's shell edits, or files both reported writing.
+  const overlap = readTurnWrites(stateDir, turn.id)?.overlap;
+  if (overlap) for (const c of overlap.chats) hit(c.chatId, c.agent, overlap.paths);
+  // 2. Turns of other chats whose versions landed after this one, still in effect.
+  const later = head === version ? [] : (await commitsSince(ctx.repo, version, head)).commits.slice(0, MAX_LATER);
+  const laterIds = later.filter((c) => kindOfSubject(c.subject) === 'agent' && c.turn && c.turn !== turn.id);
+  const laterTurns = (
+    await turnsByIds(
+      ctx,
+      laterIds.map((c) => c.turn),
+    )
+  ).filter((t) => t.undone_by === null && t.chat_id !== turn.chat_id);
+  for (const other of laterTurns) {
+    const record = readTurnWrites(stateDir, other.id);
+    if (!record) continue;
+    hit(other.chat_id, other.agent, record.paths);
+    // Shell edits: whatever its version changed may be its own.
+    if (record.shell && other.version_commit)
+      hit(other.chat_id, other.agent, await changedPaths(ctx, other.version_commit));
+  }
+  // 3. Other chats' turns still running: what they reported so far.
+  const running = await ctx.store.read((r) => openTurns(r).filter((t) => t.chat_id !== turn.chat_id));
+  for (const other of running)
+    hit(other.chat_id, other.agent, chatWritesSince(stateDir, other.chat_id, other.created_at).paths);
+  if (files.size === 0) return null;
+  return { chats: [...new Set(chats.values())].sort(), files: [...files].sort() };
+}
+
+/**
+ * Refuses (nothing changed) an Undo Only This Turn / Undo This File that would change files another chat wrote,
+ * unless the user confirmed it (`confirmOtherChats`). Returns what was confirmed, for the result's wording.
+ */
+export async function assertOtherChatsConfirmed(
+  ctx: RepoContext,
+  plan: { turn: TurnRow | null; scope: UndoScope; scopePath: string | null; head: string },
+  options: RestoreOptions,
+): Promise<OtherChatWrites | null> {
+  if (!plan.turn || plan.scope === 'everything') return null;
+  const found = await otherChatWritesIn(ctx, plan.turn, plan.scope, plan.scopePath, plan.head);
+  if (!found || options.confirmOtherChats) return found;
+  throw new AvhError('confirmation-required', otherChatsRefusal(found.chats, found.files, CONFIRM_IN_UI), {
+    count: found.files.length,
+    otherChats: found.chats.join('\n'),
+    files: found.files.join('\n'),
+  });
+}
+
+/** `codex chat 01a232c3`: the agent and the start of the chat's id (no prompt, no title). */
+function chatLabel(chatId: string, agent: string | null): string {
+  const id = chatId.includes(':') ? chatId.slice(chatId.indexOf(':') + 1) : chatId;
+  return `${agent ?? 'agent'} chat ${id.slice(0, 8)}`;
+}
+
+/** The paths a commit changed against its first parent (all of a root commit's). */
+async function changedPaths(ctx: RepoContext, commit: string): Promise<string[]> {
+  const { stdout } = await ctx.repo.git.run(ctx.repo.root, [
+    'diff-tree',
+    '-r',
+    '-z',
+    '--name-only',
+    '--no-renames',
+    '--no-commit-id',
+    '--root',
+    commit,
+  ]);
+  return stdout.split('\0').filter((p) => p.length > 0);
+}
