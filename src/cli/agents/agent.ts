@@ -1,3 +1,4 @@
+import type { ContextChannel } from '../hooks/contextChannel';
 import type { HookEvent, HookEventTable } from '../hooks/hookEvent';
 
 /**
@@ -15,6 +16,8 @@ export interface Agent {
   events: HookEventTable;
   /** Reads one event; bad input throws an 'invalid-input' AvhError naming the problem (never the payload). */
   readEvent(input: HookInput): Promise<HookEvent>;
+  /** How a begin event's hook tells the model a note after an Undo (issue 23): its stdout, as the agent reads it. */
+  context: ContextChannel;
   /** The settings files `connect` edits and doctor checks; none for an agent whose hook files are written by hand. */
   settings?: AgentSettings;
 }

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import { HookEvent, hookEventTable, lifecycleAction, parseJsonObject, snakeCaseFields } from '../hooks/hookEvent';
+import { hookSpecificContext } from '../hooks/contextChannel';
 import type { ConnectableAgent } from './agent';
 import { vsCodeEvent } from './copilot';
 
@@ -44,6 +45,7 @@ export const claudeCode: ConnectableAgent = {
   hookHelp: 'claude-code (Claude Code)',
   events: EVENTS,
   readEvent: async ({ readStdin, env }) => parseClaudeCodePayload(await readStdin(), env),
+  context: hookSpecificContext,
   settings: {
     displayName: 'Claude Code',
     files: { project: '.claude/settings.json', local: '.claude/settings.local.json' },

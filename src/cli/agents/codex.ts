@@ -12,6 +12,7 @@ import {
   snakeCaseFields,
 } from '../hooks/hookEvent';
 import type { TerminalOutcome } from '../../core/outcomes';
+import { hookSpecificContext } from '../hooks/contextChannel';
 import type { ConnectableAgent, OurEntry, ReviewContext, ReviewFinding } from './agent';
 
 /**
@@ -67,6 +68,7 @@ export const codex: ConnectableAgent = {
   events: EVENTS,
   readEvent: async ({ readStdin, payload }) =>
     payload !== undefined ? parseCodexNotification(payload) : parseCodexPayload(await readStdin()),
+  context: hookSpecificContext,
   settings: {
     displayName: 'Codex',
     files: { project: '.codex/hooks.json' },

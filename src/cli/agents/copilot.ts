@@ -10,6 +10,7 @@ import {
   requiredString,
   snakeCaseFields,
 } from '../hooks/hookEvent';
+import { topLevelContext } from '../hooks/contextChannel';
 import type { ConnectableAgent, ReviewContext, ReviewFinding } from './agent';
 
 /**
@@ -51,6 +52,7 @@ export const copilot: ConnectableAgent = {
   hookHelp: 'copilot (GitHub Copilot CLI, recorded as copilot-cli, and VS Code’s agent hooks)',
   events: EVENTS,
   readEvent: async ({ readStdin, env }) => copilotEvent(parseJsonObject(await readStdin(), WHAT), env),
+  context: topLevelContext,
   settings: {
     displayName: 'GitHub Copilot',
     files: { project: '.github/hooks/agent-versions.json' },

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { HookEvent, hookEventTable, lifecycleAction, parseJsonObject, snakeCaseFields } from '../hooks/hookEvent';
+import { hookSpecificContext } from '../hooks/contextChannel';
 import type { ConnectableAgent, ReviewContext, ReviewFinding } from './agent';
 
 /**
@@ -41,6 +42,7 @@ export const gemini: ConnectableAgent = {
   hookHelp: 'gemini (Gemini CLI)',
   events: EVENTS,
   readEvent: async ({ readStdin }) => parseGeminiPayload(await readStdin()),
+  context: hookSpecificContext,
   settings: {
     displayName: 'Gemini CLI',
     files: { project: '.gemini/settings.json' },

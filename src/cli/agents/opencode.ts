@@ -9,6 +9,7 @@ import {
   snakeCaseFields,
 } from '../hooks/hookEvent';
 import { isOurHookCommand } from '../installation';
+import { topLevelContext } from '../hooks/contextChannel';
 import type { ConnectableAgent, OurEntry, SettingsEdit, SettingsFormat } from './agent';
 
 /**
@@ -27,7 +28,7 @@ import type { ConnectableAgent, OurEntry, SettingsEdit, SettingsFormat } from '.
  * - The payload is ours: `{"hook_event_name", "session_id", "cwd" (the plugin's directory), "prompt"?,
  *   "error_name"?}`; chats are `opencode:<sessionID>` (stable across `--continue` and `-s`).
  * - Context channel: in `chat.message`, a pushed `{type: "text", synthetic: true, text}` part reaches the model as a
- *   second text part of the user's message (the plugin would take it from the hook's stdout).
+ *   second text part of the user's message: the plugin reads `{"additionalContext"}` from the hook's stdout.
  * - Paths a tool wrote: `tool.execute.after` `args.filePath` for `write` and `edit`, and the `file.edited` event's
  *   `file`; `bash` has only `args.command`.
  */
@@ -48,6 +49,7 @@ export const opencode: ConnectableAgent = {
   hookHelp: 'opencode (the plugin `connect opencode` writes)',
   events: EVENTS,
   readEvent: async ({ readStdin }) => parseOpencodePayload(await readStdin()),
+  context: topLevelContext,
   settings: {
     displayName: 'opencode',
     files: { project: '.opencode/plugins/agent-versions.js' },
@@ -83,15 +85,19 @@ const COMMAND = ${JSON.stringify(command)};
 
 export const AgentVersions = async ({ directory }) => {
   // One event at a time, in the order opencode sends them: a begin is recorded before the end that follows it.
-  let queue = Promise.resolve();
+  // Each resolves to what the hook printed (a note for the model after an Undo, on a prompt only).
+  let queue = Promise.resolve("");
   const send = (event) => {
     const payload = JSON.stringify({ ...event, cwd: directory });
     queue = queue.then(
       () =>
         new Promise((resolve) => {
-          const child = spawn(COMMAND, { shell: true, cwd: directory, stdio: ["pipe", "ignore", "ignore"] });
-          child.on("error", () => resolve());
-          child.on("close", () => resolve());
+          let out = "";
+          const child = spawn(COMMAND, { shell: true, cwd: directory, stdio: ["pipe", "pipe", "ignore"] });
+          child.stdout.setEncoding("utf8");
+          child.stdout.on("data", (chunk) => (out += chunk));
+          child.on("error", () => resolve(""));
+          child.on("close", () => resolve(out));
           child.stdin.on("error", () => undefined);
           child.stdin.end(payload);
         }),
@@ -104,7 +110,23 @@ export const AgentVersions = async ({ directory }) => {
         .filter((part) => part.type === "text" && !part.synthetic)
         .map((part) => part.text)
         .join("\\n");
-      await send({ hook_event_name: "chat.message", session_id: input.sessionID, prompt });
+      const printed = await send({ hook_event_name: "chat.message", session_id: input.sessionID, prompt });
+      let note;
+      try {
+        note = JSON.parse(printed).additionalContext;
+      } catch {
+        return;
+      }
+      if (typeof note !== "string" || note === "") return;
+      // The model reads it as a second text part of the user's message (not shown as the user's words).
+      output.parts.push({
+        id: "prt_avh" + Date.now().toString(36) + Math.random().toString(36).slice(2, 10),
+        sessionID: input.sessionID,
+        messageID: output.message.id,
+        type: "text",
+        text: note,
+        synthetic: true,
+      });
     },
     event: async ({ event }) => {
       const sessionID = event.properties?.sessionID;

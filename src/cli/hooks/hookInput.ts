@@ -21,6 +21,8 @@ export interface HookResult {
   outcome?: string;
   version?: string | null;
   cancelled?: string[];
+  /** The note the turn's agent was told (after an Undo, Redo or Restore changed files: core/chats/noteText.ts). */
+  note?: string;
 }
 
 /** Reads the agent's payload into a HookEvent. Bad input throws an 'invalid-input' AvhError naming the problem. */

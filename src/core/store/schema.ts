@@ -125,6 +125,20 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       `CHECK (scope IN (${sqlList(UNDO_SCOPES)}))`,
     `ALTER TABLE operations ADD COLUMN scope_path TEXT`,
   ],
+  // Issue 23 (migration index 6, the 6th entry: Issue 26's `scope_change` is the 5th on the integration branch, so
+  // on merge this entry goes after it): a note each chat's agent hears at its next prompt after an Undo, Redo or
+  // Restore changed files (chats/chatNotes.ts). One row per chat and operation; `note` is JSON (never a prompt or
+  // file contents); `handed_to` names the turn whose hook is printing it, and the row goes once that hook printed it.
+  [
+    `CREATE TABLE chat_notes (
+      chat_id TEXT NOT NULL,
+      op_id TEXT NOT NULL,
+      created_at INTEGER NOT NULL,
+      note TEXT NOT NULL,
+      handed_to TEXT,
+      PRIMARY KEY (chat_id, op_id)
+    )`,
+  ],
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
