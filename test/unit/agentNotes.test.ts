@@ -264,6 +264,22 @@ describe('agent notes: each chat of the branch hears of a restore that changed f
     assertNothingLost(repo, before);
   });
 
+  it('a restore killed before its completing write: the open that rolls it forward queues the note', async () => {
+    const repo = makeRepo();
+    const before = contentInventory(repo);
+    prompt(repo, 'claude-code', 'chat-a', 'edit');
+    write(repo, 'a.txt', 'agent\n');
+    stop(repo, 'claude-code', 'chat-a');
+    const killed = cli(repo, ['undo', '--json'], '', { AVH_FAILPOINT: 'turn-store-mutation:before' });
+    assert.equal(killed.code, -1, 'the failpoint kills the undo');
+    assert.equal(fs.existsSync(path.join(repo, 'a.txt')), false, 'the tree was already restored');
+    // The next command settles the restore (reconciliation finishes it) and the note comes with its completion.
+    ok(cli(repo, ['status', '--json']));
+    assert.equal((await noteRows(repo)).length, 1);
+    assert.match(prompt(repo, 'claude-code', 'chat-a', 'p').note ?? '', /before your turn 1 .*a\.txt/);
+    assertNothingLost(repo, before);
+  });
+
   it('--json carries the note in the result, not the agent channel; a chat on another branch gets none', async () => {
     const repo = makeRepo();
     git(repo, 'branch', 'side');
