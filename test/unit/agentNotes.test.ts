@@ -56,6 +56,8 @@ describe('agent notes: the text a chat’s agent reads after an Undo, Redo or Re
     assert.doesNotMatch(redo, /re-apply/);
     const restore = noteText([note({ kind: 'restore', turn: null, target: 'abc1234' })], 'c1', NOW)!;
     assert.match(restore, /restored the files to an earlier version \(commit abc1234\)/);
+    const only = noteText([note({ scope: 'turn', turn: other })], 'c1', NOW)!;
+    assert.match(only, /undid only turn 2 of another chat \(09:05\), keeping the changes made after it\./);
     const file = noteText([note({ scope: 'file', turn: other })], 'c1', NOW)!;
     assert.match(file, /undid turn 2 of another chat \(09:05\) in one file/);
   });
