@@ -282,6 +282,39 @@ describe('agent notes: each chat of the branch hears of a restore that changed f
     assertNothingLost(repo, before);
   });
 
+  it('opencode: a plugin that reads the hook’s stdout gets the note as top-level additionalContext; an older one none', async () => {
+    const repo = makeRepo();
+    const before = contentInventory(repo);
+    const message = (extra: Record<string, unknown>) =>
+      cli(
+        repo,
+        ['hook', 'opencode'],
+        JSON.stringify({ hook_event_name: 'chat.message', session_id: 'ses_1', cwd: repo, prompt: 'p', ...extra }),
+      );
+    const idle = () =>
+      cli(
+        repo,
+        ['hook', 'opencode'],
+        JSON.stringify({ hook_event_name: 'session.idle', session_id: 'ses_1', cwd: repo }),
+      );
+    assert.equal(message({ reads_context: true }).stdout, '');
+    write(repo, 'a.txt', 'agent\n');
+    assert.equal(idle().code, 0);
+    ok(cli(repo, ['undo', '--json']));
+    // The plugin of an older version ignores stdout: nothing printed, the note waits.
+    const old = message({});
+    assert.equal(old.code, 0, old.stderr);
+    assert.equal(old.stdout, '');
+    assert.equal((await noteRows(repo)).length, 1);
+    idle();
+    const current = message({ reads_context: true });
+    const printed = JSON.parse(current.stdout) as { additionalContext: string };
+    assert.deepEqual(Object.keys(printed), ['additionalContext']);
+    assert.match(printed.additionalContext, /before your turn 1 .*a\.txt/);
+    assert.deepEqual(await noteRows(repo), []);
+    assertNothingLost(repo, before);
+  });
+
   it('--json carries the note in the result, not the agent channel; a chat on another branch gets none', async () => {
     const repo = makeRepo();
     git(repo, 'branch', 'side');

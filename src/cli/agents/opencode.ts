@@ -26,9 +26,10 @@ import type { ConnectableAgent, OurEntry, SettingsEdit, SettingsFormat } from '.
  *   SIGTERM send nothing: the session's next prompt ends that turn cancelled. The TUI loads the plugin twice; each
  *   event reaches one of the two.
  * - The payload is ours: `{"hook_event_name", "session_id", "cwd" (the plugin's directory), "prompt"?,
- *   "error_name"?}`; chats are `opencode:<sessionID>` (stable across `--continue` and `-s`).
+ *   "error_name"?, "reads_context"?}`; chats are `opencode:<sessionID>` (stable across `--continue` and `-s`).
  * - Context channel: in `chat.message`, a pushed `{type: "text", synthetic: true, text}` part reaches the model as a
- *   second text part of the user's message: the plugin reads `{"additionalContext"}` from the hook's stdout.
+ *   second text part of the user's message: the plugin reads `{"additionalContext"}` from the hook's stdout and
+ *   says so (`reads_context`); for a plugin written before that, which ignores stdout, a note waits.
  * - Paths a tool wrote: `tool.execute.after` `args.filePath` for `write` and `edit`, and the `file.edited` event's
  *   `file`; `bash` has only `args.command`.
  */
@@ -72,6 +73,8 @@ function parseOpencodePayload(raw: string): HookEvent {
     chatId: `opencode:${session}`,
     cwd,
     action: aborted ? { kind: 'end', outcome: 'cancelled' } : lifecycleAction(event, prompt, EVENTS),
+    // A plugin written before notes ignores the hook's stdout: notes wait until `connect opencode` updates it.
+    ...(o.reads_context === true ? {} : { hearsContext: false as const }),
   };
 }
 
@@ -110,7 +113,12 @@ export const AgentVersions = async ({ directory }) => {
         .filter((part) => part.type === "text" && !part.synthetic)
         .map((part) => part.text)
         .join("\\n");
-      const printed = await send({ hook_event_name: "chat.message", session_id: input.sessionID, prompt });
+      const printed = await send({
+        hook_event_name: "chat.message",
+        session_id: input.sessionID,
+        prompt,
+        reads_context: true,
+      });
       let note;
       try {
         note = JSON.parse(printed).additionalContext;

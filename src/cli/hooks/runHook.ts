@@ -76,7 +76,7 @@ export async function applyHookEvent(history: VersionHistory, event: HookEvent):
       const cancelled = await history.cancelRunningTurnsOfChat(chatId);
       const { turnId, notes } = await history.beginTurn(
         { chatId, prompt: event.action.prompt, agent },
-        { handNotes: true },
+        { handNotes: event.hearsContext !== false },
       );
       const note = noteText(notes ?? [], chatId, Date.now());
       return { agent, event: event.event, action: 'began', turnId, cancelled, ...(note !== null ? { note } : {}) };
