@@ -47,6 +47,8 @@ export interface CommandContext {
   /** The process's folder. */
   cwd: string;
   readStdin: () => Promise<string>;
+  /** The process's stdout, for what must be out before the command ends (a hook's note: commands/hook.ts). */
+  stdout: (text: string) => void;
   stderr: (text: string) => void;
   log: EventLog;
   /**

@@ -79,6 +79,7 @@ async function run(invocation: Invocation, io: CliIo): Promise<CommandOutput> {
     folder: path.resolve(io.cwd, values.repo ?? '.'),
     cwd: io.cwd,
     readStdin: io.readStdin,
+    stdout: io.stdout,
     stderr: io.stderr,
     log,
     ...historyOpeners(log),

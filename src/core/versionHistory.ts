@@ -14,6 +14,7 @@ import {
 } from './recovery/recoveryActions';
 import { findStaleGitLocks, removeStaleGitLocks, StaleGitLock } from './recovery/staleLocks';
 import { recordHookFacts } from './turns/hookFacts';
+import { dropHandedNotes } from './chats/chatNotes';
 import {
   historyCounts,
   HistoryCounts,
@@ -148,10 +149,18 @@ export class VersionHistory {
     return this.ctx.repo;
   }
 
-  /** Begins a turn (input validated): persists it and captures the base snapshot. */
-  async beginTurn(input: unknown): Promise<BeginTurnResult> {
+  /**
+   * Begins a turn (input validated): persists it and captures the base snapshot. `handNotes` (a prompt hook): the
+   * chat's notes are handed to the turn in the same write; drop them with dropHandedNotes once printed.
+   */
+  async beginTurn(input: unknown, options: { handNotes?: boolean } = {}): Promise<BeginTurnResult> {
     const valid = validateBeginTurn(input);
-    return beginTurn(this.ctx, valid);
+    return beginTurn(this.ctx, valid, options);
+  }
+
+  /** The notes handed to `turnId` were printed to its agent: they are gone (chats/chatNotes.ts). */
+  dropHandedNotes(turnId: string): Promise<void> {
+    return this.ctx.store.transaction((tx) => dropHandedNotes(tx, turnId));
   }
 
   /** Ends a turn with its outcome (input validated). */

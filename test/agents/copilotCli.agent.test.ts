@@ -180,6 +180,44 @@ describe('GitHub Copilot CLI 1.0.102 (real binary, mock model: Chat Completions 
     assertQuietHooks();
   });
 
+  it('Undo that the agent hears about: after `agent-versions undo`, the resumed session’s next prompt carries one note as a <system_reminder>', async () => {
+    const content = inventory(sandbox.repo);
+    const before = treeOf(sandbox.repo);
+    mock.script([
+      chatToolCalls({ name: 'create', arguments: { path: path.join(sandbox.repo, 'greet.txt'), file_text: 'hi\n' } }),
+      chatReply('Done.'),
+      chatReply('Noted.'),
+      chatReply('Fine.'),
+    ]);
+    assert.equal((await prompt('Make a greeting').exited).code, 0);
+    const session = String(capturedEvents(sandbox).find((e) => e.event === 'UserPromptSubmit')!.payload.session_id);
+    assert.equal(avhJson<{ result: string }>(sandbox, ['undo']).result, 'restored');
+    assert.deepEqual(treeOf(sandbox.repo), before);
+    /** The text of the last user message of the first loop request from `n` on. */
+    const lastUser = (n: number) => {
+      const messages = (mock.turnRequests()[n].body as { messages: { role: string; content: unknown }[] }).messages;
+      return JSON.stringify(messages.filter((m) => m.role === 'user').at(-1)?.content);
+    };
+    let n = mock.turnRequests().length;
+    assert.equal((await prompt('and now?', [`--resume=${session}`]).exited).code, 0);
+    const noted = lastUser(n);
+    assert.match(
+      noted,
+      /<system_reminder>\\nAgent Version History: since you last saw this repository, the user took the files back to before your turn 1 \(the turn of \d\d:\d\d\)\. These files changed on disk: greet\.txt\./,
+    );
+    assert.equal(noted.split('Agent Version History').length - 1, 1, 'the note reached the model once');
+    n = mock.turnRequests().length;
+    assert.equal((await prompt('again', [`--resume=${session}`]).exited).code, 0);
+    assert.doesNotMatch(lastUser(n), /Agent Version History/);
+    // Only hook copilot printed, once: Claude Code's hooks (which Copilot CLI runs too) leave its events alone.
+    const printed = hookTimings(sandbox).filter((t) => t.stdoutBytes > 0);
+    assert.deepEqual(
+      printed.map((t) => t.event),
+      ['UserPromptSubmit'],
+    );
+    assertNothingLost(sandbox.repo, content);
+  });
+
   it('a question ends completed with no version; an API error ends errored (SessionEnd "error"); SIGINT ends cancelled; undo --turn takes the partial work away', async () => {
     const start = treeOf(sandbox.repo);
     mock.script([chatReply('It says one.')]);

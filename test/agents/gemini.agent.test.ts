@@ -38,6 +38,7 @@ import {
   geminiHttpError,
   geminiReply,
   isAgentLoopRequest,
+  lastUserText,
   startGeminiMock,
 } from './support/geminiMock';
 import { TmuxSession } from './support/tmuxSession';
@@ -196,6 +197,38 @@ describe('Gemini CLI 0.61.0 (real binary, mock model: Gemini API on 127.0.0.1): 
     assert.equal(avhJson<{ result: string }>(sandbox, ['undo']).result, 'restored');
     assert.deepEqual(treeOf(sandbox.repo), start);
     assertQuietHooks();
+  });
+
+  it('Undo that the agent hears about: after `agent-versions undo`, the resumed session’s next prompt carries one note as <hook_context>', async () => {
+    const content = inventory(sandbox.repo);
+    const before = treeOf(sandbox.repo);
+    mock.script([
+      geminiCalls({ name: 'write_file', args: { file_path: path.join(sandbox.repo, 'greet.txt'), content: 'hi\n' } }),
+      geminiReply('Done.'),
+      geminiReply('Noted.'),
+      geminiReply('Fine.'),
+    ]);
+    assert.equal((await prompt('Make a greeting').exited).code, 0);
+    assert.equal(avhJson<{ result: string }>(sandbox, ['undo']).result, 'restored');
+    assert.deepEqual(treeOf(sandbox.repo), before);
+    let n = mock.turnRequests().length;
+    assert.equal((await prompt('and now?', ['--resume', 'latest']).exited).code, 0);
+    const noted = lastUserText(mock.turnRequests()[n]);
+    assert.match(
+      noted,
+      /<hook_context>Agent Version History: since you last saw this repository, the user took the files back to before your turn 1 \(the turn of \d\d:\d\d\)\. These files changed on disk: greet\.txt\./,
+    );
+    assert.equal(noted.split('Agent Version History').length - 1, 1, 'the note reached the model once');
+    n = mock.turnRequests().length;
+    assert.equal((await prompt('again', ['--resume', 'latest']).exited).code, 0);
+    assert.doesNotMatch(lastUserText(mock.turnRequests()[n]), /hook_context|Agent Version History/);
+    assert.equal(new Set((await turnsOf(sandbox.repo)).map((t) => t.chatId)).size, 1, 'one chat across --resume');
+    const printed = hookTimings(sandbox).filter((t) => t.stdoutBytes > 0);
+    assert.deepEqual(
+      printed.map((t) => t.event),
+      ['BeforeAgent'],
+    );
+    assertNothingLost(sandbox.repo, content);
   });
 
   it('interactive (tmux): Escape ends the turn with AfterAgent "[no response text]", recorded cancelled', async () => {

@@ -165,6 +165,40 @@ describe('opencode 1.18.33 (real binary, mock model: Chat Completions on 127.0.0
     assertNothingLost(sandbox.repo, content);
   });
 
+  it('Undo that the agent hears about: after `agent-versions undo`, the next prompt (--continue) carries one note as a synthetic text part the plugin adds', async () => {
+    const before = treeOf(sandbox.repo);
+    const content = inventory(sandbox.repo);
+    mock.script([
+      chatToolCalls({ name: 'write', arguments: { filePath: path.join(sandbox.repo, 'greet.txt'), content: 'hi\n' } }),
+      chatReply('Done.'),
+      chatReply('Noted.'),
+      chatReply('Fine.'),
+    ]);
+    assert.equal((await run('Make a greeting').exited).code, 0);
+    assert.equal(avhJson<{ result: string }>(sandbox, ['undo']).result, 'restored');
+    assert.deepEqual(treeOf(sandbox.repo), before);
+    /** The last user message of the first loop request from `n` on. */
+    const lastUser = (n: number) => {
+      const loop = mock.requests.filter(isAgentLoopRequest);
+      const messages = (loop[n].body as { messages: { role: string; content: unknown }[] }).messages;
+      return JSON.stringify(messages.filter((m) => m.role === 'user').at(-1)?.content);
+    };
+    let n = mock.requests.filter(isAgentLoopRequest).length;
+    assert.equal((await run('and now?', ['--continue']).exited).code, 0);
+    const noted = lastUser(n);
+    assert.match(noted, /and now\?/);
+    assert.match(
+      noted,
+      /Agent Version History: since you last saw this repository, the user took the files back to before your turn 1 \(the turn of \d\d:\d\d\)\. These files changed on disk: greet\.txt\./,
+    );
+    assert.equal(noted.split('Agent Version History').length - 1, 1, 'the note reached the model once');
+    n = mock.requests.filter(isAgentLoopRequest).length;
+    assert.equal((await run('again', ['--continue']).exited).code, 0);
+    assert.doesNotMatch(lastUser(n), /Agent Version History/);
+    assert.equal(new Set((await turnsOf(sandbox.repo)).map((t) => t.chatId)).size, 1, 'one chat across --continue');
+    assertNothingLost(sandbox.repo, content);
+  });
+
   it('TUI (tmux): Escape twice interrupts the turn (session.error MessageAbortedError), recorded cancelled; Undo takes the partial work away', async () => {
     const before = treeOf(sandbox.repo);
     mock.script([

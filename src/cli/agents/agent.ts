@@ -1,5 +1,6 @@
 import type { ToolWrites } from '../../core/turns/toolWrites';
 import type { HookEvent, HookEventTable, JsonObject } from '../hooks/hookEvent';
+import type { ContextChannel } from '../hooks/contextChannel';
 
 /**
  * One agent whose turns Version History records, declared once in its own file and listed in registry.ts: the
@@ -22,6 +23,8 @@ export interface Agent {
    * file (Read, grep, …). docs/design/two-chats.md.
    */
   toolWrites?(payload: JsonObject, cwd: string | undefined): ToolWrites | null;
+  /** How a begin event's hook tells the model a note after an Undo (issue 23): its stdout, as the agent reads it. */
+  context: ContextChannel;
   /** The settings files `connect` edits and doctor checks; none for an agent whose hook files are written by hand. */
   settings?: AgentSettings;
 }

@@ -10,6 +10,7 @@ import {
   snakeCaseFields,
 } from '../hooks/hookEvent';
 import type { ToolWrites } from '../../core/turns/toolWrites';
+import { hookSpecificContext } from '../hooks/contextChannel';
 import type { ConnectableAgent } from './agent';
 import { vsCodeEvent } from './copilot';
 
@@ -56,6 +57,7 @@ export const claudeCode: ConnectableAgent = {
   events: EVENTS,
   readEvent: async ({ readStdin, env }) => parseClaudeCodePayload(await readStdin(), env),
   toolWrites: claudeCodeToolWrites,
+  context: hookSpecificContext,
   settings: {
     displayName: 'Claude Code',
     files: { project: '.claude/settings.json', local: '.claude/settings.local.json' },

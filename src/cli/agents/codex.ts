@@ -15,6 +15,7 @@ import {
 } from '../hooks/hookEvent';
 import type { ToolWrites } from '../../core/turns/toolWrites';
 import type { TerminalOutcome } from '../../core/outcomes';
+import { hookSpecificContext } from '../hooks/contextChannel';
 import type { ConnectableAgent, OurEntry, ReviewContext, ReviewFinding } from './agent';
 
 /**
@@ -72,6 +73,7 @@ export const codex: ConnectableAgent = {
   readEvent: async ({ readStdin, payload }) =>
     payload !== undefined ? parseCodexNotification(payload) : parseCodexPayload(await readStdin()),
   toolWrites: codexToolWrites,
+  context: hookSpecificContext,
   settings: {
     displayName: 'Codex',
     files: { project: '.codex/hooks.json' },

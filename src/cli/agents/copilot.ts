@@ -13,6 +13,7 @@ import {
   snakeCaseFields,
 } from '../hooks/hookEvent';
 import type { ToolWrites } from '../../core/turns/toolWrites';
+import { topLevelContext } from '../hooks/contextChannel';
 import type { ConnectableAgent, ReviewContext, ReviewFinding } from './agent';
 
 /**
@@ -56,6 +57,7 @@ export const copilot: ConnectableAgent = {
   events: EVENTS,
   readEvent: async ({ readStdin, env }) => copilotEvent(parseJsonObject(await readStdin(), WHAT), env),
   toolWrites: copilotToolWrites,
+  context: topLevelContext,
   settings: {
     displayName: 'GitHub Copilot',
     files: { project: '.github/hooks/agent-versions.json' },

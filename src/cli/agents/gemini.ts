@@ -11,6 +11,7 @@ import {
   snakeCaseFields,
 } from '../hooks/hookEvent';
 import type { ToolWrites } from '../../core/turns/toolWrites';
+import { hookSpecificContext } from '../hooks/contextChannel';
 import type { ConnectableAgent, ReviewContext, ReviewFinding } from './agent';
 
 /**
@@ -53,6 +54,7 @@ export const gemini: ConnectableAgent = {
   events: EVENTS,
   readEvent: async ({ readStdin }) => parseGeminiPayload(await readStdin()),
   toolWrites: geminiToolWrites,
+  context: hookSpecificContext,
   settings: {
     displayName: 'Gemini CLI',
     files: { project: '.gemini/settings.json' },

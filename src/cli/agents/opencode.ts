@@ -12,6 +12,7 @@ import {
 } from '../hooks/hookEvent';
 import type { ToolWrites } from '../../core/turns/toolWrites';
 import { isOurHookCommand } from '../installation';
+import { topLevelContext } from '../hooks/contextChannel';
 import type { ConnectableAgent, OurEntry, SettingsEdit, SettingsFormat } from './agent';
 
 /**
@@ -28,10 +29,11 @@ import type { ConnectableAgent, OurEntry, SettingsEdit, SettingsFormat } from '.
  *   SIGTERM send nothing: the session's next prompt ends that turn cancelled. The TUI loads the plugin twice; each
  *   event reaches one of the two.
  * - The payload is ours: `{"hook_event_name", "session_id", "cwd" (the plugin's directory), "prompt"?,
- *   "error_name"?, "tool_name"?, "file_path"?}`; chats are `opencode:<sessionID>` (stable across `--continue` and
- *   `-s`).
+ *   "error_name"?, "tool_name"?, "file_path"?, "reads_context"?}`; chats are `opencode:<sessionID>` (stable across
+ *   `--continue` and `-s`).
  * - Context channel: in `chat.message`, a pushed `{type: "text", synthetic: true, text}` part reaches the model as a
- *   second text part of the user's message (the plugin would take it from the hook's stdout).
+ *   second text part of the user's message: the plugin reads `{"additionalContext"}` from the hook's stdout and
+ *   says so (`reads_context`); for a plugin written before that, which ignores stdout, a note waits.
  * - Paths a tool wrote: `tool.execute.after` `args.filePath` for `write` and `edit`, and the `file.edited` event's
  *   `file`; `bash` has only `args.command`.
  */
@@ -54,6 +56,7 @@ export const opencode: ConnectableAgent = {
   events: EVENTS,
   readEvent: async ({ readStdin }) => parseOpencodePayload(await readStdin()),
   toolWrites: opencodeToolWrites,
+  context: topLevelContext,
   settings: {
     displayName: 'opencode',
     files: { project: '.opencode/plugins/agent-versions.js' },
@@ -78,6 +81,8 @@ function parseOpencodePayload(raw: string): HookEvent {
     action: aborted
       ? { kind: 'end', outcome: 'cancelled' }
       : lifecycleAction(event, prompt, EVENTS, () => opencodeToolWrites(o, cwd)),
+    // A plugin written before notes ignores the hook's stdout: notes wait until `connect opencode` updates it.
+    ...(o.reads_context === true ? {} : { hearsContext: false as const }),
   };
 }
 
@@ -97,15 +102,19 @@ const COMMAND = ${JSON.stringify(command)};
 
 export const AgentVersions = async ({ directory }) => {
   // One event at a time, in the order opencode sends them: a begin is recorded before the end that follows it.
-  let queue = Promise.resolve();
+  // Each resolves to what the hook printed (a note for the model after an Undo, on a prompt only).
+  let queue = Promise.resolve("");
   const send = (event) => {
     const payload = JSON.stringify({ ...event, cwd: directory });
     queue = queue.then(
       () =>
         new Promise((resolve) => {
-          const child = spawn(COMMAND, { shell: true, cwd: directory, stdio: ["pipe", "ignore", "ignore"] });
-          child.on("error", () => resolve());
-          child.on("close", () => resolve());
+          let out = "";
+          const child = spawn(COMMAND, { shell: true, cwd: directory, stdio: ["pipe", "pipe", "ignore"] });
+          child.stdout.setEncoding("utf8");
+          child.stdout.on("data", (chunk) => (out += chunk));
+          child.on("error", () => resolve(""));
+          child.on("close", () => resolve(out));
           child.stdin.on("error", () => undefined);
           child.stdin.end(payload);
         }),
@@ -118,7 +127,28 @@ export const AgentVersions = async ({ directory }) => {
         .filter((part) => part.type === "text" && !part.synthetic)
         .map((part) => part.text)
         .join("\\n");
-      await send({ hook_event_name: "chat.message", session_id: input.sessionID, prompt });
+      const printed = await send({
+        hook_event_name: "chat.message",
+        session_id: input.sessionID,
+        prompt,
+        reads_context: true,
+      });
+      let note;
+      try {
+        note = JSON.parse(printed).additionalContext;
+      } catch {
+        return;
+      }
+      if (typeof note !== "string" || note === "") return;
+      // The model reads it as a second text part of the user's message (not shown as the user's words).
+      output.parts.push({
+        id: "prt_avh" + Date.now().toString(36) + Math.random().toString(36).slice(2, 10),
+        sessionID: input.sessionID,
+        messageID: output.message.id,
+        type: "text",
+        text: note,
+        synthetic: true,
+      });
     },
     // The files a tool wrote (docs/design/two-chats.md): queued, not awaited, so the tool is not held up.
     "tool.execute.after": async (input) => {

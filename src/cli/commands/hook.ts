@@ -16,14 +16,16 @@ export const spec: CommandSpec = {
   description:
     'Reads one hook event of the agent as JSON on stdin and begins or ends the matching turn: ' +
     `${AGENTS.map((a) => a.hookHelp).join(', ')}. ` +
-    'Events it does not act on exit 0 and open nothing. Prints nothing on stdout (it would reach the agent’s ' +
-    'context) and never exits 2 (an agent would block the prompt): bad input exits 1. In a folder without git it ' +
+    'Events it does not act on exit 0 and open nothing. Prints nothing on stdout (it reaches the agent’s ' +
+    'context) except, once, a note in the agent’s context format at the first prompt after an Undo, Redo or ' +
+    'Restore changed files (which turn, which files), and never exits 2 (an agent would block the prompt): bad ' +
+    'input exits 1. In a folder without git it ' +
     'records nothing, says so in one stderr line and exits 0; with --init it creates the repository first.',
   example: 'echo \'{"hook_event_name":"Stop","session_id":"s1"}\' | agent-versions hook claude-code',
   json:
     '{"agent": string (as recorded: claude-code, codex, copilot, copilot-cli, gemini, opencode), "event": string, ' +
     '"action": "began"|"ended"|"ignored"|"recorded", "reason"?: "no-repository"|"another-agent", "turnId"?: string, ' +
-    '"outcome"?: string, "version"?: string|null, "cancelled"?: string[], ' +
+    '"outcome"?: string, "version"?: string|null, "cancelled"?: string[], "note"?: string, ' +
     '"files"?: number (recorded: files the tool wrote), "shell"?: boolean}',
 };
 
@@ -38,6 +40,8 @@ export async function run(c: CommandContext): Promise<CommandOutput> {
       repo: c.values.repo,
       init: c.values.init === true,
       stderr: c.stderr,
+      // With --json the note is in the result instead.
+      ...(c.values.json === true ? {} : { printContext: (text: string) => c.stdout(`${text}\n`) }),
       openHookHistory: c.openHookHistory,
     }),
   };

@@ -215,6 +215,8 @@ async function prepare(
   if (indexRepairPending(repo)) decline('unsettled');
   const chat = chatFactsOf(facts, event.chatId);
   if (!chat) decline('unknown-chat');
+  // A note waits for this prompt (an Undo changed files since the agent last saw them): the full path prints it.
+  if (event.action.kind === 'begin' && chat.notes > 0) decline('note');
   // The early status is this repository's only if it was started in the same root.
   const status = early?.root === repo.root ? early.status : undefined;
   return { event, json, repo, facts, chatId: event.chatId, chat, status };
@@ -250,7 +252,7 @@ async function planBegin(prepared: Prepared, prompt: string, opened: GatePassed<
   return {
     statements,
     result: { agent: event.agent, event: event.event, action: 'began', turnId, cancelled: cancelled.map((t) => t.id) },
-    chat: { branch: chat.branch, maxSeq: seq, running: [turn] },
+    chat: { branch: chat.branch, maxSeq: seq, running: [turn], notes: 0 },
   };
 }
 

@@ -23,6 +23,11 @@ export interface HookEvent {
   /** Where the agent runs: the repository is found from here unless --repo is given. */
   cwd?: string;
   action: HookAction;
+  /**
+   * false: what the hook prints cannot reach the model (an opencode plugin written before notes, which ignores the
+   * hook's stdout), so a begin leaves the chat's notes waiting (core/chats/chatNotes.ts).
+   */
+  hearsContext?: false;
 }
 
 export type HookAction =

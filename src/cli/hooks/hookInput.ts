@@ -25,6 +25,8 @@ export interface HookResult {
   /** 'recorded': how many files of the working tree the tool named, and whether it ran a shell command. */
   files?: number;
   shell?: boolean;
+  /** The note the turn's agent was told (after an Undo, Redo or Restore changed files: core/chats/noteText.ts). */
+  note?: string;
 }
 
 /** Reads the agent's payload into a HookEvent. Bad input throws an 'invalid-input' AvhError naming the problem. */

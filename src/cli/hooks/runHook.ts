@@ -1,4 +1,7 @@
+import { noteText } from '../../core/chats/noteText';
+import { failpoint } from '../../core/failpoints';
 import { endOfChat } from '../../core/turns/turnDecisions';
+import { agentNamed } from '../agents/registry';
 import type { VersionHistory } from '../../core/versionHistory';
 import type { HookEvent } from './hookEvent';
 import { hookFolder, HookResult, ignored, parseHookInput } from './hookInput';
@@ -23,6 +26,11 @@ export interface HookRequest {
   /** `--init`: in a folder without git, create the repository first (issue 13). */
   init?: boolean;
   stderr: (text: string) => void;
+  /**
+   * Prints a note to the agent's model through its context channel (the hook's stdout), synchronously. Left out
+   * (--json), the note is in the result instead.
+   */
+  printContext?: (text: string) => void;
   /** Opens the history of the event's repository; null in a folder without git (CommandContext.openHookHistory). */
   openHookHistory: (folder: string, init: boolean) => Promise<VersionHistory | null>;
 }
@@ -45,6 +53,12 @@ export async function runHook(request: HookRequest): Promise<HookResult> {
   try {
     for (const notice of history.notices) request.stderr(`agent-versions: ${notice.message}\n`);
     const result = await applyHookEvent(history, event);
+    if (result.note !== undefined && result.turnId !== undefined) {
+      // Printed first, then dropped: a hook that dies in between hands the note to the chat's next prompt again.
+      failpoint('hook-note:before-print');
+      request.printContext?.(agentNamed(request.agent).context(result.note, event.event));
+      await history.dropHandedNotes(result.turnId);
+    }
     // The next event of this chat (and of the recently active ones) can then take the fast path (fastHook.ts).
     await history.recordHookFacts([event.chatId]);
     return result;
@@ -62,8 +76,12 @@ export async function applyHookEvent(history: VersionHistory, event: HookEvent):
   switch (event.action.kind) {
     case 'begin': {
       const cancelled = await history.cancelRunningTurnsOfChat(chatId);
-      const { turnId } = await history.beginTurn({ chatId, prompt: event.action.prompt, agent });
-      return { agent, event: event.event, action: 'began', turnId, cancelled };
+      const { turnId, notes } = await history.beginTurn(
+        { chatId, prompt: event.action.prompt, agent },
+        { handNotes: event.hearsContext !== false },
+      );
+      const note = noteText(notes ?? [], chatId, Date.now());
+      return { agent, event: event.event, action: 'began', turnId, cancelled, ...(note !== null ? { note } : {}) };
     }
     case 'end': {
       const { outcome } = event.action;

@@ -6,8 +6,10 @@ import { failpoint } from '../failpoints';
 import { operationsInProgress } from '../git/healthProbe';
 import { passGate } from '../git/repositoryGate';
 import { type TreeChange, treeChanges } from '../git/worktreeUpdate';
+import { emptyTree, ZERO_OID } from '../git/workingTree';
+import { queueChatNotes } from '../chats/chatNotes';
 import { getTurn } from '../turns/turnRecords';
-import { applyTurnStoreMutation, type OperationRow, recordCommits } from './operationRecords';
+import { applyTurnStoreMutation, getOperation, type OperationRow, recordCommits } from './operationRecords';
 import { PostconditionError, postconditionHolds } from './postcondition';
 import {
   baseOf,
@@ -124,7 +126,12 @@ export const PHASE_EFFECTS: Readonly<Record<EffectPhaseName, PhaseEffect>> = {
     // checking what the update wrote can prove it cheaply; anything it cannot prove, one full probe decides.
     if (!(run.proven && o.phase === 'update-branch') && !(await postconditionHolds(ctx, o, restoreCommit, run.touched)))
       throw new PostconditionError();
+    // What the agents of this branch's chats saw before, and no longer find (their note: chats/chatNotes.ts).
+    const paths = (await changedPaths(run, o, carried.preserved ?? o.preserve_commit, restoreCommit)).map(
+      (c) => c.path,
+    );
     await ctx.store.transaction((tx) => {
+      if (getOperation(tx, o.id)?.status === 'in-flight') queueChatNotes(tx, o, paths, Date.now());
       recordCommits(tx, o.id, {
         restore_commit: restoreCommit,
         ...(carried.preserved ? { preserve_commit: carried.preserved } : {}),
@@ -137,6 +144,18 @@ export const PHASE_EFFECTS: Readonly<Record<EffectPhaseName, PhaseEffect>> = {
     });
   },
 };
+
+/** The paths the worktree update wrote: known to the process that ran it, else the commits' difference. */
+async function changedPaths(
+  run: SagaRun,
+  op: OperationRow,
+  preserved: string | null,
+  restoreCommit: string,
+): Promise<TreeChange[]> {
+  if (run.touched) return run.touched;
+  const from = preserved ?? op.source_head;
+  return treeChanges(run.ctx.repo, from === ZERO_OID ? await emptyTree(run.ctx.repo) : from, restoreCommit);
+}
 
 /**
  * The restore commit's tree and subject. An Undo that keeps later work takes the turn (or one file of it) back

@@ -129,6 +129,19 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
   // commit and scope_change the change (JSON of blame/undoChange.ts's TurnChange: commit, line, pre, prePath), so a
   // crash or a saved working tree computes the same reverse again. NULL for every other Undo.
   [`ALTER TABLE operations ADD COLUMN scope_change TEXT`],
+  // Issue 23 (migration 6): a note each chat's agent hears at its next prompt after an Undo, Redo or
+  // Restore changed files (chats/chatNotes.ts). One row per chat and operation; `note` is JSON (never a prompt or
+  // file contents); `handed_to` names the turn whose hook is printing it, and the row goes once that hook printed it.
+  [
+    `CREATE TABLE chat_notes (
+      chat_id TEXT NOT NULL,
+      op_id TEXT NOT NULL,
+      created_at INTEGER NOT NULL,
+      note TEXT NOT NULL,
+      handed_to TEXT,
+      PRIMARY KEY (chat_id, op_id)
+    )`,
+  ],
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -9,6 +9,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { RepoContext } from '../context';
+import { pendingNoteCount } from '../chats/chatNotes';
 import { pendingContinuations } from '../chats/chatRecords';
 import { readRecovery } from '../recovery/recoveryLatch';
 import { inFlightOperation } from '../restore/operationRecords';
@@ -35,6 +36,8 @@ export interface HookChatFacts {
   maxSeq: number;
   /** The chat's turns not yet ended, oldest first (the order the full path ends them in). */
   running: HookRunningTurn[];
+  /** Notes waiting for the chat's next prompt (chats/chatNotes.ts): only the full path prints them. */
+  notes: number;
 }
 
 export interface HookFacts {
@@ -80,6 +83,7 @@ export function collectHookFacts(
           baseCommit: t.base_commit,
           baseTree: t.base_tree,
         })),
+      notes: pendingNoteCount(r, id),
     };
   }
   return {
@@ -188,6 +192,7 @@ function isHookFacts(v: unknown): v is HookFacts {
       isObject(c) &&
       (c.branch === null || typeof c.branch === 'string') &&
       isCount(c.maxSeq) &&
+      isCount(c.notes) &&
       Array.isArray(c.running) &&
       c.running.every(isRunningTurn),
   );

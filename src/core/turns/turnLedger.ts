@@ -8,6 +8,7 @@ import { excludeHeavyFoldersBeforeFirstVersion, largeFileNotice } from '../git/h
 import { GateFacts, turnGate } from '../git/repositoryGate';
 import { commitFirstBase, commitWorkingTree, ZERO_OID } from '../git/workingTree';
 import { assertChatBranchUsable, chatOrigin } from '../chats/chatBranches';
+import { type ChatNote, handChatNotes } from '../chats/chatNotes';
 import type { TerminalOutcome } from '../outcomes';
 import type { SecretFinding } from '../secrets/secretScanner';
 import { readRecovery } from '../recovery/recoveryLatch';
@@ -57,6 +58,8 @@ export interface BeginTurnResult {
   notice?: string;
   /** New files left out because they look like secrets (issue 15); they stay in the working tree. */
   excluded: SecretFinding[];
+  /** `handNotes`: the chat's notes, handed to this turn in the transaction that recorded it (chats/chatNotes.ts). */
+  notes?: ChatNote[];
 }
 
 /**
@@ -64,7 +67,11 @@ export interface BeginTurnResult {
  * working tree; writes nothing to git when the tree is clean. Refused while recovery is required. On an unborn
  * branch (issue 13) the first turn records too: see startFirstTurn.
  */
-export function beginTurn(ctx: RepoContext, input: BeginTurnInput): Promise<BeginTurnResult> {
+export function beginTurn(
+  ctx: RepoContext,
+  input: BeginTurnInput,
+  options: { handNotes?: boolean } = {},
+): Promise<BeginTurnResult> {
   // A restore another process left unfinished is settled first (it may latch recovery, which the gate then refuses).
   return runOperation(ctx, OPERATIONS.turnBegin, async ({ health, branch, head }) => {
     // An existing chat whose branch is gone (lost, only on the remote, or not checkable) is refused, nothing replaced;
@@ -74,7 +81,7 @@ export function beginTurn(ctx: RepoContext, input: BeginTurnInput): Promise<Begi
     const origin = known ? null : await chatOrigin(ctx.repo, branch, input.baseBranch);
     const turnId = crypto.randomUUID();
     const now = Date.now();
-    await ctx.store.transaction((tx) => {
+    const notes = await ctx.store.transaction((tx) => {
       const chat = getChat(tx, input.chatId);
       const title = input.chatTitle ?? null;
       const agent = input.agent ?? null;
@@ -97,6 +104,8 @@ export function beginTurn(ctx: RepoContext, input: BeginTurnInput): Promise<Begi
         tx,
         insertTurnStatement({ id: turnId, chatId: input.chatId, seq, prompt: input.prompt, agent, branch, head, now }),
       );
+      // A prompt hook prints the chat's notes (issue 23): they are the turn's from the moment it is recorded.
+      return options.handNotes ? handChatNotes(tx, input.chatId, turnId) : [];
     });
     let baseCommit = head;
     let baseHead = head;
@@ -135,7 +144,13 @@ export function beginTurn(ctx: RepoContext, input: BeginTurnInput): Promise<Begi
       dirty: health.counts.staged + health.counts.unstaged + health.counts.untracked,
     });
     const notice = joinNotices(await nestedNotice(ctx, nested), largeFileNotice(large));
-    return { turnId, baseCommit: baseCommit!, excluded, ...(notice ? { notice } : {}) };
+    return {
+      turnId,
+      baseCommit: baseCommit!,
+      excluded,
+      ...(notice ? { notice } : {}),
+      ...(notes.length > 0 ? { notes } : {}),
+    };
   });
 }
 
