@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { FULL_OID } from './objectId';
 import type { GitRepository } from './repository';
 import type { GateFacts } from './repositoryGate';
 import {
@@ -57,7 +58,6 @@ export function readSymbolicHead(gitDir: string): string | null {
 export function guessBranchTip(gitDir: string): { branch: string; head: string } | null {
   const ref = readSymbolicHead(gitDir);
   if (!ref) return null;
-  const oid = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
   try {
     let common = gitDir;
     try {
@@ -73,7 +73,7 @@ export function guessBranchTip(gitDir: string): { branch: string; head: string }
       const line = packed.split('\n').find((l) => l.endsWith(` ${ref}`));
       value = line ? line.slice(0, line.indexOf(' ')) : null;
     }
-    return value && oid.test(value) ? { branch: ref.slice('refs/heads/'.length), head: value } : null;
+    return value && FULL_OID.test(value) ? { branch: ref.slice('refs/heads/'.length), head: value } : null;
   } catch {
     return null;
   }

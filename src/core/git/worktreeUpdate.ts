@@ -1,7 +1,7 @@
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { GitRepository } from './repository';
+import { objectFormatOf, type GitRepository, type ObjectFormat } from './repository';
 
 /** The git side of a restore's worktree update: what it changes, whether it may, doing it, and checking it. */
 
@@ -70,6 +70,7 @@ export async function pathsHold(
     if (index.code !== 0) return false;
   }
   const hashed: { path: string; oid: string }[] = [];
+  const format = await objectFormatOf(repo);
   for (const change of changes) {
     const [mode, oid] = side === 'new' ? [change.mode, change.oid] : [change.oldMode, change.oldOid];
     const file = path.join(repo.root, change.path);
@@ -86,14 +87,14 @@ export async function pathsHold(
     if (mode === '160000') continue; // a submodule: its index entry (checked above) is what the update writes
     if (!st) return false;
     if (mode === '120000') {
-      if (!st.isSymbolicLink() || blobOid(Buffer.from(fs.readlinkSync(file))) !== oid) return false;
+      if (!st.isSymbolicLink() || blobOid(Buffer.from(fs.readlinkSync(file)), format) !== oid) return false;
     } else if (mode === '100644' || mode === '100755') {
       // The executable bit is the index entry's (checked above): a file system without one (core.fileMode=false)
       // must not make a finished update look partial.
       if (!st.isFile()) return false;
       // hash-object reads paths a line each: a name with a line break is compared unfiltered (fails closed).
       if (change.path.includes('\n')) {
-        if (blobOid(fs.readFileSync(file)) !== oid) return false;
+        if (blobOid(fs.readFileSync(file), format) !== oid) return false;
       } else hashed.push({ path: change.path, oid });
     } else {
       return false; // anything else: not something this check can vouch for
@@ -107,9 +108,9 @@ export async function pathsHold(
   return hashed.every((h, i) => oids[i] === h.oid);
 }
 
-/** The oid git gives `data` as a blob (SHA-1 repositories; any other format simply never matches). */
-export function blobOid(data: Buffer): string {
-  return crypto.createHash('sha1').update(`blob ${data.length}\0`).update(data).digest('hex');
+/** The oid git gives `data` as a blob (its bytes as they are: no filters) in a repository of `format`. */
+export function blobOid(data: Buffer, format: ObjectFormat): string {
+  return crypto.createHash(format).update(`blob ${data.length}\0`).update(data).digest('hex');
 }
 
 /**

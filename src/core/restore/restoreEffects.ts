@@ -163,7 +163,8 @@ export function restoredPathsMatch(ctx: RepoContext, op: OperationRow, changes: 
     } else {
       return false; // submodules and anything else: let the full probe decide
     }
-    if (blobOid(data) !== change.oid) return false;
+    // The repository's own hash (unknown only for a repository git did not resolve: then not proven here).
+    if (!ctx.repo.objectFormat || blobOid(data, ctx.repo.objectFormat) !== change.oid) return false;
   }
   return true;
 }
