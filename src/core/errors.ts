@@ -27,7 +27,12 @@ export type ErrorReason =
   | 'lock-timeout'
   | 'branch-lost'
   | 'branch-on-remote'
-  | 'branch-unavailable';
+  | 'branch-unavailable'
+  // Issue 25: causes git names that have copy of their own.
+  | 'repository-not-trusted'
+  | 'unreadable-file'
+  | 'filter-failed'
+  | 'folder-read-only';
 
 /** The closing sentence of a refusal that left everything as it was. */
 export const NOTHING_CHANGED = 'Nothing was changed.';

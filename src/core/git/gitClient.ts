@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { crashNow, onCrash } from '../failpoints';
 import type { LockLiveness } from '../store/lockLiveness';
-import { GitCommandError, gitErrorCode, messageFor, reasonOf, verbOf } from './gitErrors';
+import { fileNamedIn, GitCommandError, gitErrorCode, messageFor, reasonOf, verbOf } from './gitErrors';
 import { findGitExecutable, GIT_NOT_FOUND, GIT_ONLY_INSIDE, untrustedFolderOf } from './gitExecutable';
 import type { LaunchOutcome, LaunchRequest } from './gitLauncherProcess';
 import { spawnCollect, SpawnOutcome } from './spawnCollect';
@@ -53,6 +53,9 @@ export interface GitClientOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
+/** How long a command refused for another process's index.lock is tried again, and how often. */
+const INDEX_LOCK_RETRY_MS = 2000;
+const INDEX_LOCK_RETRY_POLL_MS = 25;
 const REDIRECTING_VARS = [
   'GIT_DIR',
   'GIT_WORK_TREE',
@@ -227,7 +230,22 @@ export class GitClient {
    * Runs `git <args>` in cwd with the resolved git (never one found in cwd); rejects with a GitCommandError
    * (reason and code from stderr) on failure.
    */
-  run(cwd: string, subcommand: readonly string[], options: GitOptions = {}): Promise<GitResult> {
+  async run(cwd: string, subcommand: readonly string[], options: GitOptions = {}): Promise<GitResult> {
+    // Another process holding index.lock is nearly always brief (an editor refreshing the index): git refused
+    // before it did anything, so the same command is tried again, for a bounded time (issue 25).
+    const started = Date.now();
+    for (;;) {
+      try {
+        return await this.runOnce(cwd, subcommand, options);
+      } catch (error) {
+        const locked = error instanceof GitCommandError && error.gitErrorCode === 'index-locked';
+        if (!locked || Date.now() - started >= INDEX_LOCK_RETRY_MS) throw error;
+        await new Promise((resolve) => setTimeout(resolve, INDEX_LOCK_RETRY_POLL_MS));
+      }
+    }
+  }
+
+  private runOnce(cwd: string, subcommand: readonly string[], options: GitOptions): Promise<GitResult> {
     let git: string;
     try {
       git = this.executable(cwd);
@@ -361,8 +379,9 @@ function settle(
   const { code: exit, stdout, stderr } = closed;
   if (closed.timedOut) throw new GitCommandError('git-timeout', args, exit, `git ${verbOf(args)} timed out`, stderr);
   if (exit === 0 || options.okCodes?.includes(exit)) return { stdout, stderr, code: exit };
-  const reason = reasonOf(gitErrorCode(stderr));
-  throw new GitCommandError(reason, args, exit, messageFor(reason, args, exit), stderr);
+  const code = gitErrorCode(stderr);
+  const reason = reasonOf(code);
+  throw new GitCommandError(reason, args, exit, messageFor(reason, args, exit, fileNamedIn(code, stderr)), stderr);
 }
 
 function isFolder(dir: string): boolean {

@@ -27,6 +27,28 @@ export type ObjectFormat = 'sha1' | 'sha256';
 
 const askedFormats = new WeakMap<GitRepository, Promise<ObjectFormat>>();
 
+/**
+ * The object format without a git process: the resolved one, else what the repository's config file (in the
+ * common git dir) says in `[extensions] objectformat`. For readers of git's files (the index) in a process that
+ * never resolved the repository; SHA-1 when the file says nothing, as git itself assumes.
+ */
+export function objectFormatFromFiles(repo: Pick<GitRepository, 'gitDir' | 'objectFormat'>): ObjectFormat {
+  if (repo.objectFormat) return repo.objectFormat;
+  let common = repo.gitDir;
+  try {
+    common = path.resolve(repo.gitDir, fs.readFileSync(path.join(repo.gitDir, 'commondir'), 'utf8').trim());
+  } catch {
+    /* not a linked worktree */
+  }
+  try {
+    return /^\s*objectformat\s*=\s*sha256\s*$/im.test(fs.readFileSync(path.join(common, 'config'), 'utf8'))
+      ? 'sha256'
+      : 'sha1';
+  } catch {
+    return 'sha1';
+  }
+}
+
 /** The repository's object format: the resolved one, else asked of git once per repository object. */
 export function objectFormatOf(repo: GitRepository): Promise<ObjectFormat> {
   if (repo.objectFormat) return Promise.resolve(repo.objectFormat);
@@ -62,17 +84,12 @@ export async function resolveRepository(folder: string, git: GitClient = process
   try {
     ({ stdout } = await git.run(abs, ['rev-parse', '--show-toplevel', '--absolute-git-dir', '--show-object-format']));
   } catch (error) {
+    // A reason of its own (a folder owned by another user: 'repository-not-trusted') is git's, as the table says.
     if (error instanceof GitCommandError && error.reason !== 'git-failed') throw error;
     if (error instanceof GitCommandError && error.gitErrorCode === 'bare-repository') {
       throw new AvhError(
         'not-a-repository',
         'This is a bare git repository; Agent Version History needs a working tree.',
-      );
-    }
-    if (error instanceof GitCommandError && error.gitErrorCode === 'unsafe-repository') {
-      throw new AvhError(
-        'not-a-repository',
-        'Git refuses this repository because it is owned by another user (safe.directory).',
       );
     }
     throw new AvhError('not-a-repository', 'This folder is not a git repository.', {}, { cause: error });

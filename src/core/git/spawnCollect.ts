@@ -1,14 +1,15 @@
 /**
  * Starting one git process and collecting what it printed: the one implementation both ways of starting git use
  * (the git client spawning it itself, and the git launcher process doing it for the client: gitClient.ts,
- * gitLauncherProcess.ts). No shell; a command without input reads /dev/null instead of an empty pipe (a socket and
- * its streams fewer per spawn); a timeout SIGKILLs it. Decides nothing: the client maps the outcome to a result or
- * a GitCommandError.
+ * gitLauncherProcess.ts). Output is decoded and string input encoded losslessly (pathBytes.ts). No shell; a command
+ * without input reads /dev/null instead of an empty pipe (a socket and its streams fewer per spawn); a timeout
+ * SIGKILLs it. Decides nothing: the client maps the outcome to a result or a GitCommandError.
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { decodeBytes, encodeBytes } from './pathBytes';
 
 export interface SpawnRequest {
   cwd: string;
@@ -72,15 +73,16 @@ export function spawnCollect(
         kind: 'closed',
         code: code ?? -1,
         timedOut,
-        stdout: Buffer.concat(out).toString('utf8'),
-        stderr: Buffer.concat(err).toString('utf8'),
+        // Decoded losslessly: a file name that is not UTF-8 keeps its bytes (pathBytes.ts).
+        stdout: decodeBytes(Buffer.concat(out)),
+        stderr: decodeBytes(Buffer.concat(err)),
       });
     });
     if (input !== undefined) {
       child.stdin!.on('error', () => {
         /* git may exit before reading its input; the exit code tells */
       });
-      child.stdin!.end(input);
+      child.stdin!.end(typeof input === 'string' ? encodeBytes(input) : input);
     }
   });
 }
@@ -164,7 +166,7 @@ function readAll(fd: number): string {
     if (n === 0) break;
     read += n;
   }
-  return buffer.toString('utf8', 0, read);
+  return decodeBytes(buffer.subarray(0, read));
 }
 
 function closeQuietly(fd: number): void {

@@ -1,6 +1,7 @@
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { localOnlyChanges, restoreLocalOnlyFiles } from './localOnlyFiles';
 import { objectFormatOf, type GitRepository, type ObjectFormat } from './repository';
 
 /** The git side of a restore's worktree update: what it changes, whether it may, doing it, and checking it. */
@@ -16,7 +17,8 @@ export interface TreeChange {
 }
 
 /**
- * The entries that differ between two commits: what a worktree update from `from` to `to` writes or deletes. Read-only.
+ * The entries that differ between two commits: what a worktree update from `from` to `to` writes or deletes (local-only
+ * files included: localOnlyFiles.ts). Read-only.
  */
 export async function treeChanges(repo: GitRepository, from: string, to: string): Promise<TreeChange[]> {
   // diff-tree reads the index before it looks at its two trees, which it never needs them for (~10 ms at 20,000
@@ -26,6 +28,8 @@ export async function treeChanges(repo: GitRepository, from: string, to: string)
   });
   const fields = stdout.split('\0');
   const changes: TreeChange[] = [];
+  // Local-only files (skip-worktree / assume-unchanged by the user) differ between the commits' local layers.
+  const local = localOnlyChanges(repo, from, to);
   for (let i = 0; i + 1 < fields.length; i += 2) {
     // ":<old mode> <new mode> <old oid> <new oid> <status>" then the path.
     const [oldMode, newMode, oldOid, newOid, status] = fields[i].slice(1).split(' ');
@@ -37,6 +41,9 @@ export async function treeChanges(repo: GitRepository, from: string, to: string)
       oid: status === 'D' ? null : newOid,
     });
   }
+  const listed = new Set(changes.map((c) => c.path));
+  // A local-only file whose branch entry changes too is refused by the update itself (restoreLocalOnlyFiles).
+  for (const change of await local) if (!listed.has(change.path)) changes.push(change);
   return changes;
 }
 
@@ -202,7 +209,18 @@ export async function worktreeMatches(repo: GitRepository, commit: string): Prom
   );
 }
 
-/** Moves index and working tree from `from` to `to` with a two-tree merge (git refuses to overwrite local changes). */
-export async function updateWorktreeBetween(repo: GitRepository, from: string, to: string): Promise<void> {
+/**
+ * Moves index and working tree from `from` to `to` with a two-tree merge (git refuses to overwrite local changes).
+ * Local-only files (skip-worktree / assume-unchanged by the user, which read-tree leaves alone) are checked first
+ * and written from `target`'s local layer when it has one (localOnlyFiles.ts); `target` is null for an update that
+ * keeps them as they are (an Undo that keeps later work).
+ */
+export async function updateWorktreeBetween(
+  repo: GitRepository,
+  from: string,
+  to: string,
+  target: string | null = null,
+): Promise<void> {
+  await restoreLocalOnlyFiles(repo, from, to, target);
   await repo.git.run(repo.root, ['read-tree', '-m', '-u', from, to]);
 }

@@ -178,8 +178,11 @@ export class WorktreeUpdateRefused extends AvhError {
   constructor(cause: AvhError) {
     super(
       cause.reason,
-      'Files this restore would write have changes of their own (uncommitted, staged or untracked), or git is ' +
-        'busy with the index.',
+      // A refusal of the git layer that names its file (a local-only file, issue 25) says so itself.
+      typeof cause.details.file === 'string'
+        ? cause.statement
+        : 'Files this restore would write have changes of their own (uncommitted, staged or untracked), or git is ' +
+            'busy with the index.',
       {},
       { cause, closing: NOTHING_CHANGED },
     );
@@ -195,7 +198,13 @@ const REFUSED_BEFORE_WRITING: readonly ErrorReason[] = ['dirty-conflict', 'unmer
  */
 export async function updateWorktree(ctx: RepoContext, op: OperationRow, restoreCommit: string): Promise<void> {
   try {
-    await updateWorktreeBetween(ctx.repo, baseOf(op), restoreCommit);
+    // Local-only files come back from the target's local layer only when the whole target is restored.
+    await updateWorktreeBetween(
+      ctx.repo,
+      baseOf(op),
+      restoreCommit,
+      op.scope === 'everything' ? op.target_commit : null,
+    );
   } catch (error) {
     if (error instanceof AvhError && REFUSED_BEFORE_WRITING.includes(error.reason))
       throw new WorktreeUpdateRefused(error);

@@ -9,7 +9,7 @@ import {
   type RepositoryHealth,
 } from '../git/healthProbe';
 import { subjectsSince } from '../git/history';
-import { factsFromHealth, passGate, passTurnGate } from '../git/repositoryGate';
+import { factsFromHealth, passGate, passUndoGate } from '../git/repositoryGate';
 import { ZERO_OID } from '../git/workingTree';
 import { type TreeChange, treeChanges } from '../git/worktreeUpdate';
 import type { PreservationReason, UndoScope } from '../store/schema';
@@ -116,7 +116,7 @@ export async function makePlan(
     // Under the restore lease: a recovery latch and an in-flight restore were already settled or refused. Undo
     // passes on an unborn branch too (a cancelled first turn in an empty folder): HEAD is then ZERO_OID.
     const facts = factsFromHealth(health);
-    gate = request.kind === 'undo' ? unbornAsZero(passTurnGate(facts, 'retry')) : passGate(facts, 'retry');
+    gate = request.kind === 'undo' ? unbornAsZero(passUndoGate(facts, 'retry')) : passGate(facts, 'retry');
   } catch (error) {
     await early;
     throw error;
