@@ -116,3 +116,31 @@ export function treePaths(repo: string, rev: string): string[] {
 
 /** True when the real uid is 0 (chmod cannot keep root out, and chown needs it). */
 export const runningAsRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
+
+/**
+ * The shipped CLI run as a user the file modes apply to: this process's own, or `nobody` (through runuser) when it is
+ * root, which reads and writes through any mode bits. `own` gives a folder to that user (chown when root).
+ */
+export function unprivileged(repo: string): { cli: (args: string[]) => DistRun; own: (dir: string) => void } {
+  if (!runningAsRoot()) return { cli: (args) => distCli(args, { cwd: repo }), own: () => undefined };
+  const home = tempDir('avh-nobody-home-');
+  const own = (dir: string) => {
+    const r = spawnSync('chown', ['-R', '65534:65534', dir]);
+    assert.equal(r.status, 0, r.stderr?.toString());
+  };
+  own(home);
+  own(repo);
+  return {
+    own,
+    cli: (args) => {
+      const r = spawnSync('runuser', ['-u', 'nobody', '--', process.execPath, DIST_CLI, ...args], {
+        cwd: repo,
+        input: '',
+        encoding: 'utf8',
+        env: { ...testGitEnv(), HOME: home },
+        timeout: 60_000,
+      });
+      return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+    },
+  };
+}

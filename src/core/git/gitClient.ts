@@ -23,6 +23,8 @@ export interface GitOptions {
    * status. A failure then carries no GitErrorCode.
    */
   stdoutViaFile?: boolean;
+  /** stdout goes nowhere (spawnCollect's SpawnRequest.stdoutIgnored): for a command run for its stderr. */
+  stdoutIgnored?: boolean;
 }
 
 export interface GitResult {
@@ -268,7 +270,14 @@ export class GitClient {
             killDuringFailpoint(pid, args, this.running);
           }
         : undefined;
-    const request = { cwd, env, input: options.input, timeoutMs, stdoutViaFile: options.stdoutViaFile };
+    const request = {
+      cwd,
+      env,
+      input: options.input,
+      timeoutMs,
+      stdoutViaFile: options.stdoutViaFile,
+      stdoutIgnored: options.stdoutIgnored,
+    };
     const outcome = launcher
       ? launcher.run({ git, args: [...args], ...request })
       : spawnCollect(git, args, request, started);

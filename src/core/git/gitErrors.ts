@@ -39,8 +39,8 @@ const AUTH_FAILED = new RegExp(
 
 /**
  * stderr → code, first match wins; the codes in REASONS name an error reason of their own. The two file rows come
- * last, so they never change the reason a failure had: git names the file in them (read by fileNamedIn), never its
- * content.
+ * after those, so they never change the reason a failure had: git names the file in them (read by fileNamedIn),
+ * never its content.
  */
 const STDERR_CODES: readonly (readonly [RegExp, GitErrorCode])[] = [
   [/index\.lock': File exists/, 'index-locked'],
@@ -57,15 +57,17 @@ const STDERR_CODES: readonly (readonly [RegExp, GitErrorCode])[] = [
   [/tell me who you are|empty ident|auto-detect/i, 'no-identity'],
   [/does not have any commits yet|unknown revision|bad (?:default )?revision 'HEAD'/, 'no-commits'],
   [/not able to write tree/i, 'tree-not-written'],
-  [AUTH_FAILED, 'auth-failed'],
+  // Before auth-failed, whose "Permission denied" is a remote's: these name a local file.
   [/error: open\(".+"\): Permission denied|unable to index file '.+'/, 'unreadable-file'],
   [/: (?:clean|smudge) filter '?.+?'? failed/, 'filter-failed'],
+  [AUTH_FAILED, 'auth-failed'],
 ];
 
 /** Where git names the file a failure is about, per code (the first match's first group). */
 const NAMED_FILE: Partial<Record<GitErrorCode, readonly RegExp[]>> = {
   'unreadable-file': [/error: open\("(.+)"\): Permission denied/, /unable to index file '(.+)'/],
   'filter-failed': [/fatal: (.+): (?:clean|smudge) filter '?.+?'? failed/],
+  'unsafe-repository': [/dubious ownership in repository at '(.+)'/],
 };
 
 /** The file a failure with `code` names in its stderr (a name only, never content), or undefined. Pure. */
@@ -148,7 +150,10 @@ export function messageFor(reason: ErrorReason, args: readonly string[], exit: n
   const named = file === undefined ? 'a file' : printableName(file);
   switch (reason) {
     case 'repository-not-trusted':
-      return 'Git refuses this repository because it is owned by another user (safe.directory).';
+      return (
+        `Git refuses ${file === undefined ? 'this repository' : printableName(file)} because it is owned by another ` +
+        'user (safe.directory).'
+      );
     case 'unreadable-file':
       return `Git cannot read ${named} (permission denied). Make it readable, or add it to .gitignore, then try again.`;
     case 'filter-failed':

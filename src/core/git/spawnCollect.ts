@@ -23,6 +23,8 @@ export interface SpawnRequest {
    * and the full path runs the status again). Never with input.
    */
   stdoutViaFile?: boolean;
+  /** stdout is not wanted (a command run for its exit code and stderr): it goes nowhere, and `stdout` is empty. */
+  stdoutIgnored?: boolean;
 }
 
 export type SpawnOutcome =
@@ -47,7 +49,7 @@ export function spawnCollect(
       child = spawn(file, args as string[], {
         cwd: request.cwd,
         env: request.env,
-        stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+        stdio: [input === undefined ? 'ignore' : 'pipe', request.stdoutIgnored ? 'ignore' : 'pipe', 'pipe'],
       });
     } catch (error) {
       resolve({ kind: 'spawn-error', code: (error as NodeJS.ErrnoException).code ?? 'EINVAL' });
@@ -61,7 +63,7 @@ export function spawnCollect(
       timedOut = true;
       child.kill('SIGKILL');
     }, request.timeoutMs);
-    child.stdout!.on('data', (d: Buffer) => out.push(d));
+    child.stdout?.on('data', (d: Buffer) => out.push(d));
     child.stderr!.on('data', (d: Buffer) => err.push(d));
     child.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);

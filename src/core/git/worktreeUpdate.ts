@@ -1,7 +1,9 @@
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { AvhError } from '../errors';
 import { localOnlyChanges, restoreLocalOnlyFiles } from './localOnlyFiles';
+import { printableName } from './pathBytes';
 import { objectFormatOf, type GitRepository, type ObjectFormat } from './repository';
 
 /** The git side of a restore's worktree update: what it changes, whether it may, doing it, and checking it. */
@@ -222,5 +224,13 @@ export async function updateWorktreeBetween(
   target: string | null = null,
 ): Promise<void> {
   await restoreLocalOnlyFiles(repo, from, to, target);
-  await repo.git.run(repo.root, ['read-tree', '-m', '-u', from, to]);
+  const { stderr } = await repo.git.run(repo.root, ['read-tree', '-m', '-u', from, to]);
+  // read-tree only warns (exit 0) about a file it could not remove or write, or a smudge filter that failed: the
+  // update is then not what it says, and the restore must not be proven by the files' bytes (the preflight,
+  // writeBlockers.ts, refuses the causes it can see before anything moves).
+  const unwritten = /unable to (?:unlink '(.+?)'|create file (.+?)): /.exec(stderr);
+  if (unwritten)
+    throw new AvhError('folder-read-only', `${printableName(unwritten[1] ?? unwritten[2])} could not be written.`);
+  if (/external filter .* failed/.test(stderr))
+    throw new AvhError('filter-failed', 'A smudge filter failed, so a file was written in its stored form.');
 }

@@ -8,7 +8,7 @@ import { nestedNotice } from '../turns/turnRecords';
 import { endTurnUnderLease } from '../turns/turnLedger';
 import { assertConfirmed, assertConfirmedPlan } from './confirmation';
 import { admitOperation, type OperationRow } from './operationRecords';
-import { refuseIgnoredFilesInTheWay, WorktreeUpdateRefused } from './restoreEffects';
+import { refuseWritesThatCannotLand, WorktreeUpdateRefused } from './restoreEffects';
 import { type AheadOperation, makePlan } from './restorePlan';
 import type { RestoreOptions, RestoreRequest, RestoreResult } from './restoreRequest';
 import { runSaga } from './restoreSaga';
@@ -81,7 +81,7 @@ async function planAndRun(
         `again${plan.later ? ' (or choose Undo Only This Turn, which keeps them)' : ''}. Nothing was changed.`,
     );
   }
-  if (plan.clean) await refuseIgnoredFilesInTheWay(ctx, plan.changes); // a dirty tree is checked once it is preserved
+  if (plan.clean) await refuseWritesThatCannotLand(ctx, plan.changes); // a dirty tree is checked once it is preserved
   const op: OperationRow = {
     id: ahead.id,
     kind: request.kind,

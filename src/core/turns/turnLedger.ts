@@ -306,7 +306,9 @@ async function commitTurnVersion(ctx: RepoContext, turn: TurnRow): Promise<Versi
       };
     const reason = (isAvhError(error) && NO_VERSION_FOR[error.reason]) || 'git-failed';
     ctx.log.error('turn.version-failed', { turn: turn.id, reason: isAvhError(error) ? error.reason : 'unexpected' });
-    return { version: null, reason, message: FAILURE_COPY[reason] ?? FAILURE_COPY['git-failed'] };
+    // A cause git named (a file it cannot read, a filter that failed: issue 25) is said the way the table words it.
+    const named = isAvhError(error) && typeof error.details.file === 'string' ? `${KEPT} ${error.message}` : null;
+    return { version: null, reason, message: named ?? FAILURE_COPY[reason] ?? FAILURE_COPY['git-failed'] };
   }
 }
 
