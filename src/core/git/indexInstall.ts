@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { GitCommandError } from './gitErrors';
 import { readRef } from './refUpdate';
 import type { GitRepository } from './repository';
 import { recordedProcessGone, type TemporaryIndex } from './temporaryIndex';
@@ -67,7 +68,16 @@ export async function repairRecordedIndex(repo: GitRepository): Promise<boolean>
   }
   const [ref, commit] = text.trim().split(' ');
   const onIt = ref !== undefined && (await readRef(repo, 'HEAD')) === commit && (await readRef(repo, ref)) === commit;
-  if (onIt) await repo.git.run(repo.root, ['reset', '-q']);
+  if (onIt) {
+    try {
+      await repo.git.run(repo.root, ['reset', '-q']);
+    } catch (error) {
+      // Another process still holds index.lock (after the client's own retries): the marker waits for the next
+      // command; nothing of ours needs the real index meanwhile (the commit path stages into a copy).
+      if (error instanceof GitCommandError && error.reason === 'index-locked') return false;
+      throw error;
+    }
+  }
   fs.rmSync(marker, { force: true });
   return onIt;
 }

@@ -198,12 +198,12 @@ export async function localOnlyChanges(repo: GitRepository, from: string, to: st
 const FLAG_NAME = (e: FlaggedEntry) => (e.skipWorktree ? '--skip-worktree' : '--assume-unchanged');
 
 /**
- * Before a restore's read-tree moves index and files from `from` to `to`: the local-only files. Each must hold
- * what a local layer or the index holds (else the refusal names it, and nothing moved), and `from` and `to` must
- * agree on its index entry (a version that changes the branch's blob of a local-only file is refused, naming it:
- * clear the flag first). Then, when `target` (the commit the restore returns to) has a local layer, its content
- * is written to them, index entries and flags untouched; the layer is recorded for `to` as well, so a Redo finds
- * it. Safe to run twice.
+ * Before a restore's read-tree moves index and files from `from` to `to`: the local-only files. When the update
+ * writes them, each must hold what a local layer or the index holds (else the refusal names it, and nothing moved);
+ * always, `from` and `to` must agree on its index entry (a version that changes the branch's blob of a local-only
+ * file is refused, naming it: clear the flag first). Then, when `target` (the commit the restore returns to) has a
+ * local layer, its content is written to them, index entries and flags untouched; the layer is recorded for `to`
+ * as well, so a Redo finds it. Safe to run twice.
  */
 export async function restoreLocalOnlyFiles(
   repo: GitRepository,
@@ -237,8 +237,9 @@ export async function restoreLocalOnlyFiles(
           `--no-${FLAG_NAME(entry).slice(2)} -- ${name}\` to let versions hold it, then try again.`,
         entry,
       );
+    // Only a file about to be written must hold what some version holds (an update that keeps it needs nothing).
     const known = [entry.oid, oidOf(fromHeld), oidOf(targetHeld)];
-    if (!known.includes(current[i]))
+    if (targetLayer && !known.includes(current[i]))
       throw localOnlyRefusal(
         `${name} is marked ${FLAG_NAME(entry)} (local only) and holds changes no version has. Copy it aside, ` +
           'then try again.',
