@@ -244,6 +244,38 @@ describe('repository shapes people really have (issue 25; real git, real store)'
         assertNothingLost(repo, before);
       });
     });
+
+    it('a completed turn whose version could not be made is undone like a cancelled one: its work is saved first', async () => {
+      const repo = makeRepo();
+      write(repo, 'README.md', '# demo\nthe user, before the turn\n');
+      await withHistory(repo, async (history) => {
+        const { turnId, baseCommit } = await history.beginTurn({ chatId: 'c', prompt: 'agent' });
+        write(repo, 'README.md', '# demo\nthe agent rewrote it\n');
+        write(repo, 'a.txt', 'agent\n');
+        // Any failure to record does it (a lock that outlasted every wait, a hook, git failing): a refusing hook
+        // is the one a test can make on purpose.
+        const hook = path.join(repo, '.git', 'hooks', 'reference-transaction');
+        write(repo, '.git/hooks/reference-transaction', '#!/bin/sh\n[ "$1" = prepared ] && exit 1\nexit 0\n');
+        fs.chmodSync(hook, 0o755);
+        const end = await history.endTurn(turnId, 'completed');
+        assert.equal(end.version, null);
+        fs.rmSync(hook);
+        const before = contentInventory(repo);
+        const undo = await history.undo();
+        assert.equal(undo.result, 'restored');
+        assert.ok(undo.preserved, 'the turn’s work was saved first');
+        assert.equal(show(repo, undo.preserved, 'a.txt'), 'agent\n');
+        assert.equal(show(repo, undo.preserved, 'README.md'), '# demo\nthe agent rewrote it\n');
+        assert.equal(
+          git(repo, 'rev-parse', 'HEAD^{tree}').trim(),
+          git(repo, 'rev-parse', `${baseCommit}^{tree}`).trim(),
+        );
+        assert.equal(read(repo, 'README.md'), '# demo\nthe user, before the turn\n');
+        assert.equal(fs.existsSync(path.join(repo, 'a.txt')), false);
+        assert.ok(clean(repo));
+        assertNothingLost(repo, before);
+      });
+    });
   });
 
   // ---------------------------------------------------------------------------------------------------------

@@ -5,7 +5,8 @@ import type { TurnRow } from '../turns/turnRecords';
 
 /**
  * The one place that decides whether Undo preserves the dirty tree (SPEC §5.2). A running turn is cancelled by
- * Undo first (active-cancel); a durable cancelled/errored outcome preserves; completed or unknown never does.
+ * Undo first (active-cancel); a durable cancelled/errored outcome preserves, and so does a completed turn whose
+ * version could not be made; any other completed or unknown turn never does.
  *
  * Legacy rule (reference plan, narrowed to our data): a terminal turn with a NULL outcome — only possible for
  * rows written before outcomes existed — counts as cancelled only when it made no version commit AND a later
@@ -15,7 +16,18 @@ import type { TurnRow } from '../turns/turnRecords';
 export function preservationFor(r: StoreReader | StoreTx, turn: TurnRow): PreservationReason {
   if (turn.recovery !== 'terminal') return 'active-cancel';
   const outcome: TerminalOutcome | 'unknown' = turn.terminal_outcome ?? legacyOutcome(r, turn);
-  return outcome === 'cancelled' || outcome === 'errored' ? 'durable-cancelled-turn' : 'none';
+  if (outcome === 'cancelled' || outcome === 'errored') return 'durable-cancelled-turn';
+  return outcome === 'completed' && versionNotMade(turn) ? 'durable-cancelled-turn' : 'none';
+}
+
+/**
+ * Issue 25: a completed turn whose version could not be made (a lock, a refusing hook, git failing, recovery
+ * latched, …) left its work in the tree and in no commit, exactly like a cancelled turn: its Undo saves that work
+ * first. Not for 'no-changes' (there is nothing of its own) or 'pending' (reconciliation settles it first).
+ */
+function versionNotMade(turn: TurnRow): boolean {
+  if (turn.version_commit !== null || turn.no_version_reason === null) return false;
+  return turn.no_version_reason !== 'no-changes' && turn.no_version_reason !== 'pending';
 }
 
 function legacyOutcome(r: StoreReader | StoreTx, turn: TurnRow): 'cancelled' | 'unknown' {
