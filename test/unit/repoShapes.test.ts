@@ -151,7 +151,7 @@ describe('repository shapes people really have (issue 25; real git, real store)'
       });
     });
 
-    it('a lagging fsmonitor: an edit made just before Undo is refused (the tree is dirty), never overwritten', async () => {
+    it('a lagging fsmonitor: an edit made just before Undo is refused, naming the file, never overwritten', async () => {
       const repo = makeRepo();
       write(repo, 'a.txt', 'v1\n');
       commitAll(repo, 'a');
@@ -168,7 +168,9 @@ describe('repository shapes people really have (issue 25; real git, real store)'
         assert.equal(git(repo, 'status', '--porcelain').trim(), '');
         const before = contentInventory(repo);
         const picture = repoPicture(repo);
-        await expectReason(history.undo(), 'dirty-conflict');
+        const refused = await expectReason(history.undo(), 'dirty-conflict');
+        assert.match(refused.message, /uncommitted changes \(a\.txt\)/, 'the refusal names the file');
+        assert.match(refused.message, /Nothing was changed/);
         assert.deepEqual(repoPicture(repo), picture, 'nothing changed');
         assert.equal(read(repo, 'a.txt'), 'the user typed this just before Undo\n');
         assertNothingLost(repo, before);

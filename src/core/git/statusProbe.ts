@@ -118,6 +118,19 @@ export function healthFromStatus(repo: GitRepository, stdout: string): Repositor
 }
 
 /**
+ * The uncommitted paths `git status` lists (tracked changes and untracked files, as the probe sees them: the
+ * pinned configuration looks at the files, whatever a file-system monitor says), for a refusal to name. Read-only.
+ */
+export async function uncommittedPaths(repo: GitRepository): Promise<string[]> {
+  const args = ['status', '--porcelain=v1', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=dirty'];
+  const { stdout } = await repo.git.run(repo.root, args, { env: PROBE_ENV });
+  return stdout
+    .split('\0')
+    .filter((record) => record.length > 3)
+    .map((record) => record.slice(3));
+}
+
+/**
  * Starts the health probe's exact status command and environment (PROBE_ENV: read-only) in `root`, for the hook
  * fast path: its output through a file, its stderr dropped (a failure only makes the fast path decline; the full
  * path's own probe then reports it).

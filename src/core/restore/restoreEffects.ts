@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import type { RepoContext } from '../context';
 import { AvhError, ErrorReason, isAvhError, NOTHING_CHANGED } from '../errors';
 import { readSymbolicHead } from '../git/healthProbe';
+import { uncommittedPaths } from '../git/statusProbe';
 import { parentsAndTrailer, readHead } from '../git/history';
 import { CommitSpec, commitWorkingTree, compareAndSetRef, createCommit, ZERO_OID } from '../git/workingTree';
 import { printableName } from '../git/pathBytes';
@@ -284,6 +285,22 @@ export async function refuseWritesThatCannotLand(ctx: RepoContext, changes: read
       { closing: NOTHING_CHANGED },
     );
   }
+}
+
+/**
+ * The refusal of a restore over uncommitted changes that are no cancelled turn's (SPEC §5.2), naming the files (up
+ * to ten): after a file-system monitor hid an edit from git, this is what tells the user what would have gone.
+ */
+export async function dirtyTreeRefusal(ctx: RepoContext, laterWork: boolean): Promise<AvhError> {
+  const files = await uncommittedPaths(ctx.repo).catch(() => []);
+  const named = files.length > 0 ? ` (${namedList(files)})` : '';
+  return new AvhError(
+    'dirty-conflict',
+    `You have uncommitted changes${named} that are not from a cancelled agent turn. Commit or stash them, then ` +
+      `try again${laterWork ? ' (or choose Undo Only This Turn, which keeps them)' : ''}.`,
+    files.length > 0 ? { count: files.length, files: files.join('\n') } : {},
+    { closing: NOTHING_CHANGED },
+  );
 }
 
 const NAMED = 10;

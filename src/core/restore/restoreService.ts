@@ -8,7 +8,7 @@ import { nestedNotice } from '../turns/turnRecords';
 import { endTurnUnderLease } from '../turns/turnLedger';
 import { assertConfirmed, assertConfirmedPlan } from './confirmation';
 import { admitOperation, type OperationRow } from './operationRecords';
-import { refuseWritesThatCannotLand, WorktreeUpdateRefused } from './restoreEffects';
+import { dirtyTreeRefusal, refuseWritesThatCannotLand, WorktreeUpdateRefused } from './restoreEffects';
 import { type AheadOperation, makePlan } from './restorePlan';
 import type { RestoreOptions, RestoreRequest, RestoreResult } from './restoreRequest';
 import { runSaga } from './restoreSaga';
@@ -74,13 +74,7 @@ async function planAndRun(
   }
   // An Undo that keeps later work saves uncommitted edits first (they are part of the "current" it merges with).
   const keepsLater = plan.scope !== 'everything';
-  if (!plan.clean && plan.preservation === 'none' && !keepsLater) {
-    throw new AvhError(
-      'dirty-conflict',
-      `You have uncommitted changes that are not from a cancelled agent turn. Commit or stash them, then try ` +
-        `again${plan.later ? ' (or choose Undo Only This Turn, which keeps them)' : ''}. Nothing was changed.`,
-    );
-  }
+  if (!plan.clean && plan.preservation === 'none' && !keepsLater) throw await dirtyTreeRefusal(ctx, !!plan.later);
   if (plan.clean) await refuseWritesThatCannotLand(ctx, plan.changes); // a dirty tree is checked once it is preserved
   const op: OperationRow = {
     id: ahead.id,
