@@ -247,6 +247,29 @@ describe('repository shapes people really have (issue 25; real git, real store)'
       });
     });
 
+    it('at Undo: a lock held for a moment is waited for and the Undo restores; one that stays is refused, nothing changed', async () => {
+      const repo = makeRepo();
+      await withHistory(repo, async (history) => {
+        const { turnId } = await history.beginTurn({ chatId: 'c', prompt: 'agent' });
+        write(repo, 'a.txt', 'agent\n');
+        assert.ok((await history.endTurn(turnId, 'completed')).version);
+        const lock = path.join(repo, '.git', 'index.lock');
+        fs.writeFileSync(lock, '');
+        const picture = repoPicture(repo);
+        await expectReason(history.undo(), 'index-locked');
+        assert.deepEqual(repoPicture(repo), picture, 'a lock that stays: refused, nothing changed');
+        fs.rmSync(lock);
+        const before = contentInventory(repo);
+        const released = holdIndexLock(repo, 400);
+        const undo = await history.undo();
+        await released;
+        assert.equal(undo.result, 'restored');
+        assert.equal(fs.existsSync(path.join(repo, 'a.txt')), false);
+        assert.ok(clean(repo));
+        assertNothingLost(repo, before);
+      });
+    });
+
     it('a completed turn whose version could not be made is undone like a cancelled one: its work is saved first', async () => {
       const repo = makeRepo();
       write(repo, 'README.md', '# demo\nthe user, before the turn\n');

@@ -4,7 +4,7 @@ import type { RepoContext } from '../context';
 import { AvhError } from '../errors';
 import {
   guessBranchTip,
-  inspectRepositoryHealth,
+  inspectHealthPastIndexLock,
   operationsInProgress,
   type RepositoryHealth,
 } from '../git/healthProbe';
@@ -112,7 +112,7 @@ export async function makePlan(
   let health: RepositoryHealth;
   let gate: { branch: string; head: string };
   try {
-    health = await inspectRepositoryHealth(ctx.repo);
+    health = await inspectHealthPastIndexLock(ctx.repo); // an editor's index.lock: waited for, bounded
     // Under the restore lease: a recovery latch and an in-flight restore were already settled or refused. Undo
     // passes on an unborn branch too (a cancelled first turn in an empty folder): HEAD is then ZERO_OID.
     const facts = factsFromHealth(health);
