@@ -579,6 +579,47 @@ describe('repository shapes people really have (issue 25; real git, real store)'
       assert.equal(objectExists(repo, blobIdIn(repo, Buffer.from(secret))), false, 'the secret is in no object');
     });
 
+    it('the same for the [Interrupted] save of a cancelled turn’s work, and the secret stays in the folder', async () => {
+      const repo = makeRepo();
+      const secret = 'GITHUB_TOKEN=ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n';
+      await withHistory(repo, async (history) => {
+        const { turnId } = await history.beginTurn({ chatId: 'c', prompt: 'write env, then stop' });
+        write(repo, '.env', secret);
+        write(repo, 'app.ts', 'export {};\n');
+        await history.endTurn(turnId, 'cancelled');
+        const before = contentInventory(repo);
+        // The save leaves .env out and lists it in info/exclude: from then on it is an ignored file, which the
+        // inventory does not count. It is checked byte for byte in the folder instead.
+        before.delete(blobIdIn(repo, Buffer.from(secret)));
+        const undo = await history.undo();
+        assert.equal(undo.result, 'restored');
+        assert.ok(undo.preserved);
+        assert.deepEqual(treePaths(repo, undo.preserved).sort(), ['.gitignore', 'README.md', 'app.ts']);
+        assert.equal(read(repo, '.env'), secret, 'left out of versions, never touched');
+        assertNothingLost(repo, before);
+      });
+      assert.equal(objectExists(repo, blobIdIn(repo, Buffer.from(secret))), false, 'the secret is in no object');
+    });
+
+    it('a file whose name is not UTF-8 and holds no secret is versioned under its exact name, and Undo removes it', async () => {
+      const repo = makeRepo();
+      const name = Buffer.concat([Buffer.from('notes-'), Buffer.from([0xe9]), Buffer.from('.txt')]);
+      const file = Buffer.concat([Buffer.from(`${repo}/`), name]);
+      await withHistory(repo, async (history) => {
+        const { turnId } = await history.beginTurn({ chatId: 'c', prompt: 'write notes' });
+        fs.writeFileSync(file, 'plain notes\n');
+        const { version } = await history.endTurn(turnId, 'completed');
+        assert.ok(version);
+        assert.ok(treePaths(repo, version).includes(name.toString('latin1')), 'the exact bytes of the name');
+        assert.equal(objectExists(repo, blobIdIn(repo, Buffer.from('plain notes\n'))), true);
+        assert.equal((await history.undo()).result, 'restored');
+        assert.equal(fs.existsSync(file), false);
+        assert.ok(clean(repo));
+        assert.equal((await history.redo()).result, 'restored');
+        assert.equal(fs.readFileSync(file, 'utf8'), 'plain notes\n');
+      });
+    });
+
     it('a new file over 50 MB left out of a version leaves no object behind either', async () => {
       const repo = makeRepo();
       const big = Buffer.alloc(51 * 1024 * 1024, 0x61);
