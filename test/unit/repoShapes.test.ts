@@ -131,6 +131,37 @@ describe('repository shapes people really have (issue 25; real git, real store)'
       });
     }
 
+    it('through the shipped hook (Claude Code’s captured payloads): a --skip-worktree local edit survives the turn and Undo', () => {
+      const repo = makeRepo();
+      write(repo, 'config.ini', 'db=prod\n');
+      commitAll(repo, 'config');
+      git(repo, 'update-index', '--skip-worktree', 'config.ini');
+      write(repo, 'config.ini', 'db=local tweak\n');
+      const fixture = (name: string) => {
+        const file = path.resolve(__dirname, '../../../test/fixtures/hooks/claude-code', name);
+        return JSON.stringify({ ...(JSON.parse(fs.readFileSync(file, 'utf8')) as object), cwd: repo });
+      };
+      const hook = (name: string) => {
+        const r = distCli(['hook', 'claude-code', '--json'], { cwd: path.dirname(repo), input: fixture(name) });
+        assert.equal(r.code, 0, r.stderr);
+        return JSON.parse(r.stdout) as { action: string; version?: string | null };
+      };
+      // The probe says "clean" beside a hidden entry: the fast path declines and the full path snapshots it.
+      assert.equal(hook('UserPromptSubmit.json').action, 'began');
+      write(repo, 'config.ini', 'db=agent rewrite\n');
+      write(repo, 'other.txt', 'agent\n');
+      const before = contentInventory(repo);
+      const ended = hook('Stop.json');
+      assert.equal(ended.action, 'ended');
+      assert.ok(ended.version, 'a version');
+      const undo = distCli(['undo', '--json'], { cwd: repo });
+      assert.equal(undo.code, 0, undo.stdout + undo.stderr);
+      assert.equal(read(repo, 'config.ini'), 'db=local tweak\n', 'the local edit is back');
+      assert.equal(fs.existsSync(path.join(repo, 'other.txt')), false);
+      assert.match(git(repo, 'ls-files', '-v', 'config.ini'), /^S /);
+      assertNothingLost(repo, before);
+    });
+
     it('core.ignoreStat=true: the pre-turn edit is in the base, the agent’s rewrite in the version, Undo gives the edit back', async () => {
       const repo = makeRepo();
       git(repo, 'config', 'core.ignoreStat', 'true');
