@@ -46,6 +46,15 @@ async function withHistory<T>(repo: string, fn: (history: VersionHistory) => Pro
   }
 }
 
+/** One Claude Code hook event through the shipped bundle, from its captured payload with `cwd` set to `repo`. */
+function claudeHook(repo: string, name: string): { action: string; version?: string | null } {
+  const file = path.resolve(__dirname, '../../../test/fixtures/hooks/claude-code', name);
+  const input = JSON.stringify({ ...(JSON.parse(fs.readFileSync(file, 'utf8')) as object), cwd: repo });
+  const r = distCli(['hook', 'claude-code', '--json'], { cwd: path.dirname(repo), input });
+  assert.equal(r.code, 0, r.stderr);
+  return JSON.parse(r.stdout) as { action: string; version?: string | null };
+}
+
 describe('repository shapes people really have (issue 25; real git, real store)', function () {
   this.timeout(120_000);
   afterEach(cleanupTempDirs);
@@ -137,15 +146,7 @@ describe('repository shapes people really have (issue 25; real git, real store)'
       commitAll(repo, 'config');
       git(repo, 'update-index', '--skip-worktree', 'config.ini');
       write(repo, 'config.ini', 'db=local tweak\n');
-      const fixture = (name: string) => {
-        const file = path.resolve(__dirname, '../../../test/fixtures/hooks/claude-code', name);
-        return JSON.stringify({ ...(JSON.parse(fs.readFileSync(file, 'utf8')) as object), cwd: repo });
-      };
-      const hook = (name: string) => {
-        const r = distCli(['hook', 'claude-code', '--json'], { cwd: path.dirname(repo), input: fixture(name) });
-        assert.equal(r.code, 0, r.stderr);
-        return JSON.parse(r.stdout) as { action: string; version?: string | null };
-      };
+      const hook = (name: string) => claudeHook(repo, name);
       // The probe says "clean" beside a hidden entry: the fast path declines and the full path snapshots it.
       assert.equal(hook('UserPromptSubmit.json').action, 'began');
       write(repo, 'config.ini', 'db=agent rewrite\n');
@@ -206,6 +207,25 @@ describe('repository shapes people really have (issue 25; real git, real store)'
         assert.equal(read(repo, 'a.txt'), 'the user typed this just before Undo\n');
         assertNothingLost(repo, before);
       });
+    });
+    it('a lagging fsmonitor at turn begin through the shipped hook: the user’s edit is in the base, Undo gives it back', async () => {
+      const repo = makeRepo();
+      write(repo, 'a.txt', 'v1\n');
+      commitAll(repo, 'a');
+      const monitor = installLaggingFsmonitor(repo);
+      monitor.lag(true);
+      await sleep(1100); // a later second than the index: nothing about racy entries helps git here
+      write(repo, 'a.txt', 'the user’s edit, before the prompt\n');
+      assert.equal(git(repo, 'status', '--porcelain').trim(), '', 'git, trusting the monitor, sees a clean tree');
+      // The fast path would take a clean tree's HEAD as the base; it must see the edit and snapshot it.
+      assert.equal(claudeHook(repo, 'UserPromptSubmit.json').action, 'began');
+      write(repo, 'a.txt', 'agent rewrite\n');
+      const before = contentInventory(repo);
+      assert.ok(claudeHook(repo, 'Stop.json').version, 'a version');
+      const undo = distCli(['undo', '--json'], { cwd: repo });
+      assert.equal(undo.code, 0, undo.stdout + undo.stderr);
+      assert.equal(read(repo, 'a.txt'), 'the user’s edit, before the prompt\n');
+      assertNothingLost(repo, before);
     });
     it('a lagging fsmonitor at turn end: the version still holds the agent’s edit', async () => {
       const repo = makeRepo();
