@@ -724,11 +724,13 @@ async function probeCommand(history: VersionHistory): Promise<{ args: string[]; 
   // shim that it starts exactly that one process.
   const counter = new GitProcessCounter(fs.mkdtempSync(path.join(os.tmpdir(), 'avh-probe-shim-')));
   const lines = await counter.count(() => inspectRepositoryHealth(history.repository));
-  if (lines.length !== 1 || lines[0] !== PROBE_STATUS_ARGS.join(' '))
+  // Every git process of ours starts with the pinned configuration (gitClient.ts): the raw baseline runs it too.
+  const args = [...history.repository.git.pinnedArgs(history.repository.root), ...PROBE_STATUS_ARGS];
+  if (lines.length !== 1 || lines[0] !== args.join(' '))
     throw new Error(
-      `bench: expected the health probe to run one \`git ${PROBE_STATUS_ARGS.join(' ')}\`, it ran ${JSON.stringify(lines)}`,
+      `bench: expected the health probe to run one \`git ${args.join(' ')}\`, it ran ${JSON.stringify(lines)}`,
     );
-  return { args: [...PROBE_STATUS_ARGS], env: { GIT_OPTIONAL_LOCKS: '0' } };
+  return { args, env: { GIT_OPTIONAL_LOCKS: '0' } };
 }
 
 /** Git processes started by one beginTurn (the turn is then ended cancelled, outside the count). */

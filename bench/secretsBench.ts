@@ -3,30 +3,27 @@
  * under 1 MB, by content) adds to a version commit of 100 new files on the 20k-file bench repository.
  *
  * Two variants alternate in one loop on the same repository and the same edit: the product's own snapshot step
- * (`snapshotWorkingTree`, the body of `writeWorkingTree`: `add -A --verbose`, the filters, `write-tree`) with the
- * version filters as they are, the secret check timed on its own, and the same step with the secret filter replaced by
- * one that finds nothing; each followed by the same commit-tree, compare-and-set update-ref and index install. So
- * the only difference is the check (no copy of the product's steps to drift from it). `endTurn` on the same edit is
- * timed too, for the share of a whole turn end.
+ * (`snapshotWorkingTree`: `add -u --sparse` beside `ls-files --others`, the filters, `update-index --add`,
+ * `write-tree`) with the version filters, the secret check timed on its own inside it, and the same function with
+ * a secrets filter that finds nothing without looking, each followed by the same commit-tree, compare-and-set
+ * update-ref and index install. `endTurn` on the same edit is timed too, for the share of a whole turn end.
  *
- * Run alone: `npx tsc -p . && node out/bench/secretsBench.js` (AVH_BENCH_QUICK=1 for a 2k-file repository);
- * it replaces its section in bench/RESULTS.md (quick mode: prints only).
+ * Run alone: `npx tsc -p . && node out/bench/secretsBench.js` (AVH_BENCH_QUICK=1 for a 2k-file repository); it
+ * prints its section (bench/index.ts writes RESULTS.md).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runGit } from '../src/core/git/gitRunner';
-import { excludeLargeFiles } from '../src/core/git/heavyFolders';
 import { GitRepository, resolveRepository } from '../src/core/git/repository';
 import {
   compareAndSetRef,
   createCommit,
   installIndex,
+  snapshotWorkingTree,
   TemporaryIndex,
-  writeWorkingTree,
+  VERSION_FILTERS,
 } from '../src/core/git/workingTree';
-import { snapshotWorkingTree, type SnapshotFilters } from '../src/core/git/workingTreeSnapshot';
-import { excludeNewSecretPaths, secretsLeftOutOf } from '../src/core/git/secretExclusion';
 import { scanForSecrets } from '../src/core/secrets/secretScanner';
 import { VersionHistory } from '../src/core/versionHistory';
 import { assertClean, BenchRepo, buildRepo, median, ms, now, percentile, resetTo } from './benchUtil';
@@ -51,26 +48,23 @@ function writeNewFiles(repo: BenchRepo, tag: string): string[] {
 
 /**
  * The version commit steps of endTurn after its health checks: the product's snapshot step with the version filters
- * (`check`: the secret filter as it is, timed on its own; without: a secret filter that finds nothing), then the
- * commit, the branch move and the index install.
+ * (`check`: the secret check timed on its own inside it) or with a secrets filter that looks at nothing.
  */
 async function versionCommit(repo: GitRepository, check: boolean): Promise<{ totalMs: number; checkMs: number }> {
   let checkMs = 0;
-  const filters: SnapshotFilters = {
-    secrets: check
-      ? async (...args) => {
-          const c0 = now();
-          const found = await excludeNewSecretPaths(...args);
-          checkMs = now() - c0;
-          return found;
-        }
-      : async () => [],
-    large: excludeLargeFiles,
-  };
   const t0 = now();
   const index = TemporaryIndex.create(repo);
   try {
-    const { tree, excluded } = await snapshotWorkingTree(repo, index, filters);
+    const { tree, excluded } = await snapshotWorkingTree(repo, index, {
+      large: VERSION_FILTERS.large,
+      secrets: async (r, candidates) => {
+        if (!check) return [];
+        const c0 = now();
+        const found = await VERSION_FILTERS.secrets(r, candidates);
+        checkMs = now() - c0;
+        return found;
+      },
+    });
     if (excluded.length > 0) throw new Error('bench: ordinary files were left out');
     const head = (await runGit(repo.root, ['rev-parse', 'HEAD'])).stdout.trim();
     const commit = await createCommit(repo, { tree, parents: [head], message: 'bench: 100 new files\n' });
@@ -144,19 +138,18 @@ export async function runSecretsBench(
         scanOnly.push(t3 - t2);
       }
     }
-    // The check really runs on this path: a key file among the new files is left out.
+    // The check really runs on this path: a key file among the new files is left out, and never hashed.
     await resetTo(repo, repo.base);
     writeNewFiles(repo, 'proof');
-    fs.writeFileSync(path.join(repo.dir, 'pkg000', '.env'), 'TOKEN=x\n');
+    const secret = 'TOKEN=secrets-bench-proof\n';
+    fs.writeFileSync(path.join(repo.dir, 'pkg000', '.env'), secret);
     const index = TemporaryIndex.create(gitRepo);
     try {
-      await writeWorkingTree(gitRepo, index);
-      if (
-        secretsLeftOutOf(index)
-          .map((f) => f.path)
-          .join() !== 'pkg000/.env'
-      )
-        throw new Error('bench: the secret check did not run');
+      const { excluded } = await snapshotWorkingTree(gitRepo, index, VERSION_FILTERS);
+      if (excluded.map((f) => f.path).join() !== 'pkg000/.env') throw new Error('bench: the secret check did not run');
+      const oid = (await runGit(repo.dir, ['hash-object', '--stdin'], { input: secret })).stdout.trim();
+      const stored = await runGit(repo.dir, ['cat-file', '-e', oid], { okCodes: [1, 128] });
+      if (stored.code === 0) throw new Error('bench: the left-out secret was hashed');
     } finally {
       index.dispose();
     }
@@ -175,9 +168,9 @@ export async function runSecretsBench(
     '',
     `A ${fileCount}-file repository (the bench builder's layout, ~10 KiB text files). Each repetition resets to the ` +
       `base commit (untimed) and writes ${NEW_FILES} new ordinary text files spread over the tree (every one is ` +
-      'listed as new to versions and read by the content scan), then times the version commit: through the ' +
-      "product's snapshot step with its filters (with the check), or the same step with a secret filter that finds " +
-      'nothing (both run `add -A --verbose`). The two alternate in one loop ' +
+      'listed as new to versions and read by the content scan), then times the version commit: through ' +
+      '`snapshotWorkingTree` with the version filters, or the same function with a secrets filter that looks at ' +
+      'nothing. The two alternate in one loop ' +
       `(order swapped every repetition), ${reps} timed repetitions each after one warm-up. \`endTurn\` on the same ` +
       'edit (store writes included) is timed in the same loop for context.',
     '',
@@ -185,16 +178,16 @@ export async function runSecretsBench(
     '',
     '| variant | p50 / p99 / min |',
     '|---|---:|',
-    `| version commit with the secret check (the product's snapshot step, \`writeWorkingTree\`'s body) | ${cell(withCheck)} |`,
-    `| the same step with a secret filter that finds nothing | ${cell(without)} |`,
+    `| version commit with the secret check (\`snapshotWorkingTree\` + commit) | ${cell(withCheck)} |`,
+    `| the same function without the check | ${cell(without)} |`,
     `| — the check alone, timed inside each commit with it | ${cell(checkOnly)} |`,
     `| — the scanner alone on the ${NEW_FILES} files (name + content rules) | ${cell(scanOnly)} |`,
     `| \`endTurn\` (whole turn end, same edit) | ${cell(endTurn)} |`,
     `| **added by the check (p50 of the check / p50 of the commit without it)** | **${ms(added)} = ${(share * 100).toFixed(1)}%** (best runs: ${(bestShare * 100).toFixed(1)}%; A/B difference of the medians: ${ms(abDelta)}) |`,
     '',
-    'The check starts no git process when nothing looks like a secret: it reads the paths `add -A --verbose` ' +
-      'printed and scans those files; a finding costs one `ls-files --with-tree=HEAD` of the findings and one ' +
-      '`update-index --force-remove` (not in this measurement: ordinary files make no finding).',
+    'The check starts no git process when nothing looks like a secret: it scans the new files `ls-files --others` ' +
+      'listed before anything hashed them; a finding costs one `ls-files --with-tree=HEAD` of the findings and an ' +
+      '`info/exclude` write (not in this measurement: ordinary files make no finding).',
     SECTION_END,
   ].join('\n');
   return {
@@ -218,20 +211,6 @@ if (require.main === module) {
       process.stdout.write(
         `${markdown}\n\nGoal: ${goal.measure}: ${goal.measured} (${goal.goal}) ${goal.pass ? 'met' : 'MISSED'}\n`,
       );
-      if (quick) return;
-      const results = path.join(root, 'bench', 'RESULTS.md');
-      const text = fs.existsSync(results) ? fs.readFileSync(results, 'utf8') : '';
-      const start = text.indexOf(SECTION_START);
-      const end = text.indexOf(SECTION_END);
-      const dated = markdown.replace(
-        '## Secret check in version commits (issue 15)',
-        `## Secret check in version commits (issue 15)\n\nMeasured ${new Date().toISOString()} with \`npx tsc -p . && node out/bench/secretsBench.js\`. Goal (≤ 5%): ${goal.pass ? 'met' : 'missed'}.`,
-      );
-      const next =
-        start >= 0 && end > start
-          ? `${text.slice(0, start)}${dated}${text.slice(end + SECTION_END.length)}`
-          : `${text.trimEnd()}\n\n${dated}\n`;
-      fs.writeFileSync(results, next);
     })
     .catch((error: unknown) => {
       process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);

@@ -36,7 +36,12 @@ export type ErrorReason =
   | 'unknown-revision'
   | 'outside-repository'
   /** Undo This Change on a line no agent turn's version wrote (the user's, or partial work not yet a version). */
-  | 'not-a-turn-change';
+  | 'not-a-turn-change'
+  // Issue 25: causes git names that have copy of their own.
+  | 'repository-not-trusted'
+  | 'unreadable-file'
+  | 'filter-failed'
+  | 'folder-read-only';
 
 /** The closing sentence of a refusal that left everything as it was. */
 export const NOTHING_CHANGED = 'Nothing was changed.';

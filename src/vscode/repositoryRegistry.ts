@@ -99,7 +99,9 @@ export class RepositoryRegistry implements vscode.Disposable {
       try {
         return await this.forPath(candidate);
       } catch (error) {
-        if (!(error instanceof AvhError) || error.reason !== 'not-a-repository') throw error;
+        const skipped =
+          error instanceof AvhError && ['not-a-repository', 'repository-not-trusted'].includes(error.reason);
+        if (!skipped) throw error;
       }
     }
     throw new AvhError('not-a-repository', 'No workspace folder is a git repository.');

@@ -24,6 +24,7 @@ import {
   testGitEnv,
   write,
 } from '../support/gitFixtures';
+import { heldGitPath } from '../support/slowGit';
 
 /**
  * Fault injection for Undo Only This Turn and Undo This File: the same saga as every restore, so the same sweep
@@ -172,23 +173,18 @@ describe('Undo Only This Turn / Undo This File fault injection (SIGKILL at every
     const targetTree = oracleTree(repo, head(repo), [['revert', '--no-edit', a1.version]]);
     const before = contentInventory(repo);
     const oldHead = head(repo);
-    // An fsmonitor hook that sleeps holds read-tree at its start, when it loads the index (before it touches a
-    // file), until well after the branch moved; update-ref never reads the index.
-    const hook = path.join(tempDir('avh-fsmonitor-'), 'slow-fsmonitor');
-    fs.writeFileSync(hook, '#!/bin/sh\nsleep 2\nexit 1\n', { mode: 0o755 });
-    git(repo, 'config', 'core.fsmonitor', hook);
+    // A git that waits before it runs read-tree holds it at its start (before it reads the index or touches a
+    // file) until well after the branch moved; update-ref runs at once.
     const run = spawnSync(process.execPath, [TEST_BUILD_CLI, 'undo', '--turn', a1.turnId, '--only', 'turn', '--json'], {
       cwd: repo,
-      env: { ...testGitEnv(), AVH_FAILPOINT: 'update-worktree:branch-moved' },
+      env: { ...testGitEnv(), PATH: heldGitPath('read-tree'), AVH_FAILPOINT: 'update-worktree:branch-moved' },
       encoding: 'utf8',
       timeout: 60_000,
     });
-    git(repo, 'config', '--unset', 'core.fsmonitor');
     assert.equal(run.signal, 'SIGKILL', run.stderr);
     assert.notEqual(head(repo), oldHead, 'the branch moved');
     assert.equal(read(repo, 'app.ts').split('\n')[0], 'ONE by A1', 'read-tree wrote nothing');
-    // The killed read-tree left git's own index.lock; git tells the user to remove it, and so does our message.
-    fs.rmSync(path.join(repo, '.git', 'index.lock'), { force: true });
+    assert.equal(fs.existsSync(path.join(repo, '.git', 'index.lock')), false, 'killed before it took the lock');
     const status = cliJson<{ recovery: unknown; operation: unknown; health: { clean: boolean } }>(['status'], {
       cwd: repo,
     });

@@ -83,3 +83,19 @@ export function lingeringGitPath(verb: string): string {
   );
   return `${dir}${path.delimiter}${process.env.PATH ?? ''}`;
 }
+
+/**
+ * A PATH whose `git` waits two seconds before it runs `verb` (every other command runs at once): a kill in that
+ * window lands before git has read or touched anything (no lock, no file written). Stands in for a sleeping
+ * fsmonitor hook, which no git process of ours runs any more (gitClient.ts pins `core.fsmonitor=false`).
+ */
+export function heldGitPath(verb: string): string {
+  const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+  const dir = tempDir('avh-held-git-');
+  fs.writeFileSync(
+    path.join(dir, 'git'),
+    `#!/bin/sh\ncase " $* " in *" ${verb} "*) sleep 2 ;; esac\nexec '${real}' "$@"\n`,
+    { mode: 0o755 },
+  );
+  return `${dir}${path.delimiter}${process.env.PATH ?? ''}`;
+}

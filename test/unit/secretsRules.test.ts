@@ -3,7 +3,9 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CONTENT_RULES, CONTENT_SCAN_LIMIT_BYTES, NAME_RULES } from '../../src/core/secrets/secretRules';
-import { addedPaths } from '../../src/core/git/secretExclusion';
+import { runGit } from '../../src/core/git/gitRunner';
+import { encodeBytes, fsPath } from '../../src/core/git/pathBytes';
+import { untrackedEntries } from '../../src/core/git/workingTreeSnapshot';
 import { scanForSecrets } from '../../src/core/secrets/secretScanner';
 import { FAKE } from '../support/fakeSecrets';
 import { cleanupTempDirs, tempDir, testGitEnv, write } from '../support/gitFixtures';
@@ -68,9 +70,74 @@ const NAME_CASES: Record<string, { hit: Case[]; miss: Case[] }> = {
       { name: '.pypirc', content: '[pypi]\npassword = ${PYPI_TOKEN}\n' },
     ],
   },
+  'kubeconfig-credentials': {
+    hit: [
+      { name: '.kube/config', content: kubeconfigWith('    token: 8a2f0c9e1b7d4e3f9a6c5b2d1e0f3a4b') },
+      { name: 'deploy/kubeconfig.yaml', content: kubeconfigWith('    password: s3cr3t') },
+      { name: 'ci-kubeconfig', content: kubeconfigWith('    token: "eyJhbGciOiJSUzI1NiIsImtpZCI6"') },
+    ],
+    miss: [
+      {
+        name: 'deploy/kubeconfig.yaml',
+        content: kubeconfigWith('    exec:\n      command: aws\n      args: [eks, get-token]'),
+      },
+      { name: '.kube/config', content: kubeconfigWith('    token: ${KUBE_TOKEN}') },
+      { name: 'app/config', content: 'token: 8a2f0c9e1b7d4e3f9a6c5b2d1e0f3a4b\n' },
+    ],
+  },
+  'envrc-secret': {
+    hit: [
+      { name: '.envrc', content: 'export DATABASE_PASSWORD=hunter2-prod\n' },
+      { name: 'svc/.envrc', content: 'use flake\nexport STRIPE_SECRET_KEY="sk_test_x"\n' },
+      { name: '.envrc', content: 'API_TOKEN=abc123\n' },
+    ],
+    miss: [
+      { name: '.envrc', content: 'use flake\nlayout python\n' },
+      { name: '.envrc', content: 'export GITHUB_TOKEN=$(gh auth token)\nexport AWS_SECRET=$VAULT_AWS\n' },
+      { name: 'envrc.md', content: 'export DATABASE_PASSWORD=hunter2-prod\n' },
+    ],
+  },
+  'git-credentials-file': {
+    hit: [
+      { name: '.git-credentials', content: 'https://alice:s3cr3t-token@github.com\n' },
+      { name: 'home/.git-credentials' },
+    ],
+    miss: [{ name: 'git-credentials.md' }, { name: '.gitconfig', content: '[credential]\n\thelper = store\n' }],
+  },
+  'docker-config-auths': {
+    hit: [
+      { name: '.docker/config.json', content: '{"auths":{"registry.example.com":{"auth":"YWxpY2U6czNjcjN0"}}}\n' },
+      {
+        name: 'ci/.docker/config.json',
+        content: '{\n  "auths": {\n    "ghcr.io": { "identitytoken": "x1" }\n  }\n}\n',
+      },
+    ],
+    miss: [
+      { name: '.docker/config.json', content: '{"credsStore":"desktop"}\n' },
+      { name: '.docker/config.json', content: '{"auths":{"ghcr.io":{}},"credsStore":"osxkeychain"}\n' },
+      { name: 'app/config.json', content: '{"auths":{"registry.example.com":{"auth":"YWxpY2U6czNjcjN0"}}}\n' },
+    ],
+  },
+  'pgpass-file': {
+    hit: [{ name: '.pgpass', content: 'db.example.com:5432:prod:alice:s3cr3tpass\n' }, { name: 'pg/pgpass.conf' }],
+    miss: [{ name: 'pgpass.md' }, { name: '.pgpass.example' }],
+  },
+  'terraform-tfvars': {
+    hit: [{ name: 'infra/terraform.tfvars' }, { name: 'prod.auto.tfvars' }, { name: 'vars.tfvars.json' }],
+    miss: [{ name: 'terraform.tfvars.example' }, { name: 'infra/variables.tf' }],
+  },
 };
 
+/** A kubeconfig whose user entry is `user` (indented lines). */
+function kubeconfigWith(user: string): string {
+  return `apiVersion: v1\nkind: Config\nusers:\n- name: admin\n  user:\n${user}\n`;
+}
+
 const CONTENT_CASES: Record<string, { hit: string[]; miss: string[] }> = {
+  'kubeconfig-client-key': {
+    hit: [kubeconfigWith('    client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQo=')],
+    miss: [kubeconfigWith('    client-key-data: ""'), 'docs: set client-key-data to the base64 of your key\n'],
+  },
   'private-key': {
     hit: [
       `${FAKE.privateKeyHeader()}\nb3BlbnNzaC1rZXktdjEAAAAA\n`,
@@ -182,23 +249,24 @@ describe('secret rules: one true- and false-positive test per rule (real files t
     );
   });
 
-  it('the paths real `git add -A --verbose` printed are read back exactly, odd names included', () => {
-    const dir = tempDir('avh-add-verbose-');
+  it('the new files real `git ls-files --others -z` lists are read back exactly, odd names included', async () => {
+    const dir = tempDir('avh-ls-others-');
     execFileSync('git', ['init', '-q'], { cwd: dir, env: testGitEnv() });
     const names = ["it's.txt", 'new\nline.txt', 'ünïcødé/日本.txt', 'sp ace.txt', 'back\\slash.txt', "add 'x'.txt"];
     for (const name of names) write(dir, name, 'x\n');
-    write(dir, 'gone.txt', 'y\n');
-    execFileSync('git', ['add', 'gone.txt'], { cwd: dir, env: testGitEnv() });
-    fs.rmSync(path.join(dir, 'gone.txt'));
-    const out = execFileSync('git', ['add', '-A', '--verbose', '--', '.'], {
-      cwd: dir,
-      env: testGitEnv(),
-      encoding: 'utf8',
-    });
-    assert.match(out, /remove 'gone.txt'/);
-    assert.deepEqual(addedPaths(out).sort(), [...names].sort());
-    assert.deepEqual(addedPaths(''), []);
-    assert.throws(() => addedPaths("add 'a.txt'\nwarning: something else\n"), /could not read/);
+    const raw = Buffer.concat([Buffer.from('not-utf8-'), Buffer.from([0xff, 0xe9]), Buffer.from('.txt')]);
+    fs.writeFileSync(Buffer.concat([Buffer.from(`${dir}/`), raw]), 'x\n');
+    execFileSync('git', ['init', '-q', 'nested'], { cwd: dir, env: testGitEnv() });
+    write(dir, 'nested/inside.txt', 'x\n');
+    const { stdout } = await runGit(dir, ['ls-files', '-z', '--others', '--exclude-standard']);
+    const { files, nested } = untrackedEntries(stdout);
+    const odd = files.find((f) => f.startsWith('not-utf8-'));
+    assert.ok(odd, 'the name that is not UTF-8 is listed');
+    assert.ok(encodeBytes(odd).equals(raw), 'and keeps its bytes');
+    assert.equal(fs.readFileSync(fsPath(path.join(dir, odd)), 'utf8'), 'x\n', 'and opens by them');
+    assert.deepEqual(files.filter((f) => f !== odd).sort(), [...names].sort());
+    assert.deepEqual(nested, ['nested'], 'a folder with its own .git is one entry, never its files');
+    assert.deepEqual(untrackedEntries(''), { files: [], nested: [] });
   });
 
   it('a finding carries the path and the rule name only, never the matched text', () => {

@@ -18,13 +18,15 @@ describe('Undo preservation decision (durable outcome and the narrow legacy rule
   const insert = (id: string, seq: number, fields: Partial<TurnRow>) =>
     store.transaction((tx) =>
       tx.run(
-        "INSERT INTO turns (id, chat_id, seq, prompt, recovery, terminal_outcome, version_commit, created_at, ended_at) VALUES (?, 'c', ?, 'p', ?, ?, ?, ?, ?)",
+        'INSERT INTO turns (id, chat_id, seq, prompt, recovery, terminal_outcome, version_commit, no_version_reason, ' +
+          "created_at, ended_at) VALUES (?, 'c', ?, 'p', ?, ?, ?, ?, ?, ?)",
         [
           id,
           seq,
           fields.recovery ?? 'terminal',
           fields.terminal_outcome ?? null,
           fields.version_commit ?? null,
+          fields.no_version_reason ?? null,
           fields.created_at ?? 0,
           fields.ended_at ?? null,
         ],
@@ -59,5 +61,19 @@ describe('Undo preservation decision (durable outcome and the narrow legacy rule
     await insert('legacy-finished-first', 4, { created_at: 80, ended_at: 90 });
     await insert('later', 5, { created_at: 100, ended_at: 110 });
     assert.equal(await decide('legacy-finished-first'), 'none', 'the next turn began after it ended');
+  });
+
+  it('a completed turn whose version could not be made is undone like a cancelled one (issue 25); no-changes is not', async () => {
+    const failures = ['index-locked', 'ref-update-refused', 'git-failed', 'interrupted', 'recovery-required'] as const;
+    for (const [i, reason] of failures.entries()) {
+      await insert(reason, i + 1, { terminal_outcome: 'completed', no_version_reason: reason, ended_at: 5 });
+      assert.equal(await decide(reason), 'durable-cancelled-turn', reason);
+    }
+    await insert('nothing', 10, { terminal_outcome: 'completed', no_version_reason: 'no-changes', ended_at: 5 });
+    assert.equal(await decide('nothing'), 'none', 'a turn that changed nothing has no work of its own to save');
+    await insert('pending', 11, { terminal_outcome: 'completed', no_version_reason: 'pending', ended_at: 5 });
+    assert.equal(await decide('pending'), 'none', 'reconciliation settles a pending turn first');
+    await insert('made', 12, { terminal_outcome: 'completed', version_commit: 'b'.repeat(40), ended_at: 5 });
+    assert.equal(await decide('made'), 'none');
   });
 });

@@ -261,21 +261,20 @@ describe('turn ledger (real git, real sql.js files)', function () {
     }
   });
 
-  it('index.lock held or a merge in progress at turn end: outcome recorded, no commit, clear reason', async () => {
+  it('index.lock held at turn end: the version is made (the index follows later); a merge in progress: no commit, clear reason', async () => {
     const repo = makeRepo();
     const before = contentInventory(repo);
     const history = await VersionHistory.open(repo);
     try {
       const t1 = await history.beginTurn({ chatId: 'c', prompt: 'p' });
       write(repo, 'a.txt', 'agent work\n');
+      // Issue 25: the commit path stages into a copy of the index and never needs its lock.
       fs.writeFileSync(path.join(repo, '.git', 'index.lock'), '');
-      const start = head(repo);
       const r1 = await history.endTurn(t1.turnId, 'completed');
-      assert.equal(r1.version, null);
-      assert.equal(r1.reason, 'index-locked');
-      assert.match(r1.message ?? '', /index\.lock/);
-      assert.equal(head(repo), start);
+      assert.ok(r1.version, 'the version is made through the temporary index');
+      assert.equal(git(repo, 'show', 'HEAD:a.txt'), 'agent work\n');
       fs.rmSync(path.join(repo, '.git', 'index.lock'));
+      const start = head(repo);
 
       const t2 = await history.beginTurn({ chatId: 'c', prompt: 'p2' });
       // A merge started during the turn (MERGE_HEAD present) blocks the version commit.
@@ -293,6 +292,7 @@ describe('turn ledger (real git, real sql.js files)', function () {
         ['completed', 'completed'],
       );
       assert.equal(read(repo, 'a.txt'), 'agent work\n');
+      assert.equal(git(repo, 'diff', '--cached', '--name-only', 'HEAD').trim(), '', 'the index followed the version');
       assertNothingLost(repo, before);
     } finally {
       await history.close();

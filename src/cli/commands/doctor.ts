@@ -1,11 +1,10 @@
-import { isAvhError, safeMessage } from '../../core/errors';
 import { GitRepository, resolveRepository } from '../../core/git/repository';
 import { CONNECTABLE_AGENTS } from '../agents/registry';
 import type { CommandContext, CommandOutput, CommandSpec } from '../command';
-import { Check, CheckStatus, problem } from '../doctor/check';
+import { Check, CheckStatus } from '../doctor/check';
 import { checkGit } from '../doctor/gitCheck';
 import { checkHookLatency, checkHooks } from '../doctor/hookChecks';
-import { checkRepositoryState } from '../doctor/repositoryChecks';
+import { checkRepositoryState, unresolvedRepositoryCheck } from '../doctor/repositoryChecks';
 import { EXIT } from '../exitCodes';
 
 /**
@@ -52,14 +51,7 @@ export async function runDoctor(folder: string): Promise<DoctorReport> {
     try {
       repo = await resolveRepository(folder);
     } catch (error) {
-      checks.push(
-        problem(
-          'repository',
-          isAvhError(error, 'not-a-repository') ? `${folder} is not in a git repository.` : safeMessage(error),
-          'Run `git init` in the project folder (or, in VS Code, choose Enable Version History), ' +
-            'then run doctor again.',
-        ),
-      );
+      checks.push(unresolvedRepositoryCheck(folder, error));
     }
   }
   if (repo) checks.push(...(await checkRepositoryState(repo)));

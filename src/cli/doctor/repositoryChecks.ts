@@ -1,11 +1,37 @@
 import * as path from 'node:path';
 import { commitIdentity, stateFileFacts } from '../../core/diagnostics';
-import { safeMessage } from '../../core/errors';
+import { isAvhError, safeMessage } from '../../core/errors';
 import type { GitRepository } from '../../core/git/repository';
 import { assessHealth, RecoveryAssessment } from '../../core/recovery/recoveryActions';
 import { StatusReport, VersionHistory } from '../../core/versionHistory';
 import { terminalSafe } from '../output';
 import { Check, ok, problem, warning } from './check';
+
+/**
+ * The repository check when `folder` resolved to no repository: the cause git gave, and the fix for that cause
+ * (`git init` only for a folder that is in no repository; a repository owned by another user is named as such,
+ * with safe.directory: issue 25).
+ */
+export function unresolvedRepositoryCheck(folder: string, error: unknown): Check {
+  if (isAvhError(error, 'repository-not-trusted')) {
+    const root = typeof error.details.file === 'string' ? error.details.file : folder;
+    return problem(
+      'repository',
+      `${terminalSafe(root)} is owned by another user, so git refuses to work in it (safe.directory).`,
+      `If you trust it: git config --global --add safe.directory '${terminalSafe(root).replace(/'/g, "'\\''")}'` +
+        ', then run doctor again.',
+      { reason: error.reason },
+    );
+  }
+  return problem(
+    'repository',
+    isAvhError(error, 'not-a-repository') ? `${folder} is not in a git repository.` : safeMessage(error),
+    isAvhError(error, 'not-a-repository')
+      ? 'Run `git init` in the project folder (or, in VS Code, choose Enable Version History), then run doctor again.'
+      : 'Fix the cause named above, then run doctor again.',
+    isAvhError(error) ? { reason: error.reason } : {},
+  );
+}
 
 /** Repository verdict, identity, state file and recovery: from one open of the state and one status report. */
 export async function checkRepositoryState(repo: GitRepository): Promise<Check[]> {

@@ -320,6 +320,6 @@ async function cancelledEnds(
 /** Past the turn gate: on a branch with a commit, nothing to snapshot or commit, no nested repository to name. */
 function cleanTreeOnBranch({ health, branch, head }: GatePassed<string | null>): { branch: string; head: string } {
   if (head === null) decline('gate');
-  if (!health.clean || health.nestedRepositories.length > 0) decline('dirty');
+  if (!health.clean || health.nestedRepositories.length > 0 || health.hiddenEntries > 0) decline('dirty');
   return { branch, head };
 }

@@ -279,7 +279,7 @@ export async function undoChangeTree(request: {
 /** The blob as text, refused when it is not UTF-8 that survives a round trip (git's output reaches us as text). */
 async function text(repo: GitRepository, rev: string, file: string, oid: string): Promise<string> {
   const bytes = await blobAt(repo, rev, file);
-  if (bytes === null || blobOid(bytes) !== oid)
+  if (bytes === null || blobOid(bytes, repo.objectFormat ?? (oid.length === 64 ? 'sha256' : 'sha1')) !== oid)
     throw new AttributionRefused(
       'binary-file',
       `${file} is not UTF-8 text, so one change of it cannot be taken back alone. Undo This File still can.`,

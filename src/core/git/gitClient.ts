@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { crashNow, onCrash } from '../failpoints';
 import type { LockLiveness } from '../store/lockLiveness';
-import { GitCommandError, gitErrorCode, messageFor, reasonOf, verbOf } from './gitErrors';
+import { fileNamedIn, GitCommandError, gitErrorCode, messageFor, reasonOf, verbOf } from './gitErrors';
 import { findGitExecutable, GIT_NOT_FOUND, GIT_ONLY_INSIDE, untrustedFolderOf } from './gitExecutable';
 import type { LaunchOutcome, LaunchRequest } from './gitLauncherProcess';
 import { spawnCollect, SpawnOutcome } from './spawnCollect';
@@ -29,6 +30,8 @@ export interface GitOptions {
   signal?: AbortSignal;
   /** Told the child's pid right after a direct spawn (the hook's early status, cancelled for a tool event). */
   onSpawn?: (pid: number | undefined) => void;
+  /** stdout goes nowhere (spawnCollect's SpawnRequest.stdoutIgnored): for a command run for its stderr. */
+  stdoutIgnored?: boolean;
 }
 
 export interface GitResult {
@@ -59,6 +62,9 @@ export interface GitClientOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
+/** How long a command refused for another process's index.lock is tried again, and how often. */
+const INDEX_LOCK_RETRY_MS = 2000;
+const INDEX_LOCK_RETRY_POLL_MS = 25;
 const REDIRECTING_VARS = [
   'GIT_DIR',
   'GIT_WORK_TREE',
@@ -89,6 +95,72 @@ export function baseEnv(extra: Readonly<Record<string, string>> | undefined): No
   return { ...env, ...extra };
 }
 
+/**
+ * Configuration every git process of ours runs with, as `-c` pairs before the subcommand (issue 25): what our
+ * parsers read and what our overwrite checks trust must not depend on the user's configuration.
+ * docs/design/repositories.md says why each is here. Not GIT_CONFIG_COUNT: it would collide with a caller's own
+ * and leak into hooks and filters.
+ */
+export const PINNED_CONFIG: readonly string[] = [
+  // Every check that decides whether content may be overwritten (status, diff-files, add, read-tree -m -u) looks
+  // at the files themselves: a monitor that lags would make them skip an edit made a moment ago.
+  'core.fsmonitor=false',
+  // `git log --format=…` output is only what the format asks for: no gpg text before a signed commit's record.
+  'log.showSignature=false',
+  // Our commit messages are UTF-8 bytes (no `encoding` header), and %s/%B come out as UTF-8 whatever a commit says.
+  'i18n.commitEncoding=UTF-8',
+  'i18n.logOutputEncoding=UTF-8',
+  'color.ui=false',
+  // The few outputs without -z (stderr naming a file) print names as they are, not octal-quoted.
+  'core.quotePath=false',
+];
+
+/** PINNED_CONFIG as git arguments. */
+const PINNED_ARGS: readonly string[] = PINNED_CONFIG.flatMap((pair) => ['-c', pair]);
+
+/**
+ * On a case-sensitive disk `core.ignorecase=true` (a repository copied from macOS or Windows, or set by a tool)
+ * makes git match `foo.txt` to the index entry `Foo.txt`: a case-only rename then looks like a deletion. There it
+ * is pinned false; on a case-insensitive disk (or when it cannot be told) the user's setting stands.
+ */
+const CASE_SENSITIVE_ARGS: readonly string[] = ['-c', 'core.ignorecase=false'];
+
+/**
+ * Whether the disk holding `dir` tells names apart by case: the last component of its path with letters, spelled
+ * with its case flipped, names nothing or another entry. Two lstat calls; null when it cannot be told.
+ */
+export function caseSensitiveAt(dir: string): boolean | null {
+  const parts = dir.split(path.sep);
+  for (let i = parts.length - 1; i > 0; i--) {
+    const flipped = flipCase(parts[i]);
+    if (flipped === parts[i]) continue;
+    const original = parts.slice(0, i + 1).join(path.sep);
+    const other = [...parts.slice(0, i), flipped].join(path.sep);
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(original);
+    } catch {
+      return null;
+    }
+    try {
+      const o = fs.lstatSync(other);
+      return !(o.ino === st.ino && o.dev === st.dev);
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ENOENT' ? true : null;
+    }
+  }
+  return null;
+}
+
+function flipCase(name: string): string {
+  let out = '';
+  for (const ch of name) {
+    const upper = ch.toUpperCase();
+    out += ch === upper ? ch.toLowerCase() : upper;
+  }
+  return out;
+}
+
 const FOLDER_GONE =
   'The folder to work in no longer exists (it was moved or deleted). Open the folder where it is now, then try ' +
   'again. Nothing was changed.';
@@ -114,6 +186,8 @@ export class GitClient {
   /** Test-only bookkeeping for crash points: the git processes this client started that have not finished. */
   private readonly running = new Set<number>();
   private readonly includedPathSources = new WeakMap<object, IncludedPathsSource>();
+  /** The pinned arguments per working folder (PINNED_ARGS, plus core.ignorecase=false on a case-sensitive disk). */
+  private readonly pinned = new Map<string, readonly string[]>();
   /** The provider that judges whether a recorded process is gone (temporary index names, our index.lock). */
   readonly liveness: () => LockLiveness;
 
@@ -165,14 +239,30 @@ export class GitClient {
    * Runs `git <args>` in cwd with the resolved git (never one found in cwd); rejects with a GitCommandError
    * (reason and code from stderr) on failure.
    */
-  run(cwd: string, args: readonly string[], options: GitOptions = {}): Promise<GitResult> {
-    if (options.signal?.aborted) return Promise.reject(cancelled(args));
+  async run(cwd: string, subcommand: readonly string[], options: GitOptions = {}): Promise<GitResult> {
+    // Another process holding index.lock is nearly always brief (an editor refreshing the index): git refused
+    // before it did anything, so the same command is tried again, for a bounded time (issue 25).
+    const started = Date.now();
+    for (;;) {
+      try {
+        return await this.runOnce(cwd, subcommand, options);
+      } catch (error) {
+        const locked = error instanceof GitCommandError && error.gitErrorCode === 'index-locked';
+        if (!locked || Date.now() - started >= INDEX_LOCK_RETRY_MS) throw error;
+        await new Promise((resolve) => setTimeout(resolve, INDEX_LOCK_RETRY_POLL_MS));
+      }
+    }
+  }
+
+  private runOnce(cwd: string, subcommand: readonly string[], options: GitOptions): Promise<GitResult> {
+    if (options.signal?.aborted) return Promise.reject(cancelled(subcommand));
     let git: string;
     try {
       git = this.executable(cwd);
     } catch (error) {
       return Promise.reject(error);
     }
+    const args = [...this.pinnedArgs(cwd), ...subcommand];
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const env = baseEnv(options.env);
     // A git:<verb>:during crash point needs the child here, to kill it: those test runs always spawn directly.
@@ -197,7 +287,14 @@ export class GitClient {
             options.onSpawn?.(pid);
           }
         : options.onSpawn;
-    const request = { cwd, env, input: options.input, timeoutMs, stdoutViaFile: options.stdoutViaFile };
+    const request = {
+      cwd,
+      env,
+      input: options.input,
+      timeoutMs,
+      stdoutViaFile: options.stdoutViaFile,
+      stdoutIgnored: options.stdoutIgnored,
+    };
     const outcome = launcher
       ? launcher.run({ git, args: [...args], ...request }, signal)
       : spawnCollect(git, args, request, started);
@@ -226,6 +323,17 @@ export class GitClient {
     );
     aborted.catch(() => undefined);
     return Promise.race([result, aborted]);
+  }
+
+  /** The `-c` pairs every command in `cwd` starts with (PINNED_CONFIG, and core.ignorecase where the disk needs it). */
+  pinnedArgs(cwd: string): readonly string[] {
+    let args = this.pinned.get(cwd);
+    if (args === undefined) {
+      args = caseSensitiveAt(cwd) === true ? [...PINNED_ARGS, ...CASE_SENSITIVE_ARGS] : PINNED_ARGS;
+      // Unknown (the folder is gone): asked again next time rather than remembered.
+      if (fs.existsSync(cwd)) this.pinned.set(cwd, args);
+    }
+    return args;
   }
 
   /**
@@ -317,8 +425,9 @@ function settle(
   const { code: exit, stdout, stderr } = closed;
   if (closed.timedOut) throw new GitCommandError('git-timeout', args, exit, `git ${verbOf(args)} timed out`, stderr);
   if (exit === 0 || options.okCodes?.includes(exit)) return { stdout, stderr, code: exit };
-  const reason = reasonOf(gitErrorCode(stderr));
-  throw new GitCommandError(reason, args, exit, messageFor(reason, args, exit), stderr);
+  const code = gitErrorCode(stderr);
+  const reason = reasonOf(code);
+  throw new GitCommandError(reason, args, exit, messageFor(reason, args, exit, fileNamedIn(code, stderr)), stderr);
 }
 
 function isFolder(dir: string): boolean {

@@ -1,4 +1,5 @@
 import { AvhError, ErrorReason } from '../errors';
+import { printableName } from './pathBytes';
 
 /**
  * The one place that reads git's stderr (as VS Code's git extension reads it once, in `getGitErrorCode`): a failed
@@ -19,7 +20,9 @@ export type GitErrorCode =
   | 'tree-not-written'
   | 'auth-failed'
   | 'no-such-path'
-  | 'no-such-revision';
+  | 'no-such-revision'
+  | 'unreadable-file'
+  | 'filter-failed';
 
 /** A remote refused the credentials (or there were none to give: prompts are off). */
 const AUTH_FAILED = new RegExp(
@@ -37,8 +40,9 @@ const AUTH_FAILED = new RegExp(
 );
 
 /**
- * stderr → code, first match wins. The first six rows name an error reason of their own (see REASONS); the rows
- * after them come later so that they never change the reason a failure had.
+ * stderr → code, first match wins; the codes in REASONS name an error reason of their own. The two file rows come
+ * after those, so they never change the reason a failure had: git names the file in them (read by fileNamedIn),
+ * never its content.
  */
 const STDERR_CODES: readonly (readonly [RegExp, GitErrorCode])[] = [
   [/index\.lock': File exists/, 'index-locked'],
@@ -55,11 +59,30 @@ const STDERR_CODES: readonly (readonly [RegExp, GitErrorCode])[] = [
   [/tell me who you are|empty ident|auto-detect/i, 'no-identity'],
   [/does not have any commits yet|unknown revision|bad (?:default )?revision 'HEAD'/, 'no-commits'],
   [/not able to write tree/i, 'tree-not-written'],
+  // Before auth-failed, whose "Permission denied" is a remote's: these name a local file.
+  [/error: open\(".+"\): Permission denied|unable to index file '.+'/, 'unreadable-file'],
+  [/: (?:clean|smudge) filter '?.+?'? failed/, 'filter-failed'],
   [AUTH_FAILED, 'auth-failed'],
   // git blame / cat-file of a path a commit does not have, or of a name that is no object.
   [/no such path '.*' in |There is no path .* in the commit|does not exist in '/, 'no-such-path'],
   [/bad revision|ambiguous argument|Not a valid object name|invalid object name/i, 'no-such-revision'],
 ];
+
+/** Where git names the file a failure is about, per code (the first match's first group). */
+const NAMED_FILE: Partial<Record<GitErrorCode, readonly RegExp[]>> = {
+  'unreadable-file': [/error: open\("(.+)"\): Permission denied/, /unable to index file '(.+)'/],
+  'filter-failed': [/fatal: (.+): (?:clean|smudge) filter '?.+?'? failed/],
+  'unsafe-repository': [/dubious ownership in repository at '(.+)'/],
+};
+
+/** The file a failure with `code` names in its stderr (a name only, never content), or undefined. Pure. */
+export function fileNamedIn(code: GitErrorCode | undefined, stderr: string): string | undefined {
+  for (const pattern of (code && NAMED_FILE[code]) || []) {
+    const match = pattern.exec(stderr);
+    if (match) return match[1];
+  }
+  return undefined;
+}
 
 const REASONS: Partial<Record<GitErrorCode, ErrorReason>> = {
   'index-locked': 'index-locked',
@@ -68,6 +91,9 @@ const REASONS: Partial<Record<GitErrorCode, ErrorReason>> = {
   'ref-moved': 'ref-moved',
   'unmerged-entries': 'unmerged-entries',
   'dirty-conflict': 'dirty-conflict',
+  'unsafe-repository': 'repository-not-trusted',
+  'unreadable-file': 'unreadable-file',
+  'filter-failed': 'filter-failed',
 };
 
 /** What a failed command's stderr says went wrong, or undefined when it is nothing we tell apart. Pure. */
@@ -84,13 +110,6 @@ export function reasonOf(code: GitErrorCode | undefined): ErrorReason {
 /** The one mapping from git's stderr to reasons. */
 export function reasonFromStderr(stderr: string): ErrorReason {
   return reasonOf(gitErrorCode(stderr));
-}
-
-const EMBEDDED_REPO_WARNING = /^warning: adding embedded git repository: (.+)$/gm;
-
-/** The folders `git add` warned are repositories of their own (the only warning we read off a command that worked). */
-export function embeddedRepositoriesIn(addStderr: string): string[] {
-  return [...addStderr.matchAll(EMBEDDED_REPO_WARNING)].map((m) => m[1]);
 }
 
 /**
@@ -111,9 +130,11 @@ export class GitCommandError extends AvhError {
     message: string,
     readonly stderr: string,
   ) {
-    super(reason, message, { command: verbOf(args), exitCode });
+    const code = gitErrorCode(stderr);
+    const file = fileNamedIn(code, stderr);
+    super(reason, message, { command: verbOf(args), exitCode, ...(file !== undefined ? { file } : {}) });
     this.name = 'GitCommandError';
-    this.gitErrorCode = gitErrorCode(stderr);
+    this.gitErrorCode = code;
   }
 }
 
@@ -129,9 +150,22 @@ export function verbOf(args: readonly string[]): string {
   return 'git';
 }
 
-/** The user-facing sentence for a failed command, chosen from its reason alone. */
-export function messageFor(reason: ErrorReason, args: readonly string[], exit: number): string {
+/**
+ * The user-facing sentence for a failed command, chosen from its reason and the file git named (a name, never
+ * content; pathBytes.ts prints one that is not UTF-8).
+ */
+export function messageFor(reason: ErrorReason, args: readonly string[], exit: number, file?: string): string {
+  const named = file === undefined ? 'a file' : printableName(file);
   switch (reason) {
+    case 'repository-not-trusted':
+      return (
+        `Git refuses ${file === undefined ? 'this repository' : printableName(file)} because it is owned by another ` +
+        'user (safe.directory).'
+      );
+    case 'unreadable-file':
+      return `Git cannot read ${named} (permission denied). Make it readable, or add it to .gitignore, then try again.`;
+    case 'filter-failed':
+      return `The filter configured for ${named} (.gitattributes) failed. Fix the filter's command, then try again.`;
     case 'index-locked':
       return (
         'Another git process is using this repository (index.lock is held). Wait for it to finish, or remove ' +

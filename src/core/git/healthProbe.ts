@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { FULL_OID } from './objectId';
 import type { GitRepository } from './repository';
 import type { GateFacts } from './repositoryGate';
 import {
@@ -37,6 +38,28 @@ export async function inspectRepositoryHealth(repo: GitRepository): Promise<Repo
   return healthFromStatus(repo, stdout);
 }
 
+/** How long a restore's probe waits for another process's index.lock to go before its gate refuses (issue 25). */
+export const INDEX_LOCK_GATE_WAIT_MS = 2000;
+const INDEX_LOCK_GATE_POLL_MS = 25;
+
+/**
+ * The probe for a gate where a held index.lock blocks (a restore writes the index): an editor refreshing the
+ * index holds it for milliseconds, so while it is held the probe waits for it to go (bounded, one `stat` per
+ * poll), then looks again. Still held after the wait: the health says so and the gate refuses, nothing changed.
+ */
+export async function inspectHealthPastIndexLock(
+  repo: GitRepository,
+  waitMs = INDEX_LOCK_GATE_WAIT_MS,
+): Promise<RepositoryHealth> {
+  const health = await inspectRepositoryHealth(repo);
+  if (!health.indexLocked) return health;
+  const lock = path.join(repo.gitDir, 'index.lock');
+  const started = Date.now();
+  while (fs.existsSync(lock) && Date.now() - started < waitMs)
+    await new Promise((resolve) => setTimeout(resolve, INDEX_LOCK_GATE_POLL_MS));
+  return fs.existsSync(lock) ? health : inspectRepositoryHealth(repo);
+}
+
 /** The full ref HEAD points at (`refs/heads/x`), read from the git dir's HEAD file; null when detached. */
 export function readSymbolicHead(gitDir: string): string | null {
   try {
@@ -57,7 +80,6 @@ export function readSymbolicHead(gitDir: string): string | null {
 export function guessBranchTip(gitDir: string): { branch: string; head: string } | null {
   const ref = readSymbolicHead(gitDir);
   if (!ref) return null;
-  const oid = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
   try {
     let common = gitDir;
     try {
@@ -73,7 +95,7 @@ export function guessBranchTip(gitDir: string): { branch: string; head: string }
       const line = packed.split('\n').find((l) => l.endsWith(` ${ref}`));
       value = line ? line.slice(0, line.indexOf(' ')) : null;
     }
-    return value && oid.test(value) ? { branch: ref.slice('refs/heads/'.length), head: value } : null;
+    return value && FULL_OID.test(value) ? { branch: ref.slice('refs/heads/'.length), head: value } : null;
   } catch {
     return null;
   }

@@ -1,9 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { editExcludeBlock, excludePattern } from './infoExclude';
+import { fsPath } from './pathBytes';
 import type { GitRepository } from './repository';
 import { pathsInHeadOrUserIndex } from './secretExclusion';
-import type { TemporaryIndex } from './temporaryIndex';
 
 /**
  * Issue 13: dependency and build folders, and files too large for a version, stay out of versions. They are
@@ -42,18 +42,15 @@ export async function excludeHeavyFoldersBeforeFirstVersion(repo: GitRepository)
 }
 
 /**
- * After `add -A` into `index` (`candidates`: the paths it added): files larger than LARGE_FILE_BYTES that are
- * not in HEAD or the user's index are removed from `index` and excluded in the block, so they are named once and
- * never considered again. Returns them (relative paths). Never touches the working tree.
+ * The snapshot's large-file filter: of the new files `candidates` (judged before anything hashes them), those
+ * larger than LARGE_FILE_BYTES that are not in HEAD or the user's index are excluded in the block, so they are named
+ * once and never considered again; the snapshot then never stages them (no 50 MB object is written). Returns them
+ * (relative paths). Never touches an index or the working tree.
  */
-export async function excludeLargeFiles(
-  repo: GitRepository,
-  index: TemporaryIndex,
-  candidates: readonly string[],
-): Promise<string[]> {
+export async function excludeLargeFiles(repo: GitRepository, candidates: readonly string[]): Promise<string[]> {
   const oversized = candidates.filter((p) => {
     try {
-      const st = fs.lstatSync(path.join(repo.root, p));
+      const st = fs.lstatSync(fsPath(path.join(repo.root, p)));
       return st.isFile() && st.size > LARGE_FILE_BYTES;
     } catch {
       return false;
@@ -65,10 +62,6 @@ export async function excludeLargeFiles(
   const large = oversized.filter((p) => !known.has(p));
   if (large.length === 0) return [];
   const patterns = large.map(excludePattern).filter((p): p is string => p !== null);
-  await repo.git.run(repo.root, ['update-index', '-z', '--force-remove', '--stdin'], {
-    env: index.env,
-    input: large.map((p) => `${p}\0`).join(''),
-  });
   await editExcludeBlock(repo, HEAVY_BLOCK_START, (lines) => [...lines, ...patterns]);
   return large;
 }

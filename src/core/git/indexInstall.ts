@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { GitCommandError } from './gitErrors';
 import { readRef } from './refUpdate';
 import type { GitRepository } from './repository';
 import { recordedProcessGone, type TemporaryIndex } from './temporaryIndex';
@@ -22,14 +23,24 @@ export function clearIndexRepair(repo: GitRepository): void {
   fs.rmSync(path.join(repo.stateDir, INDEX_REPAIR_FILE), { force: true });
 }
 
+/** How long an install waits for another process's index.lock to go (an editor refreshing the index holds it). */
+export const INDEX_LOCK_WAIT_MS = 2000;
+const INDEX_LOCK_POLL_MS = 25;
+
 /**
- * After the branch moved: the index becomes the new commit's tree. When it cannot be swapped in (index.lock
- * held, or the index changed meanwhile), git rebuilds it from HEAD (`reset -q`: staging only, files kept); when
- * even that fails, the marker stays for reconciliation. Never throws: the commit stands either way.
+ * After the branch moved: the index becomes the new commit's tree. While another process holds index.lock it waits
+ * (bounded: INDEX_LOCK_WAIT_MS); when the index cannot be swapped in (still locked, or the index changed
+ * meanwhile), git rebuilds it from HEAD (`reset -q`: staging only, files kept); when even that fails, the marker
+ * stays for reconciliation. Never throws: the commit stands either way.
  */
 export async function followIndex(repo: GitRepository, index: TemporaryIndex, durable: boolean): Promise<boolean> {
   try {
-    if (!installIndex(repo, index, durable)) await repo.git.run(repo.root, ['reset', '-q']);
+    let outcome = tryInstallIndex(repo, index, durable);
+    for (let waited = 0; outcome === 'locked' && waited < INDEX_LOCK_WAIT_MS; waited += INDEX_LOCK_POLL_MS) {
+      await new Promise((resolve) => setTimeout(resolve, INDEX_LOCK_POLL_MS));
+      outcome = tryInstallIndex(repo, index, durable);
+    }
+    if (outcome !== 'installed') await repo.git.run(repo.root, ['reset', '-q']);
     clearIndexRepair(repo);
     return true;
   } catch {
@@ -57,7 +68,16 @@ export async function repairRecordedIndex(repo: GitRepository): Promise<boolean>
   }
   const [ref, commit] = text.trim().split(' ');
   const onIt = ref !== undefined && (await readRef(repo, 'HEAD')) === commit && (await readRef(repo, ref)) === commit;
-  if (onIt) await repo.git.run(repo.root, ['reset', '-q']);
+  if (onIt) {
+    try {
+      await repo.git.run(repo.root, ['reset', '-q']);
+    } catch (error) {
+      // Another process still holds index.lock (after the client's own retries): the marker waits for the next
+      // command; nothing of ours needs the real index meanwhile (the commit path stages into a copy).
+      if (error instanceof GitCommandError && error.reason === 'index-locked') return false;
+      throw error;
+    }
+  }
   fs.rmSync(marker, { force: true });
   return onIt;
 }
@@ -68,13 +88,22 @@ export async function repairRecordedIndex(repo: GitRepository): Promise<boolean>
  * Returns false when the lock was held or the index changed (the commit stands; only staging info differs).
  */
 export function installIndex(repo: GitRepository, index: TemporaryIndex, durable = false): boolean {
+  return tryInstallIndex(repo, index, durable) === 'installed';
+}
+
+/** installIndex, telling a held lock (worth waiting for) from an index that changed (never installed). */
+function tryInstallIndex(
+  repo: GitRepository,
+  index: TemporaryIndex,
+  durable: boolean,
+): 'installed' | 'locked' | 'changed' {
   const real = path.join(repo.gitDir, 'index');
   const lock = `${real}.lock`;
   let fd: number;
   try {
     fd = fs.openSync(lock, 'wx');
-  } catch {
-    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EEXIST' ? 'locked' : 'changed';
   }
   try {
     // Name ourselves in the lock so a crash here leaves a lock that clearOwnStaleIndexLock can prove is ours.
@@ -85,7 +114,7 @@ export function installIndex(repo: GitRepository, index: TemporaryIndex, durable
       before === null
         ? now === null
         : now !== null && now.ino === before.ino && now.size === before.size && now.mtimeNs === before.mtimeNs;
-    if (!unchanged) return false;
+    if (!unchanged) return 'changed';
     if (durable) {
       const tfd = fs.openSync(index.file, 'r');
       try {
@@ -95,7 +124,7 @@ export function installIndex(repo: GitRepository, index: TemporaryIndex, durable
       }
     }
     fs.renameSync(index.file, real);
-    return true;
+    return 'installed';
   } finally {
     fs.closeSync(fd);
     fs.rmSync(lock, { force: true });

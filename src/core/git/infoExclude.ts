@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { writeFileAtomic } from '../store/atomicWrite';
+import { decodeBytes, encodeBytes } from './pathBytes';
 import type { GitRepository } from './repository';
 
 /**
@@ -27,7 +28,7 @@ export async function excludeFile(repo: GitRepository): Promise<string> {
 function readBlock(file: string, start: string): { before: string[]; block: string[]; after: string[] } {
   let text = '';
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = decodeBytes(fs.readFileSync(file)); // a name that is not UTF-8 keeps its bytes (pathBytes.ts)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
@@ -55,7 +56,7 @@ export async function editExcludeBlock(
   const next = [...new Set(edit(block))];
   const lines = next.length > 0 ? [...before, start, ...next, EXCLUDE_BLOCK_END, ...after] : [...before, ...after];
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  writeFileAtomic(file, lines.length > 0 ? `${lines.join('\n')}\n` : '');
+  writeFileAtomic(file, encodeBytes(lines.length > 0 ? `${lines.join('\n')}\n` : ''));
 }
 
 /** An anchored gitignore pattern matching exactly `relPath`; null for names a pattern cannot hold (line breaks). */

@@ -10,9 +10,8 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
+import { FULL_OID, OID_OF_FORMAT } from './objectId';
 import type { GitRepository } from './repository';
-
-const OID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 
 /** The objects folder, the shared one for a linked worktree (`commondir`). */
 function objectsDir(gitDir: string): string {
@@ -26,7 +25,7 @@ function objectsDir(gitDir: string): string {
 
 /** The parents of loose commit `oid`, in order; null when git must be asked instead. */
 export function looseCommitParents(repo: Pick<GitRepository, 'gitDir'>, oid: string): string[] | null {
-  if (!OID.test(oid)) return null;
+  if (!FULL_OID.test(oid)) return null;
   const common = path.dirname(objectsDir(repo.gitDir));
   // History rewritten by replace refs or grafts, or cut by a shallow clone: what git reports may differ from the
   // object.
@@ -55,7 +54,7 @@ export function looseCommitParents(repo: Pick<GitRepository, 'gitDir'>, oid: str
   for (const line of headers.slice(1)) {
     if (!line.startsWith('parent ')) break;
     const parent = line.slice('parent '.length);
-    if (!OID.test(parent)) return null;
+    if (!FULL_OID.test(parent)) return null;
     parents.push(parent);
   }
   return parents;
@@ -77,8 +76,8 @@ const OWN_IDENT = 'Agent Version History <agent-versions@localhost>';
  */
 export function writeLooseCommit(repo: Pick<GitRepository, 'gitDir'>, spec: LooseCommitSpec): string | null {
   if (
-    !/^[0-9a-f]{40}$/.test(spec.tree) ||
-    !spec.parents.every((p) => /^[0-9a-f]{40}$/.test(p)) ||
+    !OID_OF_FORMAT.sha1.test(spec.tree) ||
+    !spec.parents.every((p) => OID_OF_FORMAT.sha1.test(p)) ||
     !spec.message.endsWith('\n')
   )
     return null;

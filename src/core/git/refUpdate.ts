@@ -4,7 +4,19 @@ import type { GitRepository } from './repository';
 
 /** Reading a ref, and the one compare-and-set every ref move of ours goes through. */
 
+/**
+ * "No such ref": our sentinel for a ref that must not exist yet (as `expected`) or must go (as `next`). Never sent to
+ * git as an object id (it is SHA-1's length): compareAndSetRef turns it into update-ref's create and delete verbs,
+ * which take no null id, so the same call works in a SHA-256 repository.
+ */
 export const ZERO_OID = '0'.repeat(40);
+
+/** The update-ref --stdin line that moves `ref` from `expected` to `next` (either may be ZERO_OID). */
+function refLine(ref: string, next: string, expected: string): string {
+  if (expected === ZERO_OID) return `create ${ref} ${next}`;
+  if (next === ZERO_OID) return `delete ${ref} ${expected}`;
+  return `update ${ref} ${next} ${expected}`;
+}
 
 /** The current value of `ref`, or null when it does not exist. Read-only. */
 export async function readRef(repo: GitRepository, ref: string): Promise<string | null> {
@@ -36,7 +48,7 @@ export async function compareAndSetRef(
   ];
   const input = [
     'start',
-    `update ${ref} ${next} ${expected}`,
+    refLine(ref, next, expected),
     ...extra.map((e) => `update ${e.ref} ${e.oid}`),
     'prepare',
     'commit',
@@ -47,7 +59,7 @@ export async function compareAndSetRef(
   } catch (error) {
     if (!(error instanceof GitCommandError) || error.reason === 'index-locked') throw error;
     const now = await readRef(repo, ref).catch(() => undefined);
-    if (now === next) return;
+    if (now === (next === ZERO_OID ? null : next)) return;
     if (error.reason === 'ref-locked') throw error;
     if (now !== undefined && now !== (expected === ZERO_OID ? null : expected)) {
       throw new AvhError(

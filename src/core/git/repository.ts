@@ -15,6 +15,51 @@ export interface GitRepository {
   readonly stateDir: string;
   /** The client every git command for this repository runs through (the process's, unless its builder chose one). */
   readonly git: GitClient;
+  /**
+   * The repository's hash (`git rev-parse --show-object-format`), known once git resolved it; a repository built
+   * from the files alone (the hook fast path, which writes no objects) leaves it out: objectFormatOf asks git.
+   */
+  readonly objectFormat?: ObjectFormat;
+}
+
+/** The hash a repository names its objects with: SHA-1 (40 hex digits) or SHA-256 (64). */
+export type ObjectFormat = 'sha1' | 'sha256';
+
+const askedFormats = new WeakMap<GitRepository, Promise<ObjectFormat>>();
+
+/**
+ * The object format without a git process: the resolved one, else what the repository's config file (in the
+ * common git dir) says in `[extensions] objectformat`. For readers of git's files (the index) in a process that
+ * never resolved the repository; SHA-1 when the file says nothing, as git itself assumes.
+ */
+export function objectFormatFromFiles(repo: Pick<GitRepository, 'gitDir' | 'objectFormat'>): ObjectFormat {
+  if (repo.objectFormat) return repo.objectFormat;
+  let common = repo.gitDir;
+  try {
+    common = path.resolve(repo.gitDir, fs.readFileSync(path.join(repo.gitDir, 'commondir'), 'utf8').trim());
+  } catch {
+    /* not a linked worktree */
+  }
+  try {
+    return /^\s*objectformat\s*=\s*sha256\s*$/im.test(fs.readFileSync(path.join(common, 'config'), 'utf8'))
+      ? 'sha256'
+      : 'sha1';
+  } catch {
+    return 'sha1';
+  }
+}
+
+/** The repository's object format: the resolved one, else asked of git once per repository object. */
+export function objectFormatOf(repo: GitRepository): Promise<ObjectFormat> {
+  if (repo.objectFormat) return Promise.resolve(repo.objectFormat);
+  let asked = askedFormats.get(repo);
+  if (!asked) {
+    asked = repo.git
+      .run(repo.root, ['rev-parse', '--show-object-format'])
+      .then((r) => (r.stdout.trim() === 'sha256' ? 'sha256' : 'sha1'));
+    askedFormats.set(repo, asked);
+  }
+  return asked;
 }
 
 /** Where Agent Version History keeps its state for the worktree whose git dir is `gitDir`. */
@@ -37,8 +82,9 @@ export async function resolveRepository(folder: string, git: GitClient = process
   if (!stat.isDirectory()) throw new AvhError('invalid-input', 'The path is not a folder.');
   let stdout: string;
   try {
-    ({ stdout } = await git.run(abs, ['rev-parse', '--show-toplevel', '--absolute-git-dir']));
+    ({ stdout } = await git.run(abs, ['rev-parse', '--show-toplevel', '--absolute-git-dir', '--show-object-format']));
   } catch (error) {
+    // A reason of its own (a folder owned by another user: 'repository-not-trusted') is git's, as the table says.
     if (error instanceof GitCommandError && error.reason !== 'git-failed') throw error;
     if (error instanceof GitCommandError && error.gitErrorCode === 'bare-repository') {
       throw new AvhError(
@@ -46,17 +92,12 @@ export async function resolveRepository(folder: string, git: GitClient = process
         'This is a bare git repository; Agent Version History needs a working tree.',
       );
     }
-    if (error instanceof GitCommandError && error.gitErrorCode === 'unsafe-repository') {
-      throw new AvhError(
-        'not-a-repository',
-        'Git refuses this repository because it is owned by another user (safe.directory).',
-      );
-    }
     throw new AvhError('not-a-repository', 'This folder is not a git repository.', {}, { cause: error });
   }
-  const [root, gitDir] = stdout.split('\n');
+  const [root, gitDir, format] = stdout.split('\n');
   if (!root || !gitDir) throw new AvhError('not-a-repository', 'This folder is not a git repository.');
-  return { root, gitDir, stateDir: stateDirOf(gitDir), git };
+  const objectFormat: ObjectFormat = format === 'sha256' ? 'sha256' : 'sha1';
+  return { root, gitDir, stateDir: stateDirOf(gitDir), git, objectFormat };
 }
 
 /**

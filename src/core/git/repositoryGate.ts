@@ -8,7 +8,10 @@ import type { GitOperation, RepositoryHealth } from './statusProbe';
  * recovery required > restore in flight > operation in progress (named by kind) > unmerged paths > index.lock >
  * detached HEAD > unborn branch. An operation wins over the detached HEAD and conflicts it causes (a rebase
  * detaches HEAD), so the user is told about the thing they must finish. Recording a turn passes the turn gate
- * instead, where an unborn branch is no blocker: the first turn makes the first version (issue 13).
+ * instead, where an unborn branch is no blocker (the first turn makes the first version, issue 13) and neither is a
+ * held index.lock: the commit path stages into a copy of the index and never needs its lock, and installs the new
+ * index once the lock is gone (or leaves that to reconciliation; issue 25). Undo of a first turn passes the undo
+ * gate: an unborn branch passes there, but a held index.lock blocks (read-tree writes the index).
  */
 export type GateBlocker =
   | 'missing'
@@ -105,14 +108,17 @@ export function blockerMessage(blocker: GateBlocker, closing: GateClosing): stri
   return `${body}${CLOSINGS[closing]}`;
 }
 
-/** The first blocker in the gate's order, or null; an unborn branch counts only when `unbornBlocks`. Pure. */
-function firstBlocker(facts: GateFacts, unbornBlocks: boolean): GateBlocker | null {
+/**
+ * The first blocker in the gate's order, or null; an unborn branch counts only when `unbornBlocks`, a held
+ * index.lock only when `indexLockBlocks`. Pure.
+ */
+function firstBlocker(facts: GateFacts, unbornBlocks: boolean, indexLockBlocks = true): GateBlocker | null {
   if (!facts.exists) return 'missing';
   if (facts.recoveryRequired) return 'recovery-required';
   if (facts.restoreInFlight) return 'restore-in-flight';
   if (facts.operations.length > 0) return facts.operations[0];
   if (facts.unmerged) return 'unmerged';
-  if (facts.indexLocked) return 'index-locked';
+  if (facts.indexLocked && indexLockBlocks) return 'index-locked';
   if (facts.detached || !facts.branch) return 'detached';
   if (unbornBlocks && (facts.unborn || !facts.head)) return 'unborn';
   return null;
@@ -136,11 +142,20 @@ export type TurnGateResult =
   | { ok: false; blocker: GateBlocker; reason: ErrorReason; message: string };
 
 /**
- * The gate for recording a turn (begin, the version at its end) and for undoing a first turn: an unborn branch passes
- * with `head: null`.
+ * The gate for recording a turn (begin, the version at its end): an unborn branch passes with `head: null`, and a
+ * held index.lock is no blocker (see above).
  */
 export function turnGate(facts: GateFacts, closing: GateClosing): TurnGateResult {
-  const blocker = firstBlocker(facts, false);
+  return openBranchGate(facts, closing, false);
+}
+
+/** The gate for undoing a turn: an unborn branch passes with `head: null` (a first turn's Undo); index.lock blocks. */
+export function undoGate(facts: GateFacts, closing: GateClosing): TurnGateResult {
+  return openBranchGate(facts, closing, true);
+}
+
+function openBranchGate(facts: GateFacts, closing: GateClosing, indexLockBlocks: boolean): TurnGateResult {
+  const blocker = firstBlocker(facts, false, indexLockBlocks);
   return blocker
     ? blocked(blocker, closing)
     : { ok: true, branch: facts.branch!, head: facts.unborn ? null : facts.head };
@@ -164,6 +179,13 @@ export function passGate(facts: GateFacts, closing: GateClosing): { branch: stri
 /** passGate through the turn gate: `head` is null on an unborn branch. */
 export function passTurnGate(facts: GateFacts, closing: GateClosing): { branch: string; head: string | null } {
   const result = turnGate(facts, closing);
+  if (!result.ok) throw gateError(result);
+  return { branch: result.branch, head: result.head };
+}
+
+/** passGate through the undo gate: `head` is null on an unborn branch. */
+export function passUndoGate(facts: GateFacts, closing: GateClosing): { branch: string; head: string | null } {
+  const result = undoGate(facts, closing);
   if (!result.ok) throw gateError(result);
   return { branch: result.branch, head: result.head };
 }

@@ -1,4 +1,5 @@
 import { writeLooseCommit } from './looseObject';
+import { OID_HEX } from './objectId';
 import type { GitRepository } from './repository';
 import { createCommit } from './commitObjects';
 import { TemporaryIndex } from './temporaryIndex';
@@ -73,7 +74,7 @@ export async function fileRestoredTree(
     const entry = (await repo.git.run(repo.root, ['ls-tree', '-z', '--full-tree', base, '--', file])).stdout.split(
       '\0',
     )[0];
-    const match = /^(\d+) (\w+) ([0-9a-f]{40,64})\t/.exec(entry ?? '');
+    const match = new RegExp(`^(\\d+) (\\w+) (${OID_HEX})\t`).exec(entry ?? '');
     if (match && match[2] !== 'tree') {
       await repo.git.run(repo.root, ['update-index', '--add', '--cacheinfo', `${match[1]},${match[3]},${file}`], {
         env: index.env,

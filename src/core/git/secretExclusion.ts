@@ -4,9 +4,8 @@ import { AvhError } from '../errors';
 import { includedPaths } from '../secrets/secretPolicy';
 import { ScanEntry, scanForSecrets, SecretFinding } from '../secrets/secretScanner';
 import { editExcludeBlock, EXCLUDE_BLOCK_END, excludePattern, pathOfPattern, readExcludeBlock } from './infoExclude';
+import { hasEscapedBytes } from './pathBytes';
 import type { GitRepository } from './repository';
-import type { TemporaryIndex } from './temporaryIndex';
-import { addedPaths } from './workingTreeSnapshot';
 
 /**
  * Issue 15: files that would enter a version for the first time and look like secrets stay out of it. They
@@ -17,37 +16,21 @@ import { addedPaths } from './workingTreeSnapshot';
 export const EXCLUDE_BLOCK_START =
   '# agent-versions: secrets (files left out of versions; use Include in Versions or Add to .gitignore to change)';
 export { EXCLUDE_BLOCK_END };
-export { addedPaths };
-
-const leftOut = new WeakMap<TemporaryIndex, SecretFinding[]>();
 
 /**
- * Runs after `add -A --verbose` into `index` (`addOutput` is its stdout): judges the paths it added, removes the
- * findings that are new to versions (not in HEAD's tree, not in the user's index) and that the user did not
- * include from `index`, and excludes them in `info/exclude`. No git process when nothing looks like a secret.
- * Never touches HEAD, the user's index or the working tree's files.
+ * The snapshot's secrets filter: judges new files (`candidates`, untracked and not ignored) before anything hashes
+ * them, and excludes in `info/exclude` the findings that are new to versions (not in HEAD's tree, not in the user's
+ * index) and that the user did not include. Returns them; the snapshot then never stages them, so no object of
+ * theirs is written. No git process when nothing looks like a secret. Never touches HEAD, an index or the files.
  */
-export async function excludeNewSecrets(
-  repo: GitRepository,
-  index: TemporaryIndex,
-  addOutput: string,
-): Promise<SecretFinding[]> {
-  return excludeNewSecretPaths(repo, index, addedPaths(addOutput));
-}
-
-/** excludeNewSecrets for the paths add staged (`added`, read from its output): the snapshot's secrets filter. */
 export async function excludeNewSecretPaths(
   repo: GitRepository,
-  index: TemporaryIndex,
-  added: readonly string[],
+  candidates: readonly string[],
 ): Promise<SecretFinding[]> {
-  let findings =
-    added.length === 0
-      ? []
-      : scanForSecrets(
-          repo.root,
-          added.map((p) => ({ path: p })),
-        );
+  let findings = scanForSecrets(
+    repo.root,
+    candidates.map((p) => ({ path: p })),
+  );
   if (findings.length > 0) {
     const [known, included] = await Promise.all([
       pathsInHeadOrUserIndex(
@@ -59,22 +42,12 @@ export async function excludeNewSecretPaths(
     findings = findings.filter((f) => !known.has(f.path) && !included.has(f.path));
   }
   if (findings.length > 0) {
-    await repo.git.run(repo.root, ['update-index', '-z', '--force-remove', '--stdin'], {
-      env: index.env,
-      input: findings.map((f) => `${f.path}\0`).join(''),
-    });
     await editExcludeBlock(repo, EXCLUDE_BLOCK_START, (lines) => [
       ...lines,
       ...findings.map((f) => excludePattern(f.path)).filter((p): p is string => p !== null),
     ]);
   }
-  leftOut.set(index, findings);
   return findings;
-}
-
-/** What the last write through `index` left out (empty when nothing was, or nothing was written). */
-export function secretsLeftOutOf(index: TemporaryIndex): SecretFinding[] {
-  return leftOut.get(index) ?? [];
 }
 
 /** Rule matches among the files the user already tracks (for `doctor`): reported only, never excluded. */
@@ -127,12 +100,16 @@ function parseStageEntries(stdout: string): ScanEntry[] {
 /** Which of `paths` HEAD's tree or the user's index holds (those are the user's files: never excluded). */
 export async function pathsInHeadOrUserIndex(repo: GitRepository, paths: readonly string[]): Promise<Set<string>> {
   const env = { GIT_LITERAL_PATHSPECS: '1' };
+  // A name that is not UTF-8 cannot be an argument (the command line is UTF-8): it counts as not the user's, so
+  // a secret of that name is left out, the safe side.
+  const named = paths.filter((p) => !hasEscapedBytes(p));
+  if (named.length === 0) return new Set();
   let stdout: string;
   try {
-    ({ stdout } = await repo.git.run(repo.root, ['ls-files', '-z', '--with-tree=HEAD', '--', ...paths], { env }));
+    ({ stdout } = await repo.git.run(repo.root, ['ls-files', '-z', '--with-tree=HEAD', '--', ...named], { env }));
   } catch {
     // No HEAD yet: the index alone.
-    ({ stdout } = await repo.git.run(repo.root, ['ls-files', '-z', '--', ...paths], { env }));
+    ({ stdout } = await repo.git.run(repo.root, ['ls-files', '-z', '--', ...named], { env }));
   }
   return new Set(stdout.split('\0').filter(Boolean));
 }

@@ -1,14 +1,15 @@
 /**
  * Starting one git process and collecting what it printed: the one implementation both ways of starting git use
  * (the git client spawning it itself, and the git launcher process doing it for the client: gitClient.ts,
- * gitLauncherProcess.ts). No shell; a command without input reads /dev/null instead of an empty pipe (a socket and
- * its streams fewer per spawn); a timeout SIGKILLs it. Decides nothing: the client maps the outcome to a result or
- * a GitCommandError.
+ * gitLauncherProcess.ts). Output is decoded and string input encoded losslessly (pathBytes.ts). No shell; a command
+ * without input reads /dev/null instead of an empty pipe (a socket and its streams fewer per spawn); a timeout
+ * SIGKILLs it. Decides nothing: the client maps the outcome to a result or a GitCommandError.
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { decodeBytes, encodeBytes } from './pathBytes';
 
 export interface SpawnRequest {
   cwd: string;
@@ -22,6 +23,8 @@ export interface SpawnRequest {
    * and the full path runs the status again). Never with input.
    */
   stdoutViaFile?: boolean;
+  /** stdout is not wanted (a command run for its exit code and stderr): it goes nowhere, and `stdout` is empty. */
+  stdoutIgnored?: boolean;
 }
 
 export type SpawnOutcome =
@@ -46,7 +49,7 @@ export function spawnCollect(
       child = spawn(file, args as string[], {
         cwd: request.cwd,
         env: request.env,
-        stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+        stdio: [input === undefined ? 'ignore' : 'pipe', request.stdoutIgnored ? 'ignore' : 'pipe', 'pipe'],
       });
     } catch (error) {
       resolve({ kind: 'spawn-error', code: (error as NodeJS.ErrnoException).code ?? 'EINVAL' });
@@ -60,7 +63,7 @@ export function spawnCollect(
       timedOut = true;
       child.kill('SIGKILL');
     }, request.timeoutMs);
-    child.stdout!.on('data', (d: Buffer) => out.push(d));
+    child.stdout?.on('data', (d: Buffer) => out.push(d));
     child.stderr!.on('data', (d: Buffer) => err.push(d));
     child.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
@@ -72,15 +75,16 @@ export function spawnCollect(
         kind: 'closed',
         code: code ?? -1,
         timedOut,
-        stdout: Buffer.concat(out).toString('utf8'),
-        stderr: Buffer.concat(err).toString('utf8'),
+        // Decoded losslessly: a file name that is not UTF-8 keeps its bytes (pathBytes.ts).
+        stdout: decodeBytes(Buffer.concat(out)),
+        stderr: decodeBytes(Buffer.concat(err)),
       });
     });
     if (input !== undefined) {
       child.stdin!.on('error', () => {
         /* git may exit before reading its input; the exit code tells */
       });
-      child.stdin!.end(input);
+      child.stdin!.end(typeof input === 'string' ? encodeBytes(input) : input);
     }
   });
 }
@@ -164,7 +168,7 @@ function readAll(fd: number): string {
     if (n === 0) break;
     read += n;
   }
-  return buffer.toString('utf8', 0, read);
+  return decodeBytes(buffer.subarray(0, read));
 }
 
 function closeQuietly(fd: number): void {

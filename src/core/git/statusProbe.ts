@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { GitClient } from './gitClient';
 import { processGit } from './gitRunner';
+import { hiddenEntryCount } from './indexFlags';
 import type { GitRepository } from './repository';
 
 export const GIT_OPERATIONS = ['merge', 'rebase', 'am', 'cherry-pick', 'revert', 'bisect'] as const;
@@ -34,6 +35,11 @@ export interface RepositoryHealth {
   /** Folders with their own `.git` that are not registered submodules: never versioned, never counted as changes. */
   nestedRepositories: string[];
   clean: boolean;
+  /**
+   * Index entries whose changes `git status` cannot see (skip-worktree or assume-unchanged, file present): `clean`
+   * says nothing about them, so a turn begun beside them takes a snapshot (localOnlyFiles.ts).
+   */
+  hiddenEntries: number;
 }
 
 const NO_COUNTS: WorkingTreeCounts = { staged: 0, unstaged: 0, untracked: 0, unmerged: 0 };
@@ -51,6 +57,7 @@ export function missingHealth(): RepositoryHealth {
     counts: { ...NO_COUNTS },
     nestedRepositories: [],
     clean: false,
+    hiddenEntries: 0,
   };
 }
 
@@ -106,7 +113,21 @@ export function healthFromStatus(repo: GitRepository, stdout: string): Repositor
     ...parsed,
     operations: operationsInProgress(repo.gitDir),
     indexLocked: fs.existsSync(path.join(repo.gitDir, 'index.lock')),
+    hiddenEntries: hiddenEntryCount(repo),
   };
+}
+
+/**
+ * The uncommitted paths `git status` lists (tracked changes and untracked files, as the probe sees them: the
+ * pinned configuration looks at the files, whatever a file-system monitor says), for a refusal to name. Read-only.
+ */
+export async function uncommittedPaths(repo: GitRepository): Promise<string[]> {
+  const args = ['status', '--porcelain=v1', '-z', '--no-renames', '--untracked-files=all', '--ignore-submodules=dirty'];
+  const { stdout } = await repo.git.run(repo.root, args, { env: PROBE_ENV });
+  return stdout
+    .split('\0')
+    .filter((record) => record.length > 3)
+    .map((record) => record.slice(3));
 }
 
 /**

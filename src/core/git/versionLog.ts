@@ -1,6 +1,7 @@
 import type { GitClient } from './gitClient';
 import { GitCommandError } from './gitErrors';
 import { processGit } from './gitRunner';
+import { FULL_OID } from './objectId';
 
 /** One commit of the current branch as the Version History view needs it. */
 export interface LoggedCommit {
@@ -29,6 +30,9 @@ export function versionLogArgs(limit: number, skip = 0): string[] {
     `--max-count=${limit}`,
     `--skip=${skip}`,
     '--no-color',
+    // Counted on the stored bytes: never a user's textconv or external diff program per commit of the view.
+    '--no-textconv',
+    '--no-ext-diff',
     '--shortstat',
     '--diff-merges=first-parent',
     `--format=${RECORD}%H${FIELD}%ct${FIELD}%(trailers:key=Agent-Turn,valueonly,separator=%x2c)${FIELD}%s`,
@@ -107,7 +111,7 @@ export async function changedFilesOf(
   const { stdout } = await git.run(root, args);
   const parts = stdout.split('\0');
   // With --root git prints the commit id first; with two trees it does not.
-  const start = parts[0] && /^[0-9a-f]{40,64}$/.test(parts[0]) ? 1 : 0;
+  const start = parts[0] && FULL_OID.test(parts[0]) ? 1 : 0;
   const files: ChangedFile[] = [];
   for (let i = start; i + 1 < parts.length; i += 2) {
     const code = parts[i];

@@ -3,6 +3,7 @@ import { createCommit, emptyTree } from './commitObjects';
 import { GitCommandError } from './gitErrors';
 import { excludeLargeFiles } from './heavyFolders';
 import { clearIndexRepair, followIndex, recordIndexRepair } from './indexInstall';
+import { LOCAL_LAYER_SUBJECT, LOCAL_REF_PREFIX } from './localOnlyFiles';
 import { compareAndSetRef, ZERO_OID } from './refUpdate';
 import { type PathFromCommit, takePathsFromCommits } from './pathsFromCommit';
 import type { GitRepository } from './repository';
@@ -22,11 +23,11 @@ export { clearOwnStaleIndexLock, indexRepairPending, installIndex, repairRecorde
 export { createCommit, emptyTree, type CommitSpec } from './commitObjects';
 export { compareAndSetRef, readRef, ZERO_OID } from './refUpdate';
 export { recordedProcessGone, removeOrphanedTemporaryIndexes, TemporaryIndex } from './temporaryIndex';
-export type { WorkingTreeSnapshot } from './workingTreeSnapshot';
+export { snapshotWorkingTree, type SnapshotFilters, type WorkingTreeSnapshot } from './workingTreeSnapshot';
 export type { PathFromCommit } from './pathsFromCommit';
 
 /** What leaves new files out of our versions: secrets (issue 15), then files too large for a version (issue 13). */
-const VERSION_FILTERS: SnapshotFilters = { secrets: excludeNewSecretPaths, large: excludeLargeFiles };
+export const VERSION_FILTERS: SnapshotFilters = { secrets: excludeNewSecretPaths, large: excludeLargeFiles };
 
 /**
  * Stages the whole user-visible working state into `index` and writes its tree, leaving out nested repositories,
@@ -71,6 +72,10 @@ export interface WorkingTreeCommitRequest {
 export interface WorkingTreeCommitResult {
   /** The new commit (now at `ref`), or null when the tree was unchanged and nothing moved. */
   commit: string | null;
+  /**
+   * The working state's tree: the commit's own, unless local-only files differ from the index (then it is the tree
+   * of the commit's local layer, localOnlyFiles.ts). What `unchangedTree` is compared with.
+   */
   tree: string;
   /**
    * The staged tree kept reachable (commit under STAGED_REF_PREFIX), when the index differed from HEAD and the working
@@ -105,17 +110,20 @@ export async function commitWorkingTree(
     if (written.status === 'rejected') throw written.reason;
     const indexTree = left.value;
     const { nested, excluded, large } = written.value;
+    // Another chat's reported paths as they were before it wrote them (docs/design/two-chats.md); the real tree
+    // (local-only files' content, localOnlyFiles.ts) follows the branch's tree unless a local-only file is in it.
     const tree = request.fromCommits?.length
       ? await takePathsFromCommits(repo, index, request.fromCommits)
       : written.value.tree;
+    const realTree = written.value.realTree === written.value.tree ? tree : written.value.realTree;
     request.step?.('after-write-tree');
     const parentTree =
       request.parentTree ??
       (request.parent === null
         ? await emptyTree(repo)
         : (await repo.git.run(repo.root, ['rev-parse', `${request.parent}^{tree}`])).stdout.trim());
-    if (tree === (request.unchangedTree ?? parentTree) && !request.always) {
-      return { commit: null, tree, staged: null, nested, excluded, large, indexInstalled: false };
+    if (realTree === (request.unchangedTree ?? parentTree) && !request.always) {
+      return { commit: null, tree: realTree, staged: null, nested, excluded, large, indexInstalled: false };
     }
     const parents = request.parent === null ? [] : [request.parent];
     let staged: string | null = null;
@@ -130,26 +138,32 @@ export async function commitWorkingTree(
     }
     const message = staged ? withTrailer(request.message, `Agent-Staged: ${staged}`) : request.message;
     const commit = await createCommit(repo, { tree, parents, message, durable: request.durable, date: request.date });
+    // Local-only files that differ from the index: their real content is kept beside the commit (localOnlyFiles.ts).
+    const layer =
+      realTree === tree
+        ? null
+        : await createCommit(repo, {
+            tree: realTree,
+            parents: [commit],
+            message: `${LOCAL_LAYER_SUBJECT}\n`,
+            durable: request.durable,
+            date: request.date,
+          });
     request.step?.('after-commit');
     // Intent first: a crash between the ref move and the index swap leaves a marker reconciliation acts on.
     if (request.installIndex) recordIndexRepair(repo, request.ref, commit);
     try {
-      await compareAndSetRef(
-        repo,
-        request.ref,
-        commit,
-        request.expected,
-        request.reflog,
-        request.durable,
-        staged ? [{ ref: `${STAGED_REF_PREFIX}${commit}`, oid: staged }] : [],
-      );
+      await compareAndSetRef(repo, request.ref, commit, request.expected, request.reflog, request.durable, [
+        ...(staged ? [{ ref: `${STAGED_REF_PREFIX}${commit}`, oid: staged }] : []),
+        ...(layer ? [{ ref: `${LOCAL_REF_PREFIX}${commit}`, oid: layer }] : []),
+      ]);
     } catch (error) {
       if (request.installIndex) clearIndexRepair(repo);
       throw error;
     }
     request.step?.('after-update-ref');
     const indexInstalled = request.installIndex ? await followIndex(repo, index, request.durable ?? false) : false;
-    return { commit, tree, staged, nested, excluded, large, indexInstalled };
+    return { commit, tree: realTree, staged, nested, excluded, large, indexInstalled };
   } finally {
     asLeft.dispose();
     index.dispose();
@@ -158,7 +172,7 @@ export async function commitWorkingTree(
 
 export const FIRST_BASE_SUBJECT = '[Base] Files before the first agent turn';
 
-export interface FirstBase extends WorkingTreeSnapshot {
+export interface FirstBase extends Omit<WorkingTreeSnapshot, 'realTree'> {
   /** The commit Undo of the first turn returns to. */
   commit: string;
   /** Whether it is the branch's new root commit (the folder held files), or a private root commit of the empty tree. */

@@ -1,11 +1,13 @@
-import { AvhError } from '../errors';
 import type { SecretFinding } from '../secrets/secretScanner';
-import { embeddedRepositoriesIn } from './gitErrors';
+import { coverAgain, uncoverHiddenEntries } from './localOnlyFiles';
 import type { GitRepository } from './repository';
 import type { TemporaryIndex } from './temporaryIndex';
 
 export interface WorkingTreeSnapshot {
+  /** The tree for the branch: the working state, with local-only files (localOnlyFiles.ts) as the index holds them. */
   tree: string;
+  /** The working state exactly, local-only files included (equal to `tree` when there are none that differ). */
+  realTree: string;
   /** Folders with their own `.git` (not registered submodules) that were left out instead of becoming gitlinks. */
   nested: string[];
   /** New files left out because they look like secrets (they stay in the working tree, excluded in info/exclude). */
@@ -15,64 +17,68 @@ export interface WorkingTreeSnapshot {
 }
 
 /**
- * What keeps new files out of a snapshot once `add -A` staged them: each filter gets the paths add staged, takes
- * the files it decides against out of `index` and returns them. Passed in by the commit path (workingTree.ts), so
- * this module knows none of the modules that decide (secretExclusion.ts, heavyFolders.ts).
+ * What keeps new files out of a snapshot: each filter gets the new files (untracked, not ignored) before any of
+ * them is hashed, records the ones it decides against (info/exclude) and returns them; the snapshot then stages
+ * only the rest, so a file left out never becomes an object in `.git/objects` (issue 25). Passed in by the commit
+ * path (workingTree.ts), so this module knows none of the modules that decide (secretExclusion.ts, heavyFolders.ts).
  */
 export interface SnapshotFilters {
   /** New files that look like secrets (issue 15). */
-  secrets(repo: GitRepository, index: TemporaryIndex, added: readonly string[]): Promise<SecretFinding[]>;
+  secrets(repo: GitRepository, candidates: readonly string[]): Promise<SecretFinding[]>;
   /** New files too large for a version (issue 13). */
-  large(repo: GitRepository, index: TemporaryIndex, added: readonly string[]): Promise<string[]>;
+  large(repo: GitRepository, candidates: readonly string[]): Promise<string[]>;
 }
 
 /**
  * Stages the whole user-visible working state (HEAD's tree plus every modified, deleted and untracked-not-ignored
- * file) into `index` and writes its tree. Nested repositories that git would record as gitlinks are left out, and
- * so is every new file one of `filters` decides against. Never touches HEAD, the user's index or the working tree.
+ * file) into `index` and writes its tree. Tracked files are staged with `add -u --sparse` (outside a sparse
+ * checkout's cone too); new files are listed first (`ls-files --others`, side by side with it), judged by `filters`,
+ * and only the rest are hashed (`update-index --add`). A folder with its own `.git`, with or without a commit, is
+ * left out rather than recorded as a gitlink. Files flagged skip-worktree or assume-unchanged are seen as they are
+ * (localOnlyFiles.ts). Never touches HEAD, the user's index or the working tree.
  */
 export async function snapshotWorkingTree(
   repo: GitRepository,
   index: TemporaryIndex,
   filters: SnapshotFilters,
 ): Promise<WorkingTreeSnapshot> {
-  const added = await repo.git.run(
-    repo.root,
-    ['-c', 'advice.addEmbeddedRepo=false', 'add', '-A', '--verbose', '--', '.'],
-    { env: index.env },
-  );
-  const nested = embeddedRepositoriesIn(added.stderr);
-  if (nested.length > 0) {
-    await repo.git.run(repo.root, ['update-index', '--force-remove', '-z', '--stdin'], {
+  // Entries flagged so that add would skip them are uncovered first (and covered again below).
+  const uncovered = await uncoverHiddenEntries(repo, index);
+  // ls-files reads the copy while add -u may replace it (by rename): either file lists the same tracked paths.
+  const [, others] = await Promise.all([
+    repo.git.run(repo.root, ['add', '-u', '--sparse'], { env: index.env }),
+    repo.git.run(repo.root, ['ls-files', '-z', '--others', '--exclude-standard'], { env: index.env }),
+  ]);
+  const { files, nested } = untrackedEntries(others.stdout);
+  const excluded = files.length > 0 ? await filters.secrets(repo, files) : [];
+  const secret = new Set(excluded.map((f) => f.path));
+  const judged = files.filter((f) => !secret.has(f));
+  const large = judged.length > 0 ? await filters.large(repo, judged) : [];
+  const tooLarge = new Set(large);
+  const added = judged.filter((f) => !tooLarge.has(f));
+  if (added.length > 0) {
+    // --remove: a file deleted since it was listed is simply not added.
+    await repo.git.run(repo.root, ['update-index', '--add', '--remove', '-z', '--stdin'], {
       env: index.env,
-      input: nested.join('\0'),
+      input: added.map((f) => `${f}\0`).join(''),
     });
   }
-  const paths = addedPaths(added.stdout);
-  const excluded = await filters.secrets(repo, index, paths);
-  const large = await filters.large(repo, index, paths);
-  const { stdout } = await repo.git.run(repo.root, ['write-tree'], { env: index.env });
-  return { tree: stdout.trim(), nested, excluded, large };
+  const realTree = (await repo.git.run(repo.root, ['write-tree'], { env: index.env })).stdout.trim();
+  const tree = await coverAgain(repo, index, uncovered, realTree);
+  return { tree, realTree, nested, excluded, large };
 }
 
 /**
- * The paths of `git add --verbose` output: records `add '<path>'` and `remove '<path>'`, one a line, the path
- * printed raw (git does not quote it), so a path holding a line break is read up to the next record. Output it
- * cannot read whole fails the write (no file is judged unseen) rather than risk committing a secret.
+ * `git ls-files -z --others --exclude-standard` output: new files, and the folders git would not descend into
+ * because they hold a `.git` of their own (printed with a trailing slash: a nested repository). Pure.
  */
-export function addedPaths(addOutput: string): string[] {
-  const paths: string[] = [];
-  const record = /(add|remove) '([\s\S]*?)'\n(?=add '|remove '|$)/gy;
-  let match: RegExpExecArray | null;
-  let end = 0;
-  while ((match = record.exec(addOutput)) !== null) {
-    if (match[1] === 'add') paths.push(match[2]);
-    end = record.lastIndex;
+export function untrackedEntries(stdout: string): { files: string[]; nested: string[] } {
+  const files: string[] = [];
+  const nested: string[] = [];
+  for (const entry of stdout.split('\0')) {
+    if (entry.length === 0) continue;
+    if (entry.endsWith('/')) nested.push(entry.slice(0, -1));
+    else files.push(entry);
   }
-  if (end !== addOutput.length)
-    throw new AvhError(
-      'git-failed',
-      'git add printed a list Agent Version History could not read; no version was made.',
-    );
-  return paths;
+  return { files, nested };
 }

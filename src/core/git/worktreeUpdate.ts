@@ -1,7 +1,10 @@
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { GitRepository } from './repository';
+import { AvhError } from '../errors';
+import { localOnlyChanges, restoreLocalOnlyFiles } from './localOnlyFiles';
+import { printableName } from './pathBytes';
+import { objectFormatOf, type GitRepository, type ObjectFormat } from './repository';
 
 /** The git side of a restore's worktree update: what it changes, whether it may, doing it, and checking it. */
 
@@ -16,7 +19,8 @@ export interface TreeChange {
 }
 
 /**
- * The entries that differ between two commits: what a worktree update from `from` to `to` writes or deletes. Read-only.
+ * The entries that differ between two commits: what a worktree update from `from` to `to` writes or deletes (local-only
+ * files included: localOnlyFiles.ts). Read-only.
  */
 export async function treeChanges(repo: GitRepository, from: string, to: string): Promise<TreeChange[]> {
   // diff-tree reads the index before it looks at its two trees, which it never needs them for (~10 ms at 20,000
@@ -26,6 +30,8 @@ export async function treeChanges(repo: GitRepository, from: string, to: string)
   });
   const fields = stdout.split('\0');
   const changes: TreeChange[] = [];
+  // Local-only files (skip-worktree / assume-unchanged by the user) differ between the commits' local layers.
+  const local = localOnlyChanges(repo, from, to);
   for (let i = 0; i + 1 < fields.length; i += 2) {
     // ":<old mode> <new mode> <old oid> <new oid> <status>" then the path.
     const [oldMode, newMode, oldOid, newOid, status] = fields[i].slice(1).split(' ');
@@ -37,6 +43,9 @@ export async function treeChanges(repo: GitRepository, from: string, to: string)
       oid: status === 'D' ? null : newOid,
     });
   }
+  const listed = new Set(changes.map((c) => c.path));
+  // A local-only file whose branch entry changes too is refused by the update itself (restoreLocalOnlyFiles).
+  for (const change of await local) if (!listed.has(change.path)) changes.push(change);
   return changes;
 }
 
@@ -70,6 +79,7 @@ export async function pathsHold(
     if (index.code !== 0) return false;
   }
   const hashed: { path: string; oid: string }[] = [];
+  const format = await objectFormatOf(repo);
   for (const change of changes) {
     const [mode, oid] = side === 'new' ? [change.mode, change.oid] : [change.oldMode, change.oldOid];
     const file = path.join(repo.root, change.path);
@@ -86,14 +96,14 @@ export async function pathsHold(
     if (mode === '160000') continue; // a submodule: its index entry (checked above) is what the update writes
     if (!st) return false;
     if (mode === '120000') {
-      if (!st.isSymbolicLink() || blobOid(Buffer.from(fs.readlinkSync(file))) !== oid) return false;
+      if (!st.isSymbolicLink() || blobOid(Buffer.from(fs.readlinkSync(file)), format) !== oid) return false;
     } else if (mode === '100644' || mode === '100755') {
       // The executable bit is the index entry's (checked above): a file system without one (core.fileMode=false)
       // must not make a finished update look partial.
       if (!st.isFile()) return false;
       // hash-object reads paths a line each: a name with a line break is compared unfiltered (fails closed).
       if (change.path.includes('\n')) {
-        if (blobOid(fs.readFileSync(file)) !== oid) return false;
+        if (blobOid(fs.readFileSync(file), format) !== oid) return false;
       } else hashed.push({ path: change.path, oid });
     } else {
       return false; // anything else: not something this check can vouch for
@@ -107,9 +117,9 @@ export async function pathsHold(
   return hashed.every((h, i) => oids[i] === h.oid);
 }
 
-/** The oid git gives `data` as a blob (SHA-1 repositories; any other format simply never matches). */
-export function blobOid(data: Buffer): string {
-  return crypto.createHash('sha1').update(`blob ${data.length}\0`).update(data).digest('hex');
+/** The oid git gives `data` as a blob (its bytes as they are: no filters) in a repository of `format`. */
+export function blobOid(data: Buffer, format: ObjectFormat): string {
+  return crypto.createHash(format).update(`blob ${data.length}\0`).update(data).digest('hex');
 }
 
 /**
@@ -201,7 +211,26 @@ export async function worktreeMatches(repo: GitRepository, commit: string): Prom
   );
 }
 
-/** Moves index and working tree from `from` to `to` with a two-tree merge (git refuses to overwrite local changes). */
-export async function updateWorktreeBetween(repo: GitRepository, from: string, to: string): Promise<void> {
-  await repo.git.run(repo.root, ['read-tree', '-m', '-u', from, to]);
+/**
+ * Moves index and working tree from `from` to `to` with a two-tree merge (git refuses to overwrite local changes).
+ * Local-only files (skip-worktree / assume-unchanged by the user, which read-tree leaves alone) are checked first
+ * and written from `target`'s local layer when it has one (localOnlyFiles.ts); `target` is null for an update that
+ * keeps them as they are (an Undo that keeps later work).
+ */
+export async function updateWorktreeBetween(
+  repo: GitRepository,
+  from: string,
+  to: string,
+  target: string | null = null,
+): Promise<void> {
+  await restoreLocalOnlyFiles(repo, from, to, target);
+  const { stderr } = await repo.git.run(repo.root, ['read-tree', '-m', '-u', from, to]);
+  // read-tree only warns (exit 0) about a file it could not remove or write, or a smudge filter that failed: the
+  // update is then not what it says, and the restore must not be proven by the files' bytes (the preflight,
+  // writeBlockers.ts, refuses the causes it can see before anything moves).
+  const unwritten = /unable to (?:unlink '(.+?)'|create file (.+?)): /.exec(stderr);
+  if (unwritten)
+    throw new AvhError('folder-read-only', `${printableName(unwritten[1] ?? unwritten[2])} could not be written.`);
+  if (/external filter .* failed/.test(stderr))
+    throw new AvhError('filter-failed', 'A smudge filter failed, so a file was written in its stored form.');
 }

@@ -3,8 +3,11 @@ import * as path from 'node:path';
 import type { RepoContext } from '../context';
 import { AvhError, ErrorReason, isAvhError, NOTHING_CHANGED } from '../errors';
 import { readSymbolicHead } from '../git/healthProbe';
+import { uncommittedPaths } from '../git/statusProbe';
 import { parentsAndTrailer, readHead } from '../git/history';
 import { CommitSpec, commitWorkingTree, compareAndSetRef, createCommit, ZERO_OID } from '../git/workingTree';
+import { printableName } from '../git/pathBytes';
+import { failingFilters, readOnlyFolders } from '../git/writeBlockers';
 import { blobOid, ignoredPathsInTheWay, TreeChange, updateWorktreeBetween } from '../git/worktreeUpdate';
 import { INTERRUPTED_SUBJECT, restoreSubject, SAVED_EDITS_SUBJECT } from '../turns/promptSummary';
 import { failpoint } from '../failpoints';
@@ -163,7 +166,8 @@ export function restoredPathsMatch(ctx: RepoContext, op: OperationRow, changes: 
     } else {
       return false; // submodules and anything else: let the full probe decide
     }
-    if (blobOid(data) !== change.oid) return false;
+    // The repository's own hash (unknown only for a repository git did not resolve: then not proven here).
+    if (!ctx.repo.objectFormat || blobOid(data, ctx.repo.objectFormat) !== change.oid) return false;
   }
   return true;
 }
@@ -177,8 +181,11 @@ export class WorktreeUpdateRefused extends AvhError {
   constructor(cause: AvhError) {
     super(
       cause.reason,
-      'Files this restore would write have changes of their own (uncommitted, staged or untracked), or git is ' +
-        'busy with the index.',
+      // A refusal of the git layer that names its file (a local-only file, issue 25) says so itself.
+      typeof cause.details.file === 'string'
+        ? cause.statement
+        : 'Files this restore would write have changes of their own (uncommitted, staged or untracked), or git is ' +
+            'busy with the index.',
       {},
       { cause, closing: NOTHING_CHANGED },
     );
@@ -194,7 +201,13 @@ const REFUSED_BEFORE_WRITING: readonly ErrorReason[] = ['dirty-conflict', 'unmer
  */
 export async function updateWorktree(ctx: RepoContext, op: OperationRow, restoreCommit: string): Promise<void> {
   try {
-    await updateWorktreeBetween(ctx.repo, baseOf(op), restoreCommit);
+    // Local-only files come back from the target's local layer only when the whole target is restored.
+    await updateWorktreeBetween(
+      ctx.repo,
+      baseOf(op),
+      restoreCommit,
+      op.scope === 'everything' ? op.target_commit : null,
+    );
   } catch (error) {
     if (error instanceof AvhError && REFUSED_BEFORE_WRITING.includes(error.reason))
       throw new WorktreeUpdateRefused(error);
@@ -231,17 +244,71 @@ export async function updateBranch(ctx: RepoContext, op: OperationRow, restoreCo
   }
 }
 
-/** Refuses (ordinary failure, nothing changed) when the update would overwrite or remove an ignored path. */
-export async function refuseIgnoredFilesInTheWay(ctx: RepoContext, changes: readonly TreeChange[]): Promise<void> {
-  const ignored = (await ignoredPathsInTheWay(ctx.repo, changes)).length;
-  if (ignored > 0) {
+/**
+ * Refuses (ordinary failure, nothing changed) when the update could not land whole (issue 25): a folder it must
+ * write into is read-only (read-tree would only warn, half-applying the restore), an ignored file is in the way (it
+ * would be overwritten or removed), or a file's smudge filter fails (read-tree would write the stored form). Each
+ * refusal names the files.
+ */
+export async function refuseWritesThatCannotLand(ctx: RepoContext, changes: readonly TreeChange[]): Promise<void> {
+  const readOnly = readOnlyFolders(ctx.repo.root, changes);
+  if (readOnly.length > 0) {
+    const one = readOnly.length === 1;
     throw new AvhError(
-      'dirty-conflict',
-      `${ignored} ignored file${ignored === 1 ? '' : 's'} (by .gitignore, or left out of versions as a likely ` +
-        `secret) would be overwritten by this version. Move ${ignored === 1 ? 'it' : 'them'} aside, then try ` +
-        `again.`,
-      { count: ignored },
+      'folder-read-only',
+      `${namedList(readOnly)} ${one ? 'is' : 'are'} read-only, so this version cannot be written there. Make ` +
+        `${one ? 'it' : 'them'} writable (chmod u+w), then try again.`,
+      { count: readOnly.length, files: readOnly.join('\n') },
       { closing: NOTHING_CHANGED },
     );
   }
+  const ignored = await ignoredPathsInTheWay(ctx.repo, changes);
+  if (ignored.length > 0) {
+    const one = ignored.length === 1;
+    throw new AvhError(
+      'dirty-conflict',
+      `${ignored.length} ignored file${one ? '' : 's'} (by .gitignore, or left out of versions as a likely ` +
+        `secret) would be overwritten by this version: ${namedList(ignored)}. Move ${one ? 'it' : 'them'} aside, ` +
+        'then try again.',
+      { count: ignored.length, files: ignored.join('\n') },
+      { closing: NOTHING_CHANGED },
+    );
+  }
+  const [failing] = await failingFilters(ctx.repo, changes);
+  if (failing) {
+    throw new AvhError(
+      'filter-failed',
+      `The smudge filter '${failing.driver}' of ${printableName(failing.path)} (.gitattributes) fails, so this ` +
+        'version would be written in its stored form. Fix the filter (git config filter.' +
+        `${failing.driver}.smudge), then try again.`,
+      { file: failing.path },
+      { closing: NOTHING_CHANGED },
+    );
+  }
+}
+
+/**
+ * The refusal of a restore over uncommitted changes that are no cancelled turn's (SPEC §5.2), naming the files (up
+ * to ten): after a file-system monitor hid an edit from git, this is what tells the user what would have gone.
+ */
+export async function dirtyTreeRefusal(ctx: RepoContext, laterWork: boolean): Promise<AvhError> {
+  const files = await uncommittedPaths(ctx.repo).catch(() => []);
+  const named = files.length > 0 ? ` (${namedList(files)})` : '';
+  return new AvhError(
+    'dirty-conflict',
+    `You have uncommitted changes${named} that are not from a cancelled agent turn. Commit or stash them, then ` +
+      `try again${laterWork ? ' (or choose Undo Only This Turn, which keeps them)' : ''}.`,
+    files.length > 0 ? { count: files.length, files: files.join('\n') } : {},
+    { closing: NOTHING_CHANGED },
+  );
+}
+
+const NAMED = 10;
+
+/** Up to ten names, then how many more ("a, b and c"; "a, …, j and 4 more"). */
+function namedList(names: readonly string[]): string {
+  const shown = names.slice(0, NAMED).map(printableName);
+  const more = names.length - shown.length;
+  if (more > 0) return `${shown.join(', ')} and ${more} more`;
+  return shown.length === 1 ? shown[0] : `${shown.slice(0, -1).join(', ')} and ${shown[shown.length - 1]}`;
 }

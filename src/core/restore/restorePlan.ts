@@ -4,12 +4,12 @@ import type { RepoContext } from '../context';
 import { AvhError } from '../errors';
 import {
   guessBranchTip,
-  inspectRepositoryHealth,
+  inspectHealthPastIndexLock,
   operationsInProgress,
   type RepositoryHealth,
 } from '../git/healthProbe';
 import { subjectsSince } from '../git/history';
-import { factsFromHealth, passGate, passTurnGate } from '../git/repositoryGate';
+import { factsFromHealth, passGate, passUndoGate } from '../git/repositoryGate';
 import { ZERO_OID } from '../git/workingTree';
 import { type TreeChange, treeChanges } from '../git/worktreeUpdate';
 import type { PreservationReason, UndoScope } from '../store/schema';
@@ -124,11 +124,11 @@ export async function makePlan(
   let health: RepositoryHealth;
   let gate: { branch: string; head: string };
   try {
-    health = await inspectRepositoryHealth(ctx.repo);
+    health = await inspectHealthPastIndexLock(ctx.repo); // an editor's index.lock: waited for, bounded
     // Under the restore lease: a recovery latch and an in-flight restore were already settled or refused. Undo
     // passes on an unborn branch too (a cancelled first turn in an empty folder): HEAD is then ZERO_OID.
     const facts = factsFromHealth(health);
-    gate = request.kind === 'undo' ? unbornAsZero(passTurnGate(facts, 'retry')) : passGate(facts, 'retry');
+    gate = request.kind === 'undo' ? unbornAsZero(passUndoGate(facts, 'retry')) : passGate(facts, 'retry');
   } catch (error) {
     await early;
     throw error;

@@ -9,7 +9,7 @@ import { endTurnUnderLease } from '../turns/turnLedger';
 import { assertConfirmed, assertConfirmedPlan } from './confirmation';
 import { admitOperation, type OperationRow } from './operationRecords';
 import { assertOtherChatsConfirmed } from './otherChatWrites';
-import { refuseIgnoredFilesInTheWay, WorktreeUpdateRefused } from './restoreEffects';
+import { dirtyTreeRefusal, refuseWritesThatCannotLand, WorktreeUpdateRefused } from './restoreEffects';
 import { type AheadOperation, makePlan } from './restorePlan';
 import type { NothingToDo } from './targetLookup';
 import type { RestoreOptions, RestoreRequest, RestoreResult } from './restoreRequest';
@@ -79,14 +79,8 @@ async function planAndRun(
   }
   // An Undo that keeps later work saves uncommitted edits first (they are part of the "current" it merges with).
   const keepsLater = plan.scope !== 'everything';
-  if (!plan.clean && plan.preservation === 'none' && !keepsLater) {
-    throw new AvhError(
-      'dirty-conflict',
-      `You have uncommitted changes that are not from a cancelled agent turn. Commit or stash them, then try ` +
-        `again${plan.later ? ' (or choose Undo Only This Turn, which keeps them)' : ''}. Nothing was changed.`,
-    );
-  }
-  if (plan.clean) await refuseIgnoredFilesInTheWay(ctx, plan.changes); // a dirty tree is checked once it is preserved
+  if (!plan.clean && plan.preservation === 'none' && !keepsLater) throw await dirtyTreeRefusal(ctx, !!plan.later);
+  if (plan.clean) await refuseWritesThatCannotLand(ctx, plan.changes); // a dirty tree is checked once it is preserved
   const op: OperationRow = {
     id: ahead.id,
     kind: request.kind,

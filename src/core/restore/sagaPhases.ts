@@ -16,7 +16,7 @@ import {
   moveBranchBack,
   type PrewrittenCommit,
   preserveDirtyTree,
-  refuseIgnoredFilesInTheWay,
+  refuseWritesThatCannotLand,
   type RestoreContent,
   restoredPathsMatch,
   updateBranch,
@@ -84,7 +84,7 @@ export const PHASE_EFFECTS: Readonly<Record<EffectPhaseName, PhaseEffect>> = {
     // After a preservation commit the update starts from it, not from the HEAD the plan compared.
     if (o.preserve_commit) {
       run.touched = await treeChanges(ctx.repo, o.preserve_commit, content.tree);
-      await refuseIgnoredFilesInTheWay(ctx, run.touched);
+      await refuseWritesThatCannotLand(ctx, run.touched);
     }
     return writeRestoreCommit(ctx, o, content, run.prewritten);
   },

@@ -23,9 +23,15 @@ export function preservationFor(r: StoreReader | StoreTx, turn: TurnRow): Preser
   return outcome === 'completed' && versionNotMade(turn) ? 'durable-cancelled-turn' : 'none';
 }
 
-/** A completed turn whose version was expected but not made: it recorded why (a failure), and it was not nothing. */
+/**
+ * A completed turn whose version was expected but not made: it recorded why (a lock, a refusing hook, git failing,
+ * recovery latched, …; not 'no-changes', nothing of its own, nor 'pending', which reconciliation settles first) and
+ * it changed something. Its work is in the tree and in no commit, as a cancelled turn's is: Undo saves it first.
+ */
 function versionNotMade(turn: TurnRow): boolean {
-  return turn.version_commit === null && turn.no_version_reason !== null && workWithoutVersion(turn);
+  if (turn.version_commit !== null || turn.no_version_reason === null) return false;
+  if (turn.no_version_reason === 'no-changes' || turn.no_version_reason === 'pending') return false;
+  return workWithoutVersion(turn);
 }
 
 function legacyOutcome(r: StoreReader | StoreTx, turn: TurnRow): 'cancelled' | 'unknown' {

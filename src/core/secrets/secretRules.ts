@@ -5,10 +5,14 @@
  * .vsix, and has no file-name rules. Every rule has a true- and a false-positive test (test/unit/secretRules.test.ts).
  */
 
-/** A rule matched on the file's base name; `content`, when set, must also match the text (`.npmrc` holding a token). */
+/**
+ * A rule matched on the file's base name (and, when `path` is set, on its whole relative path, `/`-separated);
+ * `content`, when set, must also match the text (`.npmrc` holding a token).
+ */
 export interface NameRule {
   readonly name: string;
   readonly fileName: RegExp;
+  readonly path?: RegExp;
   readonly content?: RegExp;
 }
 
@@ -36,9 +40,41 @@ export const NAME_RULES: readonly NameRule[] = [
   // A token written out, not an environment reference such as `_authToken=${NPM_TOKEN}`.
   { name: 'npmrc-token', fileName: /^\.npmrc$/, content: /(?:^|:)_(?:authToken|auth|password)\s*=\s*(?!["']?\$\{)\S/m },
   { name: 'pypirc-password', fileName: /^\.pypirc$/, content: /^\s*password\s*[=:]\s*(?!["']?\$\{)\S/m },
+  // Issue 25. A kubeconfig (`~/.kube/config`, `*kubeconfig*`) with a static credential; one that runs an `exec:`
+  // helper holds none. `client-key-data` anywhere is a content rule below.
+  {
+    name: 'kubeconfig-credentials',
+    fileName: /^config$|kubeconfig/i,
+    path: /(?:^|\/)\.kube\/config$|kubeconfig[^/]*$/i,
+    content: /^\s*(?:client-key-data|token|password)\s*:\s*(?!["']?\$\{)["']?[^\s"'{]/m,
+  },
+  // direnv's file: an exported credential-named variable set to a value (not `use flake`, not `$OTHER_VAR`).
+  {
+    name: 'envrc-secret',
+    fileName: /^\.envrc$/,
+    content: /^\s*(?:export\s+)?[A-Za-z_]*(?:KEY|TOKEN|SECRET|PASS(?:WORD)?)[A-Za-z0-9_]*\s*=\s*(?!["']?\$)\S/im,
+  },
+  // git's credential store: a credential file by definition.
+  { name: 'git-credentials-file', fileName: /^\.git-credentials$/ },
+  // docker's client config with registry logins in it; one that names a credential helper only holds none.
+  {
+    name: 'docker-config-auths',
+    fileName: /^config\.json$/,
+    path: /(?:^|\/)\.docker\/config\.json$/,
+    content: /"auths"\s*:\s*\{[\s\S]*"(?:auth|identitytoken|registrytoken)"\s*:\s*"[^"]/,
+  },
+  { name: 'pgpass-file', fileName: /^(?:\.pgpass|pgpass\.conf)$/ },
+  // Terraform variable values (passwords, tokens) by design: left out like `.env`; `*.tfvars.example` stays.
+  { name: 'terraform-tfvars', fileName: /\.tfvars(?:\.json)?$/ },
 ];
 
 export const CONTENT_RULES: readonly ContentRule[] = [
+  // A kubeconfig's base64 client key, whatever the file is called (`admin.conf`, `cluster.yaml`).
+  {
+    name: 'kubeconfig-client-key',
+    hints: ['client-key-data'],
+    pattern: /^\s*client-key-data\s*:\s*["']?[A-Za-z0-9+/]{16,}/m,
+  },
   {
     name: 'private-key',
     hints: ['PRIVATE KEY'],

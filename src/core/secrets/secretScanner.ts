@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { fsPath } from '../git/pathBytes';
 import { CONTENT_RULES, CONTENT_SCAN_LIMIT_BYTES, NAME_RULES } from './secretRules';
 
 /** A file that looks like it holds a secret, and the name of the rule that said so (never the matched text). */
@@ -30,14 +31,15 @@ export function scanForSecrets(root: string, entries: readonly ScanEntry[]): Sec
   const findings: SecretFinding[] = [];
   for (const entry of entries) {
     if (entry.mode === GITLINK_MODE) continue;
-    const rule = ruleFor(path.join(root, entry.path), entry.path, entry.mode);
+    // A name that is not UTF-8 is opened by its bytes (pathBytes.ts), never by a name that does not exist.
+    const rule = ruleFor(fsPath(path.join(root, entry.path)), entry.path, entry.mode);
     if (rule) findings.push({ path: entry.path, rule });
   }
   return findings;
 }
 
 /** git's mode for what stands at `file`: a folder counts as a submodule (git adds no other folder); null when gone. */
-function modeOnDisk(file: string): string | null {
+function modeOnDisk(file: string | Buffer): string | null {
   try {
     const stat = fs.lstatSync(file);
     return stat.isSymbolicLink() ? SYMLINK_MODE : stat.isDirectory() ? GITLINK_MODE : '100644';
@@ -49,14 +51,14 @@ function modeOnDisk(file: string): string | null {
 /**
  * The rule `relPath` matches; an unknown mode is looked up only for a name match (reading text never follows links).
  */
-function ruleFor(file: string, relPath: string, knownMode: string | undefined): string | null {
+function ruleFor(file: string | Buffer, relPath: string, knownMode: string | undefined): string | null {
   const baseName = relPath.slice(relPath.lastIndexOf('/') + 1);
   // undefined: not read yet; null: not scannable (binary, too big, gone, a link, a folder)
   let text: string | null | undefined;
   const content = () =>
     text === undefined ? (text = knownMode === SYMLINK_MODE ? null : readScannableText(file)) : text;
   for (const rule of NAME_RULES) {
-    if (!rule.fileName.test(baseName)) continue;
+    if (!rule.fileName.test(baseName) || (rule.path && !rule.path.test(relPath))) continue;
     const mode = knownMode ?? modeOnDisk(file);
     if (mode === null || mode === GITLINK_MODE) return null;
     if (!rule.content) return rule.name;
@@ -84,7 +86,7 @@ const HINTED_RULES = CONTENT_RULES.map((rule) => ({
 }));
 
 /** The file's text when it is a regular, non-binary file under the scan limit; otherwise null. */
-function readScannableText(file: string): string | null {
+function readScannableText(file: string | Buffer): string | null {
   let fd: number;
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));

@@ -5,7 +5,7 @@ import { failpoint } from '../failpoints';
 import { findTurnCommit } from '../git/history';
 import { quickGateFacts } from '../git/healthProbe';
 import { excludeHeavyFoldersBeforeFirstVersion, largeFileNotice } from '../git/heavyFolders';
-import { GateFacts, turnGate } from '../git/repositoryGate';
+import { blockerMessage, GateFacts, turnGate } from '../git/repositoryGate';
 import { commitFirstBase, commitWorkingTree, ZERO_OID } from '../git/workingTree';
 import { assertChatBranchUsable, chatOrigin } from '../chats/chatBranches';
 import { type ChatNote, handChatNotes } from '../chats/chatNotes';
@@ -117,14 +117,14 @@ export function beginTurn(
       const first = await startFirstTurn(ctx, branch, turnId, input.chatId);
       ({ commit: baseCommit, tree: baseTree, excluded, large, nested } = first);
       baseHead = first.onBranch ? first.commit : null;
-    } else if (!health.clean) {
+    } else if (!health.clean || health.hiddenEntries > 0) {
       // A private ref holds the exact pre-turn state (staged tree included); HEAD, the index and files stay as they
-      // are.
+      // are. Beside entries status cannot see (issue 25), only a real difference makes a snapshot commit.
       const snapshot = await commitWorkingTree(ctx.repo, {
         ref: `${BASE_REF_PREFIX}${turnId}`,
         expected: ZERO_OID,
         parent: head,
-        always: true,
+        always: !health.clean,
         message: `Agent Version History base snapshot\n\nAgent-Turn: ${turnId}\nAgent-Chat: ${input.chatId}\n`,
         reflog: 'agent-versions: base snapshot',
         installIndex: false,
@@ -376,10 +376,18 @@ async function commitTurnVersion(ctx: RepoContext, turn: TurnRow, own: TurnWrite
     return result.commit ? { version: result.commit, ...nested } : { version: null, reason: 'no-changes', ...nested };
   } catch (error) {
     if (isAvhError(error, 'unmerged-entries')) return blocked({ ...facts, unmerged: true })!;
-    if (isAvhError(error, 'index-locked')) return blocked({ ...facts, indexLocked: true })!;
+    // The turn gate lets a held index.lock pass (the commit path never needs it): a command that still met one says so.
+    if (isAvhError(error, 'index-locked'))
+      return {
+        version: null,
+        reason: 'index-locked',
+        message: `${KEPT} ${blockerMessage('index-locked', 'turn-end')}`,
+      };
     const reason = (isAvhError(error) && NO_VERSION_FOR[error.reason]) || 'git-failed';
     ctx.log.error('turn.version-failed', { turn: turn.id, reason: isAvhError(error) ? error.reason : 'unexpected' });
-    return { version: null, reason, message: FAILURE_COPY[reason] ?? FAILURE_COPY['git-failed'] };
+    // A cause git named (a file it cannot read, a filter that failed: issue 25) is said the way the table words it.
+    const named = isAvhError(error) && typeof error.details.file === 'string' ? `${KEPT} ${error.message}` : null;
+    return { version: null, reason, message: named ?? FAILURE_COPY[reason] ?? FAILURE_COPY['git-failed'] };
   }
 }
 

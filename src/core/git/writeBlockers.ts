@@ -1,0 +1,98 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fsPath } from './pathBytes';
+import type { GitRepository } from './repository';
+import type { TreeChange } from './worktreeUpdate';
+
+/**
+ * What would make a restore's worktree update fail half-way, found before anything moves (issue 25). git's
+ * `read-tree -m -u` only warns about a file it cannot unlink or create and exits 0, and a non-required smudge
+ * filter that fails leaves the stored form in the file, also with exit 0: both would be a half-applied restore.
+ */
+
+/**
+ * Folders the update must write into that this process cannot write: the folder of every path it writes or
+ * removes, or, for a folder still to be made, the nearest one that exists. Relative, `/`-terminated (`./` for the
+ * top); sorted. No git process: one `access` per distinct folder.
+ */
+export function readOnlyFolders(root: string, changes: readonly TreeChange[]): string[] {
+  const judged = new Map<string, boolean>();
+  const refused = new Set<string>();
+  for (const change of changes) {
+    let dir = path.posix.dirname(change.path);
+    // A folder still to be made is made in the nearest one that exists.
+    while (dir !== '.' && !isFolder(path.join(root, dir))) dir = path.posix.dirname(dir);
+    let writable = judged.get(dir);
+    if (writable === undefined) {
+      writable = canWrite(dir === '.' ? root : path.join(root, dir));
+      judged.set(dir, writable);
+    }
+    if (!writable) refused.add(dir === '.' ? './' : `${dir}/`);
+  }
+  return [...refused].sort();
+}
+
+function isFolder(dir: string): boolean {
+  try {
+    return fs.lstatSync(fsPath(dir)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function canWrite(dir: string): boolean {
+  try {
+    fs.accessSync(fsPath(dir), fs.constants.W_OK | fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A path the update would write through a filter driver whose smudge step fails now. */
+export interface FailingFilter {
+  path: string;
+  driver: string;
+}
+
+const FILTER_FAILED = /external filter .* failed|smudge filter .* failed/;
+
+/**
+ * The filter drivers (`filter` in .gitattributes) of the files the update writes whose smudge step fails now: one
+ * dry run per driver, on the first file that uses it (`cat-file --batch --filters`, output discarded), so a tool
+ * that is gone or broken is found before the update writes a file in its stored form. One `check-attr`, and one
+ * `cat-file` only when a written file has a filter. Read-only.
+ */
+export async function failingFilters(repo: GitRepository, changes: readonly TreeChange[]): Promise<FailingFilter[]> {
+  const written = changes.filter((c) => c.oid !== null && (c.mode === '100644' || c.mode === '100755'));
+  if (written.length === 0) return [];
+  const { stdout } = await repo.git.run(repo.root, ['check-attr', '-z', '--stdin', 'filter'], {
+    input: written.map((c) => `${c.path}\0`).join(''),
+  });
+  const fields = stdout.split('\0');
+  const firstOfDriver = new Map<string, TreeChange>();
+  const byPath = new Map(written.map((c) => [c.path, c]));
+  for (let i = 0; i + 2 < fields.length; i += 3) {
+    const [file, , driver] = [fields[i], fields[i + 1], fields[i + 2]];
+    if (driver === 'unspecified' || driver === 'unset' || driver === 'set' || firstOfDriver.has(driver)) continue;
+    const change = byPath.get(file);
+    if (change) firstOfDriver.set(driver, change);
+  }
+  const failing: FailingFilter[] = [];
+  for (const [driver, change] of firstOfDriver) {
+    // Paths holding a line break cannot be a --batch line: not dry-run (read-tree's own stderr still tells).
+    if (change.path.includes('\n')) continue;
+    let failed: boolean;
+    try {
+      const result = await repo.git.run(repo.root, ['cat-file', '--batch', '--filters'], {
+        input: `${change.oid} ${change.path}\n`,
+        stdoutIgnored: true,
+      });
+      failed = FILTER_FAILED.test(result.stderr);
+    } catch {
+      failed = true; // a required filter that fails makes cat-file fail
+    }
+    if (failed) failing.push({ path: change.path, driver });
+  }
+  return failing;
+}
