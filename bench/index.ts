@@ -21,11 +21,13 @@ import * as path from 'node:path';
 import { gitLauncherReady, startGitLauncher } from '../src/core/git/gitLauncher';
 import type { BenchContext, BenchSection, GoalRow, SectionResult } from './benchSection';
 import { GIT_PARTS, runGitBench } from './gitBench';
+import { runAgentNotesBench } from './agentNotesBench';
 import { runBlameBench } from './blameBench';
 import { runHookBench } from './hookBench';
 import { runLauncherBench } from './launcherBench';
 import { runSecretsBench } from './secretsBench';
 import { runStoreSection } from './storeBench';
+import { runToolWriteBench } from './toolWriteBench';
 import { runTurnChangesBench } from './turnChangesBench';
 import { runViewBench } from './viewBench';
 
@@ -36,7 +38,9 @@ const SECTIONS: readonly BenchSection[] = [
   { name: 'git', title: 'Git operations (issues 2, 3, 12)', run: runGitSection },
   { name: 'view', title: 'Version History view', needs: HARNESS, run: (c) => runViewBench(c).then(asSection) },
   { name: 'secrets', title: 'Secret check in version commits (issue 15)', run: runSecretsSection },
-  { name: 'hook', title: 'Hook events (issue 12)', run: (c) => runHookBench(c).then(asSection) },
+  { name: 'hook', title: 'Hook events (issues 12, 23)', run: (c) => runHookBench(c).then(asSection) },
+  { name: 'tool-writes', title: 'Tool events (issue 25)', run: (c) => runToolWriteBench(c).then(asSection) },
+  { name: 'agent-notes', title: 'A prompt with a note (issue 23)', run: (c) => runAgentNotesBench(c).then(asSection) },
   { name: 'store', title: 'Durable state store', run: runStoreSection },
   { name: 'launcher', title: 'Hook launcher (issue 24)', run: (c) => runLauncherBench(c).then(asSection) },
   {
