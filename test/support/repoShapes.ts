@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AvhError } from '../../src/core/errors';
 import { repoPicture } from './assertions';
+import { CLI, type CliRun, runCliProcess } from './cliProcess';
 import { git, tempDir, testGitEnv } from './gitFixtures';
 
 /**
@@ -13,30 +14,17 @@ import { git, tempDir, testGitEnv } from './gitFixtures';
  * check ("names the file, changes nothing").
  */
 
-const ROOT = path.resolve(__dirname, '../../..');
 /** What users run: the production entry bundle (built by `npm run build`), not the tsc output. */
-export const DIST_CLI = path.join(ROOT, 'dist/cli.js');
+export const DIST_CLI = CLI;
 
-export interface DistRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+export type DistRun = CliRun;
 
 /** Runs the shipped `agent-versions` (dist/cli.js) as a real process. */
 export function distCli(
   args: string[],
   options: { cwd: string; input?: string | Buffer; env?: NodeJS.ProcessEnv },
 ): DistRun {
-  const r = spawnSync(process.execPath, [DIST_CLI, ...args], {
-    cwd: options.cwd,
-    input: options.input ?? '',
-    encoding: 'utf8',
-    env: { ...testGitEnv(), ...options.env },
-    timeout: 60_000,
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+  return runCliProcess(args, options);
 }
 
 export function commitAll(repo: string, message: string): void {
