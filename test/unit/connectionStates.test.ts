@@ -35,14 +35,17 @@ describe('connection states: doctor’s checks as VS Code shows them (real setti
 
   it('not connected → connected (the launcher form); the direct form while the launcher is in use → older form', async () => {
     useLauncher(launcher);
-    assert.deepEqual(await states(), { 'claude-code': 'not-connected', codex: 'not-connected' });
+    const others = { copilot: 'not-connected', gemini: 'not-connected', opencode: 'not-connected' };
+    assert.deepEqual(await states(), { 'claude-code': 'not-connected', codex: 'not-connected', ...others });
     await connect('claude-code', 'local');
     useLauncher(null);
     await connect('codex', 'project'); // the direct form: this Node and this CLI by their paths
     useLauncher(launcher);
-    assert.deepEqual(await states(), { 'claude-code': 'connected', codex: 'older-form' });
+    assert.deepEqual(await states(), { 'claude-code': 'connected', codex: 'older-form', ...others });
     await connect('codex', 'project'); // connecting again updates the entries in place
-    assert.equal((await states()).codex, 'connected');
+    // Current now, and Codex has not reviewed the changed command (no trusted_hash in its config.toml): it would
+    // skip it, so the state says so.
+    assert.equal((await states()).codex, 'needs-review');
   });
 
   it('a malformed settings file, or the hook in two files → needs attention', async () => {

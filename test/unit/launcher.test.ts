@@ -5,7 +5,14 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { currentFormOf, hookCommand, launcherOf, runsThisInstallation, useLauncher } from '../../src/cli/installation';
+import {
+  cliEntryFile,
+  currentFormOf,
+  hookCommand,
+  launcherOf,
+  runsThisInstallation,
+  useLauncher,
+} from '../../src/cli/installation';
 import {
   defaultLauncherFile,
   installLauncher,
@@ -213,7 +220,8 @@ describe('hook launcher: a stable path that survives updates and needs no Node o
     assert.equal(settings.hooks.UserPromptSubmit[0].hooks[0].command, `${file} hook claude-code`);
     // In this process (the tsc CLI): a launcher pointing at another installation is not this one; at this one, it is.
     assert.equal(runsThisInstallation(`${file} hook claude-code`, 'claude-code'), false);
-    installLauncher({ file, cli: CLI, runtime: NODE });
+    // This process's own entry (the compiled sources here; dist/cli.js in the shipped CLI).
+    installLauncher({ file, cli: cliEntryFile(), runtime: NODE });
     assert.equal(runsThisInstallation(`${file} hook claude-code`, 'claude-code'), true);
     assert.equal(runsThisInstallation(`${file} hook codex`, 'claude-code'), false);
     assert.equal(currentFormOf(`${file} hook claude-code --init`, 'claude-code'), `${file} hook claude-code --init`);
