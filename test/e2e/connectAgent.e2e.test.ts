@@ -275,7 +275,9 @@ describe('connect from VS Code: empty state → Connect Agent… → preview →
     await check.click();
     await steps.getByRole('button', { name: 'Check Agent Connections' }).first().click();
     await page.locator('.quick-input-widget .monaco-list-row').filter({ visible: true }).first().waitFor();
-    await page.keyboard.press('Escape');
+    // Escape in the quick pick's own input: one that reached the walkthrough page instead (focus not yet moved, on
+    // a loaded machine) would take it back to the list of walkthroughs, with every step's button disabled.
+    await page.locator('.quick-input-widget input').filter({ visible: true }).first().press('Escape');
     await steps.locator('button.getting-started-step[data-step-id$="#check"][aria-checked="true"]').waitFor();
     await steps.locator('button.getting-started-step[data-step-id$="#connect"]').click();
     await shot('walkthrough');
