@@ -113,7 +113,8 @@ function checked(binary: AgentBinary, pattern: RegExp): AgentBinary {
       },
     });
     fs.rmSync(home, { recursive: true, force: true });
-    found = pattern.exec(r.stdout.trim())?.[1] ?? `unknown (${r.stdout.trim() || r.stderr.trim()})`;
+    const how = r.error ? `${r.error.message}` : r.signal ? `killed by ${r.signal}` : `exit ${r.status}`;
+    found = pattern.exec(r.stdout.trim())?.[1] ?? `unknown (${how}: ${r.stdout.trim() || r.stderr.trim()})`;
     versions.set(target, found);
   }
   if (found !== binary.version) {
