@@ -45,6 +45,7 @@ import {
   turnEvents,
 } from './support/opencodeWorld';
 import { TmuxSession } from './support/tmuxSession';
+import { eventually } from '../support/eventually';
 import { assertNothingLost, cleanupTempDirs } from '../support/gitFixtures';
 
 describe('opencode 1.18.33 (real binary, mock model: Chat Completions on 127.0.0.1): the plugin connect writes, turns, Undo and Redo', function () {
@@ -127,7 +128,15 @@ describe('opencode 1.18.33 (real binary, mock model: Chat Completions on 127.0.0
     assert.equal(after['greet.txt'], 'hi from opencode\n');
     assert.equal(after['src.txt'], 'one, edited\n');
     assert.equal(after['shell.txt'], 'shell\n');
-    const [turn] = await turnsOf(sandbox.repo);
+    // `opencode run` exits without waiting for its plugin's session.idle handler: our hook, which that handler
+    // started, may still be making the version (it finishes on its own).
+    const [turn] = await eventually(
+      'the session.idle hook to end the turn',
+      () => turnsOf(sandbox.repo),
+      // Ended, and its version made (or refused): 'pending' while the commit is being made.
+      (turns) => turns[0]?.outcome != null && (turns[0].version !== null || turns[0].noVersionReason !== 'pending'),
+      { timeoutMs: 30_000 },
+    );
     assert.deepEqual([turn.agent, turn.outcome], ['opencode', 'completed']);
     assert.match(turn.chatId, /^opencode:ses_/);
     assert.ok(turn.version, `the turn made a version: ${JSON.stringify(turn)}`);

@@ -275,11 +275,26 @@ describe('connect from VS Code: empty state → Connect Agent… → preview →
     await check.click();
     await steps.getByRole('button', { name: 'Check Agent Connections' }).first().click();
     await page.locator('.quick-input-widget .monaco-list-row').filter({ visible: true }).first().waitFor();
-    // Escape in the quick pick's own input: one that reached the walkthrough page instead (focus not yet moved, on
-    // a loaded machine) would take it back to the list of walkthroughs, with every step's button disabled.
-    await page.locator('.quick-input-widget input').filter({ visible: true }).first().press('Escape');
+    // Escape until the quick pick is closed. One that reached the walkthrough page instead (focus not yet in the
+    // quick pick, on a loaded machine) takes the page back to the list of walkthroughs, every step's button then
+    // disabled: the walkthrough is opened again.
+    const quickInput = page.locator('.quick-input-widget');
+    await eventually(
+      'the quick pick to close',
+      async () => {
+        if (await quickInput.isVisible()) await page.keyboard.press('Escape');
+        return quickInput.isVisible();
+      },
+      (visible) => !visible,
+      { intervalMs: 500 },
+    );
+    const connectStep = steps.locator('button.getting-started-step[data-step-id$="#connect"]');
+    if (!(await connectStep.isEnabled())) {
+      await runCommand(page, 'Welcome: Open Walkthrough...');
+      await pick(page, 'Get Started with Agent Version History');
+    }
     await steps.locator('button.getting-started-step[data-step-id$="#check"][aria-checked="true"]').waitFor();
-    await steps.locator('button.getting-started-step[data-step-id$="#connect"]').click();
+    await connectStep.click();
     await shot('walkthrough');
   });
 });
