@@ -475,6 +475,33 @@ describe('repository shapes people really have (issue 25; real git, real store)'
       });
     });
 
+    it('a failing smudge filter defined only in the global config (GIT_CONFIG_GLOBAL): still refused, naming the file', async () => {
+      const repo = makeRepo();
+      const global = path.join(tempDir('avh-global-'), 'gitconfig');
+      fs.writeFileSync(global, '[filter "b64"]\n\tclean = base64\n\tsmudge = base64 -d\n');
+      const saved = process.env.GIT_CONFIG_GLOBAL;
+      process.env.GIT_CONFIG_GLOBAL = global;
+      try {
+        write(repo, '.gitattributes', '*.dat filter=b64\n');
+        write(repo, 'data.dat', 'plain v1\n');
+        commitAll(repo, 'data');
+        await withHistory(repo, async (history) => {
+          const { turnId } = await history.beginTurn({ chatId: 'c', prompt: 'edit data' });
+          write(repo, 'data.dat', 'plain v2 by the agent\n');
+          await history.endTurn(turnId, 'completed');
+          fs.writeFileSync(global, '[filter "b64"]\n\tclean = base64\n\tsmudge = false\n');
+          const before = contentInventory(repo);
+          const error = await expectRefusalNaming(repo, history.undo(), 'data.dat');
+          assert.equal(error.reason, 'filter-failed');
+          assert.equal(read(repo, 'data.dat'), 'plain v2 by the agent\n');
+          assertNothingLost(repo, before);
+        });
+      } finally {
+        if (saved === undefined) delete process.env.GIT_CONFIG_GLOBAL;
+        else process.env.GIT_CONFIG_GLOBAL = saved;
+      }
+    });
+
     it('log.showSignature=true: version ids stay ids, and a signed commit is not counted as later work', async function () {
       if (spawnSync('gpg', ['--version']).status !== 0) this.skip();
       const gnupg = tempDir('avh-gnupg-');

@@ -127,6 +127,34 @@ export interface CommitRange {
   trees: ReadonlyMap<string, string>;
 }
 
+/**
+ * The commits of `range` (HEAD's history since `since`, as commitsSince listed it) that `git log head --not
+ * version` lists: all but `version` and its ancestors. Exact when every commit the range leaves out is an ancestor
+ * of `version` too: `since` null says the caller knows it is (the range was the whole history, or stops at
+ * `version`'s own parents), else the walk from `version` inside the range must meet `since` itself. Null when it
+ * cannot tell (the version is not listed, or its history inside the range does not reach `since`): ask git. No
+ * git process.
+ */
+export function commitsAfterIn(range: CommitRange, version: string, since: string | null): LaterCommit[] | null {
+  const byOid = new Map(range.commits.map((c) => [c.oid, c]));
+  if (!byOid.has(version)) return null;
+  const before = new Set<string>();
+  let metSince = since === null;
+  const stack = [version];
+  while (stack.length > 0) {
+    const oid = stack.pop()!;
+    if (before.has(oid)) continue;
+    const commit = byOid.get(oid);
+    if (!commit) {
+      if (oid === since) metSince = true;
+      continue;
+    }
+    before.add(oid);
+    stack.push(...commit.parents);
+  }
+  return metSince ? range.commits.filter((c) => !before.has(c.oid)) : null;
+}
+
 /** The commits in `since..head`, newest first, with subject, turn trailer, parents and tree. Read-only. */
 export async function commitsSince(repo: GitRepository, since: string | null, head: string): Promise<CommitRange> {
   // `since` null (a turn that began on an unborn branch): all of HEAD's history is after it. `X^@` names all of

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { baseEnv } from './gitClient';
 import { fsPath } from './pathBytes';
 import type { GitRepository } from './repository';
 import type { TreeChange } from './worktreeUpdate';
@@ -63,9 +64,15 @@ const FILTER_FAILED = /external filter .* failed|smudge filter .* failed/;
  * that is gone or broken is found before the update writes a file in its stored form. One `check-attr`, and one
  * `cat-file` only when a written file has a filter. Read-only.
  */
-export async function failingFilters(repo: GitRepository, changes: readonly TreeChange[]): Promise<FailingFilter[]> {
+export async function failingFilters(
+  repo: GitRepository,
+  changes: readonly TreeChange[],
+  mayHaveDrivers: (repo: GitRepository) => boolean = filterDriversMayBeConfigured,
+): Promise<FailingFilter[]> {
   const written = changes.filter((c) => c.oid !== null && (c.mode === '100644' || c.mode === '100755'));
-  if (written.length === 0) return [];
+  // A `filter` attribute naming a driver no config defines is a no-op (gitattributes(5)): with no driver there is
+  // nothing to dry-run, and no `check-attr` either.
+  if (written.length === 0 || !mayHaveDrivers(repo)) return [];
   const { stdout } = await repo.git.run(repo.root, ['check-attr', '-z', '--stdin', 'filter'], {
     input: written.map((c) => `${c.path}\0`).join(''),
   });
@@ -95,4 +102,79 @@ export async function failingFilters(repo: GitRepository, changes: readonly Tree
     if (failed) failing.push({ path: change.path, driver });
   }
   return failing;
+}
+
+/**
+ * Whether any config git reads for this repository may define a filter driver (`[filter "…"]`), found from the
+ * files alone: the repository's config (and `config.worktree`), the global files, the system file, and the
+ * `GIT_CONFIG_*` variables that add config, as our git processes see them (baseEnv). In doubt — an `[include]` /
+ * `[includeIf]`, a file that cannot be read, a platform whose system files git finds elsewhere (macOS, Windows) —
+ * true, so the `check-attr` runs: a false "none" would let a failing smudge filter write a file's stored form
+ * (issue 25); a false "maybe" only costs one git process. No git process.
+ */
+export function filterDriversMayBeConfigured(
+  repo: Pick<GitRepository, 'root' | 'gitDir' | 'git'>,
+  env: NodeJS.ProcessEnv = baseEnv(undefined),
+  platform: NodeJS.Platform = process.platform,
+): boolean {
+  if (platform !== 'linux') return true;
+  if (/(^|['\s])(filter|include|includeif)\./i.test(env.GIT_CONFIG_PARAMETERS ?? '')) return true;
+  const count = Number(env.GIT_CONFIG_COUNT ?? 0);
+  for (let i = 0; i < (Number.isFinite(count) ? count : 0); i++)
+    if (/^(filter|include|includeif)\./i.test(env[`GIT_CONFIG_KEY_${i}`] ?? '')) return true;
+  return configFiles(repo, env).some(mayDefineFilter);
+}
+
+/** The config files git reads, in no particular order (git-config(1), FILES). */
+function configFiles(repo: Pick<GitRepository, 'root' | 'gitDir' | 'git'>, env: NodeJS.ProcessEnv): string[] {
+  const files: string[] = [];
+  if (!truthy(env.GIT_CONFIG_NOSYSTEM)) {
+    if (env.GIT_CONFIG_SYSTEM) files.push(env.GIT_CONFIG_SYSTEM);
+    else files.push('/etc/gitconfig', ...prefixSystemFile(repo));
+  }
+  const home = env.HOME ?? '';
+  if (env.GIT_CONFIG_GLOBAL) files.push(env.GIT_CONFIG_GLOBAL);
+  else {
+    if (home) files.push(path.join(home, '.gitconfig'));
+    const xdg = env.XDG_CONFIG_HOME || (home ? path.join(home, '.config') : '');
+    if (xdg) files.push(path.join(xdg, 'git', 'config'));
+  }
+  const common = commonDirOf(repo.gitDir);
+  files.push(path.join(common, 'config'), path.join(repo.gitDir, 'config.worktree'));
+  return files;
+}
+
+/** `$(prefix)/etc/gitconfig` of the git that runs (a git built with a prefix other than /usr reads it). */
+function prefixSystemFile(repo: Pick<GitRepository, 'root' | 'git'>): string[] {
+  try {
+    const prefix = path.dirname(path.dirname(fs.realpathSync(repo.git.executable(repo.root))));
+    return prefix === '/usr' ? [] : [path.join(prefix, 'etc', 'gitconfig')];
+  } catch {
+    return ['/nonexistent/unknown-git-prefix']; // unknown: counted as unreadable, so in doubt
+  }
+}
+
+function commonDirOf(gitDir: string): string {
+  try {
+    return path.resolve(gitDir, fs.readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim());
+  } catch {
+    return gitDir;
+  }
+}
+
+const FILTER_OR_INCLUDE_SECTION = /^[ \t]*\[[ \t]*(filter|include|includeif)\b/im;
+
+/** A missing file defines nothing; one that cannot be read may define anything. */
+function mayDefineFilter(file: string): boolean {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'latin1');
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ENOENT';
+  }
+  return FILTER_OR_INCLUDE_SECTION.test(text);
+}
+
+function truthy(value: string | undefined): boolean {
+  return value !== undefined && /^(1|true|yes|on)$/i.test(value.trim());
 }

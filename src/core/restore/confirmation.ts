@@ -38,7 +38,7 @@ async function preview(ctx: RepoContext, request: RestoreRequest): Promise<Resto
   const scope = plan.scope !== 'everything' ? plan.scope : onlyTurn ? 'turn' : null;
   const otherChats =
     request.kind === 'undo' && plan.turn && scope
-      ? await otherChatWritesIn(ctx, plan.turn, scope, plan.scopePath, plan.head)
+      ? await otherChatWritesIn(ctx, plan.turn, scope, plan.scopePath, plan.head, plan.listed)
       : null;
   return {
     kind: request.kind,

@@ -1,6 +1,7 @@
 import type { RepoContext } from '../context';
 import { AvhError } from '../errors';
-import { commitsSince } from '../git/reverseMerge';
+import { type CommitRange, commitsAfterIn, commitsSince, type LaterCommit } from '../git/reverseMerge';
+import { ZERO_OID } from '../git/refUpdate';
 import type { UndoScope } from '../store/schema';
 import { kindOfSubject } from '../turns/promptSummary';
 import { chatWritesSince, readTurnWrites } from '../turns/toolWrites';
@@ -26,7 +27,9 @@ const MAX_LATER = 500;
 
 /**
  * What another chat wrote in the files an Undo of `turn` (one `file`, or all it changed) changes; null when none.
- * Read-only (git log and diff-tree; the tool-write records of the turns).
+ * `listed`: the commits since the turn began, as the plan listed them (revertPlan.ts laterCommits), so the commits
+ * after its version need no second `git log`. Read-only (git log and diff-tree, each only when needed; the
+ * tool-write records of the turns).
  */
 export async function otherChatWritesIn(
   ctx: RepoContext,
@@ -34,16 +37,22 @@ export async function otherChatWritesIn(
   scope: Exclude<UndoScope, 'everything'>,
   file: string | null,
   head: string,
+  listed: CommitRange | null = null,
 ): Promise<OtherChatWrites | null> {
   const version = turn.version_commit;
   if (!version) return null;
-  const touched = new Set(scope === 'file' && file !== null ? [file] : await changedPaths(ctx, version));
+  // The files the Undo changes, read from git only once some other chat's files are to be compared with them.
+  let touched: Promise<ReadonlySet<string>> | null = null;
+  const touchedPaths = () =>
+    (touched ??= Promise.resolve(
+      scope === 'file' && file !== null ? new Set([file]) : changedPaths(ctx, version).then((p) => new Set(p)),
+    ));
   const files = new Set<string>();
   const chats = new Map<string, string>();
-  const hit = (chatId: string, agent: string | null, paths: Iterable<string>) => {
+  const hit = async (chatId: string, agent: string | null, paths: Iterable<string>) => {
     let any = false;
     for (const p of paths) {
-      if (!touched.has(p)) continue;
+      if (!(await touchedPaths()).has(p)) continue;
       files.add(p);
       any = true;
     }
@@ -52,9 +61,9 @@ export async function otherChatWritesIn(
   const { stateDir } = ctx.repo;
   // 1. The turn's own version may hold another chat's shell edits, or files both reported writing.
   const overlap = readTurnWrites(stateDir, turn.id)?.overlap;
-  if (overlap) for (const c of overlap.chats) hit(c.chatId, c.agent, overlap.paths);
+  if (overlap) for (const c of overlap.chats) await hit(c.chatId, c.agent, overlap.paths);
   // 2. Turns of other chats whose versions landed after this one, still in effect.
-  const later = head === version ? [] : (await commitsSince(ctx.repo, version, head)).commits.slice(0, MAX_LATER);
+  const later = (head === version ? [] : await commitsAfter(ctx, turn, version, head, listed)).slice(0, MAX_LATER);
   const laterIds = later.filter((c) => kindOfSubject(c.subject) === 'agent' && c.turn && c.turn !== turn.id);
   const laterTurns = (
     await turnsByIds(
@@ -65,17 +74,33 @@ export async function otherChatWritesIn(
   for (const other of laterTurns) {
     const record = readTurnWrites(stateDir, other.id);
     if (!record) continue;
-    hit(other.chat_id, other.agent, record.paths);
+    await hit(other.chat_id, other.agent, record.paths);
     // Shell edits: whatever its version changed may be its own.
     if (record.shell && other.version_commit)
-      hit(other.chat_id, other.agent, await changedPaths(ctx, other.version_commit));
+      await hit(other.chat_id, other.agent, await changedPaths(ctx, other.version_commit));
   }
   // 3. Other chats' turns still running: what they reported so far.
   const running = await ctx.store.read((r) => openTurns(r).filter((t) => t.chat_id !== turn.chat_id));
   for (const other of running)
-    hit(other.chat_id, other.agent, chatWritesSince(stateDir, other.chat_id, other.created_at).paths);
+    await hit(other.chat_id, other.agent, chatWritesSince(stateDir, other.chat_id, other.created_at).paths);
   if (files.size === 0) return null;
   return { chats: [...new Set(chats.values())].sort(), files: [...files].sort() };
+}
+
+/**
+ * The commits on HEAD's history after `version`: from the plan's list when it can tell them (commitsAfterIn), else
+ * one `git log`. `listed` ran from the HEAD the turn began on, or (none recorded) from the version's own parents.
+ */
+async function commitsAfter(
+  ctx: RepoContext,
+  turn: TurnRow,
+  version: string,
+  head: string,
+  listed: CommitRange | null,
+): Promise<LaterCommit[]> {
+  const since = turn.base_head === null || turn.base_head === ZERO_OID ? null : turn.base_head;
+  const known = listed ? commitsAfterIn(listed, version, since) : null;
+  return known ?? (await commitsSince(ctx.repo, version, head)).commits;
 }
 
 /**
@@ -84,11 +109,11 @@ export async function otherChatWritesIn(
  */
 export async function assertOtherChatsConfirmed(
   ctx: RepoContext,
-  plan: { turn: TurnRow | null; scope: UndoScope; scopePath: string | null; head: string },
+  plan: { turn: TurnRow | null; scope: UndoScope; scopePath: string | null; head: string; listed: CommitRange | null },
   options: RestoreOptions,
 ): Promise<OtherChatWrites | null> {
   if (!plan.turn || plan.scope === 'everything') return null;
-  const found = await otherChatWritesIn(ctx, plan.turn, plan.scope, plan.scopePath, plan.head);
+  const found = await otherChatWritesIn(ctx, plan.turn, plan.scope, plan.scopePath, plan.head, plan.listed);
   if (!found || options.confirmOtherChats) return found;
   throw new AvhError('confirmation-required', otherChatsRefusal(found.chats, found.files, CONFIRM_IN_UI), {
     count: found.files.length,

@@ -11,6 +11,7 @@ import {
 import { subjectsSince } from '../git/history';
 import { factsFromHealth, passGate, passUndoGate } from '../git/repositoryGate';
 import { ZERO_OID } from '../git/workingTree';
+import type { CommitRange } from '../git/reverseMerge';
 import { type TreeChange, treeChanges } from '../git/worktreeUpdate';
 import type { PreservationReason, UndoScope } from '../store/schema';
 import { kindOfSubject } from '../turns/promptSummary';
@@ -58,6 +59,8 @@ export interface Plan {
   /** Undo This Change: the one hunk of the turn taken back (scope 'file', scopePath its file in the turn's commit). */
   change: TurnChange | null;
   later: LaterWork | null;
+  /** The commits since the turn began, as `later` was counted from (null when git was not asked: revertPlan.ts). */
+  listed: CommitRange | null;
   /** Undo that keeps later work: the tree to commit, computed from HEAD (or the working tree saved as an object). */
   undoTree: UndoTree | null;
   /** The restore commit of the whole target, written ahead on the guessed branch tip (runRestore only). */
@@ -257,7 +260,7 @@ async function inPlacePlan(
   prewritten: () => PrewrittenCommit | null,
 ): Promise<Plan | null> {
   if (!looked.ok || 'nothing' in looked.value) return null;
-  const { later, reverse, target, turn, preservation } = looked.value;
+  const { later, reverse, target, turn, preservation, listed } = looked.value;
   const undo = reverse?.ok ? reverse.value : null;
   if (!turn || !later || !undo || undo.changes === null || preservation !== 'none') return null;
   const committedAfter = { ...later, uncommitted: false };
@@ -283,6 +286,7 @@ async function inPlacePlan(
     scopePath: null,
     change: null,
     later: committedAfter,
+    listed,
     undoTree: undo.undo,
     prewritten: prewritten(),
   };

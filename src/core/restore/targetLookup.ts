@@ -73,7 +73,7 @@ export async function lookUp(
     keepsLater ? null : wholeTargetChanges(ctx, head, found.target),
     reversible ? settled(reverseOnHead(ctx, found.turn!, head, (content) => onTarget?.(found, content), listed)) : null,
   ]);
-  return { ...found, later, changes, reverse };
+  return { ...found, later, changes, reverse, listed: listed ? await listed : null };
 }
 
 /**
