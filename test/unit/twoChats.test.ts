@@ -173,6 +173,43 @@ describe('two chats in one working tree: what each turn reported writing decides
     assertNothingLost(repo, before);
   });
 
+  it('with a --skip-worktree local edit in the tree: A’s version takes B’s file from B’s base, the local edit stays local through both versions and Undo Only This Turn of A', () => {
+    const repo = twoChatRepo();
+    write(repo, 'config.ini', 'db=prod\n');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'config');
+    git(repo, 'update-index', '--skip-worktree', 'config.ini');
+    write(repo, 'config.ini', 'db=local tweak\n');
+    const before = contentInventory(repo);
+    const start = head(repo);
+    const a = hook('claude-code', 'claude-code/UserPromptSubmit.json', repo, A);
+    hook('codex', 'codex/UserPromptSubmit.json', repo, B);
+    write(repo, 'src.txt', 'two\n');
+    claudeEdit(repo, A, 'src.txt');
+    write(repo, 'b.txt', 'b-half\n');
+    applyPatch(repo, B, '*** Update File: b.txt\n@@\n-b0\n+b-half\n');
+    const endA = hook('claude-code', 'claude-code/Stop.json', repo, A);
+    assert.equal(typeof endA.version, 'string');
+    assert.deepEqual(treeOf(repo, endA.version!), { ...treeOf(repo, start), 'src.txt': 'two\n' });
+    assert.equal(read(repo, 'config.ini'), 'db=local tweak\n');
+    write(repo, 'b.txt', 'b-final\n');
+    applyPatch(repo, B, '*** Update File: b.txt\n@@\n-b-half\n+b-final\n');
+    const endB = hook('codex', 'codex/Stop.json', repo, B);
+    assert.deepEqual(treeOf(repo, endB.version!), { ...treeOf(repo, endA.version!), 'b.txt': 'b-final\n' });
+    for (const version of [endA.version!, endB.version!])
+      assert.equal(git(repo, 'show', `${version}:config.ini`), 'db=prod\n', 'the branch never holds the local edit');
+    const undo = cli(['undo', '--turn', a.turnId!, '--only', 'turn'], repo);
+    assert.equal(undo.code, 0, undo.stderr);
+    assert.deepEqual(treeOf(repo, 'HEAD'), { ...treeOf(repo, endB.version!), 'src.txt': 'one\n' });
+    assert.deepEqual(worktreeOf(repo), {
+      ...treeOf(repo, endB.version!),
+      'src.txt': 'one\n',
+      'config.ini': 'db=local tweak\n',
+    });
+    assert.match(git(repo, 'ls-files', '-v', 'config.ini'), /^S /, 'the flag stays');
+    assertNothingLost(repo, before);
+  });
+
   it('B ran a shell command: A’s version keeps the unreported change; Undo Only This Turn of A names B’s chat and the files and asks, and --yes says what went', async () => {
     const repo = twoChatRepo();
     write(repo, 'c.txt', 'c0\n');
