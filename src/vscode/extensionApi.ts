@@ -34,9 +34,14 @@ export interface AgentVersionHistoryApi {
    * (other chats' turns, the user's commits and edits), as a `[Revert]` version; refused with reason
    * 'revert-conflict' (nothing changed) when that does not apply cleanly. `only: 'everything'` restores the
    * version before the turn, taking the later work away too (it stays in history). With nothing after the turn both
-   * are today's Undo.
+   * are today's Undo. When it would change files another chat wrote after the turn (or may hold that chat's edits:
+   * docs/design/two-chats.md) it is refused with reason 'confirmation-required' (`details.otherChats`,
+   * `details.files`; nothing changed) until called again with `confirmOtherChats: true`, once the user agreed.
    */
-  undoTurn(turnId: string, options?: { only?: 'turn' | 'everything' }): Promise<UndoTurnResult>;
+  undoTurn(
+    turnId: string,
+    options?: { only?: 'turn' | 'everything'; confirmOtherChats?: boolean },
+  ): Promise<UndoTurnResult>;
   readonly onDidChangeVersions: vscode.Event<{ repository: string }>;
   /** Undo ended a still-running turn as cancelled: the agent should stop working on it. */
   readonly onDidCancelTurn: vscode.Event<TurnCancelledEvent>;
@@ -118,14 +123,24 @@ export function createApi(
     },
     async undoTurn(turnId, options = {}) {
       if (typeof options !== 'object' || options === null)
-        throw new AvhError('invalid-input', "undoTurn expects options { only?: 'turn' | 'everything' }.");
+        throw new AvhError(
+          'invalid-input',
+          "undoTurn expects options { only?: 'turn' | 'everything', confirmOtherChats?: boolean }.",
+        );
+      const confirmOtherChats = options.confirmOtherChats ?? false;
+      if (typeof confirmOtherChats !== 'boolean')
+        throw new AvhError('invalid-input', 'confirmOtherChats must be true or false.');
       const only = options.only ?? 'turn';
       const controller =
         typeof turnId === 'string'
           ? (owners.get(turnId) ?? (await findOwner(registry, turnId)))
           : await registry.defaultController();
       // The caller chose explicitly: 'everything' confirms taking later turns and commits away.
-      const r = await controller.history.undo(turnId, { only, confirmUserCommits: only === 'everything' });
+      const r = await controller.history.undo(turnId, {
+        only,
+        confirmUserCommits: only === 'everything',
+        confirmOtherChats,
+      });
       controller.notifyChanged();
       if (r.result !== 'restored' && r.result !== 'no-change')
         throw new AvhError('invalid-input', 'There is no agent turn to undo.');
