@@ -15,22 +15,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BASE="${AVH_AGENTS_DIR:-$ROOT/.vscode-test/agents}"
 START=$SECONDS
 
-say() { printf '[agents-setup] %s\n' "$*"; }
-T0=$SECONDS
-begin() { T0=$SECONDS; say "$*"; }
-took() { say "  done in $((SECONDS - T0)) s"; }
-die() { printf '[agents-setup] ERROR: %s\n' "$*" >&2; exit 1; }
-trap 'rc=$?; [ $rc -eq 0 ] || printf "[agents-setup] FAILED (exit %s) at line %s: %s\n" "$rc" "$LINENO" "$BASH_COMMAND" >&2' EXIT
-
-npm_q() { npm --no-audit --no-fund --no-update-notifier --loglevel=warn "$@"; }
-
-own_package() { # dir name
-  mkdir -p "$1"
-  [ -f "$1/package.json" ] || printf '{ "name": "%s", "private": true }\n' "$2" >"$1/package.json"
-}
-
-stamp_ok() { [ -f "$1" ] && [ "$(cat "$1")" = "$2" ]; }
-stamp_set() { printf '%s' "$2" >"$1"; }
+SETUP_TAG=agents-setup
+# shellcheck source=../lib/setupCommon.sh
+source "$ROOT/scripts/lib/setupCommon.sh"
 
 case "$(uname -s)-$(uname -m)" in
   Linux-x86_64) PLATFORM=linux-x64 CODEX_TRIPLE=x86_64-unknown-linux-musl ;;

@@ -16,24 +16,9 @@ CS_PKG="$CS_DIR/node_modules/code-server"
 VSCODE_DIR="$CS_PKG/lib/vscode"
 START=$SECONDS
 
-say() { printf '[vscode-setup] %s\n' "$*"; }
-T0=$SECONDS
-begin() { T0=$SECONDS; say "$*"; }
-took() { say "  done in $((SECONDS - T0)) s"; }
-die() { printf '[vscode-setup] ERROR: %s\n' "$*" >&2; exit 1; }
-trap 'rc=$?; [ $rc -eq 0 ] || printf "[vscode-setup] FAILED (exit %s) at line %s: %s\n" "$rc" "$LINENO" "$BASH_COMMAND" >&2' EXIT
-
-# Quiet, non-interactive npm that never touches the project's own package.json or node_modules.
-npm_q() { npm --no-audit --no-fund --no-update-notifier --loglevel=warn "$@"; }
-
-# A folder with its own package.json, so npm does not walk up to the project's package.json.
-own_package() { # dir name
-  mkdir -p "$1"
-  [ -f "$1/package.json" ] || printf '{ "name": "%s", "private": true }\n' "$2" >"$1/package.json"
-}
-
-stamp_ok() { [ -f "$1" ] && [ "$(cat "$1")" = "$2" ]; }
-stamp_set() { printf '%s' "$2" >"$1"; }
+SETUP_TAG=vscode-setup
+# shellcheck source=../lib/setupCommon.sh
+source "$ROOT/scripts/lib/setupCommon.sh"
 
 # 1. Chromium from Debian (no Xvfb needed: it runs headless).
 if [ -x /usr/bin/chromium ]; then
