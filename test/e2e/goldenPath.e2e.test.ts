@@ -195,6 +195,14 @@ describe('golden path: demo → Version History → stop → Undo → Redo → c
     const hosts = extensionHostPids(wb.server.pid);
     assert.ok(hosts.length > 0, 'an extension host runs');
     await runCommand(page, UNDO);
+    // read-tree takes the index's lock when it starts and dies holding it (the failpoint fires 2.5 s into it): seen
+    // first, so the host death waited for next is the one at the failpoint.
+    await eventually(
+      "read-tree to start (it takes the index's lock)",
+      () => fs.existsSync(path.join(demo, '.git', 'index.lock')),
+      (held) => held,
+      { timeoutMs: 60_000, intervalMs: 50 },
+    );
     await eventually(
       'the extension host to die at the failpoint',
       () => hosts.some((pid) => !fs.existsSync(`/proc/${pid}`)),
