@@ -1,10 +1,12 @@
 /**
  * The hook fast path (docs/design.md, "Fast hook events"): the common events — a prompt that begins a turn of a
- * known chat on a clean tree, a turn that ends with nothing changed — recorded without sql.js, xstate or the
- * full CLI bundle. It appends the journal record the full path would have written (the same statements, built by
- * the same functions in turnRecords.ts) under the same locks, deciding from the facts file (hookFacts.ts) that
- * describes the exact journal state on disk. Anything else, and any doubt, declines: the caller then runs the full
- * path (runHook.ts) unchanged. Nothing is written before the one append, so declining is always safe.
+ * known chat (on a clean tree, or on a dirty one with its base snapshot), a turn that ends with nothing changed —
+ * recorded without sql.js, xstate or the full CLI bundle. It appends the journal record the full path would have
+ * written (the same statements, built by the same functions in turnRecords.ts) under the same locks, deciding from
+ * the facts file (hookFacts.ts) that describes the exact journal state on disk. Anything else, and any doubt,
+ * declines: the caller then runs the full path (runHook.ts) unchanged. Nothing is written before the one append but a
+ * dirty begin's base snapshot ref (made by beginTurn's own request), which a declined append deletes again, so a
+ * declined event leaves nothing.
  */
 import * as fs from 'node:fs';
 import { AvhError } from '../../core/errors';
@@ -19,7 +21,7 @@ import { guessRepositoryFromFiles, GitRepository, stateDirOf } from '../../core/
 import { leasePath } from '../../core/git/repositoryLease';
 import { factsFromHealth, turnGate } from '../../core/git/repositoryGate';
 import { inspectHealthDirect, startProbeStatus } from '../../core/git/statusProbe';
-import { indexRepairPending } from '../../core/git/workingTree';
+import { commitWorkingTree, compareAndSetRef, indexRepairPending, ZERO_OID } from '../../core/git/workingTree';
 import {
   chatFactsOf,
   HookChatFacts,
@@ -45,6 +47,7 @@ import {
   turnVersionStatement,
 } from '../../core/turns/turnRecords';
 import { validateBeginTurn } from '../../core/turns/validation';
+import { baseSnapshotRequest } from '../../core/turns/baseSnapshot';
 import { parseCommandLine } from '../commandParser';
 import { spec as hookSpec } from '../commands/hook';
 import type { EarlyProbe } from './earlyProbe';
@@ -63,8 +66,11 @@ interface Prepared {
   facts: HookFacts;
   chatId: string;
   chat: HookChatFacts;
-  /** The probe's status, already started by the entry (earlyProbe.ts). */
-  status?: Promise<string>;
+  /**
+   * The one status of the event, memoized: the one the entry started (earlyProbe.ts), or one started when first
+   * asked for. The gate's probe and every decision of the event (changedSince) read this same output.
+   */
+  status: () => Promise<string>;
 }
 
 class Decline {
@@ -136,7 +142,7 @@ async function fastHook(
       if (facts.recoveryRequired) decline('unsettled');
     },
     settle: async () => undefined,
-    probe: () => inspectHealthDirect(prepared.repo, prepared.status),
+    probe: () => inspectHealthDirect(prepared.repo, prepared.status()),
     latchFacts: async () => ({ recoveryRequired: facts.recoveryRequired, restoreInFlight: facts.restoreInFlight }),
     // Left behind, the lease names this process and is stale once it exits; never a reason to record twice.
     releaseFailed: () => undefined,
@@ -162,13 +168,22 @@ async function fastHook(
 
 /** The one write: the planned record appended if the journal is still the facts' state, then the facts updated. */
 async function append(prepared: Prepared, planned: Planned): Promise<FastHookAnswer> {
-  const appended = await appendRecordIfUnchanged(
-    prepared.repo.stateDir,
-    prepared.facts.journal,
-    planned.statements,
-    STORE_LOCK_WAIT_MS,
-  );
-  if (appended.kind !== 'appended') decline(appended.kind);
+  let appended: Awaited<ReturnType<typeof appendRecordIfUnchanged>>;
+  try {
+    appended = await appendRecordIfUnchanged(
+      prepared.repo.stateDir,
+      prepared.facts.journal,
+      planned.statements,
+      STORE_LOCK_WAIT_MS,
+    );
+  } catch (error) {
+    await unmake(prepared.repo, planned.made);
+    throw error;
+  }
+  if (appended.kind !== 'appended') {
+    await unmake(prepared.repo, planned.made);
+    decline(appended.kind);
+  }
   // Acknowledged: from here nothing may decline (the full path would record the event a second time).
   writeHookFacts(prepared.repo.stateDir, {
     ...prepared.facts,
@@ -176,6 +191,14 @@ async function append(prepared: Prepared, planned: Planned): Promise<FastHookAns
     chats: { ...prepared.facts.chats, [prepared.chatId]: planned.chat },
   });
   return { kind: 'done', result: planned.result, json: prepared.json };
+}
+
+/**
+ * The ref a declined event made, deleted by compare-and-set (only while it still names the commit made): the full
+ * path then begins the turn from nothing, with its own snapshot. A failure here declines as an error all the same.
+ */
+async function unmake(repo: GitRepository, made: MadeRef | undefined): Promise<void> {
+  if (made) await compareAndSetRef(repo, made.ref, ZERO_OID, made.commit, 'agent-versions: base snapshot declined');
 }
 
 interface Invocation {
@@ -218,8 +241,9 @@ async function prepare(
   // A note waits for this prompt (an Undo changed files since the agent last saw them): the full path prints it.
   if (event.action.kind === 'begin' && chat.notes > 0) decline('note');
   // The early status is this repository's only if it was started in the same root.
-  const status = early?.root === repo.root ? early.status : undefined;
-  return { event, json, repo, facts, chatId: event.chatId, chat, status };
+  let status = early?.root === repo.root ? early.status : undefined;
+  const statusOnce = () => (status ??= startProbeStatus(repo.root, repo.git));
+  return { event, json, repo, facts, chatId: event.chatId, chat, status: statusOnce };
 }
 
 interface Planned {
@@ -227,21 +251,42 @@ interface Planned {
   result: HookResult;
   /** The chat's facts once the record is applied. */
   chat: HookChatFacts;
+  /** The ref made before the append (a begin's base snapshot): deleted again when the append declines. */
+  made?: MadeRef;
 }
 
-/** A clean tree on the chat's own branch: HEAD is the base (no snapshot commit), as beginTurn records it. */
+interface MadeRef {
+  ref: string;
+  commit: string;
+}
+
+/**
+ * A begin on the chat's own branch, as beginTurn records it: on a clean tree HEAD is the base (no snapshot commit); on
+ * a dirty one the base snapshot is made first, by beginTurn's own request (baseSnapshotRequest), and the one record
+ * then holds what beginTurn's two transactions write. The ref is the only thing written before the append: a
+ * declined append deletes it again (append()), so a declined event leaves nothing.
+ */
 async function planBegin(prepared: Prepared, prompt: string, opened: GatePassed<string | null>): Promise<Planned> {
-  const { chat, chatId, event } = prepared;
-  const { branch, head } = cleanTreeOnBranch(opened);
+  const { chat, chatId, event, repo } = prepared;
+  const { branch, head, health } = onBranchForBegin(opened);
   if (chat.branch !== null && chat.branch !== branch) decline('other-branch');
   const now = Date.now();
   const turnId = randomUuid();
   // The still-running turns end cancelled first, oldest turn number first (cancelOpenTurnsOfChat), then the new
-  // turn begins.
+  // turn begins. Whether each changed anything is decided from the status the gate decided on, before the snapshot.
   const cancelled = cancellationOrder(chat.running);
   const seq = chat.maxSeq + 1;
-  const base = cleanTreeBase(head);
   const ends = await cancelledEnds(prepared, cancelled, now);
+  let base = cleanTreeBase(head);
+  let made: MadeRef | undefined;
+  if (!health.clean) {
+    // The notices this may find (secrets excluded, files too large) are beginTurn's too, and the hook's result
+    // never carries them (runHook.ts applyHookEvent): the full path prints exactly this result.
+    const request = baseSnapshotRequest(turnId, chatId, head, health.clean);
+    const snapshot = await commitWorkingTree(repo, request);
+    if (snapshot.commit !== null) made = { ref: request.ref, commit: snapshot.commit };
+    base = { baseHead: head, baseCommit: snapshot.commit ?? head, baseTree: snapshot.tree };
+  }
   const statements = [
     ...ends,
     touchChatStatement(chatId, null, event.agent, now),
@@ -253,6 +298,7 @@ async function planBegin(prepared: Prepared, prompt: string, opened: GatePassed<
     statements,
     result: { agent: event.agent, event: event.event, action: 'began', turnId, cancelled: cancelled.map((t) => t.id) },
     chat: { branch: chat.branch, maxSeq: seq, running: [turn], notes: 0 },
+    made,
   };
 }
 
@@ -267,7 +313,7 @@ async function planEnd(prepared: Prepared, outcome: 'completed' | 'cancelled' | 
   const { last, older } = endOfChat(chat.running) ?? decline('no-running-turn');
   if (outcome === 'completed') {
     // As endTurn's commit: its own probe and turn gate, under the lease.
-    const health = await inspectHealthDirect(repo, status);
+    const health = await inspectHealthDirect(repo, status());
     const gate = turnGate(factsFromHealth(health), 'retry');
     if (!gate.ok) decline('gate');
     const { head } = cleanTreeOnBranch({ health, branch: gate.branch, head: gate.head });
@@ -309,7 +355,7 @@ async function cancelledEnds(
   outcome: 'cancelled' | 'errored' = 'cancelled',
 ): Promise<JournalStatement[]> {
   const ends: JournalStatement[] = [];
-  const shared = turns.length > 0 ? (status ?? startProbeStatus(repo.root, repo.git)) : undefined;
+  const shared = turns.length > 0 ? status() : undefined;
   for (const t of turns) {
     const changed = t.baseCommit === null ? true : await changedSince(repo, t.baseCommit, shared);
     ends.push(turnTerminalStatement(t.id, outcome, versionStateAtEnd(outcome, false, changed), now));
@@ -318,8 +364,23 @@ async function cancelledEnds(
 }
 
 /** Past the turn gate: on a branch with a commit, nothing to snapshot or commit, no nested repository to name. */
-function cleanTreeOnBranch({ health, branch, head }: GatePassed<string | null>): { branch: string; head: string } {
-  if (head === null) decline('gate');
-  if (!health.clean || health.nestedRepositories.length > 0 || health.hiddenEntries > 0) decline('dirty');
+function cleanTreeOnBranch(opened: GatePassed<string | null>): { branch: string; head: string } {
+  const { branch, head, health } = onBranchForBegin(opened);
+  if (!health.clean) decline('dirty');
   return { branch, head };
+}
+
+/**
+ * Past the turn gate: on a branch with a commit (a first turn makes its `[Base]` commit: the full path's), no nested
+ * repository to name (the full path records that it named it), no entry status cannot see (issue 25).
+ */
+function onBranchForBegin({ health, branch, head }: GatePassed<string | null>): {
+  branch: string;
+  head: string;
+  health: GatePassed<string | null>['health'];
+} {
+  if (head === null) decline('gate');
+  if (health.nestedRepositories.length > 0) decline('nested');
+  if (health.hiddenEntries > 0) decline('hidden');
+  return { branch, head, health };
 }

@@ -7,6 +7,7 @@ import { quickGateFacts } from '../git/healthProbe';
 import { excludeHeavyFoldersBeforeFirstVersion, largeFileNotice } from '../git/heavyFolders';
 import { blockerMessage, GateFacts, turnGate } from '../git/repositoryGate';
 import { commitFirstBase, commitWorkingTree, ZERO_OID } from '../git/workingTree';
+import { BASE_REF_PREFIX, baseSnapshotMessage, baseSnapshotRequest } from './baseSnapshot';
 import { assertChatBranchUsable, chatOrigin } from '../chats/chatBranches';
 import { type ChatNote, handChatNotes } from '../chats/chatNotes';
 import type { TerminalOutcome } from '../outcomes';
@@ -43,7 +44,7 @@ import {
 } from './turnRecords';
 import { BeginTurnInput } from './validation';
 
-export const BASE_REF_PREFIX = 'refs/agent-versions/base/';
+export { BASE_REF_PREFIX } from './baseSnapshot';
 
 export interface BeginTurnResult {
   turnId: string;
@@ -120,15 +121,7 @@ export function beginTurn(
     } else if (!health.clean || health.hiddenEntries > 0) {
       // A private ref holds the exact pre-turn state (staged tree included); HEAD, the index and files stay as they
       // are. Beside entries status cannot see (issue 25), only a real difference makes a snapshot commit.
-      const snapshot = await commitWorkingTree(ctx.repo, {
-        ref: `${BASE_REF_PREFIX}${turnId}`,
-        expected: ZERO_OID,
-        parent: head,
-        always: !health.clean,
-        message: `Agent Version History base snapshot\n\nAgent-Turn: ${turnId}\nAgent-Chat: ${input.chatId}\n`,
-        reflog: 'agent-versions: base snapshot',
-        installIndex: false,
-      });
+      const snapshot = await commitWorkingTree(ctx.repo, baseSnapshotRequest(turnId, input.chatId, head, health.clean));
       baseCommit = snapshot.commit ?? head;
       baseTree = snapshot.tree;
       excluded = snapshot.excluded;
@@ -162,12 +155,7 @@ export function beginTurn(
 async function startFirstTurn(ctx: RepoContext, branch: string, turnId: string, chatId: string) {
   if (await excludeHeavyFoldersBeforeFirstVersion(ctx.repo))
     ctx.log.info('turn.heavy-folders-excluded', { turn: turnId });
-  return commitFirstBase(
-    ctx.repo,
-    branch,
-    `${BASE_REF_PREFIX}${turnId}`,
-    `Agent Version History base snapshot\n\nAgent-Turn: ${turnId}\nAgent-Chat: ${chatId}\n`,
-  );
+  return commitFirstBase(ctx.repo, branch, `${BASE_REF_PREFIX}${turnId}`, baseSnapshotMessage(turnId, chatId));
 }
 
 function joinNotices(...notices: (string | null)[]): string | null {
