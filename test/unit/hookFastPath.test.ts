@@ -271,6 +271,19 @@ describe('hook fast path: the common hook events recorded without sql.js, exactl
       git(repo, 'add', 'staged.txt');
       write(repo, 'staged.txt', 'staged by the user, then edited\n');
       write(repo, 'src/new.ts', 'export const n = 1;\n');
+      // The turn's agent reported writing it (a tool event, the same line on both paths): its end folds it.
+      ok(
+        runHook(
+          repo,
+          {
+            hook_event_name: 'PostToolUse',
+            session_id: 'chat-1',
+            tool_name: 'Write',
+            tool_input: { file_path: path.join(repo, 'src/new.ts') },
+          },
+          { fast },
+        ),
+      );
       write(repo, '.env', SECRET);
       befores[name] = contentInventory(repo);
       // The secret stays in the tree, excluded in info/exclude (checked below), where the inventory no longer looks.
@@ -337,6 +350,22 @@ describe('hook fast path: the common hook events recorded without sql.js, exactl
       head: git(repo, 'rev-parse', 'HEAD^{tree}'),
     });
     assert.deepEqual(picture(fastRepo), picture(slowRepo));
+    // The interrupted turn's reports folded into its own record, the chat's file emptied: the same files on both.
+    const toolWrites = (name: 'fast' | 'slow', repo: string) => {
+      const dir = path.join(repo, '.git', 'agent-versions', 'tool-writes');
+      return fs
+        .readdirSync(dir, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => ({
+          file: path.relative(dir, path.join(e.parentPath, e.name)).replace(results[name][2].turnId!, '<second>'),
+          text: fs.readFileSync(path.join(e.parentPath, e.name), 'utf8'),
+        }))
+        .sort((a, b) => (a.file < b.file ? -1 : 1));
+    };
+    assert.deepEqual(toolWrites('fast', fastRepo), toolWrites('slow', slowRepo));
+    assert.ok(
+      toolWrites('fast', fastRepo).some((f) => f.file === 'turns/<second>.json' && f.text.includes('src/new.ts')),
+    );
     assert.equal(picture(fastRepo).staged.length, 2, 'the staged tree is kept, once per dirty begin');
     assertNothingLost(fastRepo, befores.fast);
     assertNothingLost(slowRepo, befores.slow);

@@ -39,6 +39,7 @@ import {
   versionStateAtEnd,
 } from '../../core/turns/turnDecisions';
 import { changedSince } from '../../core/turns/workingChanges';
+import { foldTurnWrites } from '../../core/turns/toolWrites';
 import {
   insertTurnStatement,
   touchChatStatement,
@@ -185,6 +186,15 @@ async function append(prepared: Prepared, planned: Planned): Promise<FastHookAns
     decline(appended.kind);
   }
   // Acknowledged: from here nothing may decline (the full path would record the event a second time).
+  // Each ended turn folds the files its agent reported writing into its own record, as endTurn does after its
+  // terminal write (best effort there too: a failure leaves the lines in the chat's file).
+  for (const turn of planned.ended) {
+    try {
+      foldTurnWrites(prepared.repo.stateDir, prepared.chatId, turn.id, turn.createdAt);
+    } catch {
+      // see above
+    }
+  }
   writeHookFacts(prepared.repo.stateDir, {
     ...prepared.facts,
     journal: appended.state,
@@ -253,6 +263,8 @@ interface Planned {
   chat: HookChatFacts;
   /** The ref made before the append (a begin's base snapshot): deleted again when the append declines. */
   made?: MadeRef;
+  /** The turns the record ends, in the order it ends them: each folds its agent's reports once it is acknowledged. */
+  ended: readonly HookRunningTurn[];
 }
 
 interface MadeRef {
@@ -293,12 +305,13 @@ async function planBegin(prepared: Prepared, prompt: string, opened: GatePassed<
     insertTurnStatement({ id: turnId, chatId, seq, prompt, agent: event.agent, branch, head, now }),
     turnRunningStatement(turnId, base.baseHead, base.baseCommit, base.baseTree),
   ];
-  const turn: HookRunningTurn = { id: turnId, seq, ...base };
+  const turn: HookRunningTurn = { id: turnId, seq, createdAt: now, ...base };
   return {
     statements,
     result: { agent: event.agent, event: event.event, action: 'began', turnId, cancelled: cancelled.map((t) => t.id) },
     chat: { branch: chat.branch, maxSeq: seq, running: [turn], notes: 0 },
     made,
+    ended: cancelled,
   };
 }
 
@@ -341,6 +354,7 @@ async function planEnd(prepared: Prepared, outcome: 'completed' | 'cancelled' | 
       cancelled: older.map((t) => t.id),
     },
     chat: { ...chat, running: [] },
+    ended: [...older, last],
   };
 }
 

@@ -19,13 +19,15 @@ import { SCHEMA_VERSION } from '../store/schema';
 import { getChat, maxTurnSeq, openTurns, pendingTurns } from './turnRecords';
 
 export const HOOK_FACTS_FILE = 'hook-facts.json';
-const FORMAT = 1;
+const FORMAT = 2;
 /** The most recently active chats kept (besides the event's own): several agents at once stay on the fast path. */
 const RECENT_CHATS = 16;
 
 export interface HookRunningTurn {
   id: string;
   seq: number;
+  /** When it began (its row's created_at): its end folds its agent's reports from then on (toolWrites.ts). */
+  createdAt: number;
   baseHead: string | null;
   baseCommit: string | null;
   baseTree: string | null;
@@ -79,6 +81,7 @@ export function collectHookFacts(
         .map((t) => ({
           id: t.id,
           seq: t.seq,
+          createdAt: t.created_at,
           baseHead: t.base_head,
           baseCommit: t.base_commit,
           baseTree: t.base_tree,
@@ -161,6 +164,7 @@ function isRunningTurn(v: unknown): v is HookRunningTurn {
     isObject(v) &&
     typeof v.id === 'string' &&
     isCount(v.seq) &&
+    isCount(v.createdAt) &&
     isOid(v.baseHead) &&
     isOid(v.baseCommit) &&
     isOid(v.baseTree)
