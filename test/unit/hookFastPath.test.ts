@@ -156,13 +156,13 @@ describe('hook fast path: the common hook events recorded without sql.js, exactl
       step(stop('chat-1'));
     }
     assert.deepEqual(paths.slow, Array(5).fill('declined:switched-off'));
-    // The first event meets a store with no facts yet; the last has changes to commit.
+    // The first event meets a store with no facts yet; the last commits its changes as a version on the fast path.
     assert.deepEqual(paths.fast, [
       'declined:no-facts',
       'fast engines=0',
       'fast engines=0',
       'fast engines=0',
-      'declined:dirty',
+      'fast engines=0',
     ]);
     const shape = (r: HookJson) => ({
       action: r.action,
@@ -221,7 +221,7 @@ describe('hook fast path: the common hook events recorded without sql.js, exactl
     assert.equal(runHook(repo, begin('chat-1')).path, 'fast engines=0');
   });
 
-  it('declines a new chat, a moved HEAD and a different branch; each is recorded by the full path', async () => {
+  it('declines a new chat and a different branch; each is recorded by the full path', async () => {
     const repo = makeRepo();
     ok(runHook(repo, begin('chat-1')));
     ok(runHook(repo, stop('chat-1')));
@@ -236,10 +236,12 @@ describe('hook fast path: the common hook events recorded without sql.js, exactl
     const dirtyTurn = ok(dirty).turnId!;
     git(repo, 'add', 'notes.txt');
     git(repo, 'commit', '-q', '-m', 'the user commits');
-    // HEAD moved since the turn's base: the full path decides what the version is.
+    // chat-new's turn still runs: its reported writes could shape chat-1's version, so the full path makes it (HEAD
+    // moved since the turn's base, the user committed its file: the tree is unchanged, no version).
     const moved = runHook(repo, stop('chat-1'));
-    assert.equal(moved.path, 'declined:changes');
+    assert.equal(moved.path, 'declined:other-chat-running');
     assert.equal(ok(moved).turnId, dirtyTurn);
+    assert.equal(ok(moved).version, null);
 
     ok(runHook(repo, stop('chat-new')));
     git(repo, 'checkout', '-q', '-b', 'elsewhere');
@@ -432,6 +434,121 @@ describe('hook fast path: the common hook events recorded without sql.js, exactl
       );
       assertNothingLost(repo, before);
     }
+  });
+
+  it("a Stop that makes a version (from a clean base and from a dirty begin's snapshot) commits and records exactly what the full path does", async () => {
+    const [fastRepo, slowRepo] = [makeRepo(), makeRepo()];
+    const paths: Record<string, (string | undefined)[]> = { fast: [], slow: [] };
+    const results: Record<string, HookJson[]> = { fast: [], slow: [] };
+    const befores: Record<string, Set<string>> = {};
+    for (const [name, repo, fast] of [
+      ['fast', fastRepo, true],
+      ['slow', slowRepo, false],
+    ] as const) {
+      const step = (payload: Record<string, unknown>) => {
+        const r = runHook(repo, payload, { fast });
+        paths[name].push(r.path);
+        results[name].push(ok(r));
+      };
+      write(repo, 'old.txt', 'to be deleted\n');
+      git(repo, 'add', 'old.txt');
+      git(repo, 'commit', '-q', '-m', 'the user adds a file');
+      step(begin('chat-1', 'first'));
+      step(stop('chat-1'));
+      step(begin('chat-1', 'Edit the readme\nand more lines of the prompt'));
+      write(repo, 'README.md', '# demo, by the agent\n');
+      write(repo, 'src/new.ts', 'export const n = 1;\n');
+      fs.rmSync(path.join(repo, 'old.txt'));
+      ok(
+        runHook(
+          repo,
+          {
+            hook_event_name: 'PostToolUse',
+            session_id: 'chat-1',
+            tool_name: 'Write',
+            tool_input: { file_path: path.join(repo, 'src/new.ts') },
+          },
+          { fast },
+        ),
+      );
+      step(stop('chat-1'));
+      // The user's own edit, staged, then a turn begun on that dirty tree whose version is made from its snapshot.
+      write(repo, 'user.txt', 'the user\n');
+      git(repo, 'add', 'user.txt');
+      step(begin('chat-1', 'second'));
+      write(repo, 'src/new.ts', 'export const n = 2;\n');
+      befores[name] = contentInventory(repo);
+      step(stop('chat-1'));
+    }
+    assert.deepEqual(paths.slow, Array(6).fill('declined:switched-off'));
+    assert.deepEqual(paths.fast, ['declined:no-facts', ...Array(5).fill('fast engines=0')]);
+    const shape = (r: HookJson) => ({
+      ...r,
+      turnId: typeof r.turnId,
+      version: typeof r.version,
+      cancelled: r.cancelled?.length,
+    });
+    assert.deepEqual(results.fast.map(shape), results.slow.map(shape));
+    assert.equal(typeof results.fast[3].version, 'string');
+    assert.equal(typeof results.fast[5].version, 'string');
+    assert.deepEqual(await rows(fastRepo), await rows(slowRepo));
+    const picture = (name: 'fast' | 'slow', repo: string) => {
+      const ids = new Map<string, string>();
+      const normal = (text: string) =>
+        text.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (id) => {
+          if (!ids.has(id)) ids.set(id, `<id ${ids.size}>`);
+          return ids.get(id)!;
+        });
+      return {
+        // Each commit's tree and message, and the branch's reflog subjects.
+        log: normal(git(repo, 'log', '--format=%T%n%B', 'HEAD')).replace(
+          /Agent-Staged: ([0-9a-f]{40})/g,
+          (_, c: string) => `Agent-Staged: <tree ${git(repo, 'rev-parse', `${c}^{tree}`).trim()}>`,
+        ),
+        reflog: git(repo, 'reflog', '--format=%gs', 'refs/heads/main'),
+        index: git(repo, 'ls-files', '-s', '--debug').replace(/^\s+(ctime|mtime|dev|uid|size):.*\n/gm, ''),
+        status: git(repo, 'status', '--porcelain=v1', '--untracked-files=all'),
+        refs: git(repo, 'for-each-ref', '--format=%(refname) %(objectname)', 'refs/agent-versions/')
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => {
+            const [ref, oid] = line.split(' ');
+            return normal(
+              `${ref.replace(/\/staged\/[0-9a-f]{40}$/, '/staged/<commit>')} <tree ${git(repo, 'rev-parse', `${oid}^{tree}`).trim()}>`,
+            );
+          }),
+        toolWrites: fs
+          .readdirSync(path.join(repo, '.git', 'agent-versions', 'tool-writes'), { recursive: true })
+          .map((f) => normal(String(f)))
+          .sort(),
+        turn: results[name][3].turnId !== undefined,
+      };
+    };
+    assert.deepEqual(picture('fast', fastRepo), picture('slow', slowRepo));
+    assert.equal(git(fastRepo, 'status', '--porcelain'), '', 'the index followed the version');
+    assert.equal(git(fastRepo, 'show', 'HEAD:src/new.ts'), 'export const n = 2;\n');
+    assert.equal(git(fastRepo, 'log', '-1', '--format=%s', 'HEAD~1'), '[Agent] Edit the readme\n');
+    assertNothingLost(fastRepo, befores.fast);
+    assertNothingLost(slowRepo, befores.slow);
+  });
+
+  it('a Stop while another chat has a running turn declines before writing anything: the full path makes the version', async () => {
+    const repo = makeRepo();
+    ok(runHook(repo, begin('chat-1')));
+    ok(runHook(repo, stop('chat-1')));
+    ok(runHook(repo, begin('chat-2')));
+    ok(runHook(repo, stop('chat-2')));
+    assert.equal(runHook(repo, begin('chat-1', 'one')).path, 'fast engines=0');
+    assert.equal(runHook(repo, begin('chat-2', 'two')).path, 'fast engines=0');
+    write(repo, 'a.txt', 'a\n');
+    const before = contentInventory(repo);
+    const journal = path.join(repo, '.git', 'agent-versions', 'state.journal');
+    const r = runHook(repo, stop('chat-1'));
+    assert.equal(r.path, 'declined:other-chat-running');
+    assert.equal(typeof ok(r).version, 'string');
+    assert.ok(fs.statSync(journal).size > 0);
+    assert.deepEqual((await runningTurns(repo)).length, 1);
+    assertNothingLost(repo, before);
   });
 
   it('declines while recovery is required: the full path refuses the begin and nothing is recorded', async () => {

@@ -14,14 +14,21 @@ import { randomUuid } from '../../core/randomId';
 import { type GatePassed, type OperationSteps, runWithSteps } from '../../core/session/operationGate';
 import { OPERATIONS } from '../../core/session/operationKinds';
 import { readLockHolder } from '../../core/store/pidLock';
-import { appendRecordIfUnchanged, journalFileKey } from '../../core/store/journalAppend';
+import { appendRecordIfUnchanged, journalFileKey, type JournalState } from '../../core/store/journalAppend';
+import { DEFAULT_COMPACT_EVERY } from '../../core/store/storeLayout';
 import type { JournalStatement } from '../../core/store/journal';
 import { processGit } from '../../core/git/gitRunner';
 import { guessRepositoryFromFiles, GitRepository, stateDirOf } from '../../core/git/repository';
 import { leasePath } from '../../core/git/repositoryLease';
 import { factsFromHealth, turnGate } from '../../core/git/repositoryGate';
 import { inspectHealthDirect, startProbeStatus } from '../../core/git/statusProbe';
-import { commitWorkingTree, compareAndSetRef, indexRepairPending, ZERO_OID } from '../../core/git/workingTree';
+import {
+  commitWorkingTree,
+  compareAndSetRef,
+  indexRepairPending,
+  type WorkingTreeCommitRequest,
+  ZERO_OID,
+} from '../../core/git/workingTree';
 import {
   chatFactsOf,
   HookChatFacts,
@@ -39,9 +46,15 @@ import {
   versionStateAtEnd,
 } from '../../core/turns/turnDecisions';
 import { changedSince } from '../../core/turns/workingChanges';
+import { versionCommitRequest, versionFailureReason } from '../../core/turns/versionCommit';
+import { agentSubject } from '../../core/turns/promptSummary';
+import { failpoint } from '../../core/failpoints';
+import { guessBranchTip } from '../../core/git/healthProbe';
+import { looseCommitTree } from '../../core/git/looseObject';
 import { foldTurnWrites } from '../../core/turns/toolWrites';
 import {
   insertTurnStatement,
+  type NoVersionReason,
   touchChatStatement,
   turnRunningStatement,
   turnTerminalStatement,
@@ -155,9 +168,10 @@ async function fastHook(
       );
     }
     if (action.kind === 'end') {
-      return await runWithSteps(prepared.repo, OPERATIONS.turnEnd, steps, async () =>
-        append(prepared, await planEnd(prepared, action.outcome)),
-      );
+      return await runWithSteps(prepared.repo, OPERATIONS.turnEnd, steps, async () => {
+        const planned = await planEnd(prepared, action.outcome);
+        return planned.version ? appendThenCommit(prepared, planned, planned.version) : append(prepared, planned);
+      });
     }
   } catch (error) {
     // The turn gate refused (a rebase in progress, detached HEAD, …): the full path says why.
@@ -186,8 +200,16 @@ async function append(prepared: Prepared, planned: Planned): Promise<FastHookAns
     decline(appended.kind);
   }
   // Acknowledged: from here nothing may decline (the full path would record the event a second time).
-  // Each ended turn folds the files its agent reported writing into its own record, as endTurn does after its
-  // terminal write (best effort there too: a failure leaves the lines in the chat's file).
+  foldEnded(prepared, planned);
+  writeFactsAfter(prepared, planned, appended.state);
+  return { kind: 'done', result: planned.result, json: prepared.json };
+}
+
+/**
+ * Each ended turn folds the files its agent reported writing into its own record, as endTurn does after its terminal
+ * write (best effort there too: a failure leaves the lines in the chat's file).
+ */
+function foldEnded(prepared: Prepared, planned: Planned): void {
   for (const turn of planned.ended) {
     try {
       foldTurnWrites(prepared.repo.stateDir, prepared.chatId, turn.id, turn.createdAt);
@@ -195,12 +217,58 @@ async function append(prepared: Prepared, planned: Planned): Promise<FastHookAns
       // see above
     }
   }
+}
+
+/** The facts of the journal state `journal`, the one this event's last record made. */
+function writeFactsAfter(prepared: Prepared, planned: Planned, journal: JournalState): void {
+  const { facts, chat, chatId } = prepared;
   writeHookFacts(prepared.repo.stateDir, {
-    ...prepared.facts,
-    journal: appended.state,
-    chats: { ...prepared.facts.chats, [prepared.chatId]: planned.chat },
+    ...facts,
+    journal,
+    openTurns: facts.openTurns + planned.chat.running.length - chat.running.length,
+    chats: { ...facts.chats, [chatId]: planned.chat },
   });
-  return { kind: 'done', result: planned.result, json: prepared.json };
+}
+
+/**
+ * A completed turn's end with a version, in endTurn's write-ahead order: the terminal record ('pending') first; once
+ * it is acknowledged, the commit (commitWorkingTree with endTurn's own request), then the version record. From the
+ * first append on nothing declines: a commit that fails records its reason as endTurn does, and a version record
+ * that cannot be appended (another process wrote the journal meanwhile) leaves the turn 'pending', as a crash there
+ * would: the next full open settles it from the commit's Agent-Turn trailer (settlePendingTurns).
+ */
+async function appendThenCommit(
+  prepared: Prepared,
+  planned: Planned,
+  { turnId, request }: PlannedVersion,
+): Promise<FastHookAnswer> {
+  const { repo } = prepared;
+  const first = await appendRecordIfUnchanged(
+    repo.stateDir,
+    prepared.facts.journal,
+    planned.statements,
+    STORE_LOCK_WAIT_MS,
+  );
+  if (first.kind !== 'appended') decline(first.kind);
+  // Acknowledged: from here nothing may decline (the full path would record the event a second time).
+  foldEnded(prepared, planned);
+  failpoint('turn-end:after-outcome');
+  let version: string | null = null;
+  let reason: NoVersionReason | null;
+  try {
+    version = (await commitWorkingTree(repo, request)).commit;
+    reason = version ? null : 'no-changes';
+  } catch (error) {
+    reason = versionFailureReason(error);
+  }
+  const second = await appendRecordIfUnchanged(
+    repo.stateDir,
+    first.state,
+    [turnVersionStatement(turnId, version, reason)],
+    STORE_LOCK_WAIT_MS,
+  ).catch(() => null);
+  if (second?.kind === 'appended') writeFactsAfter(prepared, planned, second.state);
+  return { kind: 'done', result: { ...planned.result, version }, json: prepared.json };
 }
 
 /**
@@ -265,6 +333,13 @@ interface Planned {
   made?: MadeRef;
   /** The turns the record ends, in the order it ends them: each folds its agent's reports once it is acknowledged. */
   ended: readonly HookRunningTurn[];
+  /** A completed turn's version, committed once the record (its terminal write) is acknowledged. */
+  version?: PlannedVersion;
+}
+
+interface PlannedVersion {
+  turnId: string;
+  request: WorkingTreeCommitRequest;
 }
 
 interface MadeRef {
@@ -280,7 +355,7 @@ interface MadeRef {
  */
 async function planBegin(prepared: Prepared, prompt: string, opened: GatePassed<string | null>): Promise<Planned> {
   const { chat, chatId, event, repo } = prepared;
-  const { branch, head, health } = onBranchForBegin(opened);
+  const { branch, head, health } = onBranchToRecord(opened);
   if (chat.branch !== null && chat.branch !== branch) decline('other-branch');
   const now = Date.now();
   const turnId = randomUuid();
@@ -305,7 +380,7 @@ async function planBegin(prepared: Prepared, prompt: string, opened: GatePassed<
     insertTurnStatement({ id: turnId, chatId, seq, prompt, agent: event.agent, branch, head, now }),
     turnRunningStatement(turnId, base.baseHead, base.baseCommit, base.baseTree),
   ];
-  const turn: HookRunningTurn = { id: turnId, seq, createdAt: now, ...base };
+  const turn: HookRunningTurn = { id: turnId, seq, createdAt: now, subject: agentSubject(prompt), ...base };
   return {
     statements,
     result: { agent: event.agent, event: event.event, action: 'began', turnId, cancelled: cancelled.map((t) => t.id) },
@@ -317,20 +392,22 @@ async function planBegin(prepared: Prepared, prompt: string, opened: GatePassed<
 
 /**
  * The newest running turn gets the event's outcome, older ones end cancelled (endOfChat, as the full path). A
- * completed turn is taken only when nothing changed since its base (unchangedSinceBase), so endTurn would record
- * 'no-changes' with no version. A turn that did not complete records whether it changed anything (cancelledEnds).
- * No recovery is latched here: the facts said so, and the journal is still exactly their state.
+ * completed turn whose tree is unchanged since its base (unchangedSinceBase) records 'no-changes' with no version, as
+ * endTurn would; any other completed turn gets its version (planVersion). A turn that did not complete records
+ * whether it changed anything (cancelledEnds). No recovery is latched here: the facts said so, and the journal is
+ * still exactly their state.
  */
 async function planEnd(prepared: Prepared, outcome: 'completed' | 'cancelled' | 'errored'): Promise<Planned> {
   const { repo, chat, event, status } = prepared;
   const { last, older } = endOfChat(chat.running) ?? decline('no-running-turn');
+  let version: PlannedVersion | undefined;
   if (outcome === 'completed') {
     // As endTurn's commit: its own probe and turn gate, under the lease.
     const health = await inspectHealthDirect(repo, status());
     const gate = turnGate(factsFromHealth(health), 'retry');
     if (!gate.ok) decline('gate');
-    const { head } = cleanTreeOnBranch({ health, branch: gate.branch, head: gate.head });
-    if (!unchangedSinceBase(last, head)) decline('changes');
+    const { branch, head } = onBranchToRecord({ health, branch: gate.branch, head: gate.head });
+    if (!health.clean || !unchangedSinceBase(last, head)) version = await planVersion(prepared, last, branch, head);
   }
   const now = Date.now();
   const lastEnd =
@@ -340,7 +417,7 @@ async function planEnd(prepared: Prepared, outcome: 'completed' | 'cancelled' | 
   const statements = [
     ...(await cancelledEnds(prepared, older, now)),
     ...lastEnd,
-    ...(outcome === 'completed' ? [turnVersionStatement(last.id, null, 'no-changes')] : []),
+    ...(outcome === 'completed' && !version ? [turnVersionStatement(last.id, null, 'no-changes')] : []),
   ];
   return {
     statements,
@@ -355,7 +432,40 @@ async function planEnd(prepared: Prepared, outcome: 'completed' | 'cancelled' | 
     },
     chat: { ...chat, running: [] },
     ended: [...older, last],
+    version,
   };
+}
+
+/**
+ * The version of a completed turn that changed something, as endTurn's commit (commitTurnVersion) makes it: the
+ * same request (versionCommitRequest) from the same trees. Declines, with nothing written, whatever that commit
+ * would do that the fast path does not: another chat's running turn (its reported writes shape the version), HEAD
+ * or the branch moved since the status, no room in the journal for both records.
+ */
+async function planVersion(
+  prepared: Prepared,
+  turn: HookRunningTurn,
+  branch: string,
+  head: string,
+): Promise<PlannedVersion> {
+  const { repo, facts, chat, chatId } = prepared;
+  if (facts.openTurns !== chat.running.length) decline('other-chat-running');
+  if (chat.branch !== null && chat.branch !== branch) decline('other-branch');
+  // The terminal record and the version record both land before a compaction is due (journalAppend.ts).
+  if (facts.journal.lastSeq + 2 - facts.journal.baseSeq >= DEFAULT_COMPACT_EVERY) decline('compaction-due');
+  const tip = guessBranchTip(repo.gitDir);
+  if (tip?.branch !== branch || tip.head !== head) decline('head-moved');
+  const treeOf = async (commit: string) =>
+    looseCommitTree(repo, commit) ?? (await repo.git.run(repo.root, ['rev-parse', `${commit}^{tree}`])).stdout.trim();
+  const headTree = await treeOf(head);
+  const baseCommitTree = turn.baseTree === null && turn.baseCommit ? await treeOf(turn.baseCommit) : undefined;
+  const request = versionCommitRequest(
+    { id: turn.id, chatId, subject: turn.subject, baseTree: turn.baseTree },
+    { branch, head, headTree, baseCommitTree },
+    [],
+    (name) => failpoint(`turn-commit:${name}`),
+  );
+  return { turnId: turn.id, request };
 }
 
 /**
@@ -377,18 +487,12 @@ async function cancelledEnds(
   return ends;
 }
 
-/** Past the turn gate: on a branch with a commit, nothing to snapshot or commit, no nested repository to name. */
-function cleanTreeOnBranch(opened: GatePassed<string | null>): { branch: string; head: string } {
-  const { branch, head, health } = onBranchForBegin(opened);
-  if (!health.clean) decline('dirty');
-  return { branch, head };
-}
-
 /**
- * Past the turn gate: on a branch with a commit (a first turn makes its `[Base]` commit: the full path's), no nested
- * repository to name (the full path records that it named it), no entry status cannot see (issue 25).
+ * Past the turn gate: on a branch with a commit (a first turn makes its `[Base]` commit, a first version the branch's
+ * root: the full path's), no nested repository to name (the full path records that it named it), no entry status
+ * cannot see (issue 25).
  */
-function onBranchForBegin({ health, branch, head }: GatePassed<string | null>): {
+function onBranchToRecord({ health, branch, head }: GatePassed<string | null>): {
   branch: string;
   head: string;
   health: GatePassed<string | null>['health'];

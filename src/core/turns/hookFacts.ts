@@ -16,6 +16,7 @@ import { inFlightOperation } from '../restore/operationRecords';
 import type { StoreReader } from '../store/durableStore';
 import type { JournalState } from '../store/journalAppend';
 import { SCHEMA_VERSION } from '../store/schema';
+import { agentSubject } from './promptSummary';
 import { getChat, maxTurnSeq, openTurns, pendingTurns } from './turnRecords';
 
 export const HOOK_FACTS_FILE = 'hook-facts.json';
@@ -28,6 +29,8 @@ export interface HookRunningTurn {
   seq: number;
   /** When it began (its row's created_at): its end folds its agent's reports from then on (toolWrites.ts). */
   createdAt: number;
+  /** Its version's subject, agentSubject(prompt) (promptSummary.ts). */
+  subject: string;
   baseHead: string | null;
   baseCommit: string | null;
   baseTree: string | null;
@@ -56,6 +59,8 @@ export interface HookFacts {
    * them.
    */
   unsettled: number;
+  /** The turns not yet ended, in every chat kept here or not: another chat's running turn shapes a version. */
+  openTurns: number;
   chats: Record<string, HookChatFacts>;
 }
 
@@ -82,6 +87,7 @@ export function collectHookFacts(
           id: t.id,
           seq: t.seq,
           createdAt: t.created_at,
+          subject: agentSubject(t.prompt),
           baseHead: t.base_head,
           baseCommit: t.base_commit,
           baseTree: t.base_tree,
@@ -93,6 +99,7 @@ export function collectHookFacts(
     recoveryRequired: readRecovery(r) !== null,
     restoreInFlight: inFlightOperation(r) !== undefined,
     unsettled: pendingTurns(r).length + pendingContinuations(r).length,
+    openTurns: running.length,
     chats,
   };
 }
@@ -165,6 +172,7 @@ function isRunningTurn(v: unknown): v is HookRunningTurn {
     typeof v.id === 'string' &&
     isCount(v.seq) &&
     isCount(v.createdAt) &&
+    typeof v.subject === 'string' &&
     isOid(v.baseHead) &&
     isOid(v.baseCommit) &&
     isOid(v.baseTree)
@@ -178,7 +186,8 @@ function isHookFacts(v: unknown): v is HookFacts {
     typeof v.gitDir !== 'string' ||
     typeof v.recoveryRequired !== 'boolean' ||
     typeof v.restoreInFlight !== 'boolean' ||
-    !isCount(v.unsettled)
+    !isCount(v.unsettled) ||
+    !isCount(v.openTurns)
   )
     return false;
   const j = v.journal;
