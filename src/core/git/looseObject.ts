@@ -10,9 +10,17 @@
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as zlib from 'node:zlib';
 import { FULL_OID, OID_OF_FORMAT } from './objectId';
 import type { GitRepository } from './repository';
+
+/**
+ * node:zlib, loaded on first use: the hook fast path's bundle holds this module (a version's trees), and a hook event
+ * that reads no object never loads zlib (docs/design/hooks-and-fast-path.md, "What it loads").
+ */
+function zlib(): typeof import('node:zlib') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, see above
+  return require('node:zlib') as typeof import('node:zlib');
+}
 
 /** The objects folder, the shared one for a linked worktree (`commondir`). */
 function objectsDir(gitDir: string): string {
@@ -69,7 +77,7 @@ function looseCommitHeaders(repo: Pick<GitRepository, 'gitDir'>, oid: string): s
     return null;
   let raw: Buffer;
   try {
-    raw = zlib.inflateSync(fs.readFileSync(path.join(objectsDir(repo.gitDir), oid.slice(0, 2), oid.slice(2))));
+    raw = zlib().inflateSync(fs.readFileSync(path.join(objectsDir(repo.gitDir), oid.slice(0, 2), oid.slice(2))));
   } catch {
     return null;
   }
@@ -130,7 +138,7 @@ export function writeLooseCommit(repo: Pick<GitRepository, 'gitDir'>, spec: Loos
     if (fs.existsSync(file)) return oid;
     fs.mkdirSync(dir, { recursive: true });
     const temporary = path.join(dir, `tmp_obj_avh_${process.pid}_${crypto.randomBytes(4).toString('hex')}`);
-    fs.writeFileSync(temporary, zlib.deflateSync(object), { mode: 0o444 });
+    fs.writeFileSync(temporary, zlib().deflateSync(object), { mode: 0o444 });
     try {
       fs.linkSync(temporary, file);
     } catch (error) {
