@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readCachedIndexTree } from '../../src/core/git/indexFlags';
+import { flaggedFromLsFiles, readCachedIndexTree, readFlaggedEntries } from '../../src/core/git/indexFlags';
 import { isLooseObject, looseCommitParents, looseCommitTree, writeLooseCommit } from '../../src/core/git/looseObject';
 import { cleanupTempDirs, git, gitStatus, head, makeRepo, tempDir, testGitEnv, write } from '../support/gitFixtures';
 
@@ -214,5 +214,26 @@ describe('readCachedIndexTree: the tree `git write-tree` prints for an index who
     git(repo, 'merge', '--abort');
     git(repo, 'update-index', '--split-index');
     assert.equal(readCachedIndexTree(index, 'sha1'), null);
+  });
+});
+
+describe('readFlaggedEntries: exactly the flagged entries git lists, in index versions 3 and 4', () => {
+  afterEach(cleanupTempDirs);
+
+  it('assume-unchanged and skip-worktree entries among many, with names of every length: the same as `git ls-files -v`', () => {
+    const repo = makeRepo();
+    const index = path.join(repo, '.git', 'index');
+    for (let i = 0; i < 300; i++) write(repo, `d${i % 7}/${'n'.repeat(i % 90)}${i}.txt`, `${i}\n`);
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-qm', 'many');
+    git(repo, 'update-index', '--assume-unchanged', `d3/${'n'.repeat(10)}10.txt`, 'README.md');
+    git(repo, 'update-index', '--skip-worktree', `d0/${'n'.repeat(77)}77.txt`, `d3/${'n'.repeat(10)}10.txt`);
+    const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : 1);
+    for (const version of ['3', '4']) {
+      git(repo, 'update-index', '--index-version', version);
+      const listed = flaggedFromLsFiles(git(repo, 'ls-files', '-v', '-s', '-z')).sort(byPath);
+      assert.equal(listed.length, 3, version);
+      assert.deepEqual(readFlaggedEntries(index, 'sha1')?.sort(byPath), listed, `index version ${version}`);
+    }
   });
 });

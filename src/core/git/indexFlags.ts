@@ -85,19 +85,25 @@ function parseIndex(data: Buffer, oidBytes: number): { flagged: FlaggedEntry[]; 
   // Index v4: the previous entry's name, rebuilt in place (names are prefix-compressed).
   let previous: Buffer = Buffer.alloc(4096);
   let previousLength = 0;
+  // Per entry only its flags are read (a hook event parses the whole index in a fresh process, where this loop runs
+  // interpreted): its mode, name and id only when it is flagged.
   for (let i = 0; i < count; i++) {
     const start = offset;
-    const mode = data.readUInt32BE(start + 24);
-    const flags = data.readUInt16BE(start + STAT_BYTES + oidBytes);
+    const flagsAt = start + STAT_BYTES + oidBytes;
+    if (flagsAt + 2 > data.length) return null;
+    const flags = (data[flagsAt] << 8) | data[flagsAt + 1];
     if (flags & CE_STAGEMASK) unmerged = true;
-    offset = start + STAT_BYTES + oidBytes + 2;
+    offset = flagsAt + 2;
     let extended = 0;
     if (flags & CE_EXTENDED) {
-      if (version < 3) return null;
-      extended = data.readUInt16BE(offset);
+      if (version < 3 || offset + 2 > data.length) return null;
+      extended = (data[offset] << 8) | data[offset + 1];
       offset += 2;
     }
-    let name: Buffer;
+    const skipWorktree = (extended & CE_SKIP_WORKTREE) !== 0;
+    const assumeUnchanged = (flags & CE_VALID) !== 0;
+    let nameStart = offset;
+    let nameEnd: number;
     if (version === 4) {
       // The name is the previous one minus N trailing bytes (a varint), then a NUL-terminated suffix; no padding.
       let strip = 0;
@@ -114,29 +120,28 @@ function parseIndex(data: Buffer, oidBytes: number): { flagged: FlaggedEntry[]; 
       if (kept + end - offset > previous.length) previous = grow(previous, kept + end - offset);
       data.copy(previous, kept, offset, end);
       previousLength = kept + end - offset;
-      name = previous.subarray(0, previousLength);
+      nameStart = 0;
+      nameEnd = previousLength;
       offset = end + 1;
     } else {
       const length = flags & CE_NAMEMASK;
       const end = length < CE_NAMEMASK ? offset + length : data.indexOf(0, offset);
       if (end < 0 || end > data.length || data[end] !== 0) return null;
-      name = data.subarray(offset, end);
+      nameEnd = end;
       // Entries are padded with 1–8 NUL bytes to a multiple of 8 from their start.
       offset = start + ((end - start + 8) & ~7);
     }
+    if (!skipWorktree && !assumeUnchanged) continue;
+    const mode = data.readUInt32BE(start + 24);
     // A sparse index's directory entries (mode 040000) stand for folders outside the cone, not files.
     if ((mode & 0o170000) === 0o040000) continue;
-    const skipWorktree = (extended & CE_SKIP_WORKTREE) !== 0;
-    const assumeUnchanged = (flags & CE_VALID) !== 0;
-    if (skipWorktree || assumeUnchanged) {
-      found.push({
-        path: decodeBytes(name),
-        mode: mode.toString(8),
-        oid: data.toString('hex', start + STAT_BYTES, start + STAT_BYTES + oidBytes),
-        skipWorktree,
-        assumeUnchanged,
-      });
-    }
+    found.push({
+      path: decodeBytes((version === 4 ? previous : data).subarray(nameStart, nameEnd)),
+      mode: mode.toString(8),
+      oid: data.toString('hex', start + STAT_BYTES, start + STAT_BYTES + oidBytes),
+      skipWorktree,
+      assumeUnchanged,
+    });
   }
   if (offset > data.length) return null;
   // A split index keeps most entries (and their flags) in a shared file: not read here.
