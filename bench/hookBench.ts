@@ -29,6 +29,11 @@ import {
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const CLI = path.join(ROOT, 'dist', 'cli.js');
+/**
+ * The test build of the same bundles (scripts/build.mjs), which logs the path each hook event took
+ * (AVH_HOOK_PATH_LOG): run only for the untimed, counted event of each row, to name its path.
+ */
+const TEST_BUILD_CLI = path.join(ROOT, 'dist', 'test-extension', 'dist', 'cli.js');
 const SESSION = 'bench-session';
 const GOAL_RATIO = 1.3;
 
@@ -158,6 +163,8 @@ interface Measured {
   floor: number[];
   git: string[];
   records: number;
+  /** 'fast', or 'full (declined:<reason>)' (the test build's path log). */
+  path: string;
 }
 
 export async function runHookBench(options: HookBenchOptions): Promise<{ goals: GoalRow[]; section: string }> {
@@ -273,13 +280,27 @@ export async function runHookBench(options: HookBenchOptions): Promise<{ goals: 
     rows.forEach((_, i) => runRow(i, false));
     options.progress(`hook: ${agent.label}: ${reps} repetitions of the four hook events, each beside its floor…`);
     for (let r = 0; r < reps; r++) rows.forEach((_, i) => runRow(i, true));
-    // One more of each, counted: the git processes the hook started, and the journal records it wrote (1 = the fast
-    // path's single append; the full path writes two or more).
+    // One more of each, counted, through the test build of the same bundles (untimed): the git processes the hook
+    // started, the journal records it wrote, and the path it took (the test build's path log).
+    const testBuild = hookCommand(agent.name, { cliFile: TEST_BUILD_CLI });
     for (const [i, row] of rows.entries()) {
       row.before(twin);
       const seq0 = lastSeq();
-      const lines = await counter.count(async () => twin.hook(row.phase));
-      measured.push({ ...results[i], git: lines.map((l) => verb(l.split(' '))), records: lastSeq() - seq0 });
+      const log = path.join(options.workDir, `hook-path-${agent.name}-${row.id}.log`);
+      fs.rmSync(log, { force: true });
+      const lines = await counter.count(async () =>
+        wall('/bin/sh', ['-c', testBuild], hooked.dir, payload(agent, row.phase, hooked.dir), {
+          ...agent.env,
+          AVH_HOOK_PATH_LOG: log,
+        }),
+      );
+      const taken = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim() : 'unknown';
+      measured.push({
+        ...results[i],
+        git: lines.map((l) => verb(l.split(' '))),
+        records: lastSeq() - seq0,
+        path: taken.startsWith('fast') ? 'fast' : `full (${taken})`,
+      });
       row.after(twin);
     }
   }
@@ -296,7 +317,7 @@ export async function runHookBench(options: HookBenchOptions): Promise<{ goals: 
   }));
   const line = (m: Measured) =>
     `| ${m.agent.label} | ${m.row.event} | ${ms(median(m.hook))} | ${ms(percentile(m.hook, 90))} | ` +
-    `${ms(median(m.floor))} | ${fmtRatio(ratioOf(m))} | ${m.records === 1 ? 'fast' : `full (${m.records} records)`} | ` +
+    `${ms(median(m.floor))} | ${fmtRatio(ratioOf(m))} | ${m.path}, ${m.records} record${m.records === 1 ? '' : 's'} | ` +
     `${m.git.length}: ${m.git.join(', ')} |`;
   const prefix = hookEnvWords().join(' ');
   const section = [
@@ -312,7 +333,7 @@ export async function runHookBench(options: HookBenchOptions): Promise<{ goals: 
       `(beginning the turn, editing the files, resetting the tree) is untimed. ${reps} repetitions per agent after ` +
       "one warm-up. Gemini CLI's events are BeforeAgent and AfterAgent; opencode's plugin runs the same command.",
     '',
-    '| agent | event | hook p50 | hook p90 | floor p50 | ratio | path | git processes of the hook |',
+    '| agent | event | hook p50 | hook p90 | floor p50 | ratio | path, journal records | git processes of the hook |',
     '|---|---|---:|---:|---:|---:|---|---|',
     ...measured.map(line),
     '',

@@ -10,14 +10,27 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { CLI, TEST_BUILD_CLI } from '../support/cliProcess';
-import { assertNothingLost, cleanupTempDirs, contentInventory, makeRepo, testGitEnv } from '../support/gitFixtures';
+import { getTurn } from '../../src/core/turns/turnRecords';
+import { contextOf } from '../../src/core/repoContextOf';
+import {
+  assertNothingLost,
+  cleanupTempDirs,
+  contentInventory,
+  git,
+  head,
+  makeRepo,
+  tempDir,
+  testGitEnv,
+  write,
+} from '../support/gitFixtures';
 
 function hook(
   repo: string,
   payload: Record<string, unknown>,
   failpoint?: string,
+  extraEnv: NodeJS.ProcessEnv = {},
 ): { status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string } {
-  const env = { ...testGitEnv(), ...(failpoint ? { AVH_FAILPOINT: failpoint } : {}) };
+  const env = { ...testGitEnv(), ...(failpoint ? { AVH_FAILPOINT: failpoint } : {}), ...extraEnv };
   // The shipped command; the test build's when a failpoint must fire (the shipped one ignores it).
   return spawnSync(process.execPath, [failpoint ? TEST_BUILD_CLI : CLI, 'hook', 'claude-code', '--json'], {
     cwd: repo,
@@ -83,4 +96,48 @@ describe('hook fast path under SIGKILL during its journal append', function () {
     assert.deepEqual(await turns(repo), { total: 2, running: [] });
     assertNothingLost(repo, before);
   });
+});
+
+describe('hook fast path under SIGKILL while a Stop makes its version (write-ahead: outcome, commit, version record)', function () {
+  this.timeout(120_000);
+  after(cleanupTempDirs);
+
+  for (const point of ['turn-end:after-outcome', 'turn-commit:after-commit', 'turn-commit:after-update-ref']) {
+    it(`killed at ${point} on the fast path: the next process settles the turn as the full path's crash there would`, async () => {
+      const repo = makeRepo();
+      for (const payload of [begin, stop, begin]) assert.equal(hook(repo, payload).status, 0);
+      const start = head(repo);
+      write(repo, 'work.txt', 'agent work\n');
+      const before = contentInventory(repo);
+      const log = path.join(tempDir('avh-hooklog-'), 'path.log');
+      const killed = hook(repo, stop, point, { AVH_HOOK_PATH_LOG: log });
+      assert.equal(killed.signal, 'SIGKILL', `${point}: ${killed.stderr}`);
+      // Killed inside the fast path: it never declined to the full path (which would have logged first).
+      assert.equal(fs.existsSync(log), false, fs.existsSync(log) ? fs.readFileSync(log, 'utf8') : '');
+      const history = await VersionHistory.open(repo);
+      try {
+        const running = (await history.status()).runningTurns;
+        assert.deepEqual(running, []);
+        const turn = await contextOf(history).store.read((r) =>
+          r.get<{ id: string }>('SELECT id FROM turns ORDER BY seq DESC LIMIT 1'),
+        );
+        const row = await contextOf(history).store.read((r) => getTurn(r, turn!.id));
+        assert.equal(row?.terminal_outcome, 'completed');
+        if (point === 'turn-commit:after-update-ref') {
+          assert.equal(row?.version_commit, head(repo), 'the commit that landed is recorded');
+          assert.equal(row?.no_version_reason, null);
+          assert.equal(git(repo, 'status', '--porcelain'), '', 'the index followed the branch (repaired)');
+        } else {
+          assert.equal(head(repo), start);
+          assert.equal(row?.version_commit, null);
+          assert.equal(row?.no_version_reason, 'interrupted');
+        }
+      } finally {
+        await history.close();
+      }
+      assertNothingLost(repo, before);
+      // The next turn is recorded as usual.
+      assert.equal(hook(repo, begin).status, 0);
+    });
+  }
 });

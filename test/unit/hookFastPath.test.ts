@@ -19,14 +19,18 @@ import { seedRecoveryLatch } from '../support/assertions';
 import { CLI, TEST_BUILD_CLI } from '../support/cliProcess';
 import {
   assertNothingLost,
+  blobOid,
   cleanupTempDirs,
   contentInventory,
   git,
+  gitStatus,
   makeRepo,
   tempDir,
   testGitEnv,
   write,
 } from '../support/gitFixtures';
+
+const SECRET = 'OPENAI_KEY=sk-proj-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n';
 
 /** The test build: the shipped bundles with the path log kept (the shipped command ignores it). */
 const ENTRY = TEST_BUILD_CLI;
@@ -152,13 +156,13 @@ describe('hook fast path: the common hook events recorded without sql.js, exactl
       step(stop('chat-1'));
     }
     assert.deepEqual(paths.slow, Array(5).fill('declined:switched-off'));
-    // The first event meets a store with no facts yet; the last has changes to commit.
+    // The first event meets a store with no facts yet; the last commits its changes as a version on the fast path.
     assert.deepEqual(paths.fast, [
       'declined:no-facts',
       'fast engines=0',
       'fast engines=0',
       'fast engines=0',
-      'declined:dirty',
+      'fast engines=0',
     ]);
     const shape = (r: HookJson) => ({
       action: r.action,
@@ -217,7 +221,7 @@ describe('hook fast path: the common hook events recorded without sql.js, exactl
     assert.equal(runHook(repo, begin('chat-1')).path, 'fast engines=0');
   });
 
-  it('declines a new chat, a dirty tree, a moved HEAD and a different branch; each is recorded by the full path', async () => {
+  it('declines a new chat and a different branch; each is recorded by the full path', async () => {
     const repo = makeRepo();
     ok(runHook(repo, begin('chat-1')));
     ok(runHook(repo, stop('chat-1')));
@@ -226,21 +230,325 @@ describe('hook fast path: the common hook events recorded without sql.js, exactl
     assert.equal(ok(unknown).action, 'began');
 
     write(repo, 'notes.txt', 'untracked\n');
+    // A dirty tree: the base snapshot is made on the fast path too (the next test compares it with the full path's).
     const dirty = runHook(repo, begin('chat-1'));
-    assert.equal(dirty.path, 'declined:dirty');
+    assert.equal(dirty.path, 'fast engines=0');
     const dirtyTurn = ok(dirty).turnId!;
     git(repo, 'add', 'notes.txt');
     git(repo, 'commit', '-q', '-m', 'the user commits');
-    // HEAD moved since the turn's base: the full path decides what the version is.
+    // chat-new's turn still runs: its reported writes could shape chat-1's version, so the full path makes it (HEAD
+    // moved since the turn's base, the user committed its file: the tree is unchanged, no version).
     const moved = runHook(repo, stop('chat-1'));
-    assert.equal(moved.path, 'declined:changes');
+    assert.equal(moved.path, 'declined:other-chat-running');
     assert.equal(ok(moved).turnId, dirtyTurn);
+    assert.equal(ok(moved).version, null);
 
     ok(runHook(repo, stop('chat-new')));
     git(repo, 'checkout', '-q', '-b', 'elsewhere');
     const otherBranch = runHook(repo, begin('chat-1'));
     assert.equal(otherBranch.path, 'declined:other-branch');
     assert.equal(otherBranch.code, 0, otherBranch.stderr);
+  });
+
+  it('a prompt on a dirty tree (it ends the interrupted turn) leaves the same rows, base snapshot, refs, index and exclusions through the fast path as through the full path', async () => {
+    const [fastRepo, slowRepo] = [makeRepo(), makeRepo()];
+    const paths: Record<string, (string | undefined)[]> = { fast: [], slow: [] };
+    const results: Record<string, HookJson[]> = { fast: [], slow: [] };
+    const befores: Record<string, Set<string>> = {};
+    for (const [name, repo, fast] of [
+      ['fast', fastRepo, true],
+      ['slow', slowRepo, false],
+    ] as const) {
+      const step = (payload: Record<string, unknown>) => {
+        const r = runHook(repo, payload, { fast });
+        paths[name].push(r.path);
+        results[name].push(ok(r));
+      };
+      step(begin('chat-1', 'first'));
+      step(stop('chat-1'));
+      step(begin('chat-1', 'second, interrupted with its work in the tree'));
+      // The interrupted turn's partial work: an edit, a staged edit the user made, a new file, a new secret.
+      write(repo, 'README.md', '# demo, edited by the turn\n');
+      write(repo, 'staged.txt', 'staged by the user\n');
+      git(repo, 'add', 'staged.txt');
+      write(repo, 'staged.txt', 'staged by the user, then edited\n');
+      write(repo, 'src/new.ts', 'export const n = 1;\n');
+      // The turn's agent reported writing it (a tool event, the same line on both paths): its end folds it.
+      ok(
+        runHook(
+          repo,
+          {
+            hook_event_name: 'PostToolUse',
+            session_id: 'chat-1',
+            tool_name: 'Write',
+            tool_input: { file_path: path.join(repo, 'src/new.ts') },
+          },
+          { fast },
+        ),
+      );
+      write(repo, '.env', SECRET);
+      befores[name] = contentInventory(repo);
+      // The secret stays in the tree, excluded in info/exclude (checked below), where the inventory no longer looks.
+      befores[name].delete(blobOid(Buffer.from(SECRET)));
+      step(begin('chat-1', 'third, on the dirty tree'));
+      // A second prompt on the same dirty tree: the third turn changed nothing since its snapshot.
+      step(begin('chat-1', 'fourth'));
+    }
+    assert.deepEqual(paths.slow, Array(5).fill('declined:switched-off'));
+    assert.deepEqual(paths.fast, ['declined:no-facts', ...Array(4).fill('fast engines=0')]);
+    const shape = (r: HookJson) => ({ action: r.action, cancelled: r.cancelled?.length, keys: Object.keys(r).sort() });
+    assert.deepEqual(results.fast.map(shape), results.slow.map(shape));
+    assert.deepEqual(results.fast[3].cancelled, [results.fast[2].turnId], 'the interrupted turn is the one cancelled');
+    assert.deepEqual(results.fast[4].cancelled, [results.fast[3].turnId]);
+    const fastRows = await rows(fastRepo);
+    assert.deepEqual(fastRows, await rows(slowRepo));
+    // The interrupted turn changed files (not-completed); the third changed nothing since its snapshot (no-changes).
+    const turns = fastRows.turns as { no_version_reason: string | null; base_tree: string | null }[];
+    assert.deepEqual(
+      turns.map((t) => t.no_version_reason),
+      ['no-changes', 'not-completed', 'no-changes', null],
+    );
+    assert.ok(turns[2].base_tree !== null && turns[3].base_tree !== null, 'the dirty begins have snapshot bases');
+    for (const repo of [fastRepo, slowRepo]) {
+      const [third, fourth] = [
+        results[repo === fastRepo ? 'fast' : 'slow'][3],
+        results[repo === fastRepo ? 'fast' : 'slow'][4],
+      ];
+      // One base ref per dirty begin, named after its turn, holding the working tree without the secret.
+      const bases = git(repo, 'for-each-ref', '--format=%(refname)', 'refs/agent-versions/base/').trim().split('\n');
+      assert.deepEqual(
+        bases.sort(),
+        [third.turnId, fourth.turnId].map((id) => `refs/agent-versions/base/${id}`).sort(),
+      );
+      assert.equal(
+        git(repo, 'show', `refs/agent-versions/base/${third.turnId}:README.md`),
+        '# demo, edited by the turn\n',
+      );
+      assert.equal(gitStatus(repo, 'cat-file', '-e', `refs/agent-versions/base/${third.turnId}:.env`).code, 128);
+    }
+    const picture = (repo: string) => ({
+      // The snapshot's parent, its tree and the staged tree kept beside it (Agent-Staged), by content.
+      base: git(
+        repo,
+        'log',
+        '-1',
+        '--format=%T %P%n%B',
+        `refs/agent-versions/base/${results[repo === fastRepo ? 'fast' : 'slow'][3].turnId}`,
+      )
+        .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<id>')
+        .replace(
+          /Agent-Staged: ([0-9a-f]{40})/,
+          (_, c: string) => `Agent-Staged: <tree ${git(repo, 'rev-parse', `${c}^{tree}`)}>`,
+        )
+        .replace(/ [0-9a-f]{40}/, (c) => ` <tree ${git(repo, 'rev-parse', `${c.trim()}^{tree}`)}>`),
+      staged: git(repo, 'for-each-ref', '--format=%(objectname)', 'refs/agent-versions/staged/')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((c) => git(repo, 'rev-parse', `${c}^{tree}`)),
+      status: git(repo, 'status', '--porcelain=v1', '--untracked-files=all'),
+      index: git(repo, 'ls-files', '-s'),
+      exclude: fs.readFileSync(path.join(repo, '.git', 'info', 'exclude'), 'utf8'),
+      head: git(repo, 'rev-parse', 'HEAD^{tree}'),
+    });
+    assert.deepEqual(picture(fastRepo), picture(slowRepo));
+    // The interrupted turn's reports folded into its own record, the chat's file emptied: the same files on both.
+    const toolWrites = (name: 'fast' | 'slow', repo: string) => {
+      const dir = path.join(repo, '.git', 'agent-versions', 'tool-writes');
+      return fs
+        .readdirSync(dir, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => ({
+          file: path.relative(dir, path.join(e.parentPath, e.name)).replace(results[name][2].turnId!, '<second>'),
+          text: fs.readFileSync(path.join(e.parentPath, e.name), 'utf8'),
+        }))
+        .sort((a, b) => (a.file < b.file ? -1 : 1));
+    };
+    assert.deepEqual(toolWrites('fast', fastRepo), toolWrites('slow', slowRepo));
+    assert.ok(
+      toolWrites('fast', fastRepo).some((f) => f.file === 'turns/<second>.json' && f.text.includes('src/new.ts')),
+    );
+    assert.equal(picture(fastRepo).staged.length, 2, 'the staged tree is kept, once per dirty begin');
+    assertNothingLost(fastRepo, befores.fast);
+    assertNothingLost(slowRepo, befores.slow);
+    for (const repo of [fastRepo, slowRepo]) assert.equal(fs.readFileSync(path.join(repo, '.env'), 'utf8'), SECRET);
+  });
+
+  it('a prompt on a dirty tree whose append declines deletes the base snapshot ref it made: the full path records the turn and only its ref is left', async () => {
+    const repo = makeRepo();
+    ok(runHook(repo, begin('chat-1')));
+    ok(runHook(repo, stop('chat-1')));
+    const dir = path.join(repo, '.git', 'agent-versions');
+    // Records of another process until the fast path's record would make a compaction due (the 100th since the base),
+    // then facts that describe that very journal state (the filler touches no chat), so the event gets that far.
+    const { store } = await DurableStore.open(dir);
+    try {
+      await store.transaction((tx) => tx.run("INSERT INTO meta (key, value) VALUES ('filler', '0')"));
+      let state = (await store.readWithJournalState(() => null)).journal;
+      while (state.lastSeq - state.baseSeq < 99) {
+        await store.transaction((tx) => tx.run("UPDATE meta SET value = value + 1 WHERE key = 'filler'"));
+        state = (await store.readWithJournalState(() => null)).journal;
+      }
+      const file = path.join(dir, HOOK_FACTS_FILE);
+      const facts = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+      fs.writeFileSync(file, JSON.stringify({ ...facts, journal: state }));
+    } finally {
+      await store.close();
+    }
+    write(repo, 'README.md', '# demo, edited\n');
+    write(repo, 'new.txt', 'new\n');
+    const before = contentInventory(repo);
+    const r = runHook(repo, begin('chat-1', 'on a dirty tree'));
+    assert.equal(r.path, 'declined:compaction-due');
+    const { turnId } = ok(r);
+    // The full path's own snapshot is the only base ref: the fast path's was deleted before it declined.
+    assert.deepEqual(git(repo, 'for-each-ref', '--format=%(refname)', 'refs/agent-versions/').trim().split('\n'), [
+      `refs/agent-versions/base/${turnId}`,
+    ]);
+    assert.deepEqual(await runningTurns(repo), [turnId]);
+    assert.equal(git(repo, 'show', `refs/agent-versions/base/${turnId}:new.txt`), 'new\n');
+    assertNothingLost(repo, before);
+  });
+
+  it("a prompt on a dirty tree beside a nested repository or a hidden index entry declines before writing anything: only the full path's base ref is left", () => {
+    for (const shape of ['nested', 'hidden'] as const) {
+      const repo = makeRepo();
+      ok(runHook(repo, begin('chat-1')));
+      ok(runHook(repo, stop('chat-1')));
+      if (shape === 'nested') {
+        const inner = path.join(repo, 'vendor', 'inner');
+        fs.mkdirSync(inner, { recursive: true });
+        git(inner, 'init', '-q');
+      } else {
+        git(repo, 'update-index', '--assume-unchanged', 'README.md');
+      }
+      write(repo, 'work.txt', 'partial work\n');
+      const before = contentInventory(repo);
+      const r = runHook(repo, begin('chat-1', `beside a ${shape} entry`));
+      assert.equal(r.path, `declined:${shape}`);
+      const { turnId } = ok(r);
+      assert.deepEqual(
+        git(repo, 'for-each-ref', '--format=%(refname)', 'refs/agent-versions/base/').trim().split('\n'),
+        [`refs/agent-versions/base/${turnId}`],
+        shape,
+      );
+      assertNothingLost(repo, before);
+    }
+  });
+
+  it("a Stop that makes a version (from a clean base and from a dirty begin's snapshot) commits and records exactly what the full path does", async () => {
+    const [fastRepo, slowRepo] = [makeRepo(), makeRepo()];
+    const paths: Record<string, (string | undefined)[]> = { fast: [], slow: [] };
+    const results: Record<string, HookJson[]> = { fast: [], slow: [] };
+    const befores: Record<string, Set<string>> = {};
+    for (const [name, repo, fast] of [
+      ['fast', fastRepo, true],
+      ['slow', slowRepo, false],
+    ] as const) {
+      const step = (payload: Record<string, unknown>) => {
+        const r = runHook(repo, payload, { fast });
+        paths[name].push(r.path);
+        results[name].push(ok(r));
+      };
+      write(repo, 'old.txt', 'to be deleted\n');
+      git(repo, 'add', 'old.txt');
+      git(repo, 'commit', '-q', '-m', 'the user adds a file');
+      step(begin('chat-1', 'first'));
+      step(stop('chat-1'));
+      step(begin('chat-1', 'Edit the readme\nand more lines of the prompt'));
+      write(repo, 'README.md', '# demo, by the agent\n');
+      write(repo, 'src/new.ts', 'export const n = 1;\n');
+      fs.rmSync(path.join(repo, 'old.txt'));
+      ok(
+        runHook(
+          repo,
+          {
+            hook_event_name: 'PostToolUse',
+            session_id: 'chat-1',
+            tool_name: 'Write',
+            tool_input: { file_path: path.join(repo, 'src/new.ts') },
+          },
+          { fast },
+        ),
+      );
+      step(stop('chat-1'));
+      // The user's own edit, staged, then a turn begun on that dirty tree whose version is made from its snapshot.
+      write(repo, 'user.txt', 'the user\n');
+      git(repo, 'add', 'user.txt');
+      step(begin('chat-1', 'second'));
+      write(repo, 'src/new.ts', 'export const n = 2;\n');
+      befores[name] = contentInventory(repo);
+      step(stop('chat-1'));
+    }
+    assert.deepEqual(paths.slow, Array(6).fill('declined:switched-off'));
+    assert.deepEqual(paths.fast, ['declined:no-facts', ...Array(5).fill('fast engines=0')]);
+    const shape = (r: HookJson) => ({
+      ...r,
+      turnId: typeof r.turnId,
+      version: typeof r.version,
+      cancelled: r.cancelled?.length,
+    });
+    assert.deepEqual(results.fast.map(shape), results.slow.map(shape));
+    assert.equal(typeof results.fast[3].version, 'string');
+    assert.equal(typeof results.fast[5].version, 'string');
+    assert.deepEqual(await rows(fastRepo), await rows(slowRepo));
+    const picture = (name: 'fast' | 'slow', repo: string) => {
+      const ids = new Map<string, string>();
+      const normal = (text: string) =>
+        text.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (id) => {
+          if (!ids.has(id)) ids.set(id, `<id ${ids.size}>`);
+          return ids.get(id)!;
+        });
+      return {
+        // Each commit's tree and message, and the branch's reflog subjects.
+        log: normal(git(repo, 'log', '--format=%T%n%B', 'HEAD')).replace(
+          /Agent-Staged: ([0-9a-f]{40})/g,
+          (_, c: string) => `Agent-Staged: <tree ${git(repo, 'rev-parse', `${c}^{tree}`).trim()}>`,
+        ),
+        reflog: git(repo, 'reflog', '--format=%gs', 'refs/heads/main'),
+        index: git(repo, 'ls-files', '-s', '--debug').replace(/^\s+(ctime|mtime|dev|uid|size):.*\n/gm, ''),
+        status: git(repo, 'status', '--porcelain=v1', '--untracked-files=all'),
+        refs: git(repo, 'for-each-ref', '--format=%(refname) %(objectname)', 'refs/agent-versions/')
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => {
+            const [ref, oid] = line.split(' ');
+            return normal(
+              `${ref.replace(/\/staged\/[0-9a-f]{40}$/, '/staged/<commit>')} <tree ${git(repo, 'rev-parse', `${oid}^{tree}`).trim()}>`,
+            );
+          }),
+        toolWrites: fs
+          .readdirSync(path.join(repo, '.git', 'agent-versions', 'tool-writes'), { recursive: true })
+          .map((f) => normal(String(f)))
+          .sort(),
+        turn: results[name][3].turnId !== undefined,
+      };
+    };
+    assert.deepEqual(picture('fast', fastRepo), picture('slow', slowRepo));
+    assert.equal(git(fastRepo, 'status', '--porcelain'), '', 'the index followed the version');
+    assert.equal(git(fastRepo, 'show', 'HEAD:src/new.ts'), 'export const n = 2;\n');
+    assert.equal(git(fastRepo, 'log', '-1', '--format=%s', 'HEAD~1'), '[Agent] Edit the readme\n');
+    assertNothingLost(fastRepo, befores.fast);
+    assertNothingLost(slowRepo, befores.slow);
+  });
+
+  it('a Stop while another chat has a running turn declines before writing anything: the full path makes the version', async () => {
+    const repo = makeRepo();
+    ok(runHook(repo, begin('chat-1')));
+    ok(runHook(repo, stop('chat-1')));
+    ok(runHook(repo, begin('chat-2')));
+    ok(runHook(repo, stop('chat-2')));
+    assert.equal(runHook(repo, begin('chat-1', 'one')).path, 'fast engines=0');
+    assert.equal(runHook(repo, begin('chat-2', 'two')).path, 'fast engines=0');
+    write(repo, 'a.txt', 'a\n');
+    const before = contentInventory(repo);
+    const journal = path.join(repo, '.git', 'agent-versions', 'state.journal');
+    const r = runHook(repo, stop('chat-1'));
+    assert.equal(r.path, 'declined:other-chat-running');
+    assert.equal(typeof ok(r).version, 'string');
+    assert.ok(fs.statSync(journal).size > 0);
+    assert.deepEqual((await runningTurns(repo)).length, 1);
+    assertNothingLost(repo, before);
   });
 
   it('declines while recovery is required: the full path refuses the begin and nothing is recorded', async () => {

@@ -1,53 +1,44 @@
 /**
  * The hook fast path (docs/design.md, "Fast hook events"): the common events — a prompt that begins a turn of a
- * known chat on a clean tree, a turn that ends with nothing changed — recorded without sql.js, xstate or the
- * full CLI bundle. It appends the journal record the full path would have written (the same statements, built by
- * the same functions in turnRecords.ts) under the same locks, deciding from the facts file (hookFacts.ts) that
- * describes the exact journal state on disk. Anything else, and any doubt, declines: the caller then runs the full
- * path (runHook.ts) unchanged. Nothing is written before the one append, so declining is always safe.
+ * known chat (on a clean tree, or on a dirty one with its base snapshot), a turn that ends (with no change, or with
+ * its version) — recorded without sql.js, xstate or the full CLI bundle. It appends the journal records the full path
+ * would have written (the same statements, built by the same functions in turnRecords.ts) under the same locks,
+ * deciding (fastPlans.ts) from the facts file (hookFacts.ts) that describes the exact journal state on disk. Anything
+ * else, and any doubt, declines: the caller then runs the full path (runHook.ts) unchanged. Nothing is written before
+ * the first append but a dirty begin's base snapshot ref (made by beginTurn's own request), which a declined append
+ * deletes again, so a declined event leaves nothing; once the first record is acknowledged nothing declines.
  */
 import * as fs from 'node:fs';
 import { AvhError } from '../../core/errors';
-import { randomUuid } from '../../core/randomId';
-import { type GatePassed, type OperationSteps, runWithSteps } from '../../core/session/operationGate';
+import { failpoint } from '../../core/failpoints';
+import { type OperationSteps, runWithSteps } from '../../core/session/operationGate';
 import { OPERATIONS } from '../../core/session/operationKinds';
 import { readLockHolder } from '../../core/store/pidLock';
-import { appendRecordIfUnchanged, journalFileKey } from '../../core/store/journalAppend';
-import type { JournalStatement } from '../../core/store/journal';
+import { appendRecordIfUnchanged, journalFileKey, type JournalState } from '../../core/store/journalAppend';
 import { processGit } from '../../core/git/gitRunner';
 import { guessRepositoryFromFiles, GitRepository, stateDirOf } from '../../core/git/repository';
 import { leasePath } from '../../core/git/repositoryLease';
-import { factsFromHealth, turnGate } from '../../core/git/repositoryGate';
 import { inspectHealthDirect, startProbeStatus } from '../../core/git/statusProbe';
-import { indexRepairPending } from '../../core/git/workingTree';
-import {
-  chatFactsOf,
-  HookChatFacts,
-  HookFacts,
-  HookRunningTurn,
-  readHookFacts,
-  writeHookFacts,
-} from '../../core/turns/hookFacts';
-import {
-  cancellationOrder,
-  cleanTreeBase,
-  endOfChat,
-  mayReEnd,
-  unchangedSinceBase,
-  versionStateAtEnd,
-} from '../../core/turns/turnDecisions';
-import { changedSince } from '../../core/turns/workingChanges';
-import {
-  insertTurnStatement,
-  touchChatStatement,
-  turnRunningStatement,
-  turnTerminalStatement,
-  turnVersionStatement,
-} from '../../core/turns/turnRecords';
+import { commitWorkingTree, compareAndSetRef, indexRepairPending, ZERO_OID } from '../../core/git/workingTree';
+import { chatFactsOf, readHookFacts, writeHookFacts } from '../../core/turns/hookFacts';
+import { endOfChat, mayReEnd } from '../../core/turns/turnDecisions';
+import { versionFailureReason } from '../../core/turns/versionCommit';
+import { foldTurnWrites } from '../../core/turns/toolWrites';
+import { type NoVersionReason, turnVersionStatement } from '../../core/turns/turnRecords';
 import { validateBeginTurn } from '../../core/turns/validation';
 import { parseCommandLine } from '../commandParser';
 import { spec as hookSpec } from '../commands/hook';
 import type { EarlyProbe } from './earlyProbe';
+import {
+  decline,
+  Decline,
+  type MadeRef,
+  type Planned,
+  type PlannedVersion,
+  planBegin,
+  planEnd,
+  type Prepared,
+} from './fastPlans';
 import type { HookEvent } from './hookEvent';
 import { HOOK_LEASE_WAIT_MS, hookFolder, HookResult, ignored, parseHookInput } from './hookInput';
 import { recordToolEvent } from './toolWriteHook';
@@ -55,26 +46,6 @@ import { recordToolEvent } from './toolWriteHook';
 const STORE_LOCK_WAIT_MS = 3000;
 
 export type FastHookAnswer = { kind: 'done'; result: HookResult; json: boolean } | { kind: 'declined'; reason: string };
-
-interface Prepared {
-  event: HookEvent;
-  json: boolean;
-  repo: GitRepository;
-  facts: HookFacts;
-  chatId: string;
-  chat: HookChatFacts;
-  /** The probe's status, already started by the entry (earlyProbe.ts). */
-  status?: Promise<string>;
-}
-
-class Decline {
-  constructor(readonly reason: string) {}
-}
-
-function decline(reason: string): never {
-  throw new Decline(reason);
-}
-
 /**
  * Handles `hook <agent> …` when the fast path can, or declines (with the reason, for tests and `--verbose`).
  * Never throws; after its record is written it always answers 'done'.
@@ -136,7 +107,7 @@ async function fastHook(
       if (facts.recoveryRequired) decline('unsettled');
     },
     settle: async () => undefined,
-    probe: () => inspectHealthDirect(prepared.repo, prepared.status),
+    probe: () => inspectHealthDirect(prepared.repo, prepared.status()),
     latchFacts: async () => ({ recoveryRequired: facts.recoveryRequired, restoreInFlight: facts.restoreInFlight }),
     // Left behind, the lease names this process and is stale once it exits; never a reason to record twice.
     releaseFailed: () => undefined,
@@ -148,9 +119,10 @@ async function fastHook(
       );
     }
     if (action.kind === 'end') {
-      return await runWithSteps(prepared.repo, OPERATIONS.turnEnd, steps, async () =>
-        append(prepared, await planEnd(prepared, action.outcome)),
-      );
+      return await runWithSteps(prepared.repo, OPERATIONS.turnEnd, steps, async () => {
+        const planned = await planEnd(prepared, action.outcome);
+        return planned.version ? appendThenCommit(prepared, planned, planned.version) : append(prepared, planned);
+      });
     }
   } catch (error) {
     // The turn gate refused (a rebase in progress, detached HEAD, …): the full path says why.
@@ -162,20 +134,100 @@ async function fastHook(
 
 /** The one write: the planned record appended if the journal is still the facts' state, then the facts updated. */
 async function append(prepared: Prepared, planned: Planned): Promise<FastHookAnswer> {
-  const appended = await appendRecordIfUnchanged(
-    prepared.repo.stateDir,
+  let appended: Awaited<ReturnType<typeof appendRecordIfUnchanged>>;
+  try {
+    appended = await appendRecordIfUnchanged(
+      prepared.repo.stateDir,
+      prepared.facts.journal,
+      planned.statements,
+      STORE_LOCK_WAIT_MS,
+    );
+  } catch (error) {
+    await unmake(prepared.repo, planned.made);
+    throw error;
+  }
+  if (appended.kind !== 'appended') {
+    await unmake(prepared.repo, planned.made);
+    decline(appended.kind);
+  }
+  // Acknowledged: from here nothing may decline (the full path would record the event a second time).
+  foldEnded(prepared, planned);
+  writeFactsAfter(prepared, planned, appended.state);
+  return { kind: 'done', result: planned.result, json: prepared.json };
+}
+
+/**
+ * Each ended turn folds the files its agent reported writing into its own record, as endTurn does after its terminal
+ * write (best effort there too: a failure leaves the lines in the chat's file).
+ */
+function foldEnded(prepared: Prepared, planned: Planned): void {
+  for (const turn of planned.ended) {
+    try {
+      foldTurnWrites(prepared.repo.stateDir, prepared.chatId, turn.id, turn.createdAt);
+    } catch {
+      // see above
+    }
+  }
+}
+
+/** The facts of the journal state `journal`, the one this event's last record made. */
+function writeFactsAfter(prepared: Prepared, planned: Planned, journal: JournalState): void {
+  const { facts, chat, chatId } = prepared;
+  writeHookFacts(prepared.repo.stateDir, {
+    ...facts,
+    journal,
+    openTurns: facts.openTurns + planned.chat.running.length - chat.running.length,
+    chats: { ...facts.chats, [chatId]: planned.chat },
+  });
+}
+
+/**
+ * A completed turn's end with a version, in endTurn's write-ahead order: the terminal record ('pending') first; once
+ * it is acknowledged, the commit (commitWorkingTree with endTurn's own request), then the version record. From the
+ * first append on nothing declines: a commit that fails records its reason as endTurn does, and a version record
+ * that cannot be appended (another process wrote the journal meanwhile) leaves the turn 'pending', as a crash there
+ * would: the next full open settles it from the commit's Agent-Turn trailer (settlePendingTurns).
+ */
+async function appendThenCommit(
+  prepared: Prepared,
+  planned: Planned,
+  { turnId, request }: PlannedVersion,
+): Promise<FastHookAnswer> {
+  const { repo } = prepared;
+  const first = await appendRecordIfUnchanged(
+    repo.stateDir,
     prepared.facts.journal,
     planned.statements,
     STORE_LOCK_WAIT_MS,
   );
-  if (appended.kind !== 'appended') decline(appended.kind);
+  if (first.kind !== 'appended') decline(first.kind);
   // Acknowledged: from here nothing may decline (the full path would record the event a second time).
-  writeHookFacts(prepared.repo.stateDir, {
-    ...prepared.facts,
-    journal: appended.state,
-    chats: { ...prepared.facts.chats, [prepared.chatId]: planned.chat },
-  });
-  return { kind: 'done', result: planned.result, json: prepared.json };
+  foldEnded(prepared, planned);
+  failpoint('turn-end:after-outcome');
+  let version: string | null = null;
+  let reason: NoVersionReason | null;
+  try {
+    version = (await commitWorkingTree(repo, request)).commit;
+    reason = version ? null : 'no-changes';
+  } catch (error) {
+    reason = versionFailureReason(error);
+  }
+  const second = await appendRecordIfUnchanged(
+    repo.stateDir,
+    first.state,
+    [turnVersionStatement(turnId, version, reason)],
+    STORE_LOCK_WAIT_MS,
+  ).catch(() => null);
+  if (second?.kind === 'appended') writeFactsAfter(prepared, planned, second.state);
+  return { kind: 'done', result: { ...planned.result, version }, json: prepared.json };
+}
+
+/**
+ * The ref a declined event made, deleted by compare-and-set (only while it still names the commit made): the full
+ * path then begins the turn from nothing, with its own snapshot. A failure here declines as an error all the same.
+ */
+async function unmake(repo: GitRepository, made: MadeRef | undefined): Promise<void> {
+  if (made) await compareAndSetRef(repo, made.ref, ZERO_OID, made.commit, 'agent-versions: base snapshot declined');
 }
 
 interface Invocation {
@@ -218,108 +270,7 @@ async function prepare(
   // A note waits for this prompt (an Undo changed files since the agent last saw them): the full path prints it.
   if (event.action.kind === 'begin' && chat.notes > 0) decline('note');
   // The early status is this repository's only if it was started in the same root.
-  const status = early?.root === repo.root ? early.status : undefined;
-  return { event, json, repo, facts, chatId: event.chatId, chat, status };
-}
-
-interface Planned {
-  statements: JournalStatement[];
-  result: HookResult;
-  /** The chat's facts once the record is applied. */
-  chat: HookChatFacts;
-}
-
-/** A clean tree on the chat's own branch: HEAD is the base (no snapshot commit), as beginTurn records it. */
-async function planBegin(prepared: Prepared, prompt: string, opened: GatePassed<string | null>): Promise<Planned> {
-  const { chat, chatId, event } = prepared;
-  const { branch, head } = cleanTreeOnBranch(opened);
-  if (chat.branch !== null && chat.branch !== branch) decline('other-branch');
-  const now = Date.now();
-  const turnId = randomUuid();
-  // The still-running turns end cancelled first, oldest turn number first (cancelOpenTurnsOfChat), then the new
-  // turn begins.
-  const cancelled = cancellationOrder(chat.running);
-  const seq = chat.maxSeq + 1;
-  const base = cleanTreeBase(head);
-  const ends = await cancelledEnds(prepared, cancelled, now);
-  const statements = [
-    ...ends,
-    touchChatStatement(chatId, null, event.agent, now),
-    insertTurnStatement({ id: turnId, chatId, seq, prompt, agent: event.agent, branch, head, now }),
-    turnRunningStatement(turnId, base.baseHead, base.baseCommit, base.baseTree),
-  ];
-  const turn: HookRunningTurn = { id: turnId, seq, ...base };
-  return {
-    statements,
-    result: { agent: event.agent, event: event.event, action: 'began', turnId, cancelled: cancelled.map((t) => t.id) },
-    chat: { branch: chat.branch, maxSeq: seq, running: [turn], notes: 0 },
-  };
-}
-
-/**
- * The newest running turn gets the event's outcome, older ones end cancelled (endOfChat, as the full path). A
- * completed turn is taken only when nothing changed since its base (unchangedSinceBase), so endTurn would record
- * 'no-changes' with no version. A turn that did not complete records whether it changed anything (cancelledEnds).
- * No recovery is latched here: the facts said so, and the journal is still exactly their state.
- */
-async function planEnd(prepared: Prepared, outcome: 'completed' | 'cancelled' | 'errored'): Promise<Planned> {
-  const { repo, chat, event, status } = prepared;
-  const { last, older } = endOfChat(chat.running) ?? decline('no-running-turn');
-  if (outcome === 'completed') {
-    // As endTurn's commit: its own probe and turn gate, under the lease.
-    const health = await inspectHealthDirect(repo, status);
-    const gate = turnGate(factsFromHealth(health), 'retry');
-    if (!gate.ok) decline('gate');
-    const { head } = cleanTreeOnBranch({ health, branch: gate.branch, head: gate.head });
-    if (!unchangedSinceBase(last, head)) decline('changes');
-  }
-  const now = Date.now();
-  const lastEnd =
-    outcome === 'completed'
-      ? [turnTerminalStatement(last.id, outcome, versionStateAtEnd(outcome, false), now)]
-      : await cancelledEnds(prepared, [last], now, outcome);
-  const statements = [
-    ...(await cancelledEnds(prepared, older, now)),
-    ...lastEnd,
-    ...(outcome === 'completed' ? [turnVersionStatement(last.id, null, 'no-changes')] : []),
-  ];
-  return {
-    statements,
-    result: {
-      agent: event.agent,
-      event: event.event,
-      action: 'ended',
-      turnId: last.id,
-      outcome,
-      version: null,
-      cancelled: older.map((t) => t.id),
-    },
-    chat: { ...chat, running: [] },
-  };
-}
-
-/**
- * The terminal records of turns that end without completing: each records whether it changed anything, decided
- * from the same status and comparison as the full path's end (changedSince).
- */
-async function cancelledEnds(
-  { repo, status }: Prepared,
-  turns: readonly HookRunningTurn[],
-  now: number,
-  outcome: 'cancelled' | 'errored' = 'cancelled',
-): Promise<JournalStatement[]> {
-  const ends: JournalStatement[] = [];
-  const shared = turns.length > 0 ? (status ?? startProbeStatus(repo.root, repo.git)) : undefined;
-  for (const t of turns) {
-    const changed = t.baseCommit === null ? true : await changedSince(repo, t.baseCommit, shared);
-    ends.push(turnTerminalStatement(t.id, outcome, versionStateAtEnd(outcome, false, changed), now));
-  }
-  return ends;
-}
-
-/** Past the turn gate: on a branch with a commit, nothing to snapshot or commit, no nested repository to name. */
-function cleanTreeOnBranch({ health, branch, head }: GatePassed<string | null>): { branch: string; head: string } {
-  if (head === null) decline('gate');
-  if (!health.clean || health.nestedRepositories.length > 0 || health.hiddenEntries > 0) decline('dirty');
-  return { branch, head };
+  let status = early?.root === repo.root ? early.status : undefined;
+  const statusOnce = () => (status ??= startProbeStatus(repo.root, repo.git));
+  return { event, json, repo, facts, chatId: event.chatId, chat, status: statusOnce };
 }

@@ -42,34 +42,68 @@ export function readFlaggedEntries(file: string, format: ObjectFormat): FlaggedE
     return null;
   }
   try {
-    return parseFlags(data, OID_BYTES[format]);
+    return parseIndex(data, OID_BYTES[format])?.flagged ?? null;
   } catch {
     return null;
   }
 }
 
-function parseFlags(data: Buffer, oidBytes: number): FlaggedEntry[] | null {
+/**
+ * The root of the index file's cache tree (its TREE extension) when it is valid: the tree `git write-tree` prints for
+ * this index without computing anything, provided that tree object exists (the caller checks). Null when there is
+ * none to trust — the root invalidated by a change since, unmerged entries (write-tree refuses them), a file this
+ * reader does not take apart (a split index): the caller then runs `git write-tree`.
+ */
+export function readCachedIndexTree(file: string, format: ObjectFormat): string | null {
+  try {
+    return parseIndex(fs.readFileSync(file), OID_BYTES[format])?.cachedTree ?? null;
+  } catch {
+    return null;
+  }
+}
+
+const CE_STAGEMASK = 0x3000;
+
+/** The root entry of a TREE extension: an empty path, its entry count (-1: invalid), subtree count, then its id. */
+function cachedRoot(data: Buffer, at: number, size: number, oidBytes: number): string | null {
+  if (size < 1 || data[at] !== 0) return null;
+  const end = data.indexOf(0x0a, at + 1);
+  if (end < 0 || end > at + size) return null;
+  const match = /^(-?\d+) (\d+)$/.exec(data.toString('latin1', at + 1, end));
+  if (!match || Number(match[1]) < 0 || end + 1 + oidBytes > at + size) return null;
+  return data.toString('hex', end + 1, end + 1 + oidBytes);
+}
+
+function parseIndex(data: Buffer, oidBytes: number): { flagged: FlaggedEntry[]; cachedTree: string | null } | null {
   if (data.length < 12 || data.toString('latin1', 0, 4) !== 'DIRC') return null;
   const version = data.readUInt32BE(4);
   if (version < 2 || version > 4) return null;
   const count = data.readUInt32BE(8);
   const found: FlaggedEntry[] = [];
+  let unmerged = false;
   let offset = 12;
   // Index v4: the previous entry's name, rebuilt in place (names are prefix-compressed).
   let previous: Buffer = Buffer.alloc(4096);
   let previousLength = 0;
+  // Per entry only its flags are read (a hook event parses the whole index in a fresh process, where this loop runs
+  // interpreted): its mode, name and id only when it is flagged.
   for (let i = 0; i < count; i++) {
     const start = offset;
-    const mode = data.readUInt32BE(start + 24);
-    const flags = data.readUInt16BE(start + STAT_BYTES + oidBytes);
-    offset = start + STAT_BYTES + oidBytes + 2;
+    const flagsAt = start + STAT_BYTES + oidBytes;
+    if (flagsAt + 2 > data.length) return null;
+    const flags = (data[flagsAt] << 8) | data[flagsAt + 1];
+    if (flags & CE_STAGEMASK) unmerged = true;
+    offset = flagsAt + 2;
     let extended = 0;
     if (flags & CE_EXTENDED) {
-      if (version < 3) return null;
-      extended = data.readUInt16BE(offset);
+      if (version < 3 || offset + 2 > data.length) return null;
+      extended = (data[offset] << 8) | data[offset + 1];
       offset += 2;
     }
-    let name: Buffer;
+    const skipWorktree = (extended & CE_SKIP_WORKTREE) !== 0;
+    const assumeUnchanged = (flags & CE_VALID) !== 0;
+    let nameStart = offset;
+    let nameEnd: number;
     if (version === 4) {
       // The name is the previous one minus N trailing bytes (a varint), then a NUL-terminated suffix; no padding.
       let strip = 0;
@@ -86,38 +120,41 @@ function parseFlags(data: Buffer, oidBytes: number): FlaggedEntry[] | null {
       if (kept + end - offset > previous.length) previous = grow(previous, kept + end - offset);
       data.copy(previous, kept, offset, end);
       previousLength = kept + end - offset;
-      name = previous.subarray(0, previousLength);
+      nameStart = 0;
+      nameEnd = previousLength;
       offset = end + 1;
     } else {
       const length = flags & CE_NAMEMASK;
       const end = length < CE_NAMEMASK ? offset + length : data.indexOf(0, offset);
       if (end < 0 || end > data.length || data[end] !== 0) return null;
-      name = data.subarray(offset, end);
+      nameEnd = end;
       // Entries are padded with 1–8 NUL bytes to a multiple of 8 from their start.
       offset = start + ((end - start + 8) & ~7);
     }
+    if (!skipWorktree && !assumeUnchanged) continue;
+    const mode = data.readUInt32BE(start + 24);
     // A sparse index's directory entries (mode 040000) stand for folders outside the cone, not files.
     if ((mode & 0o170000) === 0o040000) continue;
-    const skipWorktree = (extended & CE_SKIP_WORKTREE) !== 0;
-    const assumeUnchanged = (flags & CE_VALID) !== 0;
-    if (skipWorktree || assumeUnchanged) {
-      found.push({
-        path: decodeBytes(name),
-        mode: mode.toString(8),
-        oid: data.toString('hex', start + STAT_BYTES, start + STAT_BYTES + oidBytes),
-        skipWorktree,
-        assumeUnchanged,
-      });
-    }
+    found.push({
+      path: decodeBytes((version === 4 ? previous : data).subarray(nameStart, nameEnd)),
+      mode: mode.toString(8),
+      oid: data.toString('hex', start + STAT_BYTES, start + STAT_BYTES + oidBytes),
+      skipWorktree,
+      assumeUnchanged,
+    });
   }
   if (offset > data.length) return null;
   // A split index keeps most entries (and their flags) in a shared file: not read here.
+  let cachedTree: string | null = null;
   for (let at = offset; at + 8 <= data.length - oidBytes;) {
     const signature = data.toString('latin1', at, at + 4);
+    const size = data.readUInt32BE(at + 4);
     if (signature === 'link') return null;
-    at += 8 + data.readUInt32BE(at + 4);
+    if (signature === 'TREE' && at + 8 + size <= data.length - oidBytes)
+      cachedTree = cachedRoot(data, at + 8, size, oidBytes);
+    at += 8 + size;
   }
-  return found;
+  return { flagged: found, cachedTree: unmerged ? null : cachedTree };
 }
 
 function grow(buffer: Buffer, size: number): Buffer {

@@ -1,17 +1,26 @@
 /**
  * Loose objects without starting git (docs/design.md, "Undo's cost"). A commit this product made moments ago is a
  * loose object: `<objects>/<2 hex>/<rest>`, zlib-deflated `commit <size>\0` + headers. Reading one commit's
- * parents: anything else (packed, replaced, unreadable, not a commit, a grafted or shallow repository) answers
- * null, and the caller asks git. Writing: only the synthetic merge input of Undo Only This Turn, an object on no
- * ref; wherever git's own object writing could differ (another hash, a shared repository, an object directory
- * set from outside), null, and the caller runs `git commit-tree`.
+ * parents or tree (and whether an object is loose, for the commit path's cache-tree shortcut: workingTree.ts):
+ * anything else (packed, replaced, unreadable, not a commit, a grafted or shallow repository, refs kept in a
+ * reftable) answers null, and the caller asks git. Writing: only the synthetic merge input of Undo Only This Turn,
+ * an object on no ref; wherever git's own object writing could differ (another hash, a shared repository, an object
+ * directory set from outside), null, and the caller runs `git commit-tree`.
  */
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as zlib from 'node:zlib';
 import { FULL_OID, OID_OF_FORMAT } from './objectId';
 import type { GitRepository } from './repository';
+
+/**
+ * node:zlib, loaded on first use: the hook fast path's bundle holds this module (a version's trees), and a hook event
+ * that reads no object never loads zlib (docs/design/hooks-and-fast-path.md, "What it loads").
+ */
+function zlib(): typeof import('node:zlib') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, see above
+  return require('node:zlib') as typeof import('node:zlib');
+}
 
 /** The objects folder, the shared one for a linked worktree (`commondir`). */
 function objectsDir(gitDir: string): string {
@@ -25,11 +34,41 @@ function objectsDir(gitDir: string): string {
 
 /** The parents of loose commit `oid`, in order; null when git must be asked instead. */
 export function looseCommitParents(repo: Pick<GitRepository, 'gitDir'>, oid: string): string[] | null {
+  const headers = looseCommitHeaders(repo, oid);
+  if (headers === null) return null;
+  const parents: string[] = [];
+  for (const line of headers.slice(1)) {
+    if (!line.startsWith('parent ')) break;
+    const parent = line.slice('parent '.length);
+    if (!FULL_OID.test(parent)) return null;
+    parents.push(parent);
+  }
+  return parents;
+}
+
+/** The tree of loose commit `oid` (what `git rev-parse <oid>^{tree}` prints); null when git must be asked instead. */
+export function looseCommitTree(repo: Pick<GitRepository, 'gitDir'>, oid: string): string | null {
+  if (process.env.GIT_REPLACE_REF_BASE !== undefined) return null; // replace refs elsewhere than refs/replace/
+  const tree = looseCommitHeaders(repo, oid)?.[0].slice('tree '.length) ?? null;
+  return tree !== null && FULL_OID.test(tree) && tree.length === oid.length ? tree : null;
+}
+
+/**
+ * Whether `oid` is a loose object of the repository's own objects folder, which git reads (no object folder set from
+ * outside). False says nothing: it may be packed.
+ */
+export function isLooseObject(repo: Pick<GitRepository, 'gitDir'>, oid: string): boolean {
+  if (!FULL_OID.test(oid) || process.env.GIT_OBJECT_DIRECTORY || process.env.GIT_QUARANTINE_PATH) return false;
+  return fs.existsSync(path.join(objectsDir(repo.gitDir), oid.slice(0, 2), oid.slice(2)));
+}
+
+/** The header lines of loose commit `oid` (`tree …` first); null when git must be asked instead. */
+function looseCommitHeaders(repo: Pick<GitRepository, 'gitDir'>, oid: string): string[] | null {
   if (!FULL_OID.test(oid)) return null;
   const common = path.dirname(objectsDir(repo.gitDir));
   // History rewritten by replace refs or grafts, or cut by a shallow clone: what git reports may differ from the
-  // object.
-  for (const rewrite of ['info/grafts', 'shallow', 'refs/replace'])
+  // object. Refs in a reftable may hold replace refs this cannot see.
+  for (const rewrite of ['info/grafts', 'shallow', 'refs/replace', 'reftable'])
     if (fs.existsSync(path.join(common, rewrite))) return null;
   if (
     fs.existsSync(path.join(common, 'packed-refs')) &&
@@ -38,7 +77,7 @@ export function looseCommitParents(repo: Pick<GitRepository, 'gitDir'>, oid: str
     return null;
   let raw: Buffer;
   try {
-    raw = zlib.inflateSync(fs.readFileSync(path.join(objectsDir(repo.gitDir), oid.slice(0, 2), oid.slice(2))));
+    raw = zlib().inflateSync(fs.readFileSync(path.join(objectsDir(repo.gitDir), oid.slice(0, 2), oid.slice(2))));
   } catch {
     return null;
   }
@@ -50,14 +89,7 @@ export function looseCommitParents(repo: Pick<GitRepository, 'gitDir'>, oid: str
     .toString('utf8')
     .split('\n');
   if (!headers[0]?.startsWith('tree ')) return null;
-  const parents: string[] = [];
-  for (const line of headers.slice(1)) {
-    if (!line.startsWith('parent ')) break;
-    const parent = line.slice('parent '.length);
-    if (!FULL_OID.test(parent)) return null;
-    parents.push(parent);
-  }
-  return parents;
+  return headers;
 }
 
 /** What the synthetic commit holds: a tree, parents, a one-line message, a fixed date, our own name. */
@@ -106,7 +138,7 @@ export function writeLooseCommit(repo: Pick<GitRepository, 'gitDir'>, spec: Loos
     if (fs.existsSync(file)) return oid;
     fs.mkdirSync(dir, { recursive: true });
     const temporary = path.join(dir, `tmp_obj_avh_${process.pid}_${crypto.randomBytes(4).toString('hex')}`);
-    fs.writeFileSync(temporary, zlib.deflateSync(object), { mode: 0o444 });
+    fs.writeFileSync(temporary, zlib().deflateSync(object), { mode: 0o444 });
     try {
       fs.linkSync(temporary, file);
     } catch (error) {

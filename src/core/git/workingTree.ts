@@ -6,7 +6,9 @@ import { clearIndexRepair, followIndex, recordIndexRepair } from './indexInstall
 import { LOCAL_LAYER_SUBJECT, LOCAL_REF_PREFIX } from './localOnlyFiles';
 import { compareAndSetRef, ZERO_OID } from './refUpdate';
 import { type PathFromCommit, takePathsFromCommits } from './pathsFromCommit';
-import type { GitRepository } from './repository';
+import { objectFormatFromFiles, type GitRepository } from './repository';
+import { readCachedIndexTree } from './indexFlags';
+import { isLooseObject, looseCommitTree } from './looseObject';
 import { excludeNewSecretPaths } from './secretExclusion';
 import type { SecretFinding } from '../secrets/secretScanner';
 import { TemporaryIndex } from './temporaryIndex';
@@ -102,10 +104,15 @@ export async function commitWorkingTree(
   request: WorkingTreeCommitRequest,
 ): Promise<WorkingTreeCommitResult> {
   const index = TemporaryIndex.create(repo);
-  // The index as the user left it is written as a tree from its own copy, side by side with staging everything.
-  const asLeft = index.twin(repo);
+  // The index as the user left it, as a tree: its cache tree's root when git would print just that (no process),
+  // else written from its own copy, side by side with staging everything.
+  const cached = cachedIndexTree(repo, index);
+  const asLeft = cached === null ? index.twin(repo) : null;
   try {
-    const [left, written] = await Promise.allSettled([writeIndexTree(repo, asLeft), writeWorkingTree(repo, index)]);
+    const [left, written] = await Promise.allSettled([
+      cached ?? writeIndexTree(repo, asLeft!),
+      writeWorkingTree(repo, index),
+    ]);
     if (left.status === 'rejected') throw left.reason;
     if (written.status === 'rejected') throw written.reason;
     const indexTree = left.value;
@@ -121,7 +128,8 @@ export async function commitWorkingTree(
       request.parentTree ??
       (request.parent === null
         ? await emptyTree(repo)
-        : (await repo.git.run(repo.root, ['rev-parse', `${request.parent}^{tree}`])).stdout.trim());
+        : (looseCommitTree(repo, request.parent) ??
+          (await repo.git.run(repo.root, ['rev-parse', `${request.parent}^{tree}`])).stdout.trim()));
     if (realTree === (request.unchangedTree ?? parentTree) && !request.always) {
       return { commit: null, tree: realTree, staged: null, nested, excluded, large, indexInstalled: false };
     }
@@ -165,9 +173,20 @@ export async function commitWorkingTree(
     const indexInstalled = request.installIndex ? await followIndex(repo, index, request.durable ?? false) : false;
     return { commit, tree: realTree, staged, nested, excluded, large, indexInstalled };
   } finally {
-    asLeft.dispose();
+    asLeft?.dispose();
     index.dispose();
   }
+}
+
+/**
+ * What `git write-tree` prints for the seed of `index` (the user's index as left) when it needs no computing: the
+ * root of its cache tree, valid and an object of the repository (write-tree prints exactly that then). Read before
+ * anything stages into the copy; null when git has to write it (writeIndexTree).
+ */
+function cachedIndexTree(repo: GitRepository, index: TemporaryIndex): string | null {
+  if (index.seededFrom === null) return null;
+  const tree = readCachedIndexTree(index.file, objectFormatFromFiles(repo));
+  return tree !== null && isLooseObject(repo, tree) ? tree : null;
 }
 
 export const FIRST_BASE_SUBJECT = '[Base] Files before the first agent turn';

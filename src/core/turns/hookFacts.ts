@@ -16,16 +16,21 @@ import { inFlightOperation } from '../restore/operationRecords';
 import type { StoreReader } from '../store/durableStore';
 import type { JournalState } from '../store/journalAppend';
 import { SCHEMA_VERSION } from '../store/schema';
+import { agentSubject } from './promptSummary';
 import { getChat, maxTurnSeq, openTurns, pendingTurns } from './turnRecords';
 
 export const HOOK_FACTS_FILE = 'hook-facts.json';
-const FORMAT = 1;
+const FORMAT = 2;
 /** The most recently active chats kept (besides the event's own): several agents at once stay on the fast path. */
 const RECENT_CHATS = 16;
 
 export interface HookRunningTurn {
   id: string;
   seq: number;
+  /** When it began (its row's created_at): its end folds its agent's reports from then on (toolWrites.ts). */
+  createdAt: number;
+  /** Its version's subject, agentSubject(prompt) (promptSummary.ts). */
+  subject: string;
   baseHead: string | null;
   baseCommit: string | null;
   baseTree: string | null;
@@ -54,6 +59,8 @@ export interface HookFacts {
    * them.
    */
   unsettled: number;
+  /** The turns not yet ended, in every chat kept here or not: another chat's running turn shapes a version. */
+  openTurns: number;
   chats: Record<string, HookChatFacts>;
 }
 
@@ -79,6 +86,8 @@ export function collectHookFacts(
         .map((t) => ({
           id: t.id,
           seq: t.seq,
+          createdAt: t.created_at,
+          subject: agentSubject(t.prompt),
           baseHead: t.base_head,
           baseCommit: t.base_commit,
           baseTree: t.base_tree,
@@ -90,6 +99,7 @@ export function collectHookFacts(
     recoveryRequired: readRecovery(r) !== null,
     restoreInFlight: inFlightOperation(r) !== undefined,
     unsettled: pendingTurns(r).length + pendingContinuations(r).length,
+    openTurns: running.length,
     chats,
   };
 }
@@ -161,6 +171,8 @@ function isRunningTurn(v: unknown): v is HookRunningTurn {
     isObject(v) &&
     typeof v.id === 'string' &&
     isCount(v.seq) &&
+    isCount(v.createdAt) &&
+    typeof v.subject === 'string' &&
     isOid(v.baseHead) &&
     isOid(v.baseCommit) &&
     isOid(v.baseTree)
@@ -174,7 +186,8 @@ function isHookFacts(v: unknown): v is HookFacts {
     typeof v.gitDir !== 'string' ||
     typeof v.recoveryRequired !== 'boolean' ||
     typeof v.restoreInFlight !== 'boolean' ||
-    !isCount(v.unsettled)
+    !isCount(v.unsettled) ||
+    !isCount(v.openTurns)
   )
     return false;
   const j = v.journal;

@@ -1,12 +1,14 @@
 import * as crypto from 'node:crypto';
 import type { RepoContext } from '../context';
-import { AvhError, ErrorReason, isAvhError } from '../errors';
+import { AvhError, isAvhError } from '../errors';
 import { failpoint } from '../failpoints';
 import { findTurnCommit } from '../git/history';
 import { quickGateFacts } from '../git/healthProbe';
 import { excludeHeavyFoldersBeforeFirstVersion, largeFileNotice } from '../git/heavyFolders';
 import { blockerMessage, GateFacts, turnGate } from '../git/repositoryGate';
-import { commitFirstBase, commitWorkingTree, ZERO_OID } from '../git/workingTree';
+import { commitFirstBase, commitWorkingTree } from '../git/workingTree';
+import { BASE_REF_PREFIX, baseSnapshotMessage, baseSnapshotRequest } from './baseSnapshot';
+import { NO_VERSION_FOR, versionCommitRequest, versionFailureReason } from './versionCommit';
 import { assertChatBranchUsable, chatOrigin } from '../chats/chatBranches';
 import { type ChatNote, handChatNotes } from '../chats/chatNotes';
 import type { TerminalOutcome } from '../outcomes';
@@ -43,7 +45,7 @@ import {
 } from './turnRecords';
 import { BeginTurnInput } from './validation';
 
-export const BASE_REF_PREFIX = 'refs/agent-versions/base/';
+export { BASE_REF_PREFIX } from './baseSnapshot';
 
 export interface BeginTurnResult {
   turnId: string;
@@ -120,15 +122,7 @@ export function beginTurn(
     } else if (!health.clean || health.hiddenEntries > 0) {
       // A private ref holds the exact pre-turn state (staged tree included); HEAD, the index and files stay as they
       // are. Beside entries status cannot see (issue 25), only a real difference makes a snapshot commit.
-      const snapshot = await commitWorkingTree(ctx.repo, {
-        ref: `${BASE_REF_PREFIX}${turnId}`,
-        expected: ZERO_OID,
-        parent: head,
-        always: !health.clean,
-        message: `Agent Version History base snapshot\n\nAgent-Turn: ${turnId}\nAgent-Chat: ${input.chatId}\n`,
-        reflog: 'agent-versions: base snapshot',
-        installIndex: false,
-      });
+      const snapshot = await commitWorkingTree(ctx.repo, baseSnapshotRequest(turnId, input.chatId, head, health.clean));
       baseCommit = snapshot.commit ?? head;
       baseTree = snapshot.tree;
       excluded = snapshot.excluded;
@@ -162,12 +156,7 @@ export function beginTurn(
 async function startFirstTurn(ctx: RepoContext, branch: string, turnId: string, chatId: string) {
   if (await excludeHeavyFoldersBeforeFirstVersion(ctx.repo))
     ctx.log.info('turn.heavy-folders-excluded', { turn: turnId });
-  return commitFirstBase(
-    ctx.repo,
-    branch,
-    `${BASE_REF_PREFIX}${turnId}`,
-    `Agent Version History base snapshot\n\nAgent-Turn: ${turnId}\nAgent-Chat: ${chatId}\n`,
-  );
+  return commitFirstBase(ctx.repo, branch, `${BASE_REF_PREFIX}${turnId}`, baseSnapshotMessage(turnId, chatId));
 }
 
 function joinNotices(...notices: (string | null)[]): string | null {
@@ -294,18 +283,6 @@ const RECOVERY_COPY =
   'stay in the working tree; resolve the recovery notice to continue.';
 const KEPT = 'No version was made; the changes stay in the working tree.';
 
-const NO_VERSION_FOR: Partial<Record<ErrorReason, NoVersionReason>> = {
-  'repository-missing': 'repository-missing',
-  'restore-in-progress': 'restore-in-progress',
-  'operation-in-progress': 'operation-in-progress',
-  'unmerged-entries': 'unmerged-entries',
-  'index-locked': 'index-locked',
-  'detached-head': 'detached-head',
-  'unborn-branch': 'unborn-branch',
-  'ref-moved': 'ref-moved',
-  'ref-update-refused': 'ref-update-refused',
-};
-
 const REF_UPDATE_REFUSED =
   'Git refused to move the branch (a reference-transaction hook, a full disk or a permissions problem).';
 
@@ -351,18 +328,15 @@ async function commitTurnVersion(ctx: RepoContext, turn: TurnRow, own: TurnWrite
   // Another chat's running turn: what it reported writing (and this turn did not) is not this turn's version.
   const concurrent = await concurrentVersion(ctx, turn, own);
   try {
-    const result = await commitWorkingTree(repo, {
-      ref: `refs/heads/${facts.branch!}`,
-      expected: head ?? ZERO_OID,
-      parent: head,
-      parentTree: headTree,
-      unchangedTree: turn.base_tree ?? parsedBaseTree ?? headTree,
-      message: `${agentSubject(turn.prompt)}\n\nAgent-Turn: ${turn.id}\nAgent-Chat: ${turn.chat_id}\n`,
-      reflog: 'agent-versions: agent turn',
-      installIndex: true,
-      fromCommits: concurrent.fromCommits,
-      step: (name) => failpoint(`turn-commit:${name}`),
-    });
+    const result = await commitWorkingTree(
+      repo,
+      versionCommitRequest(
+        { id: turn.id, chatId: turn.chat_id, subject: agentSubject(turn.prompt), baseTree: turn.base_tree },
+        { branch: facts.branch!, head, headTree, baseCommitTree: parsedBaseTree },
+        concurrent.fromCommits,
+        (name) => failpoint(`turn-commit:${name}`),
+      ),
+    );
     if (concurrent.fromCommits.length > 0 || concurrent.shellTurns.length > 0 || concurrent.shared.size > 0) {
       // The branch moved: a failure to record the overlap never makes the version look unmade.
       const overlap = result.commit
@@ -383,7 +357,7 @@ async function commitTurnVersion(ctx: RepoContext, turn: TurnRow, own: TurnWrite
         reason: 'index-locked',
         message: `${KEPT} ${blockerMessage('index-locked', 'turn-end')}`,
       };
-    const reason = (isAvhError(error) && NO_VERSION_FOR[error.reason]) || 'git-failed';
+    const reason = versionFailureReason(error);
     ctx.log.error('turn.version-failed', { turn: turn.id, reason: isAvhError(error) ? error.reason : 'unexpected' });
     // A cause git named (a file it cannot read, a filter that failed: issue 25) is said the way the table words it.
     const named = isAvhError(error) && typeof error.details.file === 'string' ? `${KEPT} ${error.message}` : null;
