@@ -141,4 +141,41 @@ describe('hook start-up: the early status through a file, the bundles from a cod
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /^agent-versions \d+\.\d+\.\d+\n$/);
   });
+
+  it('a fast prompt and a fast Stop load neither node:crypto nor node:zlib; the bundles have their own package scope (dist/package.json)', () => {
+    const repo = makeRepo();
+    const preload = path.join(tempDir('avh-preload-'), 'modules.js');
+    const loaded = path.join(path.dirname(preload), 'loaded.txt');
+    fs.writeFileSync(
+      preload,
+      `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(loaded)}, process.moduleLoadList.join('\\n')));\n`,
+    );
+    const event = (name: string, measured: boolean) => {
+      const input = JSON.stringify({
+        session_id: 'startup-modules',
+        transcript_path: path.join(repo, 'no-transcript.jsonl'),
+        cwd: repo,
+        hook_event_name: name,
+        ...(name === 'UserPromptSubmit' ? { prompt: 'explain' } : { stop_hook_active: false }),
+      });
+      const r = spawnSync(
+        process.execPath,
+        [...(measured ? ['-r', preload] : []), path.join(ROOT, 'dist/cli.js'), 'hook', 'claude-code', '--json'],
+        { cwd: repo, input, encoding: 'utf8', env: { ...process.env, COPILOT_CLI: '', AVH_HOOK_PATH_LOG: '' } },
+      );
+      assert.equal(r.status, 0, r.stderr);
+      return JSON.parse(r.stdout) as { action: string };
+    };
+    // The first prompt of a chat takes the full path (it records the chat); its Stop and the next prompt are fast.
+    event('UserPromptSubmit', false);
+    event('Stop', false);
+    for (const name of ['UserPromptSubmit', 'Stop']) {
+      assert.match(event(name, true).action, /^(began|ended)$/);
+      // (The full CLI's bundle loads both at its top: neither loaded also says the event took the fast path.)
+      const modules = fs.readFileSync(loaded, 'utf8').split('\n');
+      assert.ok(!modules.includes('NativeModule crypto'), `${name} loaded node:crypto`);
+      assert.ok(!modules.includes('NativeModule zlib'), `${name} loaded node:zlib`);
+    }
+    assert.equal(fs.readFileSync(path.join(ROOT, 'dist/package.json'), 'utf8'), '{ "type": "commonjs" }\n');
+  });
 });

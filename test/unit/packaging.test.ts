@@ -115,6 +115,8 @@ describe('what ships (production build)', function () {
     // The command is a small entry; the hook fast path and the full CLI it loads sit beside it.
     for (const bundle of ['cliHook.js', 'cliMain.js', 'gitLauncher.js'])
       assert.ok(listing.includes(`extension/dist/${bundle}`), listing.join('\n'));
+    // The bundles' own package scope, so Node does not parse the extension's manifest on every hook event.
+    assert.ok(listing.includes('extension/dist/package.json'), listing.join('\n'));
     // The CLI's code caches fit only the Node that built them (src/cli/codeCache.ts): not shipped.
     assert.deepEqual(
       listing.filter((f) => f.endsWith('.v8cache')),

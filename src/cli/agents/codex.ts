@@ -1,4 +1,4 @@
-import * as crypto from 'node:crypto';
+import { nodeCrypto } from '../../core/sha256';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
@@ -215,7 +215,7 @@ export function codexTrustHash(event: string, command: string, timeout?: number)
     event_name: codexEventLabel(event),
     hooks: [{ async: false, command, timeout: codexTimeout(event, timeout), type: 'command' }],
   };
-  return `sha256:${crypto.createHash('sha256').update(JSON.stringify(identity)).digest('hex')}`;
+  return `sha256:${nodeCrypto().createHash('sha256').update(JSON.stringify(identity)).digest('hex')}`;
 }
 
 type HookReview = 'trusted' | 'modified' | 'not-reviewed' | 'disabled';

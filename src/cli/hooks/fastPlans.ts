@@ -9,7 +9,7 @@ import type { JournalStatement } from '../../core/store/journal';
 import { DEFAULT_COMPACT_EVERY } from '../../core/store/storeLayout';
 import { randomUuid } from '../../core/randomId';
 import { failpoint } from '../../core/failpoints';
-import { guessBranchTip } from '../../core/git/healthProbe';
+import { guessBranchTip, type RepositoryHealth } from '../../core/git/healthProbe';
 import { looseCommitTree } from '../../core/git/looseObject';
 import { factsFromHealth, turnGate } from '../../core/git/repositoryGate';
 import { inspectHealthDirect } from '../../core/git/statusProbe';
@@ -109,7 +109,7 @@ export async function planBegin(
   if (!health.clean) {
     // The notices this may find (secrets excluded, files too large) are beginTurn's too, and the hook's result
     // never carries them (runHook.ts applyHookEvent): the full path prints exactly this result.
-    const request = baseSnapshotRequest(turnId, chatId, head, health.clean);
+    const request = baseSnapshotRequest(turnId, chatId, head, health);
     const snapshot = await commitWorkingTree(repo, request);
     if (snapshot.commit !== null) made = { ref: request.ref, commit: snapshot.commit };
     base = { baseHead: head, baseCommit: snapshot.commit ?? head, baseTree: snapshot.tree };
@@ -147,7 +147,8 @@ export async function planEnd(prepared: Prepared, outcome: 'completed' | 'cancel
     const gate = turnGate(factsFromHealth(health), 'retry');
     if (!gate.ok) decline('gate');
     const { branch, head } = onBranchToRecord({ health, branch: gate.branch, head: gate.head });
-    if (!health.clean || !unchangedSinceBase(last, head)) version = await planVersion(prepared, last, branch, head);
+    if (!health.clean || !unchangedSinceBase(last, head))
+      version = await planVersion(prepared, last, branch, head, health);
   }
   const now = Date.now();
   const lastEnd =
@@ -187,6 +188,7 @@ async function planVersion(
   turn: HookRunningTurn,
   branch: string,
   head: string,
+  health: Pick<RepositoryHealth, 'counts' | 'nestedRepositories'>,
 ): Promise<PlannedVersion> {
   const { repo, facts, chat, chatId } = prepared;
   if (facts.openTurns !== chat.running.length) decline('other-chat-running');
@@ -205,7 +207,9 @@ async function planVersion(
     [],
     (name) => failpoint(`turn-commit:${name}`),
   );
-  return { turnId: turn.id, request };
+  // The event's status listed every new file: none, and the version's snapshot need not list them again.
+  const noUntracked = health.counts.untracked === 0 && health.nestedRepositories.length === 0;
+  return { turnId: turn.id, request: { ...request, noUntracked } };
 }
 
 /**

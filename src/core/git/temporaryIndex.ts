@@ -1,6 +1,6 @@
-import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { randomUuid } from '../randomId';
 import type { LockLiveness } from '../store/lockLiveness';
 import { processGit } from './gitRunner';
 import type { GitRepository } from './repository';
@@ -75,7 +75,7 @@ export class TemporaryIndex {
   static create(repo: GitRepository): TemporaryIndex {
     const dir = path.join(repo.stateDir, 'tmp');
     fs.mkdirSync(dir, { recursive: true });
-    const file = path.join(dir, `${TEMP_INDEX_PREFIX}${ownIncarnation(repo.git.liveness())}-${crypto.randomUUID()}`);
+    const file = path.join(dir, `${TEMP_INDEX_PREFIX}${ownIncarnation(repo.git.liveness())}-${randomUuid()}`);
     const real = path.join(repo.gitDir, 'index');
     let stat: fs.BigIntStats | null = null;
     try {
@@ -94,7 +94,7 @@ export class TemporaryIndex {
 
   /** A second copy of the same seed (same bytes and times), for a git command that must not share this one's file. */
   twin(repo: GitRepository): TemporaryIndex {
-    const name = `${TEMP_INDEX_PREFIX}${ownIncarnation(repo.git.liveness())}-${crypto.randomUUID()}`;
+    const name = `${TEMP_INDEX_PREFIX}${ownIncarnation(repo.git.liveness())}-${randomUuid()}`;
     const file = path.join(repo.stateDir, 'tmp', name);
     if (this.seededFrom) {
       fs.copyFileSync(this.file, file);

@@ -37,8 +37,12 @@ export const VERSION_FILTERS: SnapshotFilters = { secrets: excludeNewSecretPaths
  * filters). The single step every version, snapshot and preservation commit goes through. Never touches HEAD, the
  * user's index or the working tree.
  */
-export function writeWorkingTree(repo: GitRepository, index: TemporaryIndex): Promise<WorkingTreeSnapshot> {
-  return snapshotWorkingTree(repo, index, VERSION_FILTERS);
+export function writeWorkingTree(
+  repo: GitRepository,
+  index: TemporaryIndex,
+  options: { noUntracked?: boolean } = {},
+): Promise<WorkingTreeSnapshot> {
+  return snapshotWorkingTree(repo, index, VERSION_FILTERS, options);
 }
 
 /** Private refs keeping a staged tree reachable, one per commit that preserved it (named after that commit). */
@@ -56,6 +60,12 @@ export interface WorkingTreeCommitRequest {
   unchangedTree?: string;
   /** Make a commit even when nothing differs from `unchangedTree` (base snapshots of an index-only change). */
   always?: boolean;
+  /**
+   * The `git status` this commit is planned from, moments before, listed no new file and no nested repository: the
+   * snapshot does not list them again (one git process fewer). A file made in between is then the next commit's,
+   * as one made a moment after the commit would be.
+   */
+  noUntracked?: boolean;
   message: string;
   reflog: string;
   durable?: boolean;
@@ -111,7 +121,7 @@ export async function commitWorkingTree(
   try {
     const [left, written] = await Promise.allSettled([
       cached ?? writeIndexTree(repo, asLeft!),
-      writeWorkingTree(repo, index),
+      writeWorkingTree(repo, index, { noUntracked: request.noUntracked }),
     ]);
     if (left.status === 'rejected') throw left.reason;
     if (written.status === 'rejected') throw written.reason;

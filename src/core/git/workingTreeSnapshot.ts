@@ -41,13 +41,17 @@ export async function snapshotWorkingTree(
   repo: GitRepository,
   index: TemporaryIndex,
   filters: SnapshotFilters,
+  options: { noUntracked?: boolean } = {},
 ): Promise<WorkingTreeSnapshot> {
   // Entries flagged so that add would skip them are uncovered first (and covered again below).
   const uncovered = await uncoverHiddenEntries(repo, index);
-  // ls-files reads the copy while add -u may replace it (by rename): either file lists the same tracked paths.
+  // ls-files reads the copy while add -u may replace it (by rename): either file lists the same tracked paths. Not
+  // run when the status this commit was planned from listed no new file and no nested repository (noUntracked).
   const [, others] = await Promise.all([
     repo.git.run(repo.root, ['add', '-u', '--sparse'], { env: index.env }),
-    repo.git.run(repo.root, ['ls-files', '-z', '--others', '--exclude-standard'], { env: index.env }),
+    options.noUntracked
+      ? { stdout: '' }
+      : repo.git.run(repo.root, ['ls-files', '-z', '--others', '--exclude-standard'], { env: index.env }),
   ]);
   const { files, nested } = untrackedEntries(others.stdout);
   const excluded = files.length > 0 ? await filters.secrets(repo, files) : [];

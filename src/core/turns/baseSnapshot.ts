@@ -1,4 +1,5 @@
 import type { WorkingTreeCommitRequest } from '../git/workingTree';
+import type { RepositoryHealth } from '../git/healthProbe';
 import { ZERO_OID } from '../git/refUpdate';
 
 /** Private refs holding each turn's base snapshot commit (one per turn begun on a tree that was not clean). */
@@ -12,20 +13,23 @@ export function baseSnapshotMessage(turnId: string, chatId: string): string {
 /**
  * The commit request of a turn's base snapshot on a branch with a commit (SPEC §4.1): a private ref created at the
  * exact pre-turn state (staged tree included), HEAD, the index and the files left as they are. A commit even when
- * nothing differs from HEAD unless the tree was `clean` (entries status cannot see: issue 25). beginTurn
+ * nothing differs from HEAD unless the tree was `clean` (entries status cannot see: issue 25); the status's own
+ * list of new files spares the snapshot its `ls-files` when there are none (noUntracked). beginTurn
  * (turnLedger.ts) and the hook fast path (src/cli/hooks/fastHook.ts) make it from here, so the two cannot drift.
  */
 export function baseSnapshotRequest(
   turnId: string,
   chatId: string,
   head: string,
-  clean: boolean,
+  health: Pick<RepositoryHealth, 'clean' | 'counts' | 'nestedRepositories'>,
 ): WorkingTreeCommitRequest {
+  const { clean } = health;
   return {
     ref: `${BASE_REF_PREFIX}${turnId}`,
     expected: ZERO_OID,
     parent: head,
     always: !clean,
+    noUntracked: health.counts.untracked === 0 && health.nestedRepositories.length === 0,
     message: baseSnapshotMessage(turnId, chatId),
     reflog: 'agent-versions: base snapshot',
     installIndex: false,

@@ -5,7 +5,7 @@
  * A shell tool reports no paths: its line says so, and the turn counts as having unreported shell edits. The
  * store has no table for this (its next migrations belong to other work): the files are the record.
  */
-import * as crypto from 'node:crypto';
+import { sha256Hex } from '../sha256';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -42,7 +42,7 @@ const TURNS = 'turns';
 const MAX_LINE = 1 << 20;
 
 const chatFile = (stateDir: string, chatId: string): string =>
-  path.join(stateDir, FOLDER, `${crypto.createHash('sha256').update(chatId).digest('hex').slice(0, 24)}.jsonl`);
+  path.join(stateDir, FOLDER, `${sha256Hex(chatId).slice(0, 24)}.jsonl`);
 const turnFile = (stateDir: string, turnId: string): string =>
   path.join(stateDir, FOLDER, TURNS, `${turnId.replace(/[^0-9A-Za-z-]/g, '_')}.json`);
 

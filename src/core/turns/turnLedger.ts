@@ -122,7 +122,7 @@ export function beginTurn(
     } else if (!health.clean || health.hiddenEntries > 0) {
       // A private ref holds the exact pre-turn state (staged tree included); HEAD, the index and files stay as they
       // are. Beside entries status cannot see (issue 25), only a real difference makes a snapshot commit.
-      const snapshot = await commitWorkingTree(ctx.repo, baseSnapshotRequest(turnId, input.chatId, head, health.clean));
+      const snapshot = await commitWorkingTree(ctx.repo, baseSnapshotRequest(turnId, input.chatId, head, health));
       baseCommit = snapshot.commit ?? head;
       baseTree = snapshot.tree;
       excluded = snapshot.excluded;

@@ -6,7 +6,7 @@
  * files where the base differs from HEAD (the user's pre-turn edits). No object is written, no index is touched, no
  * secret filter runs (a view refresh must never decide what enters a version).
  */
-import * as crypto from 'node:crypto';
+import { nodeCrypto } from '../sha256';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { emptyTree } from '../git/commitObjects';
@@ -138,7 +138,7 @@ function onDisk(root: string, rel: string): { bytes: Buffer; mode: string } | nu
 
 /** The blob id git gives `bytes`, in the repository's hash (told by the length of an id it uses). */
 function blobId(bytes: Buffer, oidLength: number): string {
-  return crypto
+  return nodeCrypto()
     .createHash(oidLength === 64 ? 'sha256' : 'sha1')
     .update(`blob ${bytes.length}\0`)
     .update(bytes)
