@@ -1,9 +1,10 @@
 /**
  * Writes the code caches of the CLI bundles in the folder named on the command line (scripts/build.mjs runs it with
  * the Node that built them and no flags, as a hook starts it; src/cli/codeCache.ts reads them). Each bundle is
- * compiled exactly as requireBundle compiles it and its top level runs. The hook fast path then records one turn's
- * prompt and stop in a temporary repository, so the functions every hook event runs are in its cache too (V8 compiles
- * a function the first time it is called); when that cannot run here (no git), its cache holds what did run.
+ * compiled exactly as requireBundle compiles it and its top level runs. The hook fast path then records its four
+ * cases in a temporary repository (a prompt and a Stop on a clean tree, a prompt that ends an interrupted turn, a
+ * Stop that makes a version), so the functions hook events run are in its cache too (V8 compiles a function the first
+ * time it is called); when that cannot run here (no git), its cache holds what did run.
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -47,9 +48,19 @@ async function warmHookPath(dist: string, fastHook: typeof tryFastHook): Promise
     run('git', ['commit', '-q', '--no-verify', '--no-gpg-sign', '-m', 'first']);
     const cli = path.join(dist, 'cli.js');
     for (const name of ['UserPromptSubmit', 'Stop']) run(process.execPath, [cli, 'hook', 'claude-code'], event(name));
-    for (const name of ['UserPromptSubmit', 'Stop']) {
+    // The fast path's four cases: a prompt and a Stop on a clean tree, a prompt that ends an interrupted turn (its
+    // work in the tree: the base snapshot), and a Stop that makes a version.
+    const steps: [string, string | null][] = [
+      ['UserPromptSubmit', null],
+      ['Stop', null],
+      ['UserPromptSubmit', 'two\n'],
+      ['UserPromptSubmit', 'three\n'],
+      ['Stop', null],
+    ];
+    for (const [name, writeAfter] of steps) {
       const answer = await fastHook(['hook', 'claude-code'], () => Promise.resolve(event(name)), repo);
       if (answer.kind !== 'done') return `the fast path declined (${answer.reason})`;
+      if (writeAfter !== null) fs.writeFileSync(path.join(repo, 'file.txt'), writeAfter);
     }
     return null;
   } catch (error) {
