@@ -93,6 +93,20 @@ describe('the smudge-filter pre-check runs only where a filter driver may be con
     assert.equal(filterDriversMayBeConfigured(repoAt(repo), bareEnv({ GIT_CONFIG_GLOBAL: global }), 'linux'), true);
   });
 
+  it('a git that cannot be found (its system file unknown): in doubt, the check runs', () => {
+    const repo = makeRepo();
+    const lost = {
+      ...repoAt(repo),
+      git: {
+        executable: () => {
+          throw new Error('git was not found');
+        },
+      } as unknown as GitClient,
+    };
+    assert.equal(filterDriversMayBeConfigured(lost, bareEnv({ GIT_CONFIG_NOSYSTEM: '' }), 'linux'), true);
+    assert.equal(filterDriversMayBeConfigured(lost, bareEnv(), 'linux'), false, 'no system file read: no doubt');
+  });
+
   it('failingFilters with no driver configured starts no git process; with one, it finds the failing one', async () => {
     const repo = makeRepo();
     write(repo, '.gitattributes', '*.dat filter=b64\n');

@@ -122,15 +122,20 @@ export function filterDriversMayBeConfigured(
   const count = Number(env.GIT_CONFIG_COUNT ?? 0);
   for (let i = 0; i < (Number.isFinite(count) ? count : 0); i++)
     if (/^(filter|include|includeif)\./i.test(env[`GIT_CONFIG_KEY_${i}`] ?? '')) return true;
-  return configFiles(repo, env).some(mayDefineFilter);
+  const files = configFiles(repo, env);
+  return files === null || files.some(mayDefineFilter);
 }
 
-/** The config files git reads, in no particular order (git-config(1), FILES). */
-function configFiles(repo: Pick<GitRepository, 'root' | 'gitDir' | 'git'>, env: NodeJS.ProcessEnv): string[] {
+/** The config files git reads, in no particular order (git-config(1), FILES); null when they cannot be told. */
+function configFiles(repo: Pick<GitRepository, 'root' | 'gitDir' | 'git'>, env: NodeJS.ProcessEnv): string[] | null {
   const files: string[] = [];
   if (!truthy(env.GIT_CONFIG_NOSYSTEM)) {
     if (env.GIT_CONFIG_SYSTEM) files.push(env.GIT_CONFIG_SYSTEM);
-    else files.push('/etc/gitconfig', ...prefixSystemFile(repo));
+    else {
+      const prefixFile = prefixSystemFile(repo);
+      if (prefixFile === undefined) return null;
+      files.push('/etc/gitconfig', ...(prefixFile === null ? [] : [prefixFile]));
+    }
   }
   const home = env.HOME ?? '';
   if (env.GIT_CONFIG_GLOBAL) files.push(env.GIT_CONFIG_GLOBAL);
@@ -144,13 +149,16 @@ function configFiles(repo: Pick<GitRepository, 'root' | 'gitDir' | 'git'>, env: 
   return files;
 }
 
-/** `$(prefix)/etc/gitconfig` of the git that runs (a git built with a prefix other than /usr reads it). */
-function prefixSystemFile(repo: Pick<GitRepository, 'root' | 'git'>): string[] {
+/**
+ * `$(prefix)/etc/gitconfig` of the git that runs (a git built with a prefix other than /usr reads it); null for
+ * /usr (its system file is /etc/gitconfig); undefined when the git that runs cannot be found (in doubt).
+ */
+function prefixSystemFile(repo: Pick<GitRepository, 'root' | 'git'>): string | null | undefined {
   try {
     const prefix = path.dirname(path.dirname(fs.realpathSync(repo.git.executable(repo.root))));
-    return prefix === '/usr' ? [] : [path.join(prefix, 'etc', 'gitconfig')];
+    return prefix === '/usr' ? null : path.join(prefix, 'etc', 'gitconfig');
   } catch {
-    return ['/nonexistent/unknown-git-prefix']; // unknown: counted as unreadable, so in doubt
+    return undefined;
   }
 }
 
