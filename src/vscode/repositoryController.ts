@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { commonGitDir } from '../core/git/gitDirs';
 import { EventLog } from '../core/log';
 import { VersionHistory } from '../core/versionHistory';
 
@@ -128,14 +129,5 @@ export class RepositoryController implements vscode.Disposable {
     this.workingTreeChanged.dispose();
     this.changed.dispose();
     void this.history.close().catch(() => this.log.warn('store.close-failed'));
-  }
-}
-
-/** The common git dir of a linked worktree (its `commondir` file), else the git dir itself. */
-function commonGitDir(gitDir: string): string {
-  try {
-    return path.resolve(gitDir, fs.readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim());
-  } catch {
-    return gitDir;
   }
 }

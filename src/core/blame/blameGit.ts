@@ -2,6 +2,7 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { commonGitDir } from '../git/gitDirs';
 import { GitCommandError } from '../git/gitErrors';
 import { readHead, resolveCommit } from '../git/history';
 import { looseCommitParents } from '../git/looseObject';
@@ -106,13 +107,7 @@ function privateGitDir(repo: GitRepository, parents: readonly string[]): Record<
   return { GIT_DIR: dir, GIT_WORK_TREE: repo.root };
 }
 
-function commonDir(repo: GitRepository): string {
-  try {
-    return path.resolve(repo.gitDir, fs.readFileSync(path.join(repo.gitDir, 'commondir'), 'utf8').trim());
-  } catch {
-    return repo.gitDir;
-  }
-}
+const commonDir = (repo: GitRepository): string => commonGitDir(repo.gitDir);
 
 /** Our state folder's `blame/`, or (a read-only repository) one in the temporary folder. */
 function blameDir(repo: GitRepository): string {

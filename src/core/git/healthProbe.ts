@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { commonGitDir } from './gitDirs';
 import { FULL_OID } from './objectId';
 import type { GitRepository } from './repository';
 import type { GateFacts } from './repositoryGate';
@@ -81,12 +82,7 @@ export function guessBranchTip(gitDir: string): { branch: string; head: string }
   const ref = readSymbolicHead(gitDir);
   if (!ref) return null;
   try {
-    let common = gitDir;
-    try {
-      common = path.resolve(gitDir, fs.readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim());
-    } catch {
-      /* not a linked worktree */
-    }
+    const common = commonGitDir(gitDir);
     let value: string | null = null;
     try {
       value = fs.readFileSync(path.join(common, ref), 'utf8').trim();

@@ -10,6 +10,7 @@
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { commonGitDir } from './gitDirs';
 import { FULL_OID, OID_OF_FORMAT } from './objectId';
 import type { GitRepository } from './repository';
 
@@ -24,12 +25,7 @@ function zlib(): typeof import('node:zlib') {
 
 /** The objects folder, the shared one for a linked worktree (`commondir`). */
 function objectsDir(gitDir: string): string {
-  try {
-    const common = fs.readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim();
-    return path.join(path.resolve(gitDir, common), 'objects');
-  } catch {
-    return path.join(gitDir, 'objects');
-  }
+  return path.join(commonGitDir(gitDir), 'objects');
 }
 
 /** The parents of loose commit `oid`, in order; null when git must be asked instead. */
@@ -48,7 +44,6 @@ export function looseCommitParents(repo: Pick<GitRepository, 'gitDir'>, oid: str
 
 /** The tree of loose commit `oid` (what `git rev-parse <oid>^{tree}` prints); null when git must be asked instead. */
 export function looseCommitTree(repo: Pick<GitRepository, 'gitDir'>, oid: string): string | null {
-  if (process.env.GIT_REPLACE_REF_BASE !== undefined) return null; // replace refs elsewhere than refs/replace/
   const tree = looseCommitHeaders(repo, oid)?.[0].slice('tree '.length) ?? null;
   return tree !== null && FULL_OID.test(tree) && tree.length === oid.length ? tree : null;
 }
@@ -64,7 +59,8 @@ export function isLooseObject(repo: Pick<GitRepository, 'gitDir'>, oid: string):
 
 /** The header lines of loose commit `oid` (`tree …` first); null when git must be asked instead. */
 function looseCommitHeaders(repo: Pick<GitRepository, 'gitDir'>, oid: string): string[] | null {
-  if (!FULL_OID.test(oid)) return null;
+  // Replace refs kept elsewhere than refs/replace/ (which is checked below) rewrite what git reports too.
+  if (!FULL_OID.test(oid) || process.env.GIT_REPLACE_REF_BASE !== undefined) return null;
   const common = path.dirname(objectsDir(repo.gitDir));
   // History rewritten by replace refs or grafts, or cut by a shallow clone: what git reports may differ from the
   // object. Refs in a reftable may hold replace refs this cannot see.

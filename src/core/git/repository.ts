@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { commonGitDir } from './gitDirs';
 import { AvhError } from '../errors';
 import type { GitClient } from './gitClient';
 import { GitCommandError } from './gitErrors';
@@ -34,12 +35,7 @@ const askedFormats = new WeakMap<GitRepository, Promise<ObjectFormat>>();
  */
 export function objectFormatFromFiles(repo: Pick<GitRepository, 'gitDir' | 'objectFormat'>): ObjectFormat {
   if (repo.objectFormat) return repo.objectFormat;
-  let common = repo.gitDir;
-  try {
-    common = path.resolve(repo.gitDir, fs.readFileSync(path.join(repo.gitDir, 'commondir'), 'utf8').trim());
-  } catch {
-    /* not a linked worktree */
-  }
+  const common = commonGitDir(repo.gitDir);
   try {
     return /^\s*objectformat\s*=\s*sha256\s*$/im.test(fs.readFileSync(path.join(common, 'config'), 'utf8'))
       ? 'sha256'

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { commonGitDir } from './gitDirs';
 import { baseEnv } from './gitClient';
 import { fsPath } from './pathBytes';
 import type { GitRepository } from './repository';
@@ -144,7 +145,7 @@ function configFiles(repo: Pick<GitRepository, 'root' | 'gitDir' | 'git'>, env: 
     const xdg = env.XDG_CONFIG_HOME || (home ? path.join(home, '.config') : '');
     if (xdg) files.push(path.join(xdg, 'git', 'config'));
   }
-  const common = commonDirOf(repo.gitDir);
+  const common = commonGitDir(repo.gitDir);
   files.push(path.join(common, 'config'), path.join(repo.gitDir, 'config.worktree'));
   return files;
 }
@@ -159,14 +160,6 @@ function prefixSystemFile(repo: Pick<GitRepository, 'root' | 'git'>): string | n
     return prefix === '/usr' ? null : path.join(prefix, 'etc', 'gitconfig');
   } catch {
     return undefined;
-  }
-}
-
-function commonDirOf(gitDir: string): string {
-  try {
-    return path.resolve(gitDir, fs.readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim());
-  } catch {
-    return gitDir;
   }
 }
 

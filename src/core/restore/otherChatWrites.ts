@@ -50,9 +50,12 @@ export async function otherChatWritesIn(
   const files = new Set<string>();
   const chats = new Map<string, string>();
   const hit = async (chatId: string, agent: string | null, paths: Iterable<string>) => {
+    const candidates = [...paths];
+    if (candidates.length === 0) return;
+    const changed = await touchedPaths();
     let any = false;
-    for (const p of paths) {
-      if (!(await touchedPaths()).has(p)) continue;
+    for (const p of candidates) {
+      if (!changed.has(p)) continue;
       files.add(p);
       any = true;
     }
