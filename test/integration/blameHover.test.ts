@@ -113,16 +113,25 @@ describe('Which turn wrote this line? in real VS Code (hover, annotations, Undo 
   });
 
   it('unsaved edits are attributed as typed: a line inserted above moves the turn’s lines down', async () => {
+    // VS Code for the Web (code-server) saves after a 1 s delay by default (files.autoSave "afterDelay"): on a busy
+    // machine the hovers below take longer than that, the typed line reached the disk and the revert kept it. The
+    // test is about an edit that stays unsaved, so auto save is off while it runs.
+    const files = vscode.workspace.getConfiguration('files');
+    const autoSave = files.inspect<string>('autoSave')?.globalValue;
+    await files.update('autoSave', 'off', vscode.ConfigurationTarget.Global);
+    const saved = fs.readFileSync(path.join(repo, FILE), 'utf8');
     const editor = vscode.window.activeTextEditor!;
-    await editor.edit((e) => e.insert(new vscode.Position(0, 0), '// typed, not saved\n'));
     try {
+      await editor.edit((e) => e.insert(new vscode.Position(0, 0), '// typed, not saved\n'));
       assert.equal(editor.document.isDirty, true);
       assert.match((await hoverAt(uri, 2502))[0] ?? '', /Make the middle louder/);
       assert.deepEqual(await hoverAt(uri, 1), [], 'the typed line is the user’s');
     } finally {
       await vscode.commands.executeCommand('workbench.action.files.revert');
+      await files.update('autoSave', autoSave, vscode.ConfigurationTarget.Global);
     }
     assert.equal(editor.document.isDirty, false);
+    assert.equal(fs.readFileSync(path.join(repo, FILE), 'utf8'), saved, 'the typed line never reached the disk');
   });
 
   it('line annotations: toggled on, the turn’s blocks in its chat’s colour; off again, remembered', async () => {
