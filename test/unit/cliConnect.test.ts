@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CLI, runCliProcess } from '../support/cliProcess';
+import { eventually } from '../support/eventually';
 import {
   assertNothingLost,
   cleanupTempDirs,
@@ -528,6 +529,45 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
     const off = JSON.parse(cliIn(repo, home, 'disconnect', 'opencode', '--json').stdout) as { removedFile: boolean };
     assert.equal(off.removedFile, true);
     assert.ok(!fs.existsSync(file));
+  });
+
+  it('opencode plugin: a process that exits right after session.idle, as `opencode run` does, still ends the turn (the end is not queued behind tool reports)', async () => {
+    const repo = makeRepo();
+    const home = tempDir('avh-home-');
+    const before = contentInventory(repo);
+    assert.equal(cliIn(repo, home, 'connect', 'opencode').code, 0);
+    git(repo, 'add', '.opencode');
+    git(repo, 'commit', '-q', '-m', 'connect opencode');
+    const file = path.join(repo, '.opencode/plugins/agent-versions.js');
+    // opencode's calls in a real turn (see test/agents/opencode.agent.test.ts): the prompt awaited, the tools'
+    // reports and the idle not; `opencode run` then exits without waiting for its plugins.
+    const script = `
+      const { AgentVersions } = await import(${JSON.stringify(pathToFileURL(file).href)});
+      const fs = await import('node:fs');
+      const hooks = await AgentVersions({ directory: ${JSON.stringify(repo)} });
+      await hooks['chat.message']({ sessionID: 'ses_x' }, { message: { id: 'msg_1' }, parts: [{ type: 'text', text: 'write three files' }] });
+      for (const name of ['a.txt', 'b.txt', 'c.txt']) {
+        fs.writeFileSync(${JSON.stringify(repo)} + '/' + name, name + '\\n');
+        hooks['tool.execute.after']({ sessionID: 'ses_x', tool: 'write', args: { filePath: ${JSON.stringify(repo)} + '/' + name } });
+      }
+      hooks.event({ event: { type: 'session.idle', properties: { sessionID: 'ses_x' } } });
+      process.exit(0);
+    `;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: repo, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    const ended = await eventually(
+      'the session.idle hook, started before the exit, to end the turn',
+      () => git(repo, 'log', '-1', '--format=%s').trim(),
+      (subject) => subject === '[Agent] write three files',
+      { timeoutMs: 15_000 },
+    );
+    assert.equal(ended, '[Agent] write three files');
+    assert.deepEqual(git(repo, 'show', '--format=', '--name-only', 'HEAD').trim().split('\n'), [
+      'a.txt',
+      'b.txt',
+      'c.txt',
+    ]);
+    assertNothingLost(repo, before);
   });
 
   it("an older installation's entry (the README recipe) is updated in place, not duplicated", () => {

@@ -20,7 +20,9 @@ import type { ConnectableAgent, OurEntry, SettingsEdit, SettingsFormat } from '.
  * opencode has no shell hooks; it loads JavaScript plugins from `.opencode/plugins/` (project) and
  * `$XDG_CONFIG_HOME/opencode/plugins/` (user), in every project, without asking. So `connect opencode` writes a
  * plugin of our own, `agent-versions.js`, that pipes each event that matters to this hook command as JSON, one
- * process per event, one after another (the command is the one every agent's hooks run: fast path, facts file):
+ * process per event — prompts and ends one after another, each started at once when none runs (`opencode run` exits
+ * without waiting for its plugins: a queued one would be lost), tool reports beside them — (the command is the one
+ * every agent's hooks run: fast path, facts file):
  *
  * - `chat.message` (awaited by opencode before it calls the model, so the pre-turn state is captured before any
  *   edit) begins a turn; `session.idle` ends it completed; `session.error` ends it cancelled for
@@ -101,24 +103,26 @@ import { spawn } from "node:child_process";
 const COMMAND = ${JSON.stringify(command)};
 
 export const AgentVersions = async ({ directory }) => {
-  // One event at a time, in the order opencode sends them: a begin is recorded before the end that follows it.
-  // Each resolves to what the hook printed (a note for the model after an Undo, on a prompt only).
+  // One run of the hook command; resolves to what it printed (a note for the model after an Undo, on a prompt only).
+  const hook = (event) =>
+    new Promise((resolve) => {
+      let out = "";
+      const child = spawn(COMMAND, { shell: true, cwd: directory, stdio: ["pipe", "pipe", "ignore"] });
+      child.stdout.setEncoding("utf8");
+      child.stdout.on("data", (chunk) => (out += chunk));
+      child.on("error", () => resolve(""));
+      child.on("close", () => resolve(out));
+      child.stdin.on("error", () => undefined);
+      child.stdin.end(JSON.stringify({ ...event, cwd: directory }));
+    });
+  // Prompts and ends, one at a time in the order opencode sends them (a begin is recorded before the end that
+  // follows it). One starts at once when none is running: \`opencode run\` exits without waiting for its plugins, and
+  // a hook already started finishes on its own, but one still waiting in a queue would be lost.
   let queue = Promise.resolve("");
+  let pending = 0;
   const send = (event) => {
-    const payload = JSON.stringify({ ...event, cwd: directory });
-    queue = queue.then(
-      () =>
-        new Promise((resolve) => {
-          let out = "";
-          const child = spawn(COMMAND, { shell: true, cwd: directory, stdio: ["pipe", "pipe", "ignore"] });
-          child.stdout.setEncoding("utf8");
-          child.stdout.on("data", (chunk) => (out += chunk));
-          child.on("error", () => resolve(""));
-          child.on("close", () => resolve(out));
-          child.stdin.on("error", () => undefined);
-          child.stdin.end(payload);
-        }),
-    );
+    const start = () => hook(event).finally(() => void pending--);
+    queue = pending++ === 0 ? start() : queue.then(start);
     return queue;
   };
   return {
@@ -150,13 +154,14 @@ export const AgentVersions = async ({ directory }) => {
         synthetic: true,
       });
     },
-    // The files a tool wrote (docs/design/two-chats.md): queued, not awaited, so the tool is not held up.
+    // The files a tool wrote (docs/design/two-chats.md): started at once, beside the queue, and not awaited, so the
+    // tool is not held up and the turn's end is never queued behind it (each report is one appended line).
     "tool.execute.after": async (input) => {
       const tool = input?.tool;
       if (typeof input?.sessionID !== "string") return;
       const event = { hook_event_name: "tool.execute.after", session_id: input.sessionID, tool_name: tool };
-      if (tool === "write" || tool === "edit") send({ ...event, file_path: input.args?.filePath });
-      else if (tool === "bash") send(event);
+      if (tool === "write" || tool === "edit") hook({ ...event, file_path: input.args?.filePath });
+      else if (tool === "bash") hook(event);
     },
     event: async ({ event }) => {
       const sessionID = event.properties?.sessionID;
