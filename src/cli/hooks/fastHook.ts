@@ -178,6 +178,7 @@ function writeFactsAfter(prepared: Prepared, planned: Planned, journal: JournalS
     journal,
     openTurns: facts.openTurns + planned.chat.running.length - chat.running.length,
     chats: { ...facts.chats, [chatId]: planned.chat },
+    commitTree: prepared.seen.commitTree ?? facts.commitTree,
   });
 }
 
@@ -207,8 +208,11 @@ async function appendThenCommit(
   let version: string | null = null;
   let reason: NoVersionReason | null;
   try {
-    version = (await commitWorkingTree(repo, request)).commit;
+    const made = await commitWorkingTree(repo, request);
+    version = made.commit;
     reason = version ? null : 'no-changes';
+    // The version is HEAD now: the next event needs no read of its tree.
+    if (version && made.commitTree) prepared.seen.commitTree = { commit: version, tree: made.commitTree };
   } catch (error) {
     reason = versionFailureReason(error);
   }
@@ -272,5 +276,5 @@ async function prepare(
   // The early status is this repository's only if it was started in the same root.
   let status = early?.root === repo.root ? early.status : undefined;
   const statusOnce = () => (status ??= startProbeStatus(repo.root, repo.git));
-  return { event, json, repo, facts, chatId: event.chatId, chat, status: statusOnce };
+  return { event, json, repo, facts, chatId: event.chatId, chat, status: statusOnce, seen: {} };
 }

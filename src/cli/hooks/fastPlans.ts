@@ -10,7 +10,7 @@ import { DEFAULT_COMPACT_EVERY } from '../../core/store/storeLayout';
 import { randomUuid } from '../../core/randomId';
 import { failpoint } from '../../core/failpoints';
 import { guessBranchTip, type RepositoryHealth } from '../../core/git/healthProbe';
-import { looseCommitTree } from '../../core/git/looseObject';
+import { historyRewritten, looseCommitTree } from '../../core/git/looseObject';
 import { factsFromHealth, turnGate } from '../../core/git/repositoryGate';
 import { inspectHealthDirect } from '../../core/git/statusProbe';
 import { commitWorkingTree, type WorkingTreeCommitRequest } from '../../core/git/workingTree';
@@ -49,6 +49,8 @@ export interface Prepared {
    * asked for. The gate's probe and every decision of the event (changedSince) read this same output.
    */
   status: () => Promise<string>;
+  /** What this event learned for the next one's facts: the tree of the commit now at HEAD. */
+  seen: { commitTree?: { commit: string; tree: string } };
 }
 
 /** A decline: the caller runs the full path (the reason is for tests and `--verbose`). */
@@ -109,7 +111,10 @@ export async function planBegin(
   if (!health.clean) {
     // The notices this may find (secrets excluded, files too large) are beginTurn's too, and the hook's result
     // never carries them (runHook.ts applyHookEvent): the full path prints exactly this result.
-    const request = baseSnapshotRequest(turnId, chatId, head, health);
+    const request = {
+      ...baseSnapshotRequest(turnId, chatId, head, health),
+      parentTree: await headTreeOf(prepared, head),
+    };
     const snapshot = await commitWorkingTree(repo, request);
     if (snapshot.commit !== null) made = { ref: request.ref, commit: snapshot.commit };
     base = { baseHead: head, baseCommit: snapshot.commit ?? head, baseTree: snapshot.tree };
@@ -199,7 +204,7 @@ async function planVersion(
   if (tip?.branch !== branch || tip.head !== head) decline('head-moved');
   const treeOf = async (commit: string) =>
     looseCommitTree(repo, commit) ?? (await repo.git.run(repo.root, ['rev-parse', `${commit}^{tree}`])).stdout.trim();
-  const headTree = await treeOf(head);
+  const headTree = await headTreeOf(prepared, head);
   const baseCommitTree = turn.baseTree === null && turn.baseCommit ? await treeOf(turn.baseCommit) : undefined;
   const request = versionCommitRequest(
     { id: turn.id, chatId, subject: turn.subject, baseTree: turn.baseTree },
@@ -210,6 +215,20 @@ async function planVersion(
   // The event's status listed every new file: none, and the version's snapshot need not list them again.
   const noUntracked = health.counts.untracked === 0 && health.nestedRepositories.length === 0;
   return { turnId: turn.id, request: { ...request, noUntracked } };
+}
+
+/**
+ * The tree of `head`: the facts' when they name that commit (a commit's tree never changes; history rewritten by
+ * replace refs or grafts is git's to tell), else read (its loose object, else git). Remembered for the next event.
+ */
+async function headTreeOf(prepared: Prepared, head: string): Promise<string> {
+  const { facts, repo } = prepared;
+  const tree =
+    facts.commitTree?.commit === head && !historyRewritten(repo)
+      ? facts.commitTree.tree
+      : (looseCommitTree(repo, head) ?? (await repo.git.run(repo.root, ['rev-parse', `${head}^{tree}`])).stdout.trim());
+  prepared.seen.commitTree = { commit: head, tree };
+  return tree;
 }
 
 /**

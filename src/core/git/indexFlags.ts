@@ -42,7 +42,7 @@ export function readFlaggedEntries(file: string, format: ObjectFormat): FlaggedE
     return null;
   }
   try {
-    return parseIndex(data, OID_BYTES[format])?.flagged ?? null;
+    return parsedIndex(data, OID_BYTES[format])?.flagged.slice() ?? null;
   } catch {
     return null;
   }
@@ -56,7 +56,7 @@ export function readFlaggedEntries(file: string, format: ObjectFormat): FlaggedE
  */
 export function readCachedIndexTree(file: string, format: ObjectFormat): string | null {
   try {
-    return parseIndex(fs.readFileSync(file), OID_BYTES[format])?.cachedTree ?? null;
+    return parsedIndex(fs.readFileSync(file), OID_BYTES[format])?.cachedTree ?? null;
   } catch {
     return null;
   }
@@ -72,6 +72,23 @@ function cachedRoot(data: Buffer, at: number, size: number, oidBytes: number): s
   const match = /^(-?\d+) (\d+)$/.exec(data.toString('latin1', at + 1, end));
   if (!match || Number(match[1]) < 0 || end + 1 + oidBytes > at + size) return null;
   return data.toString('hex', end + 1, end + 1 + oidBytes);
+}
+
+type ParsedIndex = { flagged: readonly FlaggedEntry[]; cachedTree: string | null } | null;
+
+/**
+ * The last index parsed, by content: a hook event's probe reads the index, then its commit reads a copy of it twice
+ * (the cache tree, the flagged entries) — the same bytes, parsed once.
+ */
+let lastParsed: { data: Buffer; oidBytes: number; parsed: ParsedIndex } | null = null;
+const MEMO_MAX_BYTES = 4 << 20;
+
+function parsedIndex(data: Buffer, oidBytes: number): ParsedIndex {
+  if (lastParsed && lastParsed.oidBytes === oidBytes && lastParsed.data.equals(data)) return lastParsed.parsed;
+  const parsed = parseIndex(data, oidBytes);
+  // Kept only while small: a long-lived process (the extension host) holds it.
+  lastParsed = data.length <= MEMO_MAX_BYTES ? { data, oidBytes, parsed } : null;
+  return parsed;
 }
 
 function parseIndex(data: Buffer, oidBytes: number): { flagged: FlaggedEntry[]; cachedTree: string | null } | null {

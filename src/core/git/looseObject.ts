@@ -57,20 +57,25 @@ export function isLooseObject(repo: Pick<GitRepository, 'gitDir'>, oid: string):
   return fs.existsSync(path.join(objectsDir(repo.gitDir), oid.slice(0, 2), oid.slice(2)));
 }
 
-/** The header lines of loose commit `oid` (`tree …` first); null when git must be asked instead. */
-function looseCommitHeaders(repo: Pick<GitRepository, 'gitDir'>, oid: string): string[] | null {
-  // Replace refs kept elsewhere than refs/replace/ (which is checked below) rewrite what git reports too.
-  if (!FULL_OID.test(oid) || process.env.GIT_REPLACE_REF_BASE !== undefined) return null;
+/**
+ * Whether git may report another commit than the object holds: history rewritten by replace refs (kept in
+ * refs/replace/, packed, or elsewhere) or grafts, or cut by a shallow clone; refs in a reftable may hold replace
+ * refs this cannot see. Then a commit's parents and tree come from git.
+ */
+export function historyRewritten(repo: Pick<GitRepository, 'gitDir'>): boolean {
+  if (process.env.GIT_REPLACE_REF_BASE !== undefined) return true;
   const common = path.dirname(objectsDir(repo.gitDir));
-  // History rewritten by replace refs or grafts, or cut by a shallow clone: what git reports may differ from the
-  // object. Refs in a reftable may hold replace refs this cannot see.
   for (const rewrite of ['info/grafts', 'shallow', 'refs/replace', 'reftable'])
-    if (fs.existsSync(path.join(common, rewrite))) return null;
-  if (
+    if (fs.existsSync(path.join(common, rewrite))) return true;
+  return (
     fs.existsSync(path.join(common, 'packed-refs')) &&
     /refs\/replace\//.test(fs.readFileSync(path.join(common, 'packed-refs'), 'utf8'))
-  )
-    return null;
+  );
+}
+
+/** The header lines of loose commit `oid` (`tree …` first); null when git must be asked instead. */
+function looseCommitHeaders(repo: Pick<GitRepository, 'gitDir'>, oid: string): string[] | null {
+  if (!FULL_OID.test(oid) || historyRewritten(repo)) return null;
   let raw: Buffer;
   try {
     raw = zlib().inflateSync(fs.readFileSync(path.join(objectsDir(repo.gitDir), oid.slice(0, 2), oid.slice(2))));

@@ -89,6 +89,8 @@ export interface WorkingTreeCommitResult {
    * of the commit's local layer, localOnlyFiles.ts). What `unchangedTree` is compared with.
    */
   tree: string;
+  /** The tree of `commit` (the branch's tree: local-only files as the index holds them); null with no commit. */
+  commitTree: string | null;
   /**
    * The staged tree kept reachable (commit under STAGED_REF_PREFIX), when the index differed from HEAD and the working
    * tree.
@@ -141,7 +143,16 @@ export async function commitWorkingTree(
         : (looseCommitTree(repo, request.parent) ??
           (await repo.git.run(repo.root, ['rev-parse', `${request.parent}^{tree}`])).stdout.trim()));
     if (realTree === (request.unchangedTree ?? parentTree) && !request.always) {
-      return { commit: null, tree: realTree, staged: null, nested, excluded, large, indexInstalled: false };
+      return {
+        commit: null,
+        tree: realTree,
+        commitTree: null,
+        staged: null,
+        nested,
+        excluded,
+        large,
+        indexInstalled: false,
+      };
     }
     const parents = request.parent === null ? [] : [request.parent];
     let staged: string | null = null;
@@ -181,7 +192,7 @@ export async function commitWorkingTree(
     }
     request.step?.('after-update-ref');
     const indexInstalled = request.installIndex ? await followIndex(repo, index, request.durable ?? false) : false;
-    return { commit, tree: realTree, staged, nested, excluded, large, indexInstalled };
+    return { commit, tree: realTree, commitTree: tree, staged, nested, excluded, large, indexInstalled };
   } finally {
     asLeft?.dispose();
     index.dispose();

@@ -62,6 +62,11 @@ export interface HookFacts {
   /** The turns not yet ended, in every chat kept here or not: another chat's running turn shapes a version. */
   openTurns: number;
   chats: Record<string, HookChatFacts>;
+  /**
+   * The tree of a commit the fast path last saw at HEAD (a version it made, a HEAD whose object it read): the next
+   * event on that HEAD needs no object read. A commit's tree never changes; written by the fast path only.
+   */
+  commitTree?: { commit: string; tree: string };
 }
 
 /** Reads the facts from the store (the caller's state). `chatIds` are kept besides the most recently active chats. */
@@ -198,6 +203,9 @@ function isHookFacts(v: unknown): v is HookFacts {
     !isCount(j.lastSeq) ||
     typeof j.key !== 'string'
   )
+    return false;
+  const t = v.commitTree;
+  if (t !== undefined && !(isObject(t) && isOid(t.commit) && isOid(t.tree) && t.commit !== null && t.tree !== null))
     return false;
   if (!isObject(v.chats)) return false;
   return Object.values(v.chats).every(
