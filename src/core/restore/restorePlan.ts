@@ -17,7 +17,12 @@ import type { PreservationReason, UndoScope } from '../store/schema';
 import { kindOfSubject } from '../turns/promptSummary';
 import { getTurn, openTurns, type TurnRow } from '../turns/turnRecords';
 import { undoableTurns } from './historyCounts';
-import { type PrewrittenCommit, prewriteRestoreCommit, type RestoreContent } from './restoreEffects';
+import {
+  type PrewrittenCommit,
+  prewriteRestoreCommit,
+  refuseWritesThatCannotLand,
+  type RestoreContent,
+} from './restoreEffects';
 import type { RestoreRequest } from './restoreRequest';
 import { anyLaterWork, checkUndoTree, type LaterWork, type UndoTree } from './revertPlan';
 import type { TurnChange } from '../blame/undoChange';
@@ -65,6 +70,23 @@ export interface Plan {
   undoTree: UndoTree | null;
   /** The restore commit of the whole target, written ahead on the guessed branch tip (runRestore only). */
   prewritten: PrewrittenCommit | null;
+  /** Whether the update can land (`refuseWritesThatCannotLand`), checked ahead on the changes it names (runRestore). */
+  landing: LandingCheck | null;
+}
+
+/**
+ * The read-only checks that an update can land whole, run while the probe still scans the working tree, on what the
+ * lookups on the guessed branch tip say it writes: their outcome counts only for that same list of changes.
+ */
+export interface LandingCheck {
+  changes: readonly TreeChange[];
+  checked: Promise<Settled<void>>;
+}
+
+/** Whether `plan`'s update can land: the check made ahead when it looked at the same changes, else checked now. */
+export async function assertLandable(ctx: RepoContext, plan: Plan): Promise<void> {
+  if (plan.landing?.changes === plan.changes) unwrap(await plan.landing.checked);
+  else await refuseWritesThatCannotLand(ctx, plan.changes);
 }
 
 /** The operation a restore will admit, named before planning so its restore commit can be written ahead. */
@@ -113,6 +135,14 @@ export async function makePlan(
   // A preview writes nothing: not even an archived turn's copy back to the hot table (it reads the history view).
   const promote = ahead !== undefined;
   const early = guess ? settled(lookUp(ctx, request, guess.branch, guess.head, promote, prewrite)) : null;
+  // The main thread waits for the probe meanwhile: the landing checks (stats, rarely a git command) run in that wait.
+  let landing: LandingCheck | null = null;
+  void early?.then((looked) => {
+    if (!ahead || !looked.ok || 'nothing' in looked.value) return;
+    const { changes, reverse } = looked.value;
+    const written = changes ?? (reverse?.ok ? reverse.value.changes : null);
+    if (written) landing = { changes: written, checked: settled(refuseWritesThatCannotLand(ctx, written)) };
+  });
   if (
     ahead &&
     guess &&
@@ -121,7 +151,14 @@ export async function makePlan(
     isOnlyThisTurn(request) &&
     (await committedAfterTurn(ctx, request, guess))
   ) {
-    const inPlace = await inPlacePlan(ctx, request, guess, await early, () => prewritten);
+    const inPlace = await inPlacePlan(
+      ctx,
+      request,
+      guess,
+      await early,
+      () => prewritten,
+      () => landing,
+    );
     if (inPlace) return inPlace;
   }
   let health: RepositoryHealth;
@@ -162,6 +199,7 @@ export async function makePlan(
     later: null,
     undoTree: null,
     prewritten,
+    landing,
   };
   const whole = () => wholeChanges ?? wholeTargetChanges(ctx, head, plan.target);
   if (request.kind !== 'undo' || !plan.turn) return wholeTargetPlan(ctx, plan, null, await whole());
@@ -258,6 +296,7 @@ async function inPlacePlan(
   tip: { branch: string; head: string },
   looked: Settled<Awaited<ReturnType<typeof lookUp>>>,
   prewritten: () => PrewrittenCommit | null,
+  landing: () => LandingCheck | null,
 ): Promise<Plan | null> {
   if (!looked.ok || 'nothing' in looked.value) return null;
   const { later, reverse, target, turn, preservation, listed } = looked.value;
@@ -289,6 +328,7 @@ async function inPlacePlan(
     listed,
     undoTree: undo.undo,
     prewritten: prewritten(),
+    landing: landing(),
   };
 }
 

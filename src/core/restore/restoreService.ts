@@ -9,8 +9,8 @@ import { endTurnUnderLease } from '../turns/turnLedger';
 import { assertConfirmed, assertConfirmedPlan } from './confirmation';
 import { admitOperation, type OperationRow } from './operationRecords';
 import { assertOtherChatsConfirmed } from './otherChatWrites';
-import { dirtyTreeRefusal, refuseWritesThatCannotLand, WorktreeUpdateRefused } from './restoreEffects';
-import { type AheadOperation, makePlan } from './restorePlan';
+import { dirtyTreeRefusal, WorktreeUpdateRefused } from './restoreEffects';
+import { type AheadOperation, assertLandable, makePlan } from './restorePlan';
 import type { NothingToDo } from './targetLookup';
 import type { RestoreOptions, RestoreRequest, RestoreResult } from './restoreRequest';
 import { runSaga } from './restoreSaga';
@@ -80,7 +80,7 @@ async function planAndRun(
   // An Undo that keeps later work saves uncommitted edits first (they are part of the "current" it merges with).
   const keepsLater = plan.scope !== 'everything';
   if (!plan.clean && plan.preservation === 'none' && !keepsLater) throw await dirtyTreeRefusal(ctx, !!plan.later);
-  if (plan.clean) await refuseWritesThatCannotLand(ctx, plan.changes); // a dirty tree is checked once it is preserved
+  if (plan.clean) await assertLandable(ctx, plan); // a dirty tree is checked once it is preserved
   const op: OperationRow = {
     id: ahead.id,
     kind: request.kind,
