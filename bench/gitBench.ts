@@ -92,7 +92,7 @@ function sizesFor(quick: boolean): Sizes {
     mediumFiles: 20_000,
     largeFiles: 100_000,
     fileBytes: 10_240,
-    reps: { commit: 15, begin: 15, simpleGit: 11, undo: 11, revert: 11, health: 31, largeUndo: 7, largeCommit: 7 },
+    reps: { commit: 15, begin: 15, simpleGit: 11, undo: 21, revert: 15, health: 31, largeUndo: 7, largeCommit: 7 },
   };
 }
 
