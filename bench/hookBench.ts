@@ -170,7 +170,7 @@ interface Measured {
 export async function runHookBench(options: HookBenchOptions): Promise<{ goals: GoalRow[]; section: string }> {
   if (!fs.existsSync(CLI)) throw new Error('hook bench: dist/cli.js is missing (npm run build)');
   const files = options.quick ? 200 : 2_000;
-  const reps = options.quick ? 5 : 15;
+  const reps = options.quick ? 5 : 25;
   options.progress(`hook: building two ${files.toLocaleString('en')}-file repositories…`);
   const hooked = await buildRepo(path.join(options.workDir, 'hook-repo'), files, 2_048);
   const raw = await buildRepo(path.join(options.workDir, 'raw-repo'), files, 2_048);
