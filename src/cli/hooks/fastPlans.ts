@@ -10,7 +10,7 @@ import { DEFAULT_COMPACT_EVERY } from '../../core/store/storeLayout';
 import { randomUuid } from '../../core/randomId';
 import { failpoint } from '../../core/failpoints';
 import { guessBranchTip, type RepositoryHealth } from '../../core/git/healthProbe';
-import { historyRewritten, looseCommitTree } from '../../core/git/looseObject';
+import { commitTreeOf, historyRewritten } from '../../core/git/looseObject';
 import { factsFromHealth, turnGate } from '../../core/git/repositoryGate';
 import { inspectHealthDirect } from '../../core/git/statusProbe';
 import { commitWorkingTree, type WorkingTreeCommitRequest } from '../../core/git/workingTree';
@@ -202,10 +202,9 @@ async function planVersion(
   if (facts.journal.lastSeq + 2 - facts.journal.baseSeq >= DEFAULT_COMPACT_EVERY) decline('compaction-due');
   const tip = guessBranchTip(repo.gitDir);
   if (tip?.branch !== branch || tip.head !== head) decline('head-moved');
-  const treeOf = async (commit: string) =>
-    looseCommitTree(repo, commit) ?? (await repo.git.run(repo.root, ['rev-parse', `${commit}^{tree}`])).stdout.trim();
   const headTree = await headTreeOf(prepared, head);
-  const baseCommitTree = turn.baseTree === null && turn.baseCommit ? await treeOf(turn.baseCommit) : undefined;
+  const baseCommitTree =
+    turn.baseTree === null && turn.baseCommit ? await commitTreeOf(repo, turn.baseCommit) : undefined;
   const request = versionCommitRequest(
     { id: turn.id, chatId, subject: turn.subject, baseTree: turn.baseTree },
     { branch, head, headTree, baseCommitTree },
@@ -226,7 +225,7 @@ async function headTreeOf(prepared: Prepared, head: string): Promise<string> {
   const tree =
     facts.commitTree?.commit === head && !historyRewritten(repo)
       ? facts.commitTree.tree
-      : (looseCommitTree(repo, head) ?? (await repo.git.run(repo.root, ['rev-parse', `${head}^{tree}`])).stdout.trim());
+      : await commitTreeOf(repo, head);
   prepared.seen.commitTree = { commit: head, tree };
   return tree;
 }

@@ -48,6 +48,11 @@ export function looseCommitTree(repo: Pick<GitRepository, 'gitDir'>, oid: string
   return tree !== null && FULL_OID.test(tree) && tree.length === oid.length ? tree : null;
 }
 
+/** The tree of commit `oid`: from its loose object when it can be read there, else from git (`rev-parse`). */
+export async function commitTreeOf(repo: Pick<GitRepository, 'gitDir' | 'git' | 'root'>, oid: string): Promise<string> {
+  return looseCommitTree(repo, oid) ?? (await repo.git.run(repo.root, ['rev-parse', `${oid}^{tree}`])).stdout.trim();
+}
+
 /**
  * Whether `oid` is a loose object of the repository's own objects folder, which git reads (no object folder set from
  * outside). False says nothing: it may be packed.

@@ -8,7 +8,7 @@ import { compareAndSetRef, ZERO_OID } from './refUpdate';
 import { type PathFromCommit, takePathsFromCommits } from './pathsFromCommit';
 import { objectFormatFromFiles, type GitRepository } from './repository';
 import { readCachedIndexTree } from './indexFlags';
-import { isLooseObject, looseCommitTree } from './looseObject';
+import { commitTreeOf, isLooseObject } from './looseObject';
 import { excludeNewSecretPaths } from './secretExclusion';
 import type { SecretFinding } from '../secrets/secretScanner';
 import { TemporaryIndex } from './temporaryIndex';
@@ -138,10 +138,7 @@ export async function commitWorkingTree(
     request.step?.('after-write-tree');
     const parentTree =
       request.parentTree ??
-      (request.parent === null
-        ? await emptyTree(repo)
-        : (looseCommitTree(repo, request.parent) ??
-          (await repo.git.run(repo.root, ['rev-parse', `${request.parent}^{tree}`])).stdout.trim()));
+      (request.parent === null ? await emptyTree(repo) : await commitTreeOf(repo, request.parent));
     if (realTree === (request.unchangedTree ?? parentTree) && !request.always) {
       return {
         commit: null,
