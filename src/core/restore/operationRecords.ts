@@ -116,6 +116,13 @@ export function applyTurnStoreMutation(tx: StoreTx, op: OperationRow, restoreCom
     // Undo This File leaves the turn in effect (only one path went back): Redo brings the file back, the turn stays.
     const undoneTurn = op.scope === 'file' ? null : op.turn_id;
     if (undoneTurn) tx.run('UPDATE turns SET undone_by = ? WHERE id = ?', [op.id, undoneTurn]);
+    // The redo stack holds consecutive Undos only: one that did not start where the stack's top left the branch
+    // (a commit, a turn or a restore came between) starts a new stack, so no Redo ever reaches past newer work.
+    const top = tx.get<{ result_commit: string }>(
+      'SELECT result_commit FROM redo_entries WHERE branch = ? ORDER BY position DESC LIMIT 1',
+      [branch],
+    );
+    if (top && top.result_commit !== op.source_head) tx.run('DELETE FROM redo_entries WHERE branch = ?', [branch]);
     const position =
       (tx.get<{ p: number | null }>('SELECT MAX(position) AS p FROM redo_entries WHERE branch = ?', [branch])?.p ?? 0) +
       1;
@@ -125,6 +132,7 @@ export function applyTurnStoreMutation(tx: StoreTx, op: OperationRow, restoreCom
       [op.id, position, branch, restoreCommit, op.preserve_commit ?? op.source_head, undoneTurn],
     );
   } else if (op.kind === 'redo') {
+    markPartialTurnUndone(tx, op);
     const top = tx.get<{ op_id: string; turn_id: string | null }>(
       'SELECT op_id, turn_id FROM redo_entries WHERE branch = ? ORDER BY position DESC LIMIT 1',
       [branch],
@@ -140,10 +148,20 @@ export function applyTurnStoreMutation(tx: StoreTx, op: OperationRow, restoreCom
       );
     }
   } else {
+    markPartialTurnUndone(tx, op);
     tx.run('DELETE FROM redo_entries WHERE branch = ?', [branch]);
   }
   tx.run("UPDATE operations SET phase = 'completed', status = 'completed', updated_at = ? WHERE id = ?", [
     Date.now(),
     op.id,
   ]);
+}
+
+/**
+ * A Redo or Restore that saved a stopped (or running) turn's partial work as `[Interrupted]` took that work away as
+ * an Undo of the turn would: the turn is undone by it, so the next Undo does not aim at it again.
+ */
+function markPartialTurnUndone(tx: StoreTx, op: OperationRow): void {
+  if (op.turn_id && op.preserve_commit)
+    tx.run('UPDATE turns SET undone_by = ? WHERE id = ? AND undone_by IS NULL', [op.id, op.turn_id]);
 }
