@@ -57,6 +57,8 @@ export interface Plan {
   changes: TreeChange[];
   turn: TurnRow | null;
   preservation: PreservationReason;
+  /** Redo and Restore over a running or stopped turn's partial work (targetLookup.ts): the turn. */
+  partial: TurnRow | null;
   userCommits: number;
   nestedRepositories: string[];
   scope: UndoScope;
@@ -319,6 +321,7 @@ async function inPlacePlan(
     target,
     turn,
     preservation,
+    partial: null,
     changes: undo.changes,
     userCommits: 0,
     scope: 'turn',

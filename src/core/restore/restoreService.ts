@@ -56,20 +56,17 @@ async function planAndRun(
   assertConfirmed(plan, options);
   // Files another chat wrote that this Undo would change: asked, never guessed (docs/design/two-chats.md).
   const otherChats = await assertOtherChatsConfirmed(ctx, plan, options);
-  if (plan.turn && plan.turn.recovery !== 'terminal') {
-    // Undo of a running turn ends it cancelled first, then re-reads everything under the same lease.
-    await endTurnUnderLease(ctx, plan.turn.id, 'cancelled');
-    options.onTurnCancelled?.({ turnId: plan.turn.id, chatId: plan.turn.chat_id });
-    const replanned = await makePlan(
-      ctx,
-      {
-        kind: 'undo',
-        turnId: plan.turn.id,
-        ...(plan.request.kind === 'undo' && plan.request.only ? { only: plan.request.only } : {}),
-      },
-      ahead,
-      { inPlace: false },
-    );
+  const running = plan.turn ?? plan.partial;
+  if (running && running.recovery !== 'terminal') {
+    // Undo of a running turn (or Redo / Restore over one) ends it cancelled first, then re-reads everything under
+    // the same lease.
+    await endTurnUnderLease(ctx, running.id, 'cancelled');
+    options.onTurnCancelled?.({ turnId: running.id, chatId: running.chat_id });
+    const again: RestoreRequest =
+      plan.request.kind === 'undo'
+        ? { kind: 'undo', turnId: running.id, ...(plan.request.only ? { only: plan.request.only } : {}) }
+        : plan.request;
+    const replanned = await makePlan(ctx, again, ahead, { inPlace: false });
     if ('nothing' in replanned) return nothingResult(replanned);
     plan = { ...replanned, preservation: 'active-cancel' };
   }
@@ -86,7 +83,7 @@ async function planAndRun(
     kind: request.kind,
     phase: 'preparing',
     status: 'in-flight',
-    turn_id: plan.turn?.id ?? null,
+    turn_id: plan.turn?.id ?? (plan.clean ? null : (plan.partial?.id ?? null)),
     source_branch: plan.branch,
     source_head: plan.head,
     target_commit: plan.target,

@@ -5,6 +5,7 @@ import type { CommitRange } from '../git/reverseMerge';
 import { emptyTree, ZERO_OID } from '../git/workingTree';
 import { type TreeChange, treeChanges } from '../git/worktreeUpdate';
 import { assertTurnBranchUsable } from '../chats/chatBranches';
+import type { StoreReader } from '../store/durableStore';
 import type { PreservationReason } from '../store/schema';
 import { changedSomething } from '../turns/turnEffect';
 import { getTurn, type TurnRow } from '../turns/turnRecords';
@@ -26,6 +27,11 @@ export interface TargetLookup {
   target: string;
   turn: TurnRow | null;
   preservation: PreservationReason;
+  /**
+   * Redo and Restore: the branch's latest turn when it is running, or stopped with its work in the tree and nothing
+   * committed since it began. Its partial work is saved as `[Interrupted]` first, as Undo saves it (issue 33).
+   */
+  partial: TurnRow | null;
 }
 
 /** What restoring the whole target writes (`diff-tree` from HEAD, or from the empty tree on an unborn branch). */
@@ -103,6 +109,11 @@ async function lookUpTarget(
   let target: string;
   let turn: TurnRow | null = null;
   let preservation: PreservationReason = 'none';
+  let partial: TurnRow | null = null;
+  if (request.kind !== 'undo') {
+    const found = await ctx.store.read((r) => partialTurn(r, branch, head));
+    if (found) ({ row: partial, preservation } = found);
+  }
   if (request.kind === 'undo') {
     // A restore brings an archived turn back to the hot table first, so the saga's writes reach it; a preview
     // reads it through the history view instead and writes nothing.
@@ -147,7 +158,24 @@ async function lookUpTarget(
   } else {
     target = await resolveCommit(ctx.repo, request.target);
   }
-  return { target, turn, preservation };
+  return { target, turn, preservation, partial };
+}
+
+/**
+ * The branch's latest turn, when its work may be what makes the tree dirty: it is running, or it stopped (or its
+ * version was not made) and HEAD is still where it began. Undo saves such work as `[Interrupted]`; Redo and Restore
+ * do the same rather than refuse it as the user's (undefined otherwise).
+ */
+function partialTurn(
+  r: StoreReader,
+  branch: string,
+  head: string,
+): { row: TurnRow; preservation: PreservationReason } | undefined {
+  const latest = undoableTurns(r, branch)[0];
+  const row = latest ? getTurn(r, latest.id) : undefined;
+  if (!row || row.base_head !== head) return undefined;
+  const preservation = preservationFor(r, row);
+  return preservation === 'none' ? undefined : { row, preservation };
 }
 
 export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };

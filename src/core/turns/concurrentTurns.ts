@@ -1,7 +1,7 @@
 import type { RepoContext } from '../context';
 import type { PathFromCommit } from '../git/workingTree';
 import { openTurns, type TurnRow } from './turnRecords';
-import { chatWritesSince, recordOverlap, type TurnWritesRecord } from './toolWrites';
+import { chatReportsWrites, chatWritesSince, recordOverlap, type TurnWritesRecord } from './toolWrites';
 
 /**
  * Two chats in one working tree (docs/design/two-chats.md): what a turn's version leaves out because another chat's
@@ -39,7 +39,12 @@ export async function concurrentVersion(
   // Oldest first: a path two other turns wrote gets the content from before the first of them.
   for (const other of others) {
     const writes = chatWritesSince(ctx.repo.stateDir, other.chat_id, other.created_at);
-    if (writes.shell || (other.base_commit === null && writes.paths.length > 0)) result.shellTurns.push(other);
+    // A turn whose chat reports no tool writes (plain `turn begin`/`turn end`) is like one that ran shell
+    // commands: whatever changed while it ran may be its edit, so an Undo of either asks (issue 33, item 4).
+    const unreported =
+      !writes.shell && writes.paths.length === 0 && !chatReportsWrites(ctx.repo.stateDir, other.chat_id);
+    if (writes.shell || unreported || (other.base_commit === null && writes.paths.length > 0))
+      result.shellTurns.push(other);
     for (const p of writes.paths) {
       result.othersReported.add(p);
       if (ownPaths.has(p)) result.shared.set(p, [...(result.shared.get(p) ?? []), other]);

@@ -97,6 +97,15 @@ export function recordToolWrites(
   return paths;
 }
 
+/**
+ * Whether a chat's agent reports its file tools at all: it has once reported a file write or a shell command (its
+ * file stays, emptied, after each turn). A chat that never did — turns recorded through plain `turn begin` /
+ * `turn end` or the extension API, or a hook agent that has not written yet — may have changed any file.
+ */
+export function chatReportsWrites(stateDir: string, chatId: string): boolean {
+  return fs.existsSync(chatFile(stateDir, chatId));
+}
+
 /** The reports of a chat's tool events from `from` on (a running turn's: from its start). */
 export function chatWritesSince(stateDir: string, chatId: string, from: number): TurnWrites {
   let text: string;

@@ -1,0 +1,185 @@
+/**
+ * Issue 33, items 3, 4 and 5: the paths a user can click that lost work or refused it, in their exact shapes, through
+ * the shipped CLI bundle (dist/cli.js) as real processes in real git repositories. Each checks the exact tree after
+ * the step and that no content that existed before is gone.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import {
+  assertNothingLost,
+  cleanupTempDirs,
+  contentInventory,
+  git,
+  head,
+  makeRepo,
+  read,
+  write,
+} from '../support/gitFixtures';
+import { dist, distBegin, distJson, porcelain } from '../support/turnFixtures';
+
+interface Restored {
+  result: string;
+  restoreCommit?: string;
+  preserved?: string;
+}
+
+function endTurn(repo: string, turnId: string, outcome = 'completed'): string | null {
+  return distJson<{ version: string | null }>(repo, ['turn', 'end', turnId, '--outcome', outcome]).version;
+}
+
+/** A completed turn of `chat` writing `files`; its version. */
+function turn(repo: string, chat: string, files: Record<string, string>): string {
+  const id = distBegin(repo, chat, `write ${Object.keys(files).join(', ')}`);
+  for (const [p, c] of Object.entries(files)) write(repo, p, c);
+  const version = endTurn(repo, id);
+  assert.ok(version, 'the turn made a version');
+  return version;
+}
+
+describe('nothing lost on the paths a user clicks (issue 33: items 3, 4, 5; shipped CLI, real git)', function () {
+  this.timeout(120_000);
+  afterEach(cleanupTempDirs);
+
+  it('item 5: a second Redo after a user commit and a new turn does not bring back the old Undo', () => {
+    const repo = makeRepo();
+    turn(repo, 'c1', { 'a.txt': 'turn one\n' });
+    distJson(repo, ['undo']);
+    write(repo, 'mine.txt', 'the user commits\n');
+    git(repo, 'add', 'mine.txt');
+    git(repo, 'commit', '-q', '-m', 'user work');
+    turn(repo, 'c1', { 'b.txt': 'turn two\n' });
+    distJson(repo, ['undo']);
+    const before = contentInventory(repo);
+    assert.equal(distJson<Restored>(repo, ['redo']).result, 'restored');
+    assert.equal(read(repo, 'b.txt'), 'turn two\n');
+    const afterFirst = head(repo);
+    // The redo stack ended at the user's commit: nothing older comes back, nothing of the user's goes.
+    assert.equal(distJson<Restored>(repo, ['redo']).result, 'nothing-to-redo');
+    assert.equal(head(repo), afterFirst, 'the second Redo changed nothing');
+    assert.equal(read(repo, 'mine.txt'), 'the user commits\n');
+    assert.ok(!fs.existsSync(path.join(repo, 'a.txt')), "turn one's Undo stays");
+    assert.equal(porcelain(repo), '');
+    assertNothingLost(repo, before);
+  });
+
+  it('item 5: the same without the user commit: a turn after an Undo ends its redo stack', () => {
+    const repo = makeRepo();
+    turn(repo, 'c1', { 'a.txt': 'turn one\n' });
+    distJson(repo, ['undo']);
+    turn(repo, 'c1', { 'b.txt': 'turn two\n' });
+    distJson(repo, ['undo']);
+    assert.equal(distJson<Restored>(repo, ['redo']).result, 'restored');
+    assert.equal(distJson<Restored>(repo, ['redo']).result, 'nothing-to-redo');
+    assert.ok(!fs.existsSync(path.join(repo, 'a.txt')));
+    assert.equal(read(repo, 'b.txt'), 'turn two\n');
+  });
+
+  it('item 5: consecutive Undos still redo in order', () => {
+    const repo = makeRepo();
+    turn(repo, 'c1', { 'a.txt': 'one\n' });
+    turn(repo, 'c1', { 'b.txt': 'two\n' });
+    distJson(repo, ['undo']);
+    distJson(repo, ['undo']);
+    assert.equal(distJson<Restored>(repo, ['redo']).result, 'restored');
+    assert.equal(read(repo, 'a.txt'), 'one\n');
+    assert.ok(!fs.existsSync(path.join(repo, 'b.txt')));
+    assert.equal(distJson<Restored>(repo, ['redo']).result, 'restored');
+    assert.equal(read(repo, 'b.txt'), 'two\n');
+    assert.equal(distJson<Restored>(repo, ['redo']).result, 'nothing-to-redo');
+  });
+
+  it('item 3: Restore after a stopped turn saves its partial work as [Interrupted] and restores', () => {
+    const repo = makeRepo();
+    const v1 = turn(repo, 'c1', { 'a.txt': 'turn one\n' });
+    const stopped = distBegin(repo, 'c1', 'turn two');
+    write(repo, 'a.txt', 'half of turn two\n');
+    write(repo, 'p.txt', 'partial\n');
+    endTurn(repo, stopped, 'cancelled');
+    const before = contentInventory(repo);
+    const r = distJson<Restored>(repo, ['restore', v1]);
+    assert.equal(r.result, 'restored');
+    assert.ok(r.preserved, 'the partial work was saved');
+    assert.match(git(repo, 'log', '-1', '--format=%s', r.preserved), /^\[Interrupted\]/);
+    assert.equal(git(repo, 'show', `${r.preserved}:p.txt`), 'partial\n');
+    assert.equal(read(repo, 'a.txt'), 'turn one\n');
+    assert.ok(!fs.existsSync(path.join(repo, 'p.txt')));
+    assert.equal(git(repo, 'rev-parse', 'HEAD^{tree}').trim(), git(repo, 'rev-parse', `${v1}^{tree}`).trim());
+    assert.equal(porcelain(repo), '');
+    assertNothingLost(repo, before);
+    // The stopped turn was taken away by the Restore: the next Undo aims at turn one, not at it again.
+    const undo = distJson<Restored & { turnId?: string }>(repo, ['undo']);
+    assert.equal(undo.result, 'restored');
+    assert.ok(!fs.existsSync(path.join(repo, 'a.txt')), "turn one's Undo: a.txt did not exist before it");
+  });
+
+  it('item 3: Restore over a still-running turn ends it cancelled and saves its work', () => {
+    const repo = makeRepo();
+    const v1 = turn(repo, 'c1', { 'a.txt': 'turn one\n' });
+    distBegin(repo, 'c1', 'turn two');
+    write(repo, 'p.txt', 'partial\n');
+    const before = contentInventory(repo);
+    const r = distJson<Restored>(repo, ['restore', v1]);
+    assert.ok(r.preserved);
+    assert.equal(git(repo, 'show', `${r.preserved}:p.txt`), 'partial\n');
+    assert.ok(!fs.existsSync(path.join(repo, 'p.txt')));
+    assert.equal(porcelain(repo), '');
+    assertNothingLost(repo, before);
+    const status = dist(repo, ['status', '--json']);
+    assert.equal(status.code, 0, status.stderr);
+  });
+
+  it("item 3: the user's own uncommitted edits (no stopped turn) are still refused, naming them", () => {
+    const repo = makeRepo();
+    const v1 = turn(repo, 'c1', { 'a.txt': 'turn one\n' });
+    turn(repo, 'c1', { 'a.txt': 'turn two\n' });
+    write(repo, 'mine.txt', 'the user types\n');
+    const at = head(repo);
+    const r = dist(repo, ['restore', v1]);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /uncommitted changes \(mine\.txt\)/);
+    assert.equal(head(repo), at);
+    assert.equal(read(repo, 'mine.txt'), 'the user types\n');
+  });
+
+  it('item 3: Redo over a turn stopped after the Undo saves its work first', () => {
+    const repo = makeRepo();
+    turn(repo, 'c1', { 'a.txt': 'turn one\n' });
+    distJson(repo, ['undo']);
+    const stopped = distBegin(repo, 'c1', 'turn two');
+    write(repo, 'p.txt', 'partial\n');
+    endTurn(repo, stopped, 'cancelled');
+    const before = contentInventory(repo);
+    const r = distJson<Restored>(repo, ['redo']);
+    assert.equal(r.result, 'restored');
+    assert.equal(read(repo, 'a.txt'), 'turn one\n');
+    assert.ok(!fs.existsSync(path.join(repo, 'p.txt')));
+    assert.equal(porcelain(repo), '');
+    assertNothingLost(repo, before);
+  });
+
+  it('item 4: Undo Only This Turn of overlapping plain turns (no tool reports) asks, naming the other chat', () => {
+    const repo = makeRepo();
+    write(repo, 'b.txt', 'b before\n');
+    git(repo, 'add', 'b.txt');
+    git(repo, 'commit', '-q', '-m', 'b');
+    const a = distBegin(repo, 'chat-a', 'chat A edits a');
+    const b = distBegin(repo, 'chat-b', 'chat B edits b');
+    write(repo, 'a.txt', "A's edit\n");
+    write(repo, 'b.txt', "B's edit\n");
+    assert.ok(endTurn(repo, a), "A's version (it holds B's edit: nobody reported whose it is)");
+    endTurn(repo, b);
+    const at = head(repo);
+    const before = contentInventory(repo);
+    const asked = dist(repo, ['undo', '--turn', a, '--only', 'turn']);
+    assert.notEqual(asked.code, 0, 'never decided silently');
+    assert.match(asked.stderr, /chat-b|chat /);
+    assert.match(asked.stderr, /b\.txt/);
+    assert.equal(head(repo), at, 'the question changed nothing');
+    assert.equal(read(repo, 'b.txt'), "B's edit\n");
+    // Said yes: the Undo goes on (and what it takes stays in history).
+    const yes = distJson<Restored>(repo, ['undo', '--turn', a, '--only', 'turn', '--yes']);
+    assert.equal(yes.result, 'restored');
+    assertNothingLost(repo, before);
+  });
+});
