@@ -8,7 +8,17 @@ import { parentsAndTrailer, readHead } from '../git/history';
 import { CommitSpec, commitWorkingTree, compareAndSetRef, createCommit, ZERO_OID } from '../git/workingTree';
 import { printableName } from '../git/pathBytes';
 import { failingFilters, readOnlyFolders } from '../git/writeBlockers';
-import { blobOid, ignoredPathsInTheWay, TreeChange, updateWorktreeBetween } from '../git/worktreeUpdate';
+import { blobOid, ignoredPathsInTheWay, TreeChange, treeChanges, updateWorktreeBetween } from '../git/worktreeUpdate';
+import {
+  bringBackSaved,
+  hiddenOutputSince,
+  identicalIgnored,
+  ignoredDeletionsToKeep,
+  ignoreRulesDiffer,
+  moveAside,
+  saveAndRemove,
+} from '../git/ignoreRules';
+import { getTurn } from '../turns/turnRecords';
 import { INTERRUPTED_SUBJECT, restoreSubject, SAVED_EDITS_SUBJECT } from '../turns/promptSummary';
 import { failpoint } from '../failpoints';
 import type { OperationRow } from './operationRecords';
@@ -201,18 +211,56 @@ const REFUSED_BEFORE_WRITING: readonly ErrorReason[] = ['dirty-conflict', 'unmer
  */
 export async function updateWorktree(ctx: RepoContext, op: OperationRow, restoreCommit: string): Promise<void> {
   try {
-    // Local-only files come back from the target's local layer only when the whole target is restored.
-    await updateWorktreeBetween(
-      ctx.repo,
-      baseOf(op),
-      restoreCommit,
-      op.scope === 'everything' ? op.target_commit : null,
-    );
+    const from = baseOf(op);
+    const rules = await acrossIgnoreRules(ctx, op, from, restoreCommit);
+    try {
+      // Local-only files come back from the target's local layer only when the whole target is restored.
+      await updateWorktreeBetween(ctx.repo, from, restoreCommit, op.scope === 'everything' ? op.target_commit : null);
+    } finally {
+      rules?.aside.back(); // refused or not, the files moved aside go back where they were
+    }
+    if (rules?.redoneUndo) await bringBackSaved(ctx.repo, rules.redoneUndo);
   } catch (error) {
     if (error instanceof AvhError && REFUSED_BEFORE_WRITING.includes(error.reason))
       throw new WorktreeUpdateRefused(error);
     throw error;
   }
+}
+
+/**
+ * A whole-target restore between commits whose `.gitignore` files differ (git/ignoreRules.ts): before the update,
+ * an Undo's turn output its own rule hid is saved and taken away, and the files the target's rules ignore that the
+ * update would delete, or that hold exactly what it writes, are moved aside; what it returns is done after the
+ * update (those files moved back; for a Redo, what its Undo took away written back). Null when the rules did not
+ * move.
+ */
+async function acrossIgnoreRules(
+  ctx: RepoContext,
+  op: OperationRow,
+  from: string,
+  to: string,
+): Promise<{ aside: { back: () => void }; redoneUndo: string | null } | null> {
+  if (op.scope !== 'everything' || from === ZERO_OID || !(await ignoreRulesDiffer(ctx.repo, from, to))) return null;
+  const turn = op.kind === 'undo' && op.turn_id ? await ctx.store.read((r) => getTurn(r, op.turn_id!)) : undefined;
+  const since = turn ? turn.created_at : null;
+  const changes = await treeChanges(ctx.repo, from, to);
+  const kept = await ignoredDeletionsToKeep(ctx.repo, to, changes, since);
+  if (since !== null) await saveAndRemove(ctx.repo, op.id, await hiddenOutputSince(ctx.repo, to, since));
+  const inTheWay = await ignoredPathsInTheWay(ctx.repo, changes);
+  const same = await identicalIgnored(ctx.repo, changes, inTheWay);
+  // Both kinds go aside and come back as the same files (a later Undo still knows they predate its turn).
+  const aside = moveAside(ctx.repo, op.id, [...kept.map((c) => c.path), ...same]);
+  const redoneUndo =
+    op.kind === 'redo'
+      ? ((
+          await ctx.store.read((r) =>
+            r.get<{ op_id: string }>('SELECT op_id FROM redo_entries WHERE branch = ? ORDER BY position DESC LIMIT 1', [
+              op.source_branch,
+            ]),
+          )
+        )?.op_id ?? null)
+      : null;
+  return { aside, redoneUndo };
 }
 
 /**
@@ -262,7 +310,10 @@ export async function refuseWritesThatCannotLand(ctx: RepoContext, changes: read
       { closing: NOTHING_CHANGED },
     );
   }
-  const ignored = await ignoredPathsInTheWay(ctx.repo, changes);
+  const inTheWay = await ignoredPathsInTheWay(ctx.repo, changes);
+  // An ignored file holding exactly what the update writes there loses nothing (a Redo after an Undo that kept it).
+  const same = inTheWay.length > 0 ? await identicalIgnored(ctx.repo, changes, inTheWay) : new Set<string>();
+  const ignored = inTheWay.filter((p) => !same.has(p));
   if (ignored.length > 0) {
     const one = ignored.length === 1;
     throw new AvhError(
