@@ -1,3 +1,4 @@
+import { AvhError } from '../errors';
 import { writeLooseCommit } from './looseObject';
 import { OID_HEX } from './objectId';
 import type { GitRepository } from './repository';
@@ -76,9 +77,22 @@ export async function fileRestoredTree(
     )[0];
     const match = new RegExp(`^(\\d+) (\\w+) (${OID_HEX})\t`).exec(entry ?? '');
     if (match && match[2] !== 'tree') {
-      await repo.git.run(repo.root, ['update-index', '--add', '--cacheinfo', `${match[1]},${match[3]},${file}`], {
-        env: index.env,
-      });
+      const { code } = await repo.git.run(
+        repo.root,
+        ['update-index', '--add', '--cacheinfo', `${match[1]},${match[3]},${file}`],
+        { env: index.env, okCodes: [128] },
+      );
+      // git refuses a file where `ours` has a folder, or under a path that is a file there. Undo This File checks
+      // the working tree for exactly this before anything moves (refuseShapeChange); this is the same refusal when
+      // the tree changed in between, instead of git's exit code.
+      if (code !== 0) {
+        throw new AvhError(
+          'revert-conflict',
+          `${file} cannot be put back alone: a folder now stands where it goes, or a file where one of its folders ` +
+            'goes.',
+          { files: file },
+        );
+      }
     } else {
       await repo.git.run(repo.root, ['update-index', '--force-remove', '-z', '--stdin'], {
         env: index.env,

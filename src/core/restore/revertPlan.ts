@@ -1,3 +1,5 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { RepoContext } from '../context';
 import { AvhError, NOTHING_CHANGED } from '../errors';
 import { revertConflictStatement } from './restoreCopy';
@@ -11,7 +13,7 @@ import {
   reverseTurnTree,
   workingTreeCommit,
 } from '../git/reverseMerge';
-import { treeChanges } from '../git/worktreeUpdate';
+import { type TreeChange, treeChanges } from '../git/worktreeUpdate';
 import type { UndoScope } from '../store/schema';
 import { agentSubject, kindOfSubject, REVERT_PREFIX } from '../turns/promptSummary';
 import { openTurns, TurnRow } from '../turns/turnRecords';
@@ -190,7 +192,8 @@ export async function checkUndoTree(
 ): Promise<UndoTree> {
   await refuseWhileAnotherTurnRuns(ctx, turn, clean);
   if (scope === 'file') {
-    await assertTurnChanged(ctx, turn, file);
+    const changed = await assertTurnChanged(ctx, turn, file);
+    refuseShapeChange(ctx.repo.root, changed, file!);
     // Putting one path back cannot conflict: with uncommitted edits the tree is made once they are saved.
     if (!clean) return { tree: '', conflicts: [] };
   }
@@ -216,8 +219,11 @@ export async function refuseWhileAnotherTurnRuns(ctx: RepoContext, turn: TurnRow
   }
 }
 
-/** Undo This File takes a path the turn changed (as its multi-file diff shows it); anything else is refused. */
-async function assertTurnChanged(ctx: RepoContext, turn: TurnRow, file: string | null): Promise<void> {
+/**
+ * Undo This File takes a path the turn changed (as its multi-file diff shows it); anything else is refused. Returns
+ * the turn's changes (pre-turn tree to version).
+ */
+async function assertTurnChanged(ctx: RepoContext, turn: TurnRow, file: string | null): Promise<TreeChange[]> {
   const { version } = turnCommits(turn);
   if (typeof file !== 'string' || file.length === 0 || file.length > 4096 || file.includes('\0')) {
     throw new AvhError('invalid-input', 'Undo This File needs the path of a file the turn changed.');
@@ -230,6 +236,72 @@ async function assertTurnChanged(ctx: RepoContext, turn: TurnRow, file: string |
       {},
       { closing: NOTHING_CHANGED },
     );
+  }
+  return changed;
+}
+
+/**
+ * Undo This File puts back one path and touches no other (docs/design/undo-only-this-turn.md, "Undo This File").
+ * What cannot be done that way is refused here, before anything is saved or moved: a folder now where the path goes
+ * (putting the file back, or taking away the one the turn added, would delete what is in it), or a file or link where
+ * one of its parent folders goes (putting the file back would delete that file). The working tree is what the Undo
+ * builds on (its uncommitted edits are saved first), so it is read from disk; an empty folder is no obstacle (git
+ * keeps none, and the update replaces it). Which message: whether the turn itself made the change (its own diff),
+ * or it came after the turn. Every other kind of change (contents, mode, file↔link, added, deleted, a folder the
+ * turn made a file, once that file is back out of the way) is put back exactly.
+ */
+export function refuseShapeChange(root: string, changed: readonly TreeChange[], file: string): void {
+  const own = changed.find((c) => c.path === file)!;
+  const block = shapeBlock(root, file, own.oldOid !== null);
+  if (block === null) return;
+  const undoOf = (p: string) => `Undo This File of ${p}`;
+  const message =
+    block.kind === 'folder'
+      ? changed.some((c) => c.path.startsWith(`${file}/`) && c.oid !== null)
+        ? `This turn made ${file} a folder, so its file cannot be put back without deleting what the folder holds. ` +
+          `Undo the files the turn put in it first (${undoOf('each')}, or Undo Only This Turn), then ${file}.`
+        : `${file} has been made a folder since this turn, so Undo This File cannot put it back without deleting ` +
+          'what the folder holds. Move that folder away first.'
+      : changed.some((c) => c.path === block.path && c.oid !== null)
+        ? `This turn made ${block.path} a file where a folder was, so ${file} cannot be put back inside it without ` +
+          `deleting that file. ${undoOf(block.path)} first, then ${file}.`
+        : `${block.path} has been made a file (it was a folder) since this turn, so ${file} cannot be put back ` +
+          `inside it without deleting that file. Move ${block.path} away first.`;
+  throw new AvhError('revert-conflict', message, { files: file }, { closing: NOTHING_CHANGED });
+}
+
+/**
+ * What stands in the way of putting `file` back on disk (`restoring`: a file goes there; else the turn's file is
+ * taken away): a folder with anything in it at the path, or (restoring) a file or link at one of its parent folders.
+ */
+function shapeBlock(root: string, file: string, restoring: boolean): { kind: 'folder' | 'file'; path: string } | null {
+  const stat = (p: string) => {
+    try {
+      return fs.lstatSync(path.join(root, p));
+    } catch {
+      return null;
+    }
+  };
+  if (restoring) {
+    const parts = file.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      const parent = parts.slice(0, i).join('/');
+      const s = stat(parent);
+      if (s === null) break;
+      if (!s.isDirectory()) return { kind: 'file', path: parent };
+    }
+  }
+  return stat(file)?.isDirectory() && !emptyFolder(path.join(root, file)) ? { kind: 'folder', path: file } : null;
+}
+
+/** A folder holding nothing but (nested) empty folders. */
+function emptyFolder(dir: string): boolean {
+  try {
+    return fs
+      .readdirSync(dir, { withFileTypes: true })
+      .every((e) => e.isDirectory() && emptyFolder(path.join(dir, e.name)));
+  } catch {
+    return false;
   }
 }
 
