@@ -133,7 +133,6 @@ export class RestoreRunner {
       }
       if (chosen) {
         options = { ...options, confirmUserCommits: true, expectedPlan: preview.fingerprint };
-        options = { confirmUserCommits: true, expectedPlan: preview.fingerprint };
       } else if (preview.userCommits > 0) {
         const n = preview.userCommits;
         const again = asked > 0 ? 'What this restore would do changed since you confirmed it. ' : '';

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { AvhError } from '../../src/core/errors';
 import { repoPicture } from './assertions';
@@ -102,6 +103,29 @@ export function treePaths(repo: string, rev: string): string[] {
     .filter((p) => p.length > 0);
 }
 
+let readableCopy: string | null = null;
+
+/**
+ * The shipped bundles copied to a folder `nobody` can enter and read (0755 on every level): the checkout may sit
+ * under a folder only its owner can enter (a root user's home, `mktemp -d`), where `nobody` cannot load dist/cli.js.
+ * The same files byte for byte (every file at dist/'s top level: the CLI's chunks, the launcher, sql.js's wasm).
+ */
+function readableCli(): string {
+  if (readableCopy && fs.existsSync(readableCopy)) return readableCopy;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'avh-dist-for-nobody-'));
+  fs.chmodSync(dir, 0o755);
+  const dist = path.dirname(DIST_CLI);
+  for (const name of fs.readdirSync(dist)) {
+    const from = path.join(dist, name);
+    if (!fs.statSync(from).isFile()) continue;
+    fs.copyFileSync(from, path.join(dir, name));
+    fs.chmodSync(path.join(dir, name), 0o644);
+  }
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  readableCopy = path.join(dir, path.basename(DIST_CLI));
+  return readableCopy;
+}
+
 /** True when the real uid is 0 (chmod cannot keep root out, and chown needs it). */
 export const runningAsRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
 
@@ -121,7 +145,7 @@ export function unprivileged(repo: string): { cli: (args: string[]) => DistRun; 
   return {
     own,
     cli: (args) => {
-      const r = spawnSync('runuser', ['-u', 'nobody', '--', process.execPath, DIST_CLI, ...args], {
+      const r = spawnSync('runuser', ['-u', 'nobody', '--', process.execPath, readableCli(), ...args], {
         cwd: repo,
         input: '',
         encoding: 'utf8',
