@@ -56,10 +56,11 @@ async function planAndRun(
   assertConfirmed(plan, options);
   // Files another chat wrote that this Undo would change: asked, never guessed (docs/design/two-chats.md).
   const otherChats = await assertOtherChatsConfirmed(ctx, plan, options);
-  const running = plan.turn ?? plan.partial;
+  // A running turn that has written nothing yet is left running under a Redo or Restore (its agent goes on).
+  const running = plan.turn ?? (plan.clean ? null : plan.partial);
   if (running && running.recovery !== 'terminal') {
-    // Undo of a running turn (or Redo / Restore over one) ends it cancelled first, then re-reads everything under
-    // the same lease.
+    // Undo of a running turn (or Redo / Restore over one's partial work) ends it cancelled first, then re-reads
+    // everything under the same lease.
     await endTurnUnderLease(ctx, running.id, 'cancelled');
     options.onTurnCancelled?.({ turnId: running.id, chatId: running.chat_id });
     const again: RestoreRequest =
