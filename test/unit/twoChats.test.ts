@@ -297,6 +297,36 @@ describe('two chats in one working tree: what each turn reported writing decides
     assertNothingLost(repo, before);
   });
 
+  it('Undo This File with --yes: the confirmed file is put back, the rest of both turns stays', async () => {
+    const repo = twoChatRepo();
+    write(repo, 'shared.txt', '1\n2\n3\n4\n5\n6\n7\n');
+    write(repo, 'other.txt', 'o\n');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'shared');
+    const before = contentInventory(repo);
+    const a = hook('claude-code', 'claude-code/UserPromptSubmit.json', repo, A);
+    write(repo, 'shared.txt', '1 by A\n2\n3\n4\n5\n6\n7\n');
+    claudeEdit(repo, A, 'shared.txt');
+    write(repo, 'other.txt', 'o by A\n');
+    claudeEdit(repo, A, 'other.txt');
+    hook('claude-code', 'claude-code/Stop.json', repo, A);
+    hook('codex', 'codex/UserPromptSubmit.json', repo, B);
+    write(repo, 'shared.txt', '1 by A\n2\n3\n4\n5\n6\n7 by B\n');
+    applyPatch(repo, B, '*** Update File: shared.txt\n@@\n-7\n+7 by B\n');
+    const endB = hook('codex', 'codex/Stop.json', repo, B);
+    const yes = cli(['undo-file', '--turn', a.turnId!, 'shared.txt', '--yes'], repo);
+    assert.equal(yes.code, 0, yes.stderr);
+    assert.equal(git(repo, 'log', '-1', '--format=%s').trim().startsWith('[Revert] Undid shared.txt of turn'), true);
+    assert.deepEqual(treeOf(repo, 'HEAD'), {
+      ...treeOf(repo, endB.version!),
+      // The file as it was before A's turn: B's line goes too, which is what --yes confirmed (it stays in B's version).
+      'shared.txt': '1\n2\n3\n4\n5\n6\n7\n',
+    });
+    assert.equal(git(repo, 'show', `${endB.version!}:shared.txt`), '1 by A\n2\n3\n4\n5\n6\n7 by B\n');
+    assert.equal(worktreeOf(repo)['other.txt'], 'o by A\n', "the turn's other file stays");
+    assertNothingLost(repo, before);
+  });
+
   it('the same chat’s own later turn is no other chat: Undo Only This Turn does not ask', async () => {
     const repo = twoChatRepo();
     const a = hook('claude-code', 'claude-code/UserPromptSubmit.json', repo, A);
