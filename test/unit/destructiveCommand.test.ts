@@ -164,6 +164,9 @@ const FILES: Row[] = [
   ['rm --help', null],
   ['rmdir empty', null],
   ['unlink file', 'unlink', true],
+  ['npx rimraf dist coverage', 'rimraf', true],
+  ['npx --yes -p rimraf rimraf dist', 'rimraf', true],
+  ['rimraf', null],
   ['find . -name "*.pyc" -delete', 'find -delete', true],
   ['find build -type f -delete', 'find -delete', true],
   ['find . -name node_modules -prune -exec rm -rf {} +', 'find -exec rm -r', true],
@@ -263,6 +266,10 @@ const SHELLS: Row[] = [
   ['diff <(git stash show -p) <(rm -rf x)', 'rm -r', true],
   ['x=$(git rev-parse HEAD) && git reset --hard $x', 'git reset --hard'],
   ['echo ${HOME:-$(rm -rf x)}', 'rm -r', true],
+  // Claude Code's commit messages: a heredoc inside $( … ) inside double quotes, its body never read as commands
+  [`git commit -m "$(cat <<'EOF'\nFix: don't rm -rf (ever)\n\nCo-Authored-By: x\nEOF\n)"`, null],
+  [`git add . && git commit -m "$(cat <<'EOF'\nmsg\nEOF\n)" && git clean -fdx`, 'git clean -x', true],
+  ['git -C "$dir" reset --hard', 'git reset --hard'],
 ];
 
 const LOOK_ALIKES: Row[] = [

@@ -8,10 +8,10 @@
 //   quoting ('…', "…", $'…', backslashes), comments, heredocs (a body is data, unless a shell reads it: `bash <<EOF`),
 //   command substitutions `$( … )` and `` `…` `` and process substitutions `<( … )` (their commands run too).
 // - Wrappers, recursively (depth-limited): `VAR=x cmd`, `env`, `sudo`, `doas`, `command`, `builtin`, `exec`,
-//   `nohup`, `time`, `nice`, `timeout`, `stdbuf`, `xargs` (its operands come from stdin), `eval`, `busybox`, and
-//   `sh`/`bash`/`zsh`/`dash`/`ksh` with `-c` (also `-lc`, `-ec`, …) or a heredoc/here-string as the script.
-// - git with global options before the subcommand; the git subcommands, rm, unlink, find -delete/-exec, mv, cp,
-//   truncate, shred and dd of= as listed on classifyShellCommand.
+//   `nohup`, `time`, `nice`, `timeout`, `stdbuf`, `xargs` (its operands come from stdin), `eval`, `busybox`, `npx`,
+//   and `sh`/`bash`/`zsh`/`dash`/`ksh` with `-c` (also `-lc`, `-ec`, …) or a heredoc/here-string as the script.
+// - git with global options before the subcommand; the git subcommands, rm, unlink, rimraf, find -delete/-exec, mv,
+//   cp, truncate, shred and dd of= as listed on classifyShellCommand.
 // Never guessed: a command run through a variable (`$RM -rf x`), an alias or function defined elsewhere, a script
 // file, a script piped into a shell (`curl … | sh`), npm/make targets, `env -S`, `case` statements, PowerShell or
 // cmd.exe syntax, and any line the tokenizer cannot read (unbalanced quotes or parentheses) give null.
@@ -47,8 +47,8 @@ const MAX_DEPTH = 8;
  *   --orphan`; `git rm` (not `--cached`); `git mv -f`.
  * - `git rebase`, `git merge`, `git pull` (but not `--continue`, `--quit`, `--edit-todo`, `--show-current-patch`):
  *   they destroy work only over a dirty tree, which a classifier cannot see; the CALLER checks dirtiness.
- * - `rm` with an operand, `unlink`, `find … -delete`, `find … -exec|-execdir <destructive command> ;`, `truncate`,
- *   `shred`, `dd of=…`.
+ * - `rm` with an operand, `unlink`, `rimraf`, `find … -delete`, `find … -exec|-execdir <destructive command> ;`,
+ *   `truncate`, `shred`, `dd of=…`.
  * - `mv`/`cp` with a destination (two operands, or `-t dir`) and neither `-n`, `--backup`, nor `-i`: the classifier
  *   cannot see the disk, so the CALLER may check whether the destination exists before taking a checkpoint.
  * Harmless: prompting forms whose stdin is not fed (`rm -i`, `rm -I` of a few files, `git clean -i`,
@@ -85,7 +85,7 @@ export function classifyArgv(argv: readonly string[]): DestructiveCommand | null
 // A cheap first test: every recognised command's name appears in the text (unless spelt with quotes or escapes
 // inside the name, `r\m`, which is not recognised).
 
-const MENTIONS = ['rm', 'git', 'find', 'mv', 'cp', 'dd', 'truncate', 'shred', 'unlink'];
+const MENTIONS = ['rm', 'git', 'find', 'mv', 'cp', 'dd', 'truncate', 'shred', 'unlink', 'rimraf'];
 
 function mayMention(text: string): boolean {
   for (const name of MENTIONS) if (text.includes(name)) return true;
@@ -689,7 +689,8 @@ function classifyWords(words: Word[], i: number, ctx: Context, atStart: boolean)
       return classifyRm(words, i + 1, ctx);
     case 'unlink':
     case 'truncate':
-    case 'shred': {
+    case 'shred':
+    case 'rimraf': {
       const args = readArgs(words, i + 1, name === 'truncate' ? 'sr' : name === 'shred' ? 'ns' : '', LONG_WITH_VALUE);
       if (args.options.includes('--help') || args.options.includes('--version')) return null;
       return operandCount(args, ctx) > 0 ? destructive(name, true) : null;
@@ -741,6 +742,13 @@ function classifyWords(words: Word[], i: number, ctx: Context, atStart: boolean)
     }
     case 'xargs':
       return classifyXargs(words, i + 1, ctx);
+    case 'npx':
+    case 'pnpx':
+    case 'bunx': {
+      // `npx rimraf dist`: a package's binary (only rimraf is known; `npx -c '…'` is not read)
+      const j = skipOptions(words, i + 1, 'p', 'c', ['--package'], ['--call']);
+      return j < 0 ? null : classifyWords(words, j, ctx, false);
+    }
     case 'eval': {
       if (ctx.depth + 1 > MAX_DEPTH) return null;
       const parts: string[] = [];
