@@ -364,6 +364,11 @@ describe('destructive command classifier: argvs (Codex sends shell argvs and pla
     [['/bin/zsh', '-lc', 'cd app && rm -rf dist'], 'rm -r', true],
     [['sh', '-c', "echo 'rm -rf x'"], null],
     [['zsh', '-lc', 'echo hi'], null],
+    // Codex's apply_patch through a shell: the heredoc body is the patch, data
+    [
+      ['bash', '-lc', "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: a.sh\n+rm -rf build\n*** End Patch\nEOF"],
+      null,
+    ],
     [['git', 'clean', '-fdx'], 'git clean -x', true],
     [['git', 'reset', '--hard'], 'git reset --hard'],
     [['git', 'stash', 'list'], null],
@@ -427,6 +432,13 @@ describe('destructive command classifier: cost', () => {
       classifyShellCommand('echo ' + '$('.repeat(depth) + 'rm -rf x' + ')'.repeat(depth)),
     );
     assert.equal(substitutions, null);
+    for (const open of ['${', '"${', '<(', '$(echo "']) {
+      assert.equal(classifyShellCommand('rm x ' + open.repeat(depth)), null, open);
+    }
+    assert.deepEqual(classifyShellCommand('rm ' + '${x:-'.repeat(8) + '}'.repeat(8)), {
+      label: 'rm',
+      reachesIgnored: true,
+    });
     const shells = "bash -c 'rm -rf x'";
     let nested = shells;
     for (let k = 0; k < 12; k++) nested = `bash -c ${JSON.stringify(nested)}`;
@@ -435,6 +447,15 @@ describe('destructive command classifier: cost', () => {
       label: 'rm -r',
       reachesIgnored: true,
     });
+    // wrappers chain without limit in the text: past 16 the command counts as unknown, without recursing further
+    assert.deepEqual(classifyShellCommand('sudo env nice -n 5 timeout 9 nohup time stdbuf -oL rm -rf x'), {
+      label: 'rm -r',
+      reachesIgnored: true,
+    });
+    assert.equal(classifyShellCommand('sudo '.repeat(12000) + 'rm -rf x'), null);
+    assert.equal(classifyShellCommand('xargs '.repeat(10000) + 'rm'), null);
+    assert.equal(classifyShellCommand('find . -exec '.repeat(5000) + 'rm x' + ' ;'.repeat(5000)), null);
+    assert.equal(classifyArgv([...Array.from({ length: 12000 }, () => 'env'), 'rm', '-rf', 'x']), null);
     const [subshells] = timed(() => classifyShellCommand('('.repeat(20000) + 'rm -rf x' + ')'.repeat(20000)));
     assert.deepEqual(subshells, { label: 'rm -r', reachesIgnored: true });
     assert.ok(ms < 500, `${ms} ms`);
@@ -494,8 +515,9 @@ describe('destructive command classifier: cost', () => {
     for (const [, label] of ALL_ROWS) if (label !== null) labels.add(label);
     let seed = 34;
     const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-    for (let round = 0; round < 3000; round++) {
-      const length = 1 + Math.floor(random() * 14);
+    for (let round = 0; round < 3200; round++) {
+      // mostly short lines; every 16th one long (nesting and wrapper chains thousands deep)
+      const length = 1 + Math.floor(random() * (round % 16 === 0 ? 6000 : 14));
       let line = '';
       for (let k = 0; k < length; k++)
         line += tokens[Math.floor(random() * tokens.length)] + (random() < 0.8 ? ' ' : '');

@@ -36,6 +36,9 @@ export const MAX_CLASSIFIED_CHARS = 64 * 1024;
 /** How deep `sh -c`, `eval`, `$( … )` and backticks may nest before a line counts as unparseable. */
 const MAX_DEPTH = 8;
 
+/** How many wrappers (`sudo env nice xargs find -exec …`) one command may pass through before it counts as unknown. */
+const MAX_WRAPPERS = 16;
+
 /**
  * The first destructive sub-command of a shell command line, or null (harmless, unknown, or unparseable: never
  * guessed). Recognised as destructive:
@@ -77,7 +80,7 @@ export function classifyArgv(argv: readonly string[]): DestructiveCommand | null
   }
   if (!mentions) return null;
   const words = argv.map((text): Word => ({ text, dynamic: false, plain: false, assign: false }));
-  const found = classifyWords(words, 0, { stdinFed: false, stdinText: null, depth: 0, implicitOperands: false }, false);
+  const found = classifyWords(words, 0, { ...NO_STDIN, depth: 0, wrappers: 0 }, false);
   return found === null ? null : { label: found.label, reachesIgnored: found.reachesIgnored };
 }
 
@@ -481,8 +484,10 @@ class Parser {
       return DYNAMIC_EMPTY;
     }
     if (n === LBRACE) {
+      if (++this.depth > MAX_DEPTH) throw UNPARSEABLE; // `${${${…` must not exhaust the stack
       this.pos += 2;
       this.parameterBraces();
+      this.depth--;
       return DYNAMIC_EMPTY;
     }
     if (!inDoubleQuotes && n === SQUOTE) {
@@ -629,7 +634,16 @@ interface Context {
   depth: number;
   /** Run by xargs: operands the command line does not show are appended (so `xargs rm` has one). */
   implicitOperands: boolean;
+  /** How many wrappers this command was found behind (bounded: `sudo sudo sudo …` must not exhaust the stack). */
+  wrappers: number;
 }
+
+/** The context of the command a wrapper (`sudo`, `env`, `time`, …) runs: the same stdin, one wrapper deeper. */
+function wrapped(ctx: Context): Context {
+  return { ...ctx, wrappers: ctx.wrappers + 1 };
+}
+
+const NO_STDIN = { stdinFed: false, stdinText: null, implicitOperands: false } as const;
 
 /** Reserved words that may stand before a command: skipped. */
 const RESERVED = new Set(['!', '{', '}', 'if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'while', 'until']);
@@ -647,7 +661,13 @@ function classifyScript(text: string, depth: number): DestructiveCommand | null 
   }
   let first: DestructiveCommand | null = null;
   for (const command of commands) {
-    const context = { stdinFed: command.stdinFed, stdinText: command.stdinText, depth, implicitOperands: false };
+    const context = {
+      stdinFed: command.stdinFed,
+      stdinText: command.stdinText,
+      depth,
+      implicitOperands: false,
+      wrappers: 0,
+    };
     const found = classifyWords(command.words, 0, context, true);
     if (found === null) continue;
     if (first === null) first = { label: found.label, reachesIgnored: found.reachesIgnored };
@@ -668,6 +688,7 @@ function baseName(path: string): string {
 
 /** words[i…] as one command; atStart: reserved words and assignments may come first. */
 function classifyWords(words: Word[], i: number, ctx: Context, atStart: boolean): DestructiveCommand | null {
+  if (ctx.wrappers > MAX_WRAPPERS) return null;
   const n = words.length;
   if (atStart) {
     while (i < n) {
@@ -705,40 +726,40 @@ function classifyWords(words: Word[], i: number, ctx: Context, atStart: boolean)
       return classifyMoveOrCopy(name, words, i + 1, ctx);
     case 'sudo': {
       const j = skipOptions(words, i + 1, 'ugCDhprtTUR', 'elvVK', SUDO_LONG_WITH_VALUE, SUDO_LONG_STOP);
-      return j < 0 ? null : classifyWords(words, skipEnvAssignments(words, j), ctx, false);
+      return j < 0 ? null : classifyWords(words, skipEnvAssignments(words, j), wrapped(ctx), false);
     }
     case 'doas': {
       const j = skipOptions(words, i + 1, 'u', 'C', [], []);
-      return j < 0 ? null : classifyWords(words, j, ctx, false);
+      return j < 0 ? null : classifyWords(words, j, wrapped(ctx), false);
     }
     case 'env': {
       let j = i + 1;
       while (j < n && words[j].text === '-' && !words[j].dynamic) j++;
       j = skipOptions(words, j, 'uC', 'S', ['--unset', '--chdir'], ['--split-string']);
-      return j < 0 ? null : classifyWords(words, skipEnvAssignments(words, j), ctx, false);
+      return j < 0 ? null : classifyWords(words, skipEnvAssignments(words, j), wrapped(ctx), false);
     }
     case 'command': {
       const j = skipOptions(words, i + 1, '', 'vV', [], []);
-      return j < 0 ? null : classifyWords(words, j, ctx, false);
+      return j < 0 ? null : classifyWords(words, j, wrapped(ctx), false);
     }
     case 'builtin':
     case 'busybox':
-      return classifyWords(words, i + 1, ctx, false);
+      return classifyWords(words, i + 1, wrapped(ctx), false);
     case 'exec':
     case 'nohup':
     case 'nice':
     case 'stdbuf': {
       const withValue = name === 'exec' ? 'a' : name === 'nice' ? 'n' : name === 'stdbuf' ? 'ioe' : '';
       const j = skipOptions(words, i + 1, withValue, '', ['--adjustment', '--input', '--output', '--error'], []);
-      return j < 0 ? null : classifyWords(words, j, ctx, false);
+      return j < 0 ? null : classifyWords(words, j, wrapped(ctx), false);
     }
     case 'time': {
       const j = skipOptions(words, i + 1, 'fo', '', ['--format', '--output'], []);
-      return j < 0 ? null : classifyWords(words, j, ctx, words[i].plain);
+      return j < 0 ? null : classifyWords(words, j, wrapped(ctx), words[i].plain);
     }
     case 'timeout': {
       const j = skipOptions(words, i + 1, 'sk', '', ['--signal', '--kill-after'], ['--help', '--version']);
-      return j < 0 ? null : classifyWords(words, j + 1, ctx, false); // j: the duration
+      return j < 0 ? null : classifyWords(words, j + 1, wrapped(ctx), false); // j: the duration
     }
     case 'xargs':
       return classifyXargs(words, i + 1, ctx);
@@ -747,7 +768,7 @@ function classifyWords(words: Word[], i: number, ctx: Context, atStart: boolean)
     case 'bunx': {
       // `npx rimraf dist`: a package's binary (only rimraf is known; `npx -c '…'` is not read)
       const j = skipOptions(words, i + 1, 'p', 'c', ['--package'], ['--call']);
-      return j < 0 ? null : classifyWords(words, j, ctx, false);
+      return j < 0 ? null : classifyWords(words, j, wrapped(ctx), false);
     }
     case 'eval': {
       if (ctx.depth + 1 > MAX_DEPTH) return null;
@@ -918,7 +939,13 @@ function classifyXargs(words: Word[], i: number, ctx: Context): DestructiveComma
     }
   }
   // xargs gives its command /dev/null for stdin; operands come from its own stdin unless -I/-i replaces them
-  const inner: Context = { stdinFed: false, stdinText: null, depth: ctx.depth, implicitOperands: !replacing };
+  const inner: Context = {
+    stdinFed: false,
+    stdinText: null,
+    depth: ctx.depth,
+    implicitOperands: !replacing,
+    wrappers: ctx.wrappers + 1,
+  };
   return classifyWords(words, j, inner, false);
 }
 
@@ -1041,7 +1068,7 @@ function classifyFind(words: Word[], i: number, ctx: Context): DestructiveComman
       if (end >= n) return null; // no terminator: find refuses to run
       const prompts = t === '-ok' || t === '-okdir';
       if (!prompts || ctx.stdinFed) {
-        const inner: Context = { stdinFed: false, stdinText: null, depth: ctx.depth, implicitOperands: false };
+        const inner: Context = { ...NO_STDIN, depth: ctx.depth, wrappers: ctx.wrappers + 1 };
         const found = classifyWords(words.slice(j + 1, end), 0, inner, false);
         if (found !== null) return destructive('find -exec ' + found.label, found.reachesIgnored);
       }
