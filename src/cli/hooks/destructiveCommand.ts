@@ -9,11 +9,12 @@
 //   command substitutions `$( … )` and `` `…` `` and process substitutions `<( … )` (their commands run too).
 // - Wrappers, recursively (depth-limited): `VAR=x cmd`, `env`, `sudo`, `doas`, `command`, `builtin`, `exec`,
 //   `nohup`, `time`, `nice`, `timeout`, `stdbuf`, `xargs` (its operands come from stdin), `eval`, `busybox`, `npx`,
-//   and `sh`/`bash`/`zsh`/`dash`/`ksh` with `-c` (also `-lc`, `-ec`, …) or a heredoc/here-string as the script.
+//   and `sh`/`bash`/`zsh`/`dash`/`ksh` with `-c` (also `-lc`, `-ec`, …), a heredoc/here-string as the script, or
+//   one piped from `cat <<EOF`, `echo '…'` or `printf '…'`.
 // - git with global options before the subcommand; the git subcommands, rm, unlink, rimraf, find -delete/-exec, mv,
 //   cp, truncate, shred and dd of= as listed on classifyShellCommand.
 // Never guessed: a command run through a variable (`$RM -rf x`), an alias or function defined elsewhere, a script
-// file, a script piped into a shell (`curl … | sh`), npm/make targets, `env -S`, `case` statements, PowerShell or
+// file, a script piped from elsewhere (`curl … | sh`), npm/make targets, `env -S`, `case` statements, PowerShell or
 // cmd.exe syntax, and any line the tokenizer cannot read (unbalanced quotes or parentheses) give null.
 
 export interface DestructiveCommand {
@@ -115,6 +116,8 @@ interface SimpleCommand {
   stdinFed: boolean;
   /** The heredoc body or here-string it reads, when known (a shell reading it runs it). */
   stdinText: string | null;
+  /** The command before it in a pipeline, whose output is its stdin (null once a redirection replaces that). */
+  pipedFrom: SimpleCommand | null;
 }
 
 interface PendingHeredoc {
@@ -182,7 +185,7 @@ function isDigits(text: string): boolean {
 }
 
 function newCommand(stdinFed: boolean): SimpleCommand {
-  return { words: [], stdinFed, stdinText: null };
+  return { words: [], stdinFed, stdinText: null, pipedFrom: null };
 }
 
 const DYNAMIC_EMPTY = { text: '', dynamic: true } as const;
@@ -207,9 +210,11 @@ class Parser {
     const len = src.length;
     let parens = 0;
     let cmd = newCommand(false);
-    const finish = (nextFed: boolean) => {
-      if (cmd.words.length > 0) this.out.push(cmd);
-      cmd = newCommand(nextFed);
+    const finish = (piped: boolean) => {
+      const ended = cmd;
+      if (ended.words.length > 0) this.out.push(ended);
+      cmd = newCommand(piped);
+      if (piped && ended.words.length > 0) cmd.pipedFrom = ended;
     };
     for (;;) {
       if (this.pos >= len) {
@@ -330,6 +335,7 @@ class Parser {
     const readsStdin = op.charCodeAt(0) === LT && (fd === -1 || fd === 0);
     if (readsStdin) {
       cmd.stdinFed = true;
+      cmd.pipedFrom = null;
       cmd.stdinText = op === '<<<' && !target.dynamic ? target.text + '\n' : null;
     }
     if (op === '<<' || op === '<<-') {
@@ -663,7 +669,7 @@ function classifyScript(text: string, depth: number): DestructiveCommand | null 
   for (const command of commands) {
     const context = {
       stdinFed: command.stdinFed,
-      stdinText: command.stdinText,
+      stdinText: command.pipedFrom === null ? command.stdinText : pipedText(command.pipedFrom),
       depth,
       implicitOperands: false,
       wrappers: 0,
@@ -675,6 +681,46 @@ function classifyScript(text: string, depth: number): DestructiveCommand | null 
     if (first.reachesIgnored) break;
   }
   return first;
+}
+
+/**
+ * What a pipeline's producer writes, when the line shows it: `cat` of its heredoc or here-string, `echo` of literal
+ * words, `printf` of a literal format alone (so `cat <<EOF | bash` and `echo '…' | sh` are read). Otherwise null.
+ */
+function pipedText(producer: SimpleCommand): string | null {
+  const words = producer.words;
+  let i = 0;
+  while (i < words.length && words[i].assign) i++;
+  if (i >= words.length) return null;
+  for (let j = i; j < words.length; j++) if (words[j].dynamic) return null;
+  const name = baseName(words[i].text);
+  const args = words.slice(i + 1).map((w) => w.text);
+  if (name === 'cat') return args.every((arg) => arg.startsWith('-')) ? producer.stdinText : null;
+  if (name === 'printf') return args.length === 1 && !args[0].includes('%') ? printfEscapes(args[0]) : null;
+  if (name !== 'echo') return null;
+  let first = 0;
+  while (first < args.length && isEchoOption(args[first])) first++;
+  return args.slice(first).join(' ') + '\n';
+}
+
+/** printf's format escapes that matter to a script's shape: `\n`, `\t`, `\\`. */
+function printfEscapes(format: string): string {
+  let text = '';
+  for (let k = 0; k < format.length; k++) {
+    const c = format[k];
+    const n = format[k + 1];
+    if (c === '\\' && (n === 'n' || n === 't' || n === '\\')) {
+      text += n === 'n' ? '\n' : n === 't' ? '\t' : '\\';
+      k++;
+    } else text += c;
+  }
+  return text;
+}
+
+function isEchoOption(arg: string): boolean {
+  if (arg.length < 2 || arg[0] !== '-') return false;
+  for (let k = 1; k < arg.length; k++) if (arg[k] !== 'n' && arg[k] !== 'e' && arg[k] !== 'E') return false;
+  return true;
 }
 
 function destructive(label: string, reachesIgnored: boolean): DestructiveCommand {
