@@ -47,8 +47,8 @@ const MAX_WRAPPERS = 16;
  *   `git checkout` with an operand that cannot be a branch name (an extension, a leading `./` or `/`, a dot-file, a
  *   glob, a trailing `/`) or with two operands (`git checkout HEAD x.ts`); `git restore` of the worktree (without
  *   `--staged`, or with `--worktree`); `git clean` unless `-n`/`--dry-run` (also without `-f`: a repository may set
- *   clean.requireForce=false); `git stash` / `push` / `save` / `drop` / `clear`; `git switch -f|--discard-changes|
- *   --orphan`; `git rm` (not `--cached`); `git mv -f`.
+ *   clean.requireForce=false); `git stash` / `push` / `save` / `drop` / `clear`;
+ *   `git switch -f|--discard-changes|--orphan`; `git rm` (not `--cached`); `git mv -f`.
  * - `git rebase`, `git merge`, `git pull` (but not `--continue`, `--quit`, `--edit-todo`, `--show-current-patch`):
  *   they destroy work only over a dirty tree, which a classifier cannot see; the CALLER checks dirtiness.
  * - `rm` with an operand, `unlink`, `rimraf`, `find … -delete`, `find … -exec|-execdir <destructive command> ;`,
@@ -236,7 +236,8 @@ class Parser {
           }
           break;
         case NL:
-          finish(false);
+          // `a |⏎ b` continues the pipeline: a command not yet begun keeps the pipe it reads
+          if (cmd.words.length > 0 || !cmd.stdinFed) finish(false);
           this.pos++;
           this.readHeredocBodies();
           continue;
@@ -742,7 +743,7 @@ function classifyWords(words: Word[], i: number, ctx: Context, atStart: boolean)
       if (w.plain && RESERVED.has(w.text)) i++;
       else if (w.plain && w.text === 'function') i += 2;
       else if (w.plain && (w.text === 'for' || w.text === 'select'))
-        return null; // `for x in …`: no command
+        return null; // `for x in …`: not run
       else if (w.assign) i++;
       else break;
     }
