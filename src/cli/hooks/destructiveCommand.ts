@@ -738,14 +738,12 @@ function classifyWords(words: Word[], i: number, ctx: Context, atStart: boolean)
   if (ctx.wrappers > MAX_WRAPPERS) return null;
   const n = words.length;
   if (atStart) {
-    while (i < n) {
+    // `then x`, `! x`, `function f {`, `A=1 x`; a `for x in …` header runs nothing
+    for (; i < n; i++) {
       const w = words[i];
-      if (w.plain && RESERVED.has(w.text)) i++;
-      else if (w.plain && w.text === 'function') i += 2;
-      else if (w.plain && (w.text === 'for' || w.text === 'select'))
-        return null; // `for x in …`: not run
-      else if (w.assign) i++;
-      else break;
+      if (w.plain && (w.text === 'for' || w.text === 'select')) return null;
+      if (w.plain && w.text === 'function') i++;
+      else if (!w.assign && !(w.plain && RESERVED.has(w.text))) break;
     }
   }
   if (i >= n || words[i].dynamic) return null;
