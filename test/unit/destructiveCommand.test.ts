@@ -86,6 +86,7 @@ const GIT: Row[] = [
   ['git stash drop stash@{1}', 'git stash drop'],
   ['git stash clear', 'git stash clear'],
   ['git stash list', null],
+  ['git stash show', null],
   ['git stash show -p', null],
   ['git stash pop', null],
   ['git stash apply', null],
