@@ -69,12 +69,15 @@ function openTurn(overrides: Partial<OpenTurn>): OpenTurn {
   };
 }
 
-const TURNS: OpenTurn[] = [
+const STOPPED_LABEL = 'Refactor the whole test suite into smaller files and rename every helper';
+
+/** Made at each use, so that "2 minutes ago" is still true when a loaded machine shows the page a minute later. */
+const turnsNow = (): OpenTurn[] => [
   openTurn({ id: 'turn-running', label: 'Rename the parser module', filesChanged: 3, chatTitle: 'Parser' }),
   openTurn({ id: 'turn-question', label: 'Explain this code', state: 'no-change', filesChanged: null, canUndo: false }),
   openTurn({
     id: 'turn-stopped',
-    label: 'Refactor the whole test suite into smaller files and rename every helper',
+    label: STOPPED_LABEL,
     state: 'stopped',
     filesChanged: 2,
     agent: 'codex',
@@ -125,7 +128,7 @@ describe('Version History webview: the turns above the versions (Vite-built page
     );
 
   it('lists each above the versions with its state, files and names; a turn that changed nothing is one muted line with no action', async () => {
-    await show(TURNS);
+    await show(turnsNow());
     await section().waitFor();
     const items = section().getByRole('listitem');
     assert.equal(await items.count(), 5);
@@ -133,7 +136,7 @@ describe('Version History webview: the turns above the versions (Vite-built page
     assert.deepEqual(names, [
       'Running turn: Rename the parser module, 3 files changed so far, by claude-code, chat Parser, began 2 minutes ago',
       'Changed nothing: Explain this code, by claude-code, 2 minutes ago',
-      `Stopped turn: ${TURNS[2].label}, 2 files of partial work, by codex, 8 minutes ago`,
+      `Stopped turn: ${STOPPED_LABEL}, 2 files of partial work, by codex, 8 minutes ago`,
       'Errored turn: Call the API, 1 file of partial work, by claude-code, 20 minutes ago',
       'No version turn: Write the docs, 4 files changed, no version was made, by claude-code, 30 minutes ago',
     ]);
@@ -154,14 +157,14 @@ describe('Version History webview: the turns above the versions (Vite-built page
   });
 
   it('Show Changes and Undo post the request with the turn’s id, once per double click; tooltips and icons', async () => {
-    await show(TURNS);
+    await show(turnsNow());
     await section().waitFor();
     const running = section().getByRole('listitem').first();
     const showChanges = running.getByRole('button', { name: 'Show changes so far of Rename the parser module' });
     assert.equal(await showChanges.getAttribute('title'), 'Show Changes');
     assert.equal(await showChanges.locator('.codicon-diff-multiple').count(), 1);
     await showChanges.dblclick();
-    const undo = section().getByRole('button', { name: `Undo stopped turn: ${TURNS[2].label}` });
+    const undo = section().getByRole('button', { name: `Undo stopped turn: ${STOPPED_LABEL}` });
     assert.equal(await undo.getAttribute('title'), 'Undo (saves its work first)');
     assert.equal(await undo.locator('.codicon-discard').count(), 1);
     await undo.click();
@@ -185,7 +188,7 @@ describe('Version History webview: the turns above the versions (Vite-built page
   it('the titles are never covered by the buttons, narrow and wide', async () => {
     for (const width of [300, 420, 900]) {
       await host.page.setViewportSize({ width, height: 600 });
-      await show(TURNS);
+      await show(turnsNow());
       await section().waitFor();
       await host.page.evaluate(() => document.fonts.ready);
       const reports = await host.page.locator('body').evaluate(titleCover);
@@ -200,7 +203,7 @@ describe('Version History webview: the turns above the versions (Vite-built page
   });
 
   it('while a restore runs the buttons are disabled; without turns above the versions the section is gone', async () => {
-    await show(TURNS);
+    await show(turnsNow());
     await section().waitFor();
     await host.send({ type: 'didChangeBusy', busy: 'Undo Agent Turn…' });
     const buttons = section().getByRole('button');
@@ -210,11 +213,11 @@ describe('Version History webview: the turns above the versions (Vite-built page
     await show([]);
     await section().waitFor({ state: 'detached' });
     // A malformed turn makes the whole message invalid: the page keeps what it showed and reports nothing broken.
-    await show(TURNS);
+    await show(turnsNow());
     await section().waitFor();
     await host.send({
       type: 'didChangeVersions',
-      view: versions([], { openTurns: [{ ...TURNS[0], state: 'exploded' } as unknown as OpenTurn] }),
+      view: versions([], { openTurns: [{ ...turnsNow()[0], state: 'exploded' } as unknown as OpenTurn] }),
     });
     assert.equal(await section().getByRole('listitem').count(), 5);
   });
