@@ -1,5 +1,6 @@
 import type { Command, CommandSpec } from './command';
 import * as blame from './commands/blame';
+import * as checkpoints from './commands/checkpoints';
 import * as chatContinueOnNewBranch from './commands/chat/continueOnNewBranch';
 import * as chatRestoreBranch from './commands/chat/restoreBranch';
 import * as chatStatus from './commands/chat/status';
@@ -35,6 +36,7 @@ const COMMAND_LIST: readonly Command[] = [
   undoChange,
   redo,
   restore,
+  checkpoints,
   blame,
   chatStatus,
   chatContinueOnNewBranch,

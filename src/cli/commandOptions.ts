@@ -65,6 +65,11 @@ export const OPTIONS = {
       'in a folder without git, create the repository (git init) and record the turn ' +
       '(connect: write the hook command with it)',
   },
+  'before-command': {
+    type: 'string',
+    value: '<checkpoint>',
+    help: 'restore to just before an agent’s destructive command (ids: agent-versions checkpoints)',
+  },
   'base-branch': {
     type: 'string',
     value: '<branch>',

@@ -35,6 +35,14 @@ import { archivedCounts } from './store/archive';
 import { rebuildFromTrailers } from './turns/rebuildFromTrailers';
 import { countTurns, getTurn, openTurns } from './turns/turnRecords';
 import {
+  bringBackSavedFiles,
+  checkpointBeforeCommand,
+  checkpointById,
+  type CheckpointInput,
+  type CheckpointResult,
+  checkpointsOf,
+} from './turns/commandCheckpoints';
+import {
   beginTurn,
   BeginTurnResult,
   cancelOpenTurnsOfChat,
@@ -103,6 +111,17 @@ export const STATE_REBUILT_REASON = 'state-rebuilt';
  * One repository's Agent Version History: the façade the CLI and the extension share. Inputs from outside
  * (API callers, CLI arguments, hook events) are validated here before they reach the core.
  */
+/** A checkpoint taken before a destructive command of an agent (no command text: checkpointCommand reads it). */
+export interface CheckpointInfo {
+  id: string;
+  turnId: string;
+  chatId: string;
+  label: string;
+  commit: string;
+  savedFiles: number;
+  createdAt: number;
+}
+
 export class VersionHistory {
   private constructor(
     private readonly ctx: RepoContext,
@@ -336,6 +355,56 @@ export class VersionHistory {
     if (typeof target !== 'string' || target.length === 0)
       throw new AvhError('invalid-input', 'restore needs a commit id.');
     return runRestore(this.ctx, { kind: 'restore', target }, options);
+  }
+
+  /**
+   * A checkpoint just before the chat's running turn runs a destructive command (issue 34): null when the chat has
+   * no running turn. The command text is kept with the turn like its prompt.
+   */
+  checkpointBeforeCommand(input: CheckpointInput): Promise<CheckpointResult | null> {
+    return checkpointBeforeCommand(this.ctx, input);
+  }
+
+  /** The checkpoints taken before commands, of one turn or of all, oldest first (no command text). */
+  async checkpoints(turnId?: unknown): Promise<CheckpointInfo[]> {
+    const id = turnId === undefined ? undefined : validateTurnId(turnId);
+    const rows = await this.ctx.store.read((r) => checkpointsOf(r, id));
+    return rows.map((c) => ({
+      id: c.id,
+      turnId: c.turn_id,
+      chatId: c.chat_id,
+      label: c.label,
+      commit: c.commit_oid,
+      savedFiles: c.saved_files,
+      createdAt: c.created_at,
+    }));
+  }
+
+  /** The command a checkpoint was taken before (shown to the user who asks; never logged). */
+  async checkpointCommand(id: string): Promise<string | null> {
+    return (await this.ctx.store.read((r) => checkpointById(r, id)))?.command ?? null;
+  }
+
+  /**
+   * Restore to Before This Command: the checkpoint's snapshot restored through the one saga (a `[Restore]` commit;
+   * a running turn's work since is saved as `[Interrupted]` first), then its saved ignored files that are missing
+   * are written back.
+   */
+  async restoreBeforeCommand(
+    checkpointId: unknown,
+    options: RestoreOptions = {},
+  ): Promise<RestoreResult & { broughtBack: number }> {
+    if (typeof checkpointId !== 'string' || !/^[0-9a-f-]{36}$/.test(checkpointId))
+      throw new AvhError('invalid-input', 'A checkpoint id is 36 characters (agent-versions checkpoints lists them).');
+    const row = await this.ctx.store.read((r) => checkpointById(r, checkpointId));
+    if (!row) throw new AvhError('invalid-input', 'No checkpoint with this id exists in this repository.');
+    const result = await runRestore(this.ctx, { kind: 'restore', target: row.commit_oid }, options);
+    const broughtBack =
+      result.result === 'restored' || result.result === 'no-change'
+        ? bringBackSavedFiles(this.ctx.repo.stateDir, this.ctx.repo.root, row.id).length
+        : 0;
+    if (broughtBack > 0) this.ctx.log.info('restore.checkpoint-files', { checkpoint: row.id, files: broughtBack });
+    return { ...result, broughtBack };
   }
 
   /** What a restore would do (user commits it would undo), without doing it. */

@@ -120,7 +120,11 @@ function assertQuietHooks(setup: CodexSetup, scenario: string): void {
 /** Ctrl+C on an idle composer, again if Codex asks for a second one, until it exits. */
 async function quit(session: TmuxSession): Promise<void> {
   for (let i = 0; i < 3 && session.alive(); i++) {
-    session.keys('C-c');
+    try {
+      session.keys('C-c');
+    } catch (error) {
+      if (session.alive()) throw error; // it exited between the check and the keys: what we wanted
+    }
     await new Promise((r) => setTimeout(r, 800));
   }
   await session.waitForExit('Codex to exit');
@@ -278,6 +282,44 @@ describe('Codex 0.171.0 (real binary, mock model: Responses API on 127.0.0.1): h
     assert.deepEqual(treeOf(setup.sandbox.repo), afterEditingTurn(setup));
     assertNothingLost(setup.sandbox.repo, content);
     assertQuietHooks(setup, 'completed');
+  });
+
+  it('the agent runs git stash, then rm -r of a folder mid-turn: each checkpoint restores the exact tree before it (issue 34)', async () => {
+    const setup = await codex('checkpoints', [
+      callFunctions({ name: 'exec_command', arguments: { cmd: "printf 'agent\\n' >> src.txt" } }),
+      callFunctions({ name: 'exec_command', arguments: { cmd: 'git stash' } }),
+      // Codex itself refuses `rm -rf` without an approval (its own check): `rm -r` runs.
+      callFunctions({ name: 'exec_command', arguments: { cmd: 'rm -r lib' } }),
+      reply('Done.'),
+    ]);
+    const { repo } = setup.sandbox;
+    fs.mkdirSync(path.join(repo, 'lib'));
+    fs.writeFileSync(path.join(repo, 'lib', 'util.txt'), 'util, untracked\n');
+    const start = treeOf(repo);
+    const content = inventory(repo);
+    const run = await codexExec(setup, 'tidy up').exited;
+    assert.equal(run.code, 0, run.stderr);
+    const after = treeOf(repo);
+    assert.equal(after['src.txt'], 'one\n', 'git stash took the agent’s edit away');
+    assert.equal(after['lib/util.txt'], undefined, 'rm -r lib deleted the folder');
+    const events = capturedEvents(setup.sandbox);
+    const commands = ofEvent(events, 'PreToolUse').map((e) => (e.payload.tool_input as { command: unknown }).command);
+    assert.deepEqual(commands, ["printf 'agent\\n' >> src.txt", 'git stash', 'rm -r lib']);
+    const turns = await turnsOf(repo);
+    const list = avhJson<{ id: string; label: string; turnId: string }[]>(setup.sandbox, ['checkpoints']);
+    assert.deepEqual(
+      list.map((k) => [k.label, k.turnId]),
+      [
+        ['git stash', turns[0].id],
+        ['rm -r', turns[0].id],
+      ],
+    );
+    avhJson(setup.sandbox, ['undo', '--before-command', list[1].id]);
+    assert.deepEqual(treeOf(repo), { ...after, 'lib/util.txt': 'util, untracked\n' }, 'just before rm -r lib');
+    avhJson(setup.sandbox, ['undo', '--before-command', list[0].id]);
+    assert.deepEqual(treeOf(repo), { ...start, 'src.txt': 'one\nagent\n' }, 'just before git stash');
+    assertNothingLost(repo, content);
+    assertQuietHooks(setup, 'checkpoints');
   });
 
   it('a question turn after it (exec resume --last) changes nothing: plain Undo still undoes the turn before it (#1)', async () => {

@@ -17,7 +17,7 @@ import {
   write,
 } from '../support/gitFixtures';
 
-const EVENTS = ['UserPromptSubmit', 'Stop', 'StopFailure', 'SessionEnd', 'PostToolUse'];
+const EVENTS = ['UserPromptSubmit', 'Stop', 'StopFailure', 'SessionEnd', 'PostToolUse', 'PreToolUse'];
 /**
  * What connect must write: this Node and this CLI's compiled entry, by absolute path, started without
  * NODE_EXTRA_CA_CERTS (installation.ts, HOOK_UNSET_ENV; these tests run on POSIX).
@@ -110,7 +110,8 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
         event,
       );
     assert.deepEqual(commandsOf(connected, 'Stop'), ['other-tool on-stop', OUR_COMMAND]);
-    assert.deepEqual(connected.hooks.PreToolUse, original.hooks.PreToolUse);
+    // The other tool's PreToolUse group stays as it was; ours is a group of its own after it (issue 34).
+    assert.deepEqual(connected.hooks.PreToolUse.slice(0, -1), original.hooks.PreToolUse);
     assert.deepEqual(Object.keys(connected), Object.keys(original));
     for (const key of ['model', 'env', 'permissions']) assert.deepEqual(connected[key], original[key]);
     const text = read(repo, '.claude/settings.json');
@@ -326,6 +327,7 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
       'Interrupt',
       'SessionEnd',
       'PostToolUse',
+      'PreToolUse',
     ]);
     const command = commandsOf(settings, 'UserPromptSubmit')[0];
     assert.equal(command, ourCommand('codex'));
@@ -372,6 +374,7 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
       { event: 'Interrupt', action: 'added' },
       { event: 'SessionEnd', action: 'added' },
       { event: 'PostToolUse', action: 'added' },
+      { event: 'PreToolUse', action: 'added' },
     ]);
     const settings = JSON.parse(read(repo, '.codex/hooks.json')) as Settings;
     assert.deepEqual(Object.keys(settings.hooks), [
@@ -380,6 +383,7 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
       'Interrupt',
       'SessionEnd',
       'PostToolUse',
+      'PreToolUse',
     ]);
   });
 
@@ -400,6 +404,7 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
       'Interrupt',
       'SessionEnd',
       'PostToolUse',
+      'PreToolUse',
     ]);
     assert.equal(r.inAgent.length, 1, 'no project trust needed for user hooks; the review is');
     assert.ok(!fs.existsSync(path.join(home, '.codex')));
@@ -585,6 +590,7 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
       { event: 'StopFailure', action: 'added' },
       { event: 'SessionEnd', action: 'added' },
       { event: 'PostToolUse', action: 'added' },
+      { event: 'PreToolUse', action: 'added' },
     ]);
     const settings = JSON.parse(read(repo, '.claude/settings.json')) as Settings;
     assert.deepEqual(commandsOf(settings, 'Stop'), [OUR_COMMAND]);

@@ -191,7 +191,7 @@ describe('CLI doctor (real git, real state files, a real hook process)', functio
       '.claude/settings.local.json',
       JSON.stringify({
         hooks: Object.fromEntries(
-          ['UserPromptSubmit', 'Stop', 'StopFailure', 'SessionEnd', 'PostToolUse'].map((event) => [
+          ['UserPromptSubmit', 'Stop', 'StopFailure', 'SessionEnd', 'PostToolUse', 'PreToolUse'].map((event) => [
             event,
             [{ hooks: [{ type: 'command', command: `${process.execPath} ${CLI} hook claude-code` }] }],
           ]),
@@ -250,7 +250,7 @@ describe('CLI doctor (real git, real state files, a real hook process)', functio
     assert.equal(hooks.status, 'warning');
     assert.match(
       hooks.summary,
-      /but not for Interrupt, SessionEnd, PostToolUse, and also for StopFailure, which Codex does not send\.$/,
+      /but not for Interrupt, SessionEnd, PostToolUse, PreToolUse, and also for StopFailure, which Codex does not send\.$/,
     );
     assert.equal(hooks.fix, 'agent-versions connect codex --project');
   });
@@ -266,7 +266,7 @@ describe('CLI doctor (real git, real state files, a real hook process)', functio
     };
     const config = path.join(codexHome, 'config.toml');
     const codexCheck = () => check(doctor(repo, home, { env }).report, 'hooks:codex');
-    const events = ['UserPromptSubmit', 'Stop', 'Interrupt', 'SessionEnd', 'PostToolUse'];
+    const events = ['UserPromptSubmit', 'Stop', 'Interrupt', 'SessionEnd', 'PostToolUse', 'PreToolUse'];
     const label = (e: string) => e.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase();
     // The entries' own timeouts (connect writes 3 s on Interrupt and SessionEnd) are part of what Codex hashes.
     const timeouts = JSON.parse(fs.readFileSync(connected.file, 'utf8')) as {
@@ -290,7 +290,7 @@ describe('CLI doctor (real git, real state files, a real hook process)', functio
     assert.equal(c.status, 'problem');
     assert.match(
       c.summary,
-      /Codex skips these hooks, silently \(not reviewed yet: UserPromptSubmit, Stop, Interrupt, SessionEnd, PostToolUse\)/,
+      /Codex skips these hooks, silently \(not reviewed yet: UserPromptSubmit, Stop, Interrupt, SessionEnd, PostToolUse, PreToolUse\)/,
     );
     assert.match(c.fix!, /“Trust all and continue”/);
 

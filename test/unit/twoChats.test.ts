@@ -397,7 +397,9 @@ describe('tool events of every agent: the paths each reports, recorded on the fa
   }
 
   it('the entry starts no early status for a tool event: its list is exactly the agents’ tool events', () => {
-    const wrote = AGENTS.flatMap((a) => [...a.events].filter(([, effect]) => effect === 'wrote').map(([e]) => e));
+    const wrote = AGENTS.flatMap((a) =>
+      [...a.events].filter(([, effect]) => effect === 'wrote' || effect === 'before-tool').map(([e]) => e),
+    );
     assert.deepEqual([...TOOL_EVENTS].sort(), [...new Set(wrote)].sort());
   });
 

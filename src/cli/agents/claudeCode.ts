@@ -6,6 +6,7 @@ import {
   lifecycleAction,
   objectField,
   parseJsonObject,
+  shellCommandOf,
   reportedPath,
   snakeCaseFields,
 } from '../hooks/hookEvent';
@@ -36,6 +37,7 @@ import { vsCodeEvent } from './copilot';
  *   success: …"). So the hook prints nothing else on stdout.
  * - Paths a tool wrote: PostToolUse `tool_input.file_path` (absolute; also `tool_response.filePath`) for Write and
  *   Edit, `tool_input.notebook_path` for NotebookEdit; Bash has only `tool_input.command`. No MultiEdit in 2.1.197.
+ * - Before a tool runs: PreToolUse, Bash's `tool_input.command` (issue 34: a checkpoint before a destructive one).
  */
 
 const WHAT = 'hook event';
@@ -46,6 +48,7 @@ const EVENTS = hookEventTable([
   ['StopFailure', 'errored'],
   ['SessionEnd', 'cancelled'],
   ['PostToolUse', 'wrote'],
+  ['PreToolUse', 'before-tool'],
 ]);
 
 /** Seconds Claude Code lets the SessionEnd hooks run (the largest `timeout` among them; 1.5 s without one). */
@@ -86,7 +89,13 @@ function parseClaudeCodePayload(raw: string, env: NodeJS.ProcessEnv): HookEvent 
     cwd,
     action: fromCopilotCli
       ? { kind: 'ignore', reason: 'another-agent' }
-      : lifecycleAction(event, prompt, EVENTS, () => claudeCodeToolWrites(o, cwd)),
+      : lifecycleAction(
+          event,
+          prompt,
+          EVENTS,
+          () => claudeCodeToolWrites(o, cwd),
+          () => (o.tool_name === 'Bash' ? shellCommandOf(objectField(o, 'tool_input').command) : null),
+        ),
   };
 }
 

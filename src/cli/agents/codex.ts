@@ -9,6 +9,7 @@ import {
   objectField,
   optionalString,
   parseJsonObject,
+  shellCommandOf,
   reportedPath,
   requiredString,
   snakeCaseFields,
@@ -56,6 +57,7 @@ const EVENTS = hookEventTable([
   ['Interrupt', 'cancelled'],
   ['SessionEnd', 'cancelled'],
   ['PostToolUse', 'wrote'],
+  ['PreToolUse', 'before-tool'],
 ]);
 
 /**
@@ -102,7 +104,13 @@ function codexHome(home: string, env: NodeJS.ProcessEnv): string {
 function parseCodexPayload(raw: string): HookEvent {
   const o = parseJsonObject(raw, WHAT);
   const { event, session, cwd, prompt } = snakeCaseFields(o, WHAT);
-  const action = lifecycleAction(event, prompt, EVENTS, () => codexToolWrites(o, cwd));
+  const action = lifecycleAction(
+    event,
+    prompt,
+    EVENTS,
+    () => codexToolWrites(o, cwd),
+    () => (SHELL_TOOLS.has(o.tool_name as string) ? shellCommandOf(objectField(o, 'tool_input').command) : null),
+  );
   return {
     agent: 'codex',
     event,
@@ -127,10 +135,12 @@ function codexToolWrites(o: JsonObject, cwd: string | undefined): ToolWrites | n
     const paths = [...patch.matchAll(PATCH_FILE_LINE)].flatMap((m) => reportedPath(m[1].trim(), cwd));
     return { paths, shell: false };
   }
-  if (o.tool_name === 'Bash' || o.tool_name === 'exec_command' || o.tool_name === 'shell')
-    return { paths: [], shell: true };
+  if (SHELL_TOOLS.has(o.tool_name as string)) return { paths: [], shell: true };
   return null;
 }
+
+/** The tool names a shell command arrives under (PreToolUse and PostToolUse). */
+const SHELL_TOOLS: ReadonlySet<unknown> = new Set(['Bash', 'exec_command', 'shell']);
 
 /** How much of a transcript's end is read for its last turn's outcome (one turn's closing records fit). */
 const TRANSCRIPT_TAIL_BYTES = 256 * 1024;

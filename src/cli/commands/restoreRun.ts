@@ -17,7 +17,7 @@ import { restoreJson, restoreText } from '../output';
  */
 export function runRestoreCommand(
   c: CommandContext,
-  restore: (history: VersionHistory, options: RestoreOptions) => Promise<RestoreResult>,
+  restore: (history: VersionHistory, options: RestoreOptions) => Promise<RestoreResult & { broughtBack?: number }>,
 ): Promise<CommandOutput> {
   const { values } = c;
   // --only everything is the choice itself: it confirms taking later work away, as --yes does.
@@ -34,8 +34,13 @@ export function runRestoreCommand(
         ...restoreJson(r),
         ...(r.scope ? { scope: r.scope } : {}),
         ...(r.otherChatFiles ? { otherChatFiles: r.otherChatFiles } : {}),
+        ...(r.broughtBack !== undefined ? { broughtBack: r.broughtBack } : {}),
       };
-      return { json, text: undoText(r) };
+      const back = r.broughtBack
+        ? ` ${r.broughtBack} ignored file${r.broughtBack === 1 ? '' : 's'} the command could delete ` +
+          `${r.broughtBack === 1 ? 'was' : 'were'} written back.`
+        : '';
+      return { json, text: undoText(r) + back };
     } catch (error) {
       if (error instanceof AvhError && error.reason === 'confirmation-required' && error.details.planChanged !== true) {
         // The same refusal in the CLI's words: how to confirm is a flag here.

@@ -43,10 +43,15 @@ export async function startEarlyProbe(
 }
 
 /**
- * The agents' tool events (the 'wrote' events of their tables, agents/registry.ts; a unit test keeps the two equal),
- * named here because this module is in the small entry bundle, which does not load the agents.
+ * The agents' tool events (the 'wrote' and 'before-tool' events of their tables, agents/registry.ts; a unit test
+ * keeps the two equal), named here because this module is in the small entry bundle, which does not load the agents.
  */
-export const TOOL_EVENTS: ReadonlySet<string> = new Set(['PostToolUse', 'AfterTool', 'tool.execute.after']);
+export const TOOL_EVENTS: ReadonlySet<string> = new Set([
+  'PostToolUse',
+  'AfterTool',
+  'tool.execute.after',
+  'PreToolUse',
+]);
 
 function probeOf(root: string): EarlyProbe & { cancel: () => void } {
   let pid: number | undefined;

@@ -42,6 +42,7 @@ import {
 import type { HookEvent } from './hookEvent';
 import { HOOK_LEASE_WAIT_MS, hookFolder, HookResult, ignored, parseHookInput } from './hookInput';
 import { recordToolEvent } from './toolWriteHook';
+import { destructiveCommandOf } from './checkpointHook';
 
 const STORE_LOCK_WAIT_MS = 3000;
 
@@ -88,6 +89,11 @@ async function fastHook(
   // A tool's written files: one appended line, the same on the full path (toolWriteHook.ts).
   if (invocation.event.action.kind === 'wrote')
     return { kind: 'done', result: recordToolEvent(invocation.event, cwd, invocation.repo), json: invocation.json };
+  // A command about to run: most return here at once; a destructive one takes its checkpoint on the full path.
+  if (invocation.event.action.kind === 'before-command') {
+    if (destructiveCommandOf(invocation.event)) decline('checkpoint');
+    return { kind: 'done', result: ignored(invocation.event), json: invocation.json };
+  }
   const prepared = await prepare(invocation, cwd, early);
   const { event, facts, chat } = prepared;
   if (event.action.kind === 'end' && !endOfChat(chat.running)) {

@@ -35,6 +35,11 @@ export type HookAction =
   | { kind: 'end'; outcome: TerminalOutcome }
   /** A tool of the running turn wrote files (absolute paths) or ran a shell command (docs/design/two-chats.md). */
   | ({ kind: 'wrote' } & ToolWrites)
+  /**
+   * A tool of the running turn is about to run this shell command (issue 34): a checkpoint is taken first when the
+   * command destroys working-tree content (destructiveCommand.ts); anything else returns at once.
+   */
+  | { kind: 'before-command'; command: string; argv?: readonly string[] }
   /** `another-agent`: the event came from an agent that records itself through its own hooks (claudeCode.ts). */
   | { kind: 'ignore'; reason?: 'another-agent' };
 
@@ -89,10 +94,11 @@ export function snakeCaseFields(
 }
 
 /**
- * What one of an agent's hook events does: begin a turn, end the chat's running turn with this outcome, or report
- * the files a tool of the running turn wrote ('wrote': the agent's `toolWrites` reads them).
+ * What one of an agent's hook events does: begin a turn, end the chat's running turn with this outcome, report
+ * the files a tool of the running turn wrote ('wrote': the agent's `toolWrites` reads them), or announce a tool
+ * about to run ('before-tool': the agent's shell command is read from it).
  */
-export type EventEffect = 'begin' | TerminalOutcome | 'wrote';
+export type EventEffect = 'begin' | TerminalOutcome | 'wrote' | 'before-tool';
 
 /**
  * An agent's hook events by name, in the order `connect` writes them. A Map, never an object literal: an event
@@ -114,9 +120,14 @@ export function lifecycleAction(
   prompt: string | undefined,
   events: HookEventTable,
   writes?: () => ToolWrites | null,
+  command?: () => ShellCommand | null,
 ): HookAction {
   const effect = events.get(event);
   if (effect === undefined) return { kind: 'ignore' };
+  if (effect === 'before-tool') {
+    const shell = command?.() ?? null;
+    return shell !== null ? { kind: 'before-command', ...shell } : { kind: 'ignore' };
+  }
   if (effect === 'wrote') {
     const wrote = writes?.() ?? null;
     return wrote ? { kind: 'wrote', ...wrote } : { kind: 'ignore' };
@@ -135,4 +146,18 @@ export function reportedPath(value: unknown, cwd: string | undefined): string[] 
   if (typeof value !== 'string' || value.length === 0 || value.length > 4096 || value.includes('\0')) return [];
   if (path.isAbsolute(value)) return [path.normalize(value)];
   return cwd !== undefined && path.isAbsolute(cwd) ? [path.resolve(cwd, value)] : [];
+}
+
+/** A shell command as a tool sends it: its text, and the argv when the tool sent one instead of a line. */
+export interface ShellCommand {
+  command: string;
+  argv?: readonly string[];
+}
+
+/** A shell tool's command (`tool_input.command`: a line, or an argv as Codex may send), or null. */
+export function shellCommandOf(value: unknown): ShellCommand | null {
+  if (typeof value === 'string') return value.length > 0 ? { command: value } : null;
+  if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string'))
+    return { command: (value as string[]).join(' '), argv: value as string[] };
+  return null;
 }

@@ -11,18 +11,27 @@ export const HOOK_LEASE_WAIT_MS = 3000;
 export interface HookResult {
   agent: string;
   event: string;
-  /** 'recorded': a tool event's written files were noted for its chat's running turn (toolWriteHook.ts). */
-  action: 'began' | 'ended' | 'ignored' | 'recorded';
+  /**
+   * 'recorded': a tool event's written files were noted for its chat's running turn (toolWriteHook.ts).
+   * 'checkpoint': a checkpoint was taken before the tool's destructive command (checkpointHook.ts).
+   */
+  action: 'began' | 'ended' | 'ignored' | 'recorded' | 'checkpoint';
   /**
    * Ignored because the folder has no git repository (and no --init), or because the event came from another
    * agent that records itself through its own hooks (Copilot CLI running Claude Code's project hooks).
    */
-  reason?: 'no-repository' | 'another-agent';
+  reason?: 'no-repository' | 'another-agent' | 'checkpoint-failed';
+  /** 'checkpoint': its id (`agent-versions undo --before-command <id>`) and what was recognised, content-free. */
+  checkpointId?: string;
+  command?: string;
   turnId?: string;
   outcome?: string;
   version?: string | null;
   cancelled?: string[];
-  /** 'recorded': how many files of the working tree the tool named, and whether it ran a shell command. */
+  /**
+   * 'recorded': how many files of the working tree the tool named, and whether it ran a shell command.
+   * 'checkpoint': how many ignored files were kept beside the snapshot.
+   */
   files?: number;
   shell?: boolean;
   /** The note the turn's agent was told (after an Undo, Redo or Restore changed files: core/chats/noteText.ts). */

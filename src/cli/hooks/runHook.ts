@@ -6,6 +6,7 @@ import type { VersionHistory } from '../../core/versionHistory';
 import type { HookEvent } from './hookEvent';
 import { hookFolder, HookResult, ignored, parseHookInput } from './hookInput';
 import { recordToolEvent } from './toolWriteHook';
+import { checkpointHook, destructiveCommandOf } from './checkpointHook';
 
 export type { HookResult } from './hookInput';
 
@@ -45,6 +46,12 @@ export async function runHook(request: HookRequest): Promise<HookResult> {
   if (event.action.kind === 'ignore') return ignored(event);
   if (event.action.kind === 'wrote') return recordToolEvent(event, request.cwd, request.repo);
   const folder = hookFolder(request.cwd, request.repo, event);
+  if (event.action.kind === 'before-command') {
+    // Only a command that destroys working-tree content opens the repository (issue 34).
+    const found = destructiveCommandOf(event);
+    if (!found) return ignored(event);
+    return checkpointHook(event, found, () => request.openHookHistory(folder, false), request.stderr);
+  }
   const history = await request.openHookHistory(folder, request.init === true);
   if (!history) {
     request.stderr(`agent-versions: ${NO_REPOSITORY_HOOK_LINE}\n`);
@@ -119,6 +126,7 @@ export async function applyHookEvent(history: VersionHistory, event: HookEvent):
     }
     case 'ignore':
     case 'wrote':
+    case 'before-command':
       return ignored(event);
   }
 }

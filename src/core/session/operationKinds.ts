@@ -80,6 +80,17 @@ export const OPERATIONS = {
     settles: true,
     gate: 'none',
   },
+  /**
+   * A checkpoint before an agent's destructive command (turns/commandCheckpoints.ts): a private snapshot commit, as
+   * a turn's base snapshot is taken, never of a half-restored tree.
+   */
+  commandCheckpoint: {
+    name: 'command-checkpoint',
+    lease: { purpose: 'turn', acquire: 'wait' },
+    refusedInRecovery: true,
+    settles: true,
+    gate: 'turn',
+  },
   /** Undo, Redo, Restore: planning races its lookups with the probe and passes the gate itself (restorePlan.ts). */
   restore: {
     name: 'restore',

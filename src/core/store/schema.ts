@@ -142,6 +142,24 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       PRIMARY KEY (chat_id, op_id)
     )`,
   ],
+  // Issue 34 (migration 7): a snapshot of the working tree taken just before a running turn's agent ran a command
+  // that destroys working-tree content (`git reset --hard`, `git clean`, `rm -rf`, …). `command` is the shell text
+  // the agent wrote (kept like a prompt: never logged); `commit_oid` is the private snapshot commit
+  // (refs/agent-versions/checkpoints/<id>); `saved_files` counts the ignored files kept beside the store
+  // (turns/commandCheckpoints.ts).
+  [
+    `CREATE TABLE command_checkpoints (
+      id TEXT PRIMARY KEY,
+      turn_id TEXT NOT NULL,
+      chat_id TEXT NOT NULL,
+      command TEXT NOT NULL,
+      label TEXT NOT NULL,
+      commit_oid TEXT NOT NULL,
+      saved_files INTEGER NOT NULL DEFAULT 0,
+      created_at INTEGER NOT NULL
+    )`,
+    `CREATE INDEX command_checkpoints_turn ON command_checkpoints (turn_id, created_at)`,
+  ],
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,220 @@
+/**
+ * Issue 34: a checkpoint just before an agent's destructive shell command, through the shipped CLI bundle
+ * (dist/cli.js) as real processes in real git repositories, with Claude Code's and Codex's own PreToolUse payloads
+ * (test/fixtures/hooks/, captured from the real binaries) — then the command itself really runs, and
+ * `undo --before-command` brings the working tree back exactly; nothing is lost.
+ */
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { repoPicture } from '../support/assertions';
+import {
+  assertNothingLost,
+  cleanupTempDirs,
+  contentInventory,
+  git,
+  makeRepo,
+  read,
+  testGitEnv,
+  write,
+} from '../support/gitFixtures';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const DIST_CLI = path.join(ROOT, 'dist/cli.js');
+const FIXTURES = path.join(ROOT, 'test/fixtures/hooks');
+const CAPTURED_REPO = '/home/user/work/repo';
+const SESSION = 'c4e0f7a1-0d1e-4c55-9b2f-7a1f0e3c9d21';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(args: string[], cwd: string, input = ''): Run {
+  const r = spawnSync(process.execPath, [DIST_CLI, ...args], {
+    cwd,
+    input,
+    encoding: 'utf8',
+    env: { ...testGitEnv(), COPILOT_CLI: '' },
+    timeout: 60_000,
+  });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+function payload(name: string, repo: string, overrides: Record<string, unknown> = {}): string {
+  const text = fs.readFileSync(path.join(FIXTURES, name), 'utf8').split(CAPTURED_REPO).join(repo);
+  return JSON.stringify({ ...(JSON.parse(text) as object), cwd: repo, session_id: SESSION, ...overrides });
+}
+
+interface HookJson {
+  action: string;
+  reason?: string;
+  turnId?: string;
+  checkpointId?: string;
+  command?: string;
+  files?: number;
+}
+
+function hook(agent: string, name: string, repo: string, overrides: Record<string, unknown> = {}): HookJson {
+  const r = cli(['hook', agent, '--json'], repo, payload(name, repo, overrides));
+  assert.equal(r.code, 0, `hook ${agent} ${name}: ${r.stderr}`);
+  return JSON.parse(r.stdout) as HookJson;
+}
+
+/** Claude Code's PreToolUse for its Bash tool running `command`. */
+const bash = (repo: string, command: string) =>
+  hook('claude-code', 'claude-code/PreToolUse.json', repo, { tool_name: 'Bash', tool_input: { command } });
+
+/** The command as the agent's shell runs it (after its hook returned). */
+function sh(repo: string, command: string): void {
+  const r = spawnSync('sh', ['-c', command], { cwd: repo, env: testGitEnv(), encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+}
+
+function repoWithIgnored(): string {
+  const repo = makeRepo();
+  write(repo, '.gitignore', '.env\n*.log\nnode_modules/\n');
+  write(repo, 'a.txt', 'a0\n');
+  write(repo, 'src/keep.ts', 'keep\n');
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', 'start');
+  write(repo, '.env', 'SECRET=1\n');
+  write(repo, 'debug.log', 'log\n');
+  write(repo, 'node_modules/dep/index.js', 'dep\n');
+  return repo;
+}
+
+describe('checkpoints before an agent’s destructive commands (issue 34; dist/cli.js, real git)', function () {
+  this.timeout(120_000);
+  afterEach(() => cleanupTempDirs());
+
+  it('git reset --hard then git clean -fdx in one Claude Code turn: each restored exactly from its checkpoint', () => {
+    const repo = repoWithIgnored();
+    const before = contentInventory(repo);
+    const began = hook('claude-code', 'claude-code/UserPromptSubmit.json', repo);
+    assert.equal(began.action, 'began');
+    write(repo, 'a.txt', 'a by the agent\n');
+    write(repo, 'new.txt', 'new by the agent\n');
+    const atReset = repoPicture(repo);
+    const reset = bash(repo, 'cd src && git reset --hard');
+    assert.equal(reset.action, 'checkpoint', JSON.stringify(reset));
+    assert.equal(reset.turnId, began.turnId);
+    assert.equal(reset.command, 'git reset --hard');
+    assert.equal(reset.files, 0, 'reset --hard does not reach ignored files: none copied');
+    sh(repo, 'git reset -q --hard');
+    assert.equal(read(repo, 'a.txt'), 'a0\n', 'the agent’s edit is gone from the tree');
+    const atClean = repoPicture(repo);
+    const clean = bash(repo, 'git clean -fdx');
+    assert.equal(clean.action, 'checkpoint');
+    assert.equal(clean.command, 'git clean -x');
+    assert.equal(clean.files, 2, '.env and debug.log copied aside; node_modules/ is not (reinstallable)');
+    sh(repo, 'git clean -q -fdx');
+    assert.equal(fs.existsSync(path.join(repo, '.env')), false);
+    assert.equal(hook('claude-code', 'claude-code/Stop.json', repo).action, 'ended');
+
+    const listed = cli(['checkpoints', '--json'], repo);
+    assert.equal(listed.code, 0, listed.stderr);
+    const list = JSON.parse(listed.stdout) as Array<{ id: string; label: string; turnId: string }>;
+    assert.deepEqual(
+      list.map((k) => [k.id, k.label, k.turnId]),
+      [
+        [reset.checkpointId, 'git reset --hard', began.turnId],
+        [clean.checkpointId, 'git clean -x', began.turnId],
+      ],
+    );
+    assert.doesNotMatch(cli(['checkpoints'], repo).stdout, /cd src/, 'the command text is not printed');
+
+    const back = cli(['undo', '--before-command', reset.checkpointId!, '--json'], repo);
+    assert.equal(back.code, 0, back.stderr);
+    assert.equal((JSON.parse(back.stdout) as { result: string }).result, 'restored');
+    assert.match(git(repo, 'log', '-1', '--format=%s'), /^\[Restore\]/);
+    const now = repoPicture(repo);
+    for (const file of ['a.txt', 'new.txt', 'src/keep.ts', '.gitignore'])
+      assert.equal(now[file], atReset[file], `${file} as just before git reset --hard`);
+    assert.equal(git(repo, 'status', '--porcelain', '--untracked-files=no').trim(), '');
+
+    const beforeClean = cli(['undo', '--before-command', clean.checkpointId!, '--json'], repo);
+    assert.equal(beforeClean.code, 0, beforeClean.stderr);
+    assert.equal((JSON.parse(beforeClean.stdout) as { broughtBack: number }).broughtBack, 2);
+    const after = repoPicture(repo);
+    for (const file of ['a.txt', 'new.txt', '.env', 'debug.log'])
+      assert.equal(after[file], atClean[file], `${file} as just before git clean -fdx`);
+    assert.equal(fs.statSync(path.join(repo, '.git/agent-versions')).isDirectory(), true);
+    assertNothingLost(repo, before);
+  });
+
+  it('the ignored files kept aside are owner-only and in no ref; a file there now is never overwritten', () => {
+    const repo = repoWithIgnored();
+    hook('claude-code', 'claude-code/UserPromptSubmit.json', repo);
+    const taken = bash(repo, 'rm -rf .env debug.log');
+    assert.equal(taken.action, 'checkpoint');
+    const refs = git(repo, 'for-each-ref', '--format=%(objectname)', 'refs/');
+    const envBlob = git(repo, 'hash-object', '.env').trim();
+    const reachable = git(repo, 'rev-list', '--objects', '--all');
+    assert.ok(refs.length > 0);
+    assert.equal(reachable.includes(envBlob), false, '.env’s bytes are reachable from no ref (git push --mirror)');
+    const saved = path.join(repo, '.git/agent-versions/checkpoints', taken.checkpointId!);
+    assert.equal(fs.statSync(saved).mode & 0o077, 0, 'owner-only folder');
+    sh(repo, 'rm -rf .env debug.log');
+    write(repo, 'debug.log', 'a newer log\n');
+    hook('claude-code', 'claude-code/Stop.json', repo);
+    const back = cli(['undo', '--before-command', taken.checkpointId!, '--json'], repo);
+    assert.equal(back.code, 0, back.stderr);
+    assert.equal(read(repo, '.env'), 'SECRET=1\n');
+    assert.equal(read(repo, 'debug.log'), 'a newer log\n', 'present: not overwritten');
+  });
+
+  it('Codex’s PreToolUse for its Bash tool takes the checkpoint the same way', () => {
+    const repo = repoWithIgnored();
+    const began = hook('codex', 'codex/UserPromptSubmit.json', repo);
+    write(repo, 'a.txt', 'a by codex\n');
+    const taken = hook('codex', 'codex/PostToolUse-Bash.json', repo, {
+      hook_event_name: 'PreToolUse',
+      tool_input: { command: 'git stash' },
+      tool_response: undefined,
+    });
+    assert.equal(taken.action, 'checkpoint', JSON.stringify(taken));
+    assert.equal(taken.turnId, began.turnId);
+    sh(repo, 'git stash -q');
+    assert.equal(read(repo, 'a.txt'), 'a0\n');
+    hook('codex', 'codex/Stop.json', repo);
+    assert.equal(cli(['undo', '--before-command', taken.checkpointId!], repo).code, 0);
+    assert.equal(read(repo, 'a.txt'), 'a by codex\n');
+  });
+
+  it('a harmless command, no running turn, and bad input: exit 0, nothing written, no repository opened', () => {
+    const repo = repoWithIgnored();
+    const refs = () => git(repo, 'for-each-ref');
+    const untouched = refs();
+    // No running turn: a destructive command outside a turn is the user's business.
+    assert.equal(bash(repo, 'git reset --hard').action, 'ignored');
+    assert.equal(hook('claude-code', 'claude-code/UserPromptSubmit.json', repo).action, 'began');
+    const during = refs();
+    assert.equal(during, untouched, 'a clean tree: the turn began with no snapshot ref');
+    for (const command of [
+      'ls -la',
+      'git status',
+      'echo "git reset --hard"',
+      'git reset --soft HEAD~1',
+      'x'.repeat(1 << 20),
+    ])
+      assert.equal(bash(repo, command).action, 'ignored', command.slice(0, 40));
+    for (const overrides of [
+      { tool_name: 'Bash', tool_input: { command: 42 } },
+      { tool_name: 'Bash', tool_input: 'git reset --hard' },
+      { tool_name: 'NoSuchTool', tool_input: { command: 'git reset --hard' } },
+      { tool_name: 'Read', tool_input: { file_path: path.join(repo, 'a.txt') } },
+    ])
+      assert.equal(hook('claude-code', 'claude-code/PreToolUse.json', repo, overrides).action, 'ignored');
+    assert.equal(refs(), during, 'no checkpoint was made');
+    const listed = cli(['checkpoints', '--json'], repo);
+    assert.deepEqual(JSON.parse(listed.stdout), []);
+    const unknown = cli(['undo', '--before-command', '00000000-0000-4000-8000-000000000000'], repo);
+    assert.equal(unknown.code, 2, 'bad input');
+    assert.match(unknown.stderr, /No checkpoint with this id/);
+    const usage = cli(['undo', '--before-command', 'x', '--only', 'turn'], repo);
+    assert.equal(usage.code, 2);
+  });
+});
