@@ -85,7 +85,8 @@ function main() {
   if (chain.length < 2) throw new Error('the history has fewer than two commits');
 
   const kept = new Set();
-  for (let i = 1; i < chain.length; i++) for (const file of touchedPaths(mirror, chain[i - 1], chain[i])) kept.add(file);
+  for (let i = 1; i < chain.length; i++)
+    for (const file of touchedPaths(mirror, chain[i - 1], chain[i])) kept.add(file);
 
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'avh-history-pack-'));
   try {
