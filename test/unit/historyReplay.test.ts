@@ -2,10 +2,10 @@
  * Issue 33, "Real histories": real repository histories (the packs in test/fixtures/histories/, README there)
  * replayed as agent turns through the shipped CLI bundle (dist/cli.js) in real git repositories. Each turn makes the
  * working tree exactly a pack commit's tree (renames, deletes, mode changes, symlinks, a file→symlink type change,
- * .gitignore edits, PNG binaries); now and then the user edits or commits between turns, a turn runs in a second
- * chat or is stopped halfway. Every few turns, and for a run of turns at the end, Undo must give back exactly the
- * tree before the turn and Redo exactly the turn's tree (paths, modes, symlink targets, bytes), and no content that
- * ever existed is lost.
+ * .gitignore edits, PNG binaries), and its version must be exactly that commit's tree; now and then the user edits or
+ * commits between turns, a turn runs in a second chat or is stopped halfway. At the end every step is undone one after
+ * another and then redone: each Undo must give back exactly the tree before its turn and each Redo exactly the tree
+ * its Undo replaced (paths, modes, symlink targets, bytes; .git left out), and no content that ever existed is lost.
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -37,25 +37,32 @@ interface PackCase {
   commits: number[];
   /** Change kinds the replayed turns must include, so the test cannot silently stop covering them. */
   kinds: Kind[];
+  /** Where AVH_HISTORY_FULL=1 starts (every commit from there to the pack's end is a turn). */
+  fullFrom: number;
 }
 
 /**
  * Each CLI process costs half a second to a second on a loaded machine, so the default run replays three or four turns
  * per pack, chosen (skipping commits where the list jumps) so that each kind of change is in them, then undoes them
- * all one after another and redoes them all. AVH_HISTORY_FULL=1 replays each pack from its first listed commit to its
- * last, with an Undo and Redo after every third turn and a run of four at the end (several minutes).
+ * all one after another and redoes them all. AVH_HISTORY_FULL=1 replays every commit of each pack (nvm's from 67), with
+ * an Undo and Redo after every third turn and a run of four at the end (several minutes).
  */
 const FULL = process.env.AVH_HISTORY_FULL === '1';
 
 const CASES: PackCase[] = [
   // Executable bits set on existing files (68, 70) and new executables; names with spaces. (It starts at 67: that
   // commit adds a test file with a bearer token in it, which a turn leaves out of its version by design, README.)
-  { name: 'nvm', commits: [67, 68, 70, 72], kinds: ['mode'] },
+  { name: 'nvm', commits: [67, 68, 70, 72], kinds: ['mode'], fullFrom: 67 },
   // Symlinks added, deletes and a rename (43-47), a .gitignore edit (48-70), a file→symlink type change, another
   // .gitignore edit and more symlinks (71-78).
-  { name: 'pyenv', commits: [42, 47, 70, 78], kinds: ['symlink', 'delete', 'rename', 'gitignore', 'typechange'] },
+  {
+    name: 'pyenv',
+    commits: [42, 47, 70, 78],
+    kinds: ['symlink', 'delete', 'rename', 'gitignore', 'typechange'],
+    fullFrom: 0,
+  },
   // Deletes (15), a PNG added (16-37), a rename (38), another PNG added and then changed (39-52).
-  { name: 'hyperfine', commits: [14, 15, 37, 38, 52], kinds: ['delete', 'binary', 'rename'] },
+  { name: 'hyperfine', commits: [14, 15, 37, 38, 52], kinds: ['delete', 'binary', 'rename'], fullFrom: 0 },
 ];
 
 /** What happens when, by turn number (1-based), so every run replays the same story. */
@@ -336,7 +343,7 @@ interface Restored {
 
 function replay(c: PackCase): void {
   const pack = new Pack(c.name);
-  const indexes = FULL ? range(c.commits[0], pack.chain.length - 1) : c.commits;
+  const indexes = FULL ? range(c.fullFrom, pack.chain.length - 1) : c.commits;
   const commits = indexes.map((i) => pack.chain[i]);
   assert.ok(commits.every(Boolean), `${c.name}: the pack has commits ${indexes.join(', ')}`);
   const seed = commits[0];
@@ -456,7 +463,7 @@ function replay(c: PackCase): void {
 }
 
 describe('real histories replayed as agent turns: every Undo and Redo exact (issue 33; shipped CLI, real git)', function () {
-  this.timeout(120_000);
+  this.timeout(FULL ? 1_800_000 : 120_000);
   afterEach(cleanupTempDirs);
 
   for (const c of CASES) {
