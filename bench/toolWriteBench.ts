@@ -11,6 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { hookCommand, hookEnvWords, shellWord } from '../src/cli/installation';
 import { chatWritesSince, foldTurnWrites, recordToolWrites } from '../src/core/turns/toolWrites';
+import type { GoalRow } from './benchSection';
 import { buildRepo, fmtRatio, median, ms, percentile } from './benchUtil';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -33,13 +34,15 @@ function wall(command: string, args: readonly string[], cwd: string, input = '')
 }
 
 /** The section's markdown: PostToolUse (fast path) vs a bare Node start, and the fold at a turn's end. */
-export async function runToolWriteBench(options: ToolWriteBenchOptions): Promise<{ section: string }> {
+export async function runToolWriteBench(
+  options: ToolWriteBenchOptions,
+): Promise<{ section: string; goals: GoalRow[] }> {
   if (!fs.existsSync(CLI)) throw new Error('tool-write bench: dist/cli.js is missing (npm run build)');
   const files = options.quick ? 200 : 2_000;
   const reps = options.quick ? 5 : 31;
   const dir = path.join(options.workDir, 'tool-write-repo');
   options.progress(`tool writes: building a ${files.toLocaleString('en')}-file repository…`);
-  await buildRepo(dir, files, 2_048);
+  const built = await buildRepo(dir, files, 2_048);
   const installed = hookCommand('claude-code', { cliFile: CLI });
   const begin = JSON.stringify({ hook_event_name: 'UserPromptSubmit', session_id: SESSION, cwd: dir, prompt: 'bench' });
   wall('/bin/sh', ['-c', installed], dir, begin);
@@ -64,6 +67,48 @@ export async function runToolWriteBench(options: ToolWriteBenchOptions): Promise
     if (i === 0) continue; // warm-up
     for (const k of Object.keys(round) as (keyof typeof round)[]) times[k].push(round[k]);
   }
+  // Issue 34: a pre-tool event. Not destructive: answered at once, against the same floor. Destructive, with 100
+  // changed files: the checkpoint, against its own floor — the shell and Node start plus raw git making the same
+  // snapshot (a temporary index from HEAD, add -A, write-tree, commit-tree, update-ref).
+  const bashEvent = (command: string) =>
+    JSON.stringify({
+      hook_event_name: 'PreToolUse',
+      session_id: SESSION,
+      cwd: dir,
+      tool_name: 'Bash',
+      tool_input: { command },
+    });
+  const changed = built.files.slice(0, 100);
+  for (const rel of changed) fs.appendFileSync(path.join(dir, rel), 'changed by the bench turn\n');
+  const rawSnapshot = [
+    'set -e',
+    'export GIT_INDEX_FILE="$(git rev-parse --git-dir)/bench-checkpoint-index"',
+    'git read-tree HEAD',
+    'git add -A',
+    't=$(git write-tree)',
+    'c=$(git commit-tree "$t" -p HEAD -m checkpoint)',
+    'git update-ref "refs/bench/checkpoint/$$" "$c"',
+    'rm -f "$GIT_INDEX_FILE"',
+  ].join('\n');
+  const pre: Record<'floor' | 'harmless' | 'checkpointFloor' | 'checkpoint', number[]> = {
+    floor: [],
+    harmless: [],
+    checkpointFloor: [],
+    checkpoint: [],
+  };
+  options.progress(`tool writes: ${reps} rounds of PreToolUse (harmless, and a checkpoint of 100 changes)…`);
+  for (let i = 0; i < reps + 1; i++) {
+    const round = {
+      floor: wall('/bin/sh', ['-c', floor], dir),
+      harmless: wall('/bin/sh', ['-c', installed], dir, bashEvent('npm test -- --watch=false')),
+      checkpointFloor: wall('/bin/sh', ['-c', `${floor} && ${rawSnapshot}`], dir),
+      checkpoint: wall('/bin/sh', ['-c', installed], dir, bashEvent('git reset --hard')),
+    };
+    if (i === 0) continue; // warm-up
+    for (const k of Object.keys(round) as (keyof typeof round)[]) pre[k].push(round[k]);
+  }
+  const checkpoints = fs.readdirSync(path.join(dir, '.git', 'refs', 'agent-versions', 'checkpoints')).length;
+  if (checkpoints < reps) throw new Error(`tool writes: ${checkpoints} checkpoints for ${reps + 1} destructive events`);
   const stateDir = path.join(dir, '.git', 'agent-versions');
   const recordedLines = chatWritesSince(stateDir, SESSION, 0).paths.length;
   // The fold at a turn's end, in process: 200 reported edits read and written as the turn's record.
@@ -97,6 +142,41 @@ export async function runToolWriteBench(options: ToolWriteBenchOptions): Promise
     `| fold of a turn’s 200 reported edits at its end (in process) | ${ms(median(folds))} | ` +
       `${ms(percentile(folds, 90))} | — |`,
     '',
+    '### Before a tool runs (issue 34: checkpoints before destructive commands)',
+    '',
+    `The same repository and turn, ${reps} alternating rounds after a warm-up; goals: a command that is not ` +
+      'destructive ≤ 1.1× the floor, a checkpoint (100 changed files) ≤ 1.3× its floor (the floor plus raw git ' +
+      'making the same snapshot).',
+    '',
+    '| event | median | p90 | vs its floor |',
+    '|---|---:|---:|---:|',
+    `| the floor (as above) | ${ms(median(pre.floor))} | ${ms(percentile(pre.floor, 90))} | 1.00× |`,
+    `| PreToolUse Bash \`npm test\`, as installed (not destructive) | ${ms(median(pre.harmless))} | ` +
+      `${ms(percentile(pre.harmless, 90))} | ${fmtRatio(median(pre.harmless) / median(pre.floor))} |`,
+    `| its floor: the floor + raw git snapshot (read-tree, add -A, write-tree, commit-tree, update-ref) | ` +
+      `${ms(median(pre.checkpointFloor))} | ${ms(percentile(pre.checkpointFloor, 90))} | 1.00× |`,
+    `| PreToolUse Bash \`git reset --hard\`, as installed (checkpoint of 100 changed files) | ` +
+      `${ms(median(pre.checkpoint))} | ${ms(percentile(pre.checkpoint, 90))} | ` +
+      `${fmtRatio(median(pre.checkpoint) / median(pre.checkpointFloor))} |`,
+    '',
   ].join('\n');
-  return { section };
+  const harmless = median(pre.harmless) / median(pre.floor);
+  const checkpoint = median(pre.checkpoint) / median(pre.checkpointFloor);
+  const goals: GoalRow[] = [
+    {
+      id: 'pre-tool-harmless',
+      measure: 'PreToolUse of a command that is not destructive, vs the shell + Node start (issue 34)',
+      goal: '≤ 1.1×',
+      measured: fmtRatio(harmless),
+      pass: harmless <= 1.1,
+    },
+    {
+      id: 'pre-tool-checkpoint',
+      measure: 'PreToolUse checkpoint (2,000 files, 100 changed), vs the start + raw git snapshot (issue 34)',
+      goal: '≤ 1.3×',
+      measured: fmtRatio(checkpoint),
+      pass: checkpoint <= 1.3,
+    },
+  ];
+  return { section, goals };
 }
