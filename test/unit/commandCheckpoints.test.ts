@@ -166,6 +166,36 @@ describe('checkpoints before an agent’s destructive commands (issue 34; dist/c
     assert.equal(read(repo, 'debug.log'), 'a newer log\n', 'present: not overwritten');
   });
 
+  it('privacy: the command’s text (paths, arguments) never reaches output or logs, with --verbose too', () => {
+    const repo = repoWithIgnored();
+    const canary = 'CANARY-5e1d-command-text';
+    write(repo, `${canary}/f.txt`, 'f\n');
+    hook('claude-code', 'claude-code/UserPromptSubmit.json', repo);
+    const input = payload('claude-code/PreToolUse.json', repo, {
+      tool_name: 'Bash',
+      tool_input: { command: `rm -rf ${canary}` },
+    });
+    const verbose = cli(['hook', 'claude-code', '--json', '--verbose'], repo, input);
+    assert.equal(verbose.code, 0, verbose.stderr);
+    const taken = JSON.parse(verbose.stdout) as HookJson;
+    assert.equal(taken.action, 'checkpoint');
+    const outputs = [
+      verbose.stdout,
+      verbose.stderr,
+      ...['checkpoints', 'status'].flatMap((c) => {
+        const r = cli([c, '--verbose'], repo);
+        const j = cli([c, '--json'], repo);
+        return [r.stdout, r.stderr, j.stdout, j.stderr];
+      }),
+    ];
+    sh(repo, `rm -rf ${canary}`);
+    const back = cli(['undo', '--before-command', taken.checkpointId!, '--verbose'], repo);
+    assert.equal(back.code, 0, back.stderr);
+    outputs.push(back.stdout, back.stderr);
+    for (const text of outputs) assert.equal(text.includes(canary), false, text.slice(0, 400));
+    assert.equal(read(repo, `${canary}/f.txt`), 'f\n', 'and the folder is back');
+  });
+
   it('Codex’s PreToolUse for its Bash tool takes the checkpoint the same way', () => {
     const repo = repoWithIgnored();
     const began = hook('codex', 'codex/UserPromptSubmit.json', repo);
