@@ -475,7 +475,13 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
     assert.match(first.stdout, /\nThen, in Gemini CLI:\n {2}- Gemini CLI runs hooks only in a folder you trust/);
     const settings = jsonOf<Settings & { model: unknown }>(path.join(repo, '.gemini/settings.json'));
     assert.deepEqual(settings.model, { name: 'gemini-2.5-pro' });
-    assert.deepEqual(Object.keys(settings.hooks), ['BeforeAgent', 'AfterAgent', 'SessionEnd', 'AfterTool']);
+    assert.deepEqual(Object.keys(settings.hooks), [
+      'BeforeAgent',
+      'AfterAgent',
+      'SessionEnd',
+      'AfterTool',
+      'BeforeTool',
+    ]);
     assert.deepEqual(settings.hooks.AfterAgent[0].hooks[0], {
       type: 'command',
       command: ourCommand('gemini'),

@@ -51,6 +51,7 @@ export const TOOL_EVENTS: ReadonlySet<string> = new Set([
   'AfterTool',
   'tool.execute.after',
   'PreToolUse',
+  'BeforeTool',
 ]);
 
 function probeOf(root: string): EarlyProbe & { cancel: () => void } {
