@@ -444,7 +444,13 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
     const file = path.join(repo, '.github/hooks/agent-versions.json');
     const written = jsonOf<Settings & { version: number }>(file);
     assert.equal(written.version, 1);
-    assert.deepEqual(Object.keys(written.hooks), ['UserPromptSubmit', 'Stop', 'SessionEnd', 'PostToolUse']);
+    assert.deepEqual(Object.keys(written.hooks), [
+      'UserPromptSubmit',
+      'Stop',
+      'SessionEnd',
+      'PostToolUse',
+      'PreToolUse',
+    ]);
     assert.deepEqual(commandsOf(written, 'Stop'), [ourCommand('copilot')]);
     assert.ok(read(repo, '.github/hooks/agent-versions.json').endsWith('}\n'));
     const user = JSON.parse(
