@@ -52,6 +52,7 @@ export const TOOL_EVENTS: ReadonlySet<string> = new Set([
   'tool.execute.after',
   'PreToolUse',
   'BeforeTool',
+  'tool.execute.before',
 ]);
 
 function probeOf(root: string): EarlyProbe & { cancel: () => void } {
