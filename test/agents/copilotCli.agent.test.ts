@@ -209,9 +209,7 @@ describe('GitHub Copilot CLI 1.0.102 (real binary, mock model: Chat Completions 
       turns.map((t) => t.agent),
       ['copilot-cli'],
     );
-    const list = avhJson<{ id: string; label: string; turnId: string; savedFiles: number }[]>(sandbox, [
-      'checkpoints',
-    ]);
+    const list = avhJson<{ id: string; label: string; turnId: string; savedFiles: number }[]>(sandbox, ['checkpoints']);
     assert.deepEqual(
       list.map((k) => [k.label, k.turnId, k.savedFiles]),
       [['git reset --hard', turns[0].id, 0]],

@@ -177,7 +177,10 @@ describe('Gemini CLI 0.61.0 (real binary, mock model: Gemini API on 127.0.0.1): 
     const start = treeOf(repo);
     const content = inventory(repo);
     mock.script([
-      geminiCalls({ name: 'run_shell_command', args: { command: "printf 'agent\\n' >> src.txt", description: 'edit' } }),
+      geminiCalls({
+        name: 'run_shell_command',
+        args: { command: "printf 'agent\\n' >> src.txt", description: 'edit' },
+      }),
       geminiCalls({ name: 'run_shell_command', args: { command: 'git clean -fdx', description: 'clean' } }),
       geminiReply('Done.'),
     ]);
@@ -199,9 +202,7 @@ describe('Gemini CLI 0.61.0 (real binary, mock model: Gemini API on 127.0.0.1): 
     );
     const turns = await turnsOf(repo);
     assert.equal(turns.length, 1);
-    const list = avhJson<{ id: string; label: string; turnId: string; savedFiles: number }[]>(sandbox, [
-      'checkpoints',
-    ]);
+    const list = avhJson<{ id: string; label: string; turnId: string; savedFiles: number }[]>(sandbox, ['checkpoints']);
     assert.deepEqual(
       list.map((k) => [k.label, k.turnId, k.savedFiles]),
       [['git clean -x', turns[0].id, 2]],

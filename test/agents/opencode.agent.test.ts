@@ -209,9 +209,7 @@ describe('opencode 1.18.33 (real binary, mock model: Chat Completions on 127.0.0
       (turns) => turns[0]?.outcome != null && (turns[0].version !== null || turns[0].noVersionReason !== 'pending'),
       { timeoutMs: 30_000 },
     );
-    const list = avhJson<{ id: string; label: string; turnId: string; savedFiles: number }[]>(sandbox, [
-      'checkpoints',
-    ]);
+    const list = avhJson<{ id: string; label: string; turnId: string; savedFiles: number }[]>(sandbox, ['checkpoints']);
     assert.deepEqual(
       list.map((k) => [k.label, k.turnId, k.savedFiles]),
       [['git stash', turn.id, 0]],
