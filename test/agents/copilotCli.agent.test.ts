@@ -180,6 +180,51 @@ describe('GitHub Copilot CLI 1.0.102 (real binary, mock model: Chat Completions 
     assertQuietHooks();
   });
 
+  it('the agent edits a file, then runs git reset --hard mid-turn: its checkpoint restores the exact tree before it (issue 34)', async () => {
+    const { repo } = sandbox;
+    const start = treeOf(repo);
+    const content = inventory(repo);
+    mock.script([
+      chatToolCalls({ name: 'bash', arguments: { command: "printf 'agent\\n' >> src.txt", description: 'edit' } }),
+      chatToolCalls({ name: 'bash', arguments: { command: 'git reset --hard', description: 'reset' } }),
+      chatReply('Done.'),
+    ]);
+    const exit = await prompt('tidy up the repository').exited;
+    assert.equal(exit.code, 0, exit.stderr);
+    const after = treeOf(repo);
+    assert.equal(after['src.txt'], 'one\n', 'git reset --hard took the agent’s edit away');
+    assert.equal(after['README.md'] === start['README.md'], false, '…and the user’s');
+    const tools = capturedEvents(sandbox).filter((e) => e.event === 'PreToolUse');
+    saveSamples(sandbox, 'copilot-cli', 'pre-tool', tools);
+    // Copilot CLI 1.0.102's PreToolUse (PascalCase event, snake_case payload): its shell tool arrives as `Bash`.
+    assert.deepEqual(
+      tools.map((e) => [e.payload.tool_name, (e.payload.tool_input as { command?: unknown }).command]),
+      [
+        ['Bash', "printf 'agent\\n' >> src.txt"],
+        ['Bash', 'git reset --hard'],
+      ],
+    );
+    const turns = await turnsOf(repo);
+    assert.deepEqual(
+      turns.map((t) => t.agent),
+      ['copilot-cli'],
+    );
+    const list = avhJson<{ id: string; label: string; turnId: string; savedFiles: number }[]>(sandbox, ['checkpoints']);
+    assert.deepEqual(
+      list.map((k) => [k.label, k.turnId, k.savedFiles]),
+      [['git reset --hard', turns[0].id, 0]],
+      'one checkpoint: hook claude-code, which Copilot CLI runs too, left the event to hook copilot',
+    );
+    avhJson(sandbox, ['undo', '--before-command', list[0].id]);
+    assert.deepEqual(
+      treeOf(repo),
+      { ...start, 'src.txt': 'one\nagent\n' },
+      'just before git reset --hard: the user’s edit, the untracked file and the agent’s edit',
+    );
+    assertNothingLost(repo, content);
+    assertQuietHooks();
+  });
+
   it('Undo that the agent hears about: after `agent-versions undo`, the resumed session’s next prompt carries one note as a <system_reminder>', async () => {
     const content = inventory(sandbox.repo);
     const before = treeOf(sandbox.repo);

@@ -444,7 +444,13 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
     const file = path.join(repo, '.github/hooks/agent-versions.json');
     const written = jsonOf<Settings & { version: number }>(file);
     assert.equal(written.version, 1);
-    assert.deepEqual(Object.keys(written.hooks), ['UserPromptSubmit', 'Stop', 'SessionEnd', 'PostToolUse']);
+    assert.deepEqual(Object.keys(written.hooks), [
+      'UserPromptSubmit',
+      'Stop',
+      'SessionEnd',
+      'PostToolUse',
+      'PreToolUse',
+    ]);
     assert.deepEqual(commandsOf(written, 'Stop'), [ourCommand('copilot')]);
     assert.ok(read(repo, '.github/hooks/agent-versions.json').endsWith('}\n'));
     const user = JSON.parse(
@@ -475,7 +481,13 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
     assert.match(first.stdout, /\nThen, in Gemini CLI:\n {2}- Gemini CLI runs hooks only in a folder you trust/);
     const settings = jsonOf<Settings & { model: unknown }>(path.join(repo, '.gemini/settings.json'));
     assert.deepEqual(settings.model, { name: 'gemini-2.5-pro' });
-    assert.deepEqual(Object.keys(settings.hooks), ['BeforeAgent', 'AfterAgent', 'SessionEnd', 'AfterTool']);
+    assert.deepEqual(Object.keys(settings.hooks), [
+      'BeforeAgent',
+      'AfterAgent',
+      'SessionEnd',
+      'AfterTool',
+      'BeforeTool',
+    ]);
     assert.deepEqual(settings.hooks.AfterAgent[0].hooks[0], {
       type: 'command',
       command: ourCommand('gemini'),
@@ -572,6 +584,45 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
       'b.txt',
       'c.txt',
     ]);
+    assertNothingLost(repo, before);
+  });
+
+  it('opencode plugin: tool.execute.before for bash resolves only once the checkpoint is taken; a harmless command or another tool takes none (issue 34)', () => {
+    const repo = makeRepo();
+    const home = tempDir('avh-home-');
+    assert.equal(cliIn(repo, home, 'connect', 'opencode').code, 0);
+    git(repo, 'add', '.opencode');
+    git(repo, 'commit', '-q', '-m', 'connect opencode');
+    write(repo, 'src.txt', 'agent edit\n');
+    const before = contentInventory(repo);
+    const file = path.join(repo, '.opencode/plugins/agent-versions.js');
+    // opencode 1.18 calls it as (input: {tool, sessionID, callID}, output: {args}) and awaits it before the tool.
+    const script = `
+      const { execFileSync } = await import('node:child_process');
+      const { AgentVersions } = await import(${JSON.stringify(pathToFileURL(file).href)});
+      const hooks = await AgentVersions({ directory: ${JSON.stringify(repo)} });
+      const refs = () => execFileSync('git', ['for-each-ref', 'refs/agent-versions/checkpoints'], { encoding: 'utf8' });
+      await hooks['chat.message']({ sessionID: 'ses_x' }, { message: { id: 'msg_1' }, parts: [{ type: 'text', text: 'tidy' }] });
+      await hooks['tool.execute.before']({ tool: 'bash', sessionID: 'ses_x', callID: 'c1' }, { args: { command: 'ls -la' } });
+      await hooks['tool.execute.before']({ tool: 'write', sessionID: 'ses_x', callID: 'c2' }, { args: { filePath: 'x' } });
+      const quiet = refs();
+      await hooks['tool.execute.before']({ tool: 'bash', sessionID: 'ses_x', callID: 'c3' }, { args: { command: 'git reset --hard' } });
+      process.stdout.write(JSON.stringify({ quiet, after: refs() }));
+    `;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: repo, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    const refs = JSON.parse(r.stdout) as { quiet: string; after: string };
+    assert.equal(refs.quiet, '', 'ls -la and the write tool take no checkpoint');
+    assert.equal(
+      refs.after.split('\n').filter((l) => l.includes('refs/agent-versions/checkpoints/')).length,
+      1,
+      'git reset --hard: one checkpoint, there when the hook resolved',
+    );
+    const list = JSON.parse(cliIn(repo, home, 'checkpoints', '--json').stdout) as { label: string }[];
+    assert.deepEqual(
+      list.map((k) => k.label),
+      ['git reset --hard'],
+    );
     assertNothingLost(repo, before);
   });
 

@@ -1,7 +1,7 @@
 /**
  * Issue 34: a checkpoint just before an agent's destructive shell command, through the shipped CLI bundle
- * (dist/cli.js) as real processes in real git repositories, with Claude Code's and Codex's own PreToolUse payloads
- * (test/fixtures/hooks/, captured from the real binaries) — then the command itself really runs, and
+ * (dist/cli.js) as real processes in real git repositories, with each agent's own pre-tool payload
+ * (test/fixtures/hooks/, captured from the real binaries; opencode's is our plugin's) — then the command itself really runs, and
  * `undo --before-command` brings the working tree back exactly; nothing is lost.
  */
 import * as assert from 'node:assert/strict';
@@ -213,6 +213,61 @@ describe('checkpoints before an agent’s destructive commands (issue 34; dist/c
     assert.equal(cli(['undo', '--before-command', taken.checkpointId!], repo).code, 0);
     assert.equal(read(repo, 'a.txt'), 'a by codex\n');
   });
+
+  // Each agent's own pre-tool payload (captured from Gemini CLI 0.61.0 and Copilot CLI 1.0.102; opencode's is our
+  // plugin's; VS Code's run_in_terminal is its source's tool name in Copilot CLI's payload shape).
+  for (const [what, agent, begin, pre, shell, end] of [
+    [
+      'Gemini CLI’s BeforeTool (run_shell_command)',
+      'gemini',
+      'gemini/BeforeAgent.json',
+      'gemini/BeforeTool-run_shell_command.json',
+      { tool_input: { command: 'git stash' } },
+      'gemini/AfterAgent.json',
+    ],
+    [
+      'Copilot CLI’s PreToolUse (Bash)',
+      'copilot',
+      'copilot-cli/UserPromptSubmit.json',
+      'copilot-cli/PreToolUse-Bash.json',
+      { tool_input: { command: 'git stash' } },
+      'copilot-cli/Stop.json',
+    ],
+    [
+      'VS Code’s PreToolUse (run_in_terminal)',
+      'copilot',
+      'vscode/UserPromptSubmit.json',
+      'copilot-cli/PreToolUse-Bash.json',
+      { tool_name: 'run_in_terminal', tool_input: { command: 'git stash' } },
+      'vscode/Stop.json',
+    ],
+    [
+      'opencode’s tool.execute.before (bash)',
+      'opencode',
+      'opencode/chat.message.json',
+      'opencode/tool.execute.before-bash.json',
+      { command: 'git stash' },
+      'opencode/session.idle.json',
+    ],
+  ] as const) {
+    it(`${what} takes the checkpoint; another tool with the same command takes none`, () => {
+      const repo = repoWithIgnored();
+      const began = hook(agent, begin, repo);
+      assert.equal(began.action, 'began', JSON.stringify(began));
+      write(repo, 'a.txt', 'a by the agent\n');
+      const other = hook(agent, pre, repo, { ...shell, tool_name: 'write_file' });
+      assert.equal(other.action, 'ignored', JSON.stringify(other));
+      const taken = hook(agent, pre, repo, shell);
+      assert.equal(taken.action, 'checkpoint', JSON.stringify(taken));
+      assert.equal(taken.turnId, began.turnId);
+      assert.equal(taken.command, 'git stash');
+      sh(repo, 'git stash -q');
+      assert.equal(read(repo, 'a.txt'), 'a0\n');
+      assert.equal(hook(agent, end, repo).action, 'ended');
+      assert.equal(cli(['undo', '--before-command', taken.checkpointId!], repo).code, 0);
+      assert.equal(read(repo, 'a.txt'), 'a by the agent\n');
+    });
+  }
 
   it('a harmless command, no running turn, and bad input: exit 0, nothing written, no repository opened', () => {
     const repo = repoWithIgnored();

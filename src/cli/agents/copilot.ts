@@ -10,6 +10,7 @@ import {
   parseJsonObject,
   reportedPath,
   requiredString,
+  shellCommandOf,
   snakeCaseFields,
 } from '../hooks/hookEvent';
 import type { ToolWrites } from '../../core/turns/toolWrites';
@@ -38,6 +39,8 @@ import type { ConnectableAgent, ReviewContext, ReviewFinding } from './agent';
  *   the user's message (Copilot CLI; a Claude-style `hookSpecificOutput` is ignored there; VS Code takes either).
  * - Paths a tool wrote: PostToolUse `tool_input.path` for `Write` (create) and `Edit` (Claude tool names in the
  *   PascalCase payload); Bash has only `tool_input.command`.
+ * - Before a tool runs: PreToolUse, the shell tool's `tool_input.command` (Copilot CLI's `Bash`, VS Code's
+ *   `run_in_terminal`; issue 34: a checkpoint before a destructive one).
  */
 
 const WHAT = 'hook event';
@@ -49,6 +52,7 @@ const EVENTS = hookEventTable([
   ['Stop', 'completed'],
   ['SessionEnd', 'cancelled'],
   ['PostToolUse', 'wrote'],
+  ['PreToolUse', 'before-tool'],
 ]);
 
 export const copilot: ConnectableAgent = {
@@ -84,7 +88,13 @@ function copilotEvent(o: JsonObject, env: NodeJS.ProcessEnv): HookEvent {
   if (o.hook_event_name === undefined && typeof o.hookEventName === 'string') return vsCodeEvent(o, env);
   const { event, session, cwd, prompt } = snakeCaseFields(o, WHAT);
   const agent = env.COPILOT_CLI === '1' ? COPILOT_CLI : VS_CODE;
-  const action = lifecycleAction(event, prompt, EVENTS, () => copilotToolWrites(o, cwd));
+  const action = lifecycleAction(
+    event,
+    prompt,
+    EVENTS,
+    () => copilotToolWrites(o, cwd),
+    () => (SHELL_TOOLS.has(o.tool_name as string) ? shellCommandOf(objectField(o, 'tool_input').command) : null),
+  );
   const failed = event === 'SessionEnd' && optionalString(o, 'reason', WHAT) === 'error';
   return {
     agent,

@@ -8,6 +8,7 @@ import {
   objectField,
   parseJsonObject,
   reportedPath,
+  shellCommandOf,
   snakeCaseFields,
 } from '../hooks/hookEvent';
 import type { ToolWrites } from '../../core/turns/toolWrites';
@@ -31,6 +32,8 @@ import type { ConnectableAgent, ReviewContext, ReviewFinding } from './agent';
  *   "additionalContext": …}}` becomes a `<hook_context>…</hook_context>` part after the prompt.
  * - Paths a tool wrote: AfterTool `tool_input.file_path` for `write_file` and `replace`; `run_shell_command` has
  *   only `tool_input.command`.
+ * - Before a tool runs: BeforeTool, `run_shell_command`'s `tool_input.command` (issue 34: a checkpoint before a
+ *   destructive one). Gemini awaits the hook before it runs the tool (verified with 0.61.0).
  */
 
 const WHAT = 'Gemini hook event';
@@ -40,6 +43,7 @@ const EVENTS = hookEventTable([
   ['AfterAgent', 'completed'],
   ['SessionEnd', 'cancelled'],
   ['AfterTool', 'wrote'],
+  ['BeforeTool', 'before-tool'],
 ]);
 
 /** Gemini's stand-in for an answer that never came (0.61: the turn was cancelled before any text). */
@@ -83,7 +87,13 @@ function parseGeminiPayload(raw: string): HookEvent {
     cwd,
     action: cancelledAnswer
       ? { kind: 'end', outcome: 'cancelled' }
-      : lifecycleAction(event, prompt, EVENTS, () => geminiToolWrites(o, cwd)),
+      : lifecycleAction(
+          event,
+          prompt,
+          EVENTS,
+          () => geminiToolWrites(o, cwd),
+          () => (o.tool_name === 'run_shell_command' ? shellCommandOf(objectField(o, 'tool_input').command) : null),
+        ),
   };
 }
 

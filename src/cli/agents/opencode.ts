@@ -8,6 +8,7 @@ import {
   optionalString,
   parseJsonObject,
   reportedPath,
+  shellCommandOf,
   snakeCaseFields,
 } from '../hooks/hookEvent';
 import type { ToolWrites } from '../../core/turns/toolWrites';
@@ -31,13 +32,16 @@ import type { ConnectableAgent, OurEntry, SettingsEdit, SettingsFormat } from '.
  *   SIGTERM send nothing: the session's next prompt ends that turn cancelled. The TUI loads the plugin twice; each
  *   event reaches one of the two.
  * - The payload is ours: `{"hook_event_name", "session_id", "cwd" (the plugin's directory), "prompt"?,
- *   "error_name"?, "tool_name"?, "file_path"?, "reads_context"?}`; chats are `opencode:<sessionID>` (stable across
- *   `--continue` and `-s`).
+ *   "error_name"?, "tool_name"?, "file_path"?, "command"?, "reads_context"?}`; chats are `opencode:<sessionID>`
+ *   (stable across `--continue` and `-s`).
  * - Context channel: in `chat.message`, a pushed `{type: "text", synthetic: true, text}` part reaches the model as a
  *   second text part of the user's message: the plugin reads `{"additionalContext"}` from the hook's stdout and
  *   says so (`reads_context`); for a plugin written before that, which ignores stdout, a note waits.
  * - Paths a tool wrote: `tool.execute.after` `args.filePath` for `write` and `edit`, and the `file.edited` event's
  *   `file`; `bash` has only `args.command`.
+ * - Before a tool runs: `tool.execute.before` for `bash`, its `output.args.command` forwarded as `command` (issue 34:
+ *   a checkpoint before a destructive one). opencode 1.18 awaits the plugin's hook before it runs the tool, and the
+ *   plugin awaits our hook command: the checkpoint is taken before the command runs.
  */
 
 const WHAT = 'opencode plugin event';
@@ -47,6 +51,7 @@ const EVENTS = hookEventTable([
   ['session.idle', 'completed'],
   ['session.error', 'errored'],
   ['tool.execute.after', 'wrote'],
+  ['tool.execute.before', 'before-tool'],
 ]);
 
 /** The first line of the plugin connect writes: what makes the file ours. */
@@ -82,7 +87,13 @@ function parseOpencodePayload(raw: string): HookEvent {
     cwd,
     action: aborted
       ? { kind: 'end', outcome: 'cancelled' }
-      : lifecycleAction(event, prompt, EVENTS, () => opencodeToolWrites(o, cwd)),
+      : lifecycleAction(
+          event,
+          prompt,
+          EVENTS,
+          () => opencodeToolWrites(o, cwd),
+          () => (o.tool_name === 'bash' ? shellCommandOf(o.command) : null),
+        ),
     // A plugin written before notes ignores the hook's stdout: notes wait until `connect opencode` updates it.
     ...(o.reads_context === true ? {} : { hearsContext: false as const }),
   };
@@ -162,6 +173,14 @@ export const AgentVersions = async ({ directory }) => {
       const event = { hook_event_name: "tool.execute.after", session_id: input.sessionID, tool_name: tool };
       if (tool === "write" || tool === "edit") hook({ ...event, file_path: input.args?.filePath });
       else if (tool === "bash") hook(event);
+    },
+    // Before a shell command runs: awaited (opencode awaits this before it runs the tool), so a checkpoint before a
+    // destructive command is taken first; any other command is answered at once by the hook's fast path.
+    "tool.execute.before": async (input, output) => {
+      if (input?.tool !== "bash" || typeof input?.sessionID !== "string") return;
+      const command = output?.args?.command;
+      if (typeof command !== "string") return;
+      await hook({ hook_event_name: "tool.execute.before", session_id: input.sessionID, tool_name: "bash", command });
     },
     event: async ({ event }) => {
       const sessionID = event.properties?.sessionID;

@@ -51,6 +51,8 @@ export const TOOL_EVENTS: ReadonlySet<string> = new Set([
   'AfterTool',
   'tool.execute.after',
   'PreToolUse',
+  'BeforeTool',
+  'tool.execute.before',
 ]);
 
 function probeOf(root: string): EarlyProbe & { cancel: () => void } {

@@ -48,6 +48,7 @@ export const Capture = async ({ directory, worktree }) => {
       if (note) output.parts.push({ id: "prt_note" + Date.now(), sessionID: input.sessionID, messageID: output.message.id, type: "text", text: note, synthetic: true });
     },
     "tool.execute.after": async (input, output) => log("tool.execute.after", { input, output: { title: output.title } }),
+    "tool.execute.before": async (input, output) => log("tool.execute.before", { input, output }),
   };
 };
 `;
