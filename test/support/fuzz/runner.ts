@@ -198,10 +198,18 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
   };
 
   /** Undo, Redo or Restore (`args`), run or killed; the checks of its outcome. */
-  const restoreOp = (op: RestoreOp | 'undoOnly' | 'undoFile', args: string[], run: CliRun, before: Snapshot, headBefore: string, extra: { turn?: TurnModel; path?: string; target?: string }) => {
+  const restoreOp = (
+    op: RestoreOp | 'undoOnly' | 'undoFile',
+    args: string[],
+    run: CliRun,
+    before: Snapshot,
+    headBefore: string,
+    extra: { turn?: TurnModel; path?: string; target?: string },
+  ) => {
     const what = `agent-versions ${args.filter((a) => a !== '--json').join(' ')}`;
     if (run.code !== 0) {
-      if (![1, 2, 3].includes(run.code)) fail(`${what} exited ${run.code}${run.signal ? ` (${run.signal})` : ''}: ${run.stderr.trim()}`);
+      if (![1, 2, 3].includes(run.code))
+        fail(`${what} exited ${run.code}${run.signal ? ` (${run.signal})` : ''}: ${run.stderr.trim()}`);
       const message = refused(what, run, before, headBefore);
       if (op === 'redo' && redoStack.length > 0)
         fail(`Redo refused right after an Undo with nothing in between: ${message}`);
@@ -216,6 +224,7 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
     result.log[result.log.length - 1] += ` → ${out!.result}${out!.scope ? ` (${out!.scope})` : ''}`;
     if (op === 'redo' && redoStack.length > 0 && out!.result !== 'restored')
       fail(`Redo right after an Undo with nothing in between said ${out!.result}`);
+    if (out!.result === 'restored') keep(before, false);
     if (out!.result !== 'restored') {
       const changed = changedPaths(before, after);
       if (changed.length > 0) fail(`${what} said ${out!.result} but changed ${changed.join(', ')}`);
@@ -247,7 +256,11 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
           if (e) expected.set(rel, e);
           else expected.delete(rel);
         }
-        exact(`Undo Only This Turn of turn #${turns.indexOf(t)} (its own paths back, the rest as it was)`, expected, after);
+        exact(
+          `Undo Only This Turn of turn #${turns.indexOf(t)} (its own paths back, the rest as it was)`,
+          expected,
+          after,
+        );
       }
       ignoredKept('Undo Only This Turn', before, after, null);
       redoStack.push(before);
@@ -332,7 +345,7 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
         t.outcome = step.outcome;
         t.version = out.version;
         if (step.outcome === 'completed') {
-          keep(before, false);
+          if (out.version) keep(before, false);
           t.end = before;
           if (out.version) {
             const want = worktreeTree(repo);
@@ -372,8 +385,8 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
               ? ['undo', '--turn', t.id, '--only', 'turn']
               : ['undo-file', step.path, '--turn', t.id];
         }
-        keep(before, false);
-                const run = cli(repo, [...args, '--json']);
+        // What the tree held is the product's to keep once the operation changes something (restoreOp).
+        const run = cli(repo, [...args, '--json']);
         const op = step.kind;
         restoreOp(op, [...args, '--json'], run, before, headBefore, extra);
         checkIgnoredNotLost(before);
@@ -390,8 +403,7 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
           target = line[Math.min(step.back, line.length - 1)];
           args = ['restore', target, '--yes'];
         } else args = [step.op];
-        keep(before, false);
-                const run = cli(repo, [...args, '--json'], { AVH_FAILPOINT: step.point }, TEST_BUILD_CLI);
+        const run = cli(repo, [...args, '--json'], { AVH_FAILPOINT: step.point }, TEST_BUILD_CLI);
         if (run.signal !== 'SIGKILL') {
           log(' (the point is not on its path: ran to the end)');
           restoreOp(step.op, [...args, '--json'], run, before, headBefore, { target });
@@ -401,6 +413,7 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
           break;
         }
         log(' → killed');
+        keep(before, false);
         const status = cli(repo, ['status', '--json']);
         const s = json<{ recovery: unknown; operation: unknown }>(status);
         if (!s || ![0, 3].includes(status.code)) fail(`status after the kill exited ${status.code}: ${status.stderr}`);
@@ -447,7 +460,12 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
     for (stepNo = 0; stepNo < (options.given?.length ?? options.steps); stepNo++) {
       const step =
         options.given?.[stepNo] ??
-        drawStep(r, { tree, running: new Set(running.keys()), versions: versionsView(), redoable: redoStack.length > 0 });
+        drawStep(r, {
+          tree,
+          running: new Set(running.keys()),
+          versions: versionsView(),
+          redoable: redoStack.length > 0,
+        });
       result.steps.push(step);
       result.log.push(`${stepNo}. ${describeStep(step)}`);
       execute(step);
