@@ -41,8 +41,8 @@ export function drawStep(r: Prng, v: GeneratorView): Step {
   const anyRunning = v.running.size > 0;
   const idle: Chat[] = (['A', 'B'] as Chat[]).filter((c) => !v.running.has(c));
   const kind = r.weighted<Step['kind'] | 'agentEdit'>({
-    edit: anyRunning ? 2 : 4,
-    agentEdit: anyRunning ? 7 : 0,
+    edit: anyRunning ? 1.5 : 4,
+    agentEdit: anyRunning ? 5 : 0,
     commit: 0.6,
     // A second chat starts while the first runs now and then (overlapping turns).
     begin: idle.length === 0 ? 0 : anyRunning ? 0.6 : 3,
