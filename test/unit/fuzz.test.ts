@@ -13,8 +13,8 @@ import { formatFailure, runFuzz } from '../support/fuzz/runner';
 import type { Step } from '../support/fuzz/steps';
 
 /** Seeds that ran clean when they were listed (a product bug a seed finds is fixed, not dropped from the model). */
-const SEEDS = [1, 2, 3, 4];
-const STEPS = 30;
+const SEEDS = [1, 2, 3];
+const STEPS = 25;
 
 /**
  * A CLI that does `first` (JavaScript, with `args` and `repo` in scope), runs the shipped one and then does `harm`

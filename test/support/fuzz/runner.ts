@@ -90,9 +90,9 @@ function json<T>(r: CliRun): T | null {
 
 const headOf = (repo: string) => git(repo, 'rev-parse', 'HEAD').trim();
 
-/** Blob ids reachable from any ref, staged in the index, or in the tree (ignored files included). */
-function keptContent(repo: string, tree: Snapshot): Set<string> {
-  const kept = new Set<string>([...[...tree.values()].map((e) => e.oid), ...indexBlobs(repo)]);
+/** Blob ids reachable from any ref (`refs`), and those or staged in the index or in the tree (ignored files too). */
+function keptContent(repo: string, tree: Snapshot): { refs: Set<string>; all: Set<string> } {
+  const refs = new Set<string>();
   const objects = gitStatus(repo, 'rev-list', '--objects', '--all');
   const oids = objects.stdout
     .split('\n')
@@ -107,9 +107,9 @@ function keptContent(repo: string, tree: Snapshot): Set<string> {
   }).stdout;
   for (const line of types.split('\n')) {
     const [oid, type] = line.split(' ');
-    if (type === 'blob') kept.add(oid);
+    if (type === 'blob') refs.add(oid);
   }
-  return kept;
+  return { refs, all: new Set([...refs, ...[...tree.values()].map((e) => e.oid), ...indexBlobs(repo)]) };
 }
 
 function gitLocks(repo: string): string[] {
@@ -146,6 +146,8 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
   let stepNo = 0;
   /** The previous step, for the refusals the README does not allow. */
   let previous: { kind: string; turn?: TurnModel } = { kind: 'start' };
+  /** The tree before the step's Undo, Redo or Restore: no ignored content of it may be lost by the operation. */
+  let ignoredBefore: Snapshot | null = null;
 
   const fail = (message: string): never => {
     throw new FuzzFailure(message);
@@ -409,7 +411,7 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
         const run = cli(repo, [...args, '--json']);
         const op = step.kind;
         restoreOp(op, [...args, '--json'], run, before, headBefore, extra);
-        checkIgnoredNotLost(before);
+        ignoredBefore = before;
         syncRunning();
         // restoreOp left the redo stack as the operation leaves it (a refusal changes nothing).
         clearsRedo = false;
@@ -427,13 +429,12 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
         if (run.signal !== 'SIGKILL') {
           log(' (the point is not on its path: ran to the end)');
           restoreOp(step.op, [...args, '--json'], run, before, headBefore, { target });
-          checkIgnoredNotLost(before);
+          ignoredBefore = before;
           syncRunning();
           clearsRedo = false;
           break;
         }
         log(' → killed');
-        keep(before, false);
         const status = cli(repo, ['status', '--json']);
         const s = json<{ recovery: unknown; operation: unknown }>(status);
         if (!s || ![0, 3].includes(status.code)) fail(`status after the kill exited ${status.code}: ${status.stderr}`);
@@ -456,8 +457,16 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
           log('; a git lock stayed (removed as the user would)');
           for (const lock of gitLocks(repo)) fs.rmSync(lock, { force: true });
         }
-        checkIgnoredNotLost(before);
-        for (const chat of [...running.keys()]) turns[running.get(chat)!].mixed = true;
+        ignoredBefore = before;
+        if (!s!.recovery && headOf(repo) === headBefore && changedPaths(before, snapshot(repo)).length === 0) {
+          // Rolled back to the old state: as if the operation never ran, so a Redo it stood before still works.
+          log('; old state');
+          clearsRedo = false;
+        } else {
+          // The product changed the tree or HEAD: what the tree held before is the product's to keep.
+          keep(before, false);
+          for (const chat of [...running.keys()]) turns[running.get(chat)!].mixed = true;
+        }
         syncRunning();
         break;
       }
@@ -470,14 +479,6 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
     }
     if (clearsRedo) redoStack = [];
     previous = { kind: step.kind };
-  };
-
-  /** A restore keeps every ignored file's content that was on disk before it (in the tree, or saved in a commit). */
-  const checkIgnoredNotLost = (before: Snapshot) => {
-    const now = snapshot(repo);
-    const kept = keptContent(repo, now);
-    for (const [rel, e] of before)
-      if (e.ignored && !kept.has(e.oid)) fail(`the ignored ${JSON.stringify(rel)}'s content (${e.oid}) is lost`);
   };
 
   try {
@@ -496,13 +497,22 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
       const after = snapshot(repo);
       for (const rel of changedPaths(tree, after)) lastWritten.set(rel, stepNo);
       tree = after;
+      // User and agent edits give the product nothing to keep: the checks run after the product's steps.
+      if (step.kind === 'edit') continue;
       const kept = keptContent(repo, tree);
-      const lost = [...mustKeep].filter(([oid]) => !kept.has(oid));
+      const lost = [...mustKeep].filter(([oid]) => !kept.all.has(oid));
       if (lost.length > 0)
         fail(
           `nothing lost violated: ${lost.length} content(s) given to keep are neither in the tree nor reachable ` +
             `(${lost.map(([oid, at]) => `${oid.slice(0, 10)} from step ${at}`).join(', ')})`,
         );
+      // What a turn's begin or end, or a commit, was given is in a commit at once, not only on disk.
+      const uncaptured = [...mustKeep].filter(([oid, at]) => at === stepNo && !kept.refs.has(oid));
+      if (uncaptured.length > 0 && ['begin', 'end', 'commit'].includes(step.kind))
+        fail(`${uncaptured.length} content(s) of the tree are in no commit after ${describeStep(step)}`);
+      for (const [rel, e] of (ignoredBefore as Snapshot | null) ?? [])
+        if (e.ignored && !kept.all.has(e.oid)) fail(`the ignored ${JSON.stringify(rel)}'s content (${e.oid}) is lost`);
+      ignoredBefore = null;
     }
   } catch (error) {
     result.ok = false;
