@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CLI, TEST_BUILD_CLI } from '../cliProcess';
 import { cleanupTempDirs, git, gitStatus, indexBlobs, makeRepo, testGitEnv } from '../gitFixtures';
+import { slowGit } from '../slowGit';
 import { worktreeTree } from '../turnFixtures';
 import { applyEdit } from './edits';
 import { prng } from './prng';
@@ -425,7 +426,12 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
           target = line[Math.min(step.back, line.length - 1)];
           args = ['restore', target, '--yes'];
         } else args = [step.op];
-        const run = cli(repo, [...args, '--json'], { AVH_FAILPOINT: step.point }, TEST_BUILD_CLI);
+        // A kill inside a git command: git held there (slowGit, as the crash sweep does), the kill 300 ms in.
+        const during = /^git:(.+):during$/.exec(step.point);
+        const unslow = during ? slowGit(repo, during[1]) : null;
+        const env = { AVH_FAILPOINT: step.point, ...(during ? { AVH_FAILPOINT_DELAY_MS: '300' } : {}) };
+        const run = cli(repo, [...args, '--json'], env, TEST_BUILD_CLI);
+        unslow?.();
         if (run.signal !== 'SIGKILL') {
           log(' (the point is not on its path: ran to the end)');
           restoreOp(step.op, [...args, '--json'], run, before, headBefore, { target });
@@ -449,9 +455,17 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
             const rm = cli(repo, ['recover', 'remove-stale-lock', '--json']);
             log(`; remove-stale-lock exit ${rm.code}`);
           }
-          const res = cli(repo, ['recover', step.resolve, '--json']);
+          let res = cli(repo, ['recover', step.resolve, '--json']);
           log(`; recover ${step.resolve} exit ${res.code}`);
-          if (res.code !== 0) fail(`recover ${step.resolve} exited ${res.code}: ${res.stderr.trim()}`);
+          if (res.code === 3 && step.resolve === 'accept') {
+            // Accept refuses while the tree holds changes, and says to save them: the user does.
+            res = cli(repo, ['recover', 'save-and-accept', '--json']);
+            log(`; recover save-and-accept exit ${res.code}`);
+          }
+          if (res.code !== 0) fail(`recover exited ${res.code}: ${res.stderr.trim()}${res.stdout.trim()}`);
+          const after = cli(repo, ['status', '--json']);
+          if (after.code !== 0 || json<{ recovery: unknown }>(after)?.recovery)
+            fail(`recovery is still required after recover: ${after.stderr.trim()}`);
         } else if (gitLocks(repo).length > 0) {
           // git was killed inside a command and left its lock; the user removes it, as git and our refusal say.
           log('; a git lock stayed (removed as the user would)');

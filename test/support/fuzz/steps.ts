@@ -34,8 +34,8 @@ export interface GeneratorView {
   redoable: boolean;
 }
 
-/** Phase points only: a kill inside a git command needs the slowed git of the crash sweep. */
-const KILL_POINTS = RESTORE_CRASH_POINTS.filter((p) => !p.startsWith('git:'));
+/** Every crash point of the saga: its phase boundaries, the steps inside its effects, and git killed mid-command. */
+const KILL_POINTS = RESTORE_CRASH_POINTS;
 
 export function drawStep(r: Prng, v: GeneratorView): Step {
   const anyRunning = v.running.size > 0;
