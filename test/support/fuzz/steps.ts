@@ -43,7 +43,7 @@ export function drawStep(r: Prng, v: GeneratorView): Step {
   const kind = r.weighted<Step['kind'] | 'agentEdit'>({
     edit: anyRunning ? 1.5 : 4,
     agentEdit: anyRunning ? 5 : 0,
-    commit: 0.6,
+    commit: 1,
     // A second chat starts while the first runs now and then (overlapping turns).
     begin: idle.length === 0 ? 0 : anyRunning ? 0.6 : 3,
     end: anyRunning ? 3.5 : 0,
