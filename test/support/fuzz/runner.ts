@@ -59,6 +59,8 @@ interface TurnModel {
   outcome?: Outcome;
   /** Another chat's turn ran while this one did, or the user committed during it: its own changes are not P→E. */
   mixed: boolean;
+  /** The tree was clean at its begin and only the agent wrote during it: what it leaves is only its own. */
+  ownOnly: boolean;
 }
 
 interface CliRun {
@@ -146,7 +148,7 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
   let tree = snapshot(repo);
   let stepNo = 0;
   /** The previous step, for the refusals the README does not allow. */
-  let previous: { kind: string; turn?: TurnModel } = { kind: 'start' };
+  let previous: { kind: string; turn?: TurnModel; stopped?: TurnModel } = { kind: 'start' };
   /** The tree before the step's Undo, Redo or Restore: no ignored content of it may be lost by the operation. */
   let ignoredBefore: Snapshot | null = null;
 
@@ -223,6 +225,9 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
         fail(`Redo refused right after an Undo with nothing in between: ${message}`);
       if (op === 'undo' && previous.kind === 'end' && previous.turn && !previous.turn.mixed && running.size === 0)
         fail(`Undo refused right after a completed turn with nothing in between: ${message}`);
+      // Issue 33 item 3: the partial work of a stopped turn is saved as [Interrupted], never refused as the user's.
+      if ((op === 'undo' || op === 'restore') && previous.stopped && /uncommitted changes/.test(message))
+        fail(`${what} refused a stopped turn's partial work as uncommitted changes: ${message}`);
       // A refusal changes nothing: the redo stack stays as it was.
       return;
     }
@@ -329,6 +334,7 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
     let clearsRedo = true;
     switch (step.kind) {
       case 'edit': {
+        if (step.who === 'user') for (const i of running.values()) turns[i].ownOnly = false;
         if (!applyEdit(repo, step.edit)) log(' (nothing to act on)');
         break;
       }
@@ -356,7 +362,8 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
         const id = json<{ turnId: string }>(run)!.turnId;
         const mixed = running.size > 0;
         for (const i of running.values()) turns[i].mixed = true;
-        turns.push({ id, chat: step.chat, pre: before, beginStep: stepNo, mixed });
+        const clean = git(repo, 'status', '--porcelain', '--untracked-files=all').trim() === '';
+        turns.push({ id, chat: step.chat, pre: before, beginStep: stepNo, mixed, ownOnly: clean && !mixed });
         running.set(step.chat, turns.length - 1);
         log(` → turn #${turns.length - 1}`);
         break;
@@ -388,7 +395,11 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
           }
         }
         log(` → turn #${i} ${out.version ? `version ${out.version.slice(0, 8)}` : 'no version'}`);
-        previous = { kind: 'end', turn: out.version && step.outcome === 'completed' ? t : undefined };
+        previous = {
+          kind: 'end',
+          turn: out.version && step.outcome === 'completed' ? t : undefined,
+          stopped: step.outcome !== 'completed' && t.ownOnly && !t.mixed && running.size === 0 ? t : undefined,
+        };
         redoStack = [];
         return;
       }
