@@ -141,6 +141,15 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
   const running = new Map<Chat, number>();
   /** The trees Undo, Undo Only This Turn and Undo This File replaced, for the Redos that may follow. */
   let redoStack: Snapshot[] = [];
+  /** Nothing happened since the Undo on top of redoStack: a Redo must bring it back (README). */
+  let redoRequired = false;
+  /** A killed restore changed the tree: whether an Undo landed is unknown, so a Redo may bring one back. */
+  let redoUnknown = false;
+  const clearRedo = () => {
+    redoStack = [];
+    redoRequired = false;
+    redoUnknown = false;
+  };
   /** Content the product was given to keep: blob id → the step that gave it. */
   const mustKeep = new Map<string, number>();
   /** The last step that changed each path (any step: edits, turns, restores). */
@@ -221,8 +230,7 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
       if (![1, 2, 3].includes(run.code))
         fail(`${what} exited ${run.code}${run.signal ? ` (${run.signal})` : ''}: ${run.stderr.trim()}`);
       const message = refused(what, run, before, headBefore);
-      if (op === 'redo' && redoStack.length > 0)
-        fail(`Redo refused right after an Undo with nothing in between: ${message}`);
+      if (op === 'redo' && redoRequired) fail(`Redo refused right after an Undo with nothing in between: ${message}`);
       if (op === 'undo' && previous.kind === 'end' && previous.turn && !previous.turn.mixed && running.size === 0)
         fail(`Undo refused right after a completed turn with nothing in between: ${message}`);
       // Issue 33 item 3: the partial work of a stopped turn is saved as [Interrupted], never refused as the user's.
@@ -235,13 +243,14 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
     if (!out) fail(`${what} printed no JSON: ${run.stdout.slice(0, 200)}`);
     const after = snapshot(repo);
     result.log[result.log.length - 1] += ` → ${out!.result}${out!.scope ? ` (${out!.scope})` : ''}`;
-    if (op === 'redo' && redoStack.length > 0 && out!.result !== 'restored')
+    if (op === 'redo' && redoRequired && out!.result !== 'restored')
       fail(`Redo right after an Undo with nothing in between said ${out!.result}`);
     if (out!.result === 'restored') keep(before, false);
     if (out!.result !== 'restored') {
       const changed = changedPaths(before, after);
       if (changed.length > 0) fail(`${what} said ${out!.result} but changed ${changed.join(', ')}`);
-      if (op !== 'redo') redoStack = [];
+      // Nothing happened: a Redo the stack holds may still come (whether it must is not the README's to say).
+      if (op !== 'redo') redoRequired = false;
       return;
     }
     if (op === 'redo' || op === 'restore' || (op === 'undo' && out!.scope !== 'turn')) {
@@ -266,9 +275,12 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
         if (e.ignored && (lastWritten.get(rel) ?? -1) < t.beginStep && !sameEntry(e, after.get(rel)))
           fail(`Undo of turn #${i} took the user's ignored ${JSON.stringify(rel)} (${describeEntry(after.get(rel))})`);
       redoStack.push(before);
+      redoRequired = true;
     } else if (op === 'redo') {
       const expected = redoStack.pop();
       if (expected) exact('Redo (the tree the Undo replaced)', expected, after);
+      else if (!redoUnknown) fail('Redo brought back a tree though no Undo since the last commit, turn or Restore');
+      redoRequired = redoStack.length > 0 && redoRequired;
       ignoredKept('Redo', before, after, null);
     } else if (op === 'undoOnly' || (op === 'undo' && out!.scope === 'turn')) {
       const t = extra.turn ?? turns.find((x) => x.id === out!.turnId);
@@ -288,6 +300,7 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
       }
       ignoredKept('Undo Only This Turn', before, after, null);
       redoStack.push(before);
+      redoRequired = true;
     } else if (op === 'undoFile') {
       const t = extra.turn!;
       const rel = extra.path!;
@@ -300,6 +313,7 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
       }
       ignoredKept('Undo This File', before, after, null);
       redoStack.push(before);
+      redoRequired = true;
     } else if (op === 'restore') {
       const want = git(repo, 'rev-parse', `${extra.target}^{tree}`).trim();
       const have = worktreeTree(repo);
@@ -323,7 +337,7 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
           );
       }
       ignoredKept('Restore', before, after, null);
-      redoStack = [];
+      clearRedo();
     }
   };
 
@@ -336,6 +350,9 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
       case 'edit': {
         if (step.who === 'user') for (const i of running.values()) turns[i].ownOnly = false;
         if (!applyEdit(repo, step.edit)) log(' (nothing to act on)');
+        // README: a commit, a turn or a Restore ends the redo stack; an edit does not, but a Redo may then refuse.
+        redoRequired = false;
+        clearsRedo = false;
         break;
       }
       case 'commit': {
@@ -400,7 +417,7 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
           turn: out.version && step.outcome === 'completed' ? t : undefined,
           stopped: step.outcome !== 'completed' && t.ownOnly && !t.mixed && running.size === 0 ? t : undefined,
         };
-        redoStack = [];
+        clearRedo();
         return;
       }
       case 'undo':
@@ -501,6 +518,9 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
         } else {
           // The product changed the tree or HEAD: what the tree held before is the product's to keep.
           keep(before, false);
+          clearRedo();
+          redoUnknown = true;
+          clearsRedo = false;
           for (const chat of [...running.keys()]) turns[running.get(chat)!].mixed = true;
         }
         syncRunning();
@@ -513,7 +533,7 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
         break;
       }
     }
-    if (clearsRedo) redoStack = [];
+    if (clearsRedo) clearRedo();
     previous = { kind: step.kind };
   };
 
