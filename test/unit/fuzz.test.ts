@@ -17,8 +17,8 @@ const SEEDS = [1, 2, 3];
 const STEPS = 25;
 
 /**
- * A CLI that does `first` (JavaScript, with `args` and `repo` in scope), runs the shipped one and then does `harm`
- * (with `out` and `code` too): proof that the model notices what it claims to check.
+ * A CLI that does `first` (JavaScript, with `args` and `repo` in scope), runs the shipped one in the same process and,
+ * as it exits, does `harm` (with its exit `code` too): proof that the model notices what it claims to check.
  */
 function sabotagedCli(harm: string, first = ''): string {
   const file = path.join(tempDir('avh-sabotaged-cli-'), 'cli.js');
@@ -27,9 +27,7 @@ function sabotagedCli(harm: string, first = ''): string {
     `const { spawnSync } = require('node:child_process');\n` +
       `const fs = require('node:fs');\nconst path = require('node:path');\n` +
       `const args = process.argv.slice(2);\nconst repo = process.cwd();\n${first}\n` +
-      `const r = spawnSync(process.execPath, [${JSON.stringify(CLI)}, ...args], { encoding: 'utf8', input: '' });\n` +
-      `let out = r.stdout;\nlet code = r.status ?? 1;\n${harm}\n` +
-      `process.stdout.write(out);\nprocess.stderr.write(r.stderr);\nprocess.exit(code);\n`,
+      `process.on('exit', (code) => {\n${harm}\n});\nrequire(${JSON.stringify(CLI)});\n`,
   );
   return file;
 }
@@ -84,13 +82,12 @@ describe('random runs of the shipped CLI, checked against a model (issue 33; rea
         /agent-versions undo exited 1 \(a refusal\) but changed "a\.txt"$/,
         `if (args[0] === 'undo') { fs.writeFileSync(path.join(repo, 'a.txt'), 'half'); process.exit(1); }`,
       ],
-      // An Undo that drops the turn's version and the user's edit it replaced: both no longer reachable.
+      // A turn begin whose base snapshot is not kept: the user's uncommitted edit is in no commit.
       [
-        `if (args[0] === 'undo' && code === 0) { const g = (...a) => spawnSync('git', a, { cwd: repo }); ` +
-          `g('update-ref', '-d', 'refs/heads/main'); ` +
-          `for (const ref of g('for-each-ref', '--format=%(refname)').stdout.toString().split('\\n').filter(Boolean)) ` +
-          `g('update-ref', '-d', ref); g('read-tree', '--empty'); }`,
-        /nothing lost violated: [1-9]\d* content\(s\) given to keep/,
+        `if (args[1] === 'begin' && code === 0) { const g = (...a) => spawnSync('git', a, { cwd: repo }); ` +
+          `for (const ref of g('for-each-ref', '--format=%(refname)', 'refs/agent-versions').stdout.toString()` +
+          `.split('\\n').filter(Boolean)) g('update-ref', '-d', ref); }`,
+        /^1 content\(s\) of the tree are in no commit after turn begin in chat A$/,
       ],
     ];
     for (const [harm, expected, first] of cases) {

@@ -253,17 +253,6 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
       if (op !== 'redo') redoRequired = false;
       return;
     }
-    if (op === 'redo' || op === 'restore' || (op === 'undo' && out!.scope !== 'turn')) {
-      // A whole-tree restore is recorded as a commit of exactly the tree it wrote: nothing is left behind as an
-      // untracked or changed file (issue 33 item 6), but the user's files the rules ignored before it.
-      const left = git(repo, '-c', 'core.quotePath=false', 'status', '-z', '--porcelain', '--untracked-files=all')
-        .split('\0')
-        .filter(Boolean)
-        .map((l) => l.slice(3))
-        .filter((rel) => !(before.get(rel)?.ignored && sameEntry(before.get(rel), after.get(rel))));
-      if (left.length > 0)
-        fail(`${what} left changes outside its commit: ${left.map((p) => JSON.stringify(p)).join(', ')}`);
-    }
     if (op === 'undo' && out!.scope !== 'turn') {
       const i = turns.findIndex((t) => t.id === out!.turnId);
       if (i < 0) fail(`Undo undid a turn the run does not know (${out!.turnId})`);
@@ -338,6 +327,18 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
       }
       ignoredKept('Restore', before, after, null);
       clearRedo();
+    }
+    // After the exact comparisons, which name what differs.
+    if (op === 'redo' || op === 'restore' || (op === 'undo' && out!.scope !== 'turn')) {
+      // A whole-tree restore is recorded as a commit of exactly the tree it wrote: nothing is left behind as an
+      // untracked or changed file (issue 33 item 6), but the user's files the rules ignored before it.
+      const left = git(repo, '-c', 'core.quotePath=false', 'status', '-z', '--porcelain', '--untracked-files=all')
+        .split('\0')
+        .filter(Boolean)
+        .map((l) => l.slice(3))
+        .filter((rel) => !(before.get(rel)?.ignored && sameEntry(before.get(rel), after.get(rel))));
+      if (left.length > 0)
+        fail(`${what} left changes outside its commit: ${left.map((p) => JSON.stringify(p)).join(', ')}`);
     }
   };
 
