@@ -445,8 +445,8 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
           extra.path = step.kind === 'undoFile' ? step.path : undefined;
           args =
             step.kind === 'undoOnly'
-              ? ['undo', '--turn', t.id, '--only', 'turn']
-              : ['undo-file', step.path, '--turn', t.id];
+              ? ['undo', '--turn', t.id, '--only', 'turn', ...(step.yes ? ['--yes'] : [])]
+              : ['undo-file', step.path, '--turn', t.id, ...(step.yes ? ['--yes'] : [])];
         }
         // What the tree held is the product's to keep once the operation changes something (restoreOp).
         const run = cli(repo, [...args, '--json']);

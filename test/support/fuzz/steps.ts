@@ -17,8 +17,8 @@ export type Step =
   | { kind: 'begin'; chat: Chat }
   | { kind: 'end'; chat: Chat; outcome: Outcome }
   | { kind: 'undo'; yes: boolean }
-  | { kind: 'undoOnly'; turn: number }
-  | { kind: 'undoFile'; turn: number; path: string }
+  | { kind: 'undoOnly'; turn: number; yes: boolean }
+  | { kind: 'undoFile'; turn: number; path: string; yes: boolean }
   | { kind: 'redo' }
   | { kind: 'restore'; back: number; yes: boolean }
   | { kind: 'kill'; op: RestoreOp; back: number; point: string; resolve: 'accept' | 'save-and-accept' }
@@ -69,12 +69,12 @@ export function drawStep(r: Prng, v: GeneratorView): Step {
         outcome: r.weighted<Outcome>({ completed: 6, cancelled: 2, errored: 1 }),
       };
     case 'undo':
-      return { kind, yes: r.chance(0.3) };
+      return { kind, yes: r.chance(0.5) };
     case 'undoOnly':
-      return { kind, turn: r.pick(v.versions).turn };
+      return { kind, turn: r.pick(v.versions).turn, yes: r.chance(0.5) };
     case 'undoFile': {
       const t = r.pick(v.versions.filter((x) => x.changed.length > 0));
-      return { kind, turn: t.turn, path: r.pick(t.changed) };
+      return { kind, turn: t.turn, path: r.pick(t.changed), yes: r.chance(0.5) };
     }
     case 'restore':
       return { kind, back: 1 + r.int(6), yes: r.chance(0.5) };
@@ -104,9 +104,9 @@ export function describeStep(s: Step): string {
     case 'undo':
       return `undo${s.yes ? ' --yes' : ''}`;
     case 'undoOnly':
-      return `undo --turn <turn #${s.turn}> --only turn`;
+      return `undo --turn <turn #${s.turn}> --only turn${s.yes ? ' --yes' : ''}`;
     case 'undoFile':
-      return `undo-file ${JSON.stringify(s.path)} --turn <turn #${s.turn}>`;
+      return `undo-file ${JSON.stringify(s.path)} --turn <turn #${s.turn}>${s.yes ? ' --yes' : ''}`;
     case 'redo':
       return 'redo';
     case 'restore':
