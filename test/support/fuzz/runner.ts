@@ -384,6 +384,10 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
         turns.push({ id, chat: step.chat, pre: before, beginStep: stepNo, mixed, ownOnly: clean && !mixed });
         running.set(step.chat, turns.length - 1);
         log(` → turn #${turns.length - 1}`);
+        // README (Redo): a running or stopped turn's work is first saved as [Interrupted]; only a commit ends the
+        // redo stack (a completed turn's version, the user's commit, a Restore). A Redo may still refuse.
+        redoRequired = false;
+        clearsRedo = false;
         break;
       }
       case 'end': {
@@ -418,7 +422,8 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
           turn: out.version && step.outcome === 'completed' ? t : undefined,
           stopped: step.outcome !== 'completed' && t.ownOnly && !t.mixed && running.size === 0 ? t : undefined,
         };
-        clearRedo();
+        if (out.version) clearRedo();
+        else redoRequired = false;
         return;
       }
       case 'undo':
