@@ -360,7 +360,11 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
         keep(before, false);
         gitStatus(repo, 'add', '-A');
         const c = gitStatus(repo, 'commit', '-q', '-m', `user commit ${stepNo}`);
-        if (c.code !== 0) log(' (nothing to commit)');
+        if (c.code !== 0) {
+          // No commit was made: nothing happened that ends the redo stack.
+          log(' (nothing to commit)');
+          clearsRedo = false;
+        }
         for (const chat of running.keys()) turns[running.get(chat)!].mixed = true;
         break;
       }
