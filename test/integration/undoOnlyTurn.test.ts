@@ -125,50 +125,6 @@ describe('Undo Only This Turn (API) and Undo This File (command) in real VS Code
     assert.equal(fs.existsSync(path.join(repo, 'int-later-b.txt')), false);
   });
 
-  it("palette Undo: the user's Undo Only This Turn and then Continue to 'another chat wrote these files' both reach the core (issue 33 item 8)", async () => {
-    const avh = await api();
-    const repo = folder();
-    fs.writeFileSync(path.join(repo, 'int-pal.txt'), 'pal before\n');
-    git(repo, 'add', 'int-pal.txt');
-    git(repo, '-c', 'user.name=Test', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'pal');
-    const a = 'aaaaaaaa-pal0-4edb-b5e7-f35f493e58ea';
-    const b = 'bbbbbbbb-pal0-7ca2-a02f-14d8e7a2bf1d';
-    const begunA = hook('claude-code', 'claude-code/UserPromptSubmit.json', repo, a);
-    const begunB = hook('codex', 'codex/UserPromptSubmit.json', repo, b);
-    fs.writeFileSync(path.join(repo, 'int-pal.txt'), 'pal, by a shell of chat B\n');
-    hook('codex', 'codex/PostToolUse-Bash.json', repo, b);
-    assert.ok(hook('claude-code', 'claude-code/Stop.json', repo, a).version, 'A made a version');
-    fs.writeFileSync(path.join(repo, 'int-pal-later-b.txt'), 'B\n');
-    assert.ok(hook('codex', 'codex/Stop.json', repo, b).version, 'B made a later version');
-    // The user's answers, given where VS Code would show the quick pick and the two modals.
-    const asked: string[] = [];
-    const window = vscode.window as unknown as Record<string, unknown>;
-    const originals = { pick: window.showQuickPick, warn: window.showWarningMessage };
-    window.showQuickPick = (items: Array<{ turnId?: string }>) =>
-      Promise.resolve(items.find((i) => i.turnId === begunA.turnId));
-    window.showWarningMessage = (message: string, ...rest: unknown[]) => {
-      asked.push(message);
-      const buttons = rest.filter((x): x is string => typeof x === 'string');
-      if (buttons.includes('Undo Only This Turn')) return Promise.resolve('Undo Only This Turn');
-      return Promise.resolve(buttons.includes('Continue') ? 'Continue' : undefined);
-    };
-    try {
-      await vscode.commands.executeCommand('agentVersions.undo');
-    } finally {
-      window.showQuickPick = originals.pick;
-      window.showWarningMessage = originals.warn;
-    }
-    assert.equal(asked.length, 2, `asked twice: ${asked.join(' | ')}`);
-    assert.match(asked[0], /^Work landed after this turn/);
-    assert.match(asked[1], new RegExp(`codex chat ${b.slice(0, 8)}`), 'the other chat is named');
-    assert.match(asked[1], /int-pal\.txt/, 'and its file');
-    assert.match(subject(repo), /^\[Revert\] Undid turn "/, 'only A was undone, as a [Revert] version');
-    assert.equal(fs.readFileSync(path.join(repo, 'int-pal.txt'), 'utf8'), 'pal before\n', 'A undone after Continue');
-    assert.equal(fs.readFileSync(path.join(repo, 'int-pal-later-b.txt'), 'utf8'), 'B\n', "B's later turn stays");
-    // Leave no second chat with undoable turns behind.
-    assert.equal((await avh.undoTurn(begunB.turnId!, { only: 'turn' })).result, 'restored');
-  });
-
   it("Undo This File from the turn's diff document puts that path back; the rest of the turn stays", async () => {
     const avh = await api();
     const repo = folder();
