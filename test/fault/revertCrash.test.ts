@@ -110,6 +110,23 @@ const SCENARIOS: CrashScenario[] = [
     },
   },
   {
+    name: 'Redo of an Undo Only This Turn in place: it writes the turn back and leaves the uncommitted changes as they are',
+    keepsUncommitted: true,
+    setup: async () => {
+      const { repo, a1 } = await interleavedRepo();
+      const targetTree = treeOf(repo);
+      write(repo, 'mine.txt', 'user commit, then edited\n');
+      write(repo, 'notes.txt', 'untracked notes\n');
+      const undone = cliJson<{ result: string; preserved?: string }>(
+        ['undo', '--turn', a1.turnId, '--only', 'turn', '--json'],
+        { cwd: repo },
+      );
+      assert.equal(undone.result, 'restored');
+      assert.equal(undone.preserved, undefined, 'the Undo ran in place');
+      return { repo, args: ['redo', '--json'], targetTree };
+    },
+  },
+  {
     name: 'Undo Only This Turn with uncommitted edits and an untracked file (saved first)',
     setup: async () => {
       const { repo, a1 } = await interleavedRepo();

@@ -89,6 +89,39 @@ describe('nothing lost on the paths a user clicks (issue 33: items 3, 4, 5; ship
     assert.equal(distJson<Restored>(repo, ['redo']).result, 'nothing-to-redo');
   });
 
+  it('Redo of an Undo Only This Turn made over uncommitted edits: writes back the turn, keeps the edits (fuzz seed 203)', () => {
+    const repo = makeRepo();
+    const turnOne = distBegin(repo, 'c1', 'turn one');
+    write(repo, 'a.txt', 'turn one\n');
+    assert.ok(endTurn(repo, turnOne));
+    turn(repo, 'c1', { 'b.txt': 'turn two\n' }); // later work: the Undo of turn one keeps it, in place
+    write(repo, 'mine.txt', 'the user is still editing\n');
+    const before = contentInventory(repo);
+    const undone = distJson<Restored & { scope?: string }>(repo, ['undo', '--turn', turnOne, '--only', 'turn']);
+    assert.equal(undone.result, 'restored');
+    assert.equal(undone.scope, 'turn');
+    assert.ok(!undone.preserved, 'in place: nothing was saved, the edit stayed in the tree');
+    assert.ok(!fs.existsSync(path.join(repo, 'a.txt')));
+    assert.equal(read(repo, 'mine.txt'), 'the user is still editing\n');
+    // Nothing happened since: Redo brings turn one back and leaves the user's edit where it is.
+    const redone = distJson<Restored>(repo, ['redo']);
+    assert.equal(redone.result, 'restored');
+    assert.equal(read(repo, 'a.txt'), 'turn one\n');
+    assert.equal(read(repo, 'b.txt'), 'turn two\n');
+    assert.equal(read(repo, 'mine.txt'), 'the user is still editing\n');
+    assert.equal(porcelain(repo), '?? mine.txt');
+    assertNothingLost(repo, before);
+    // A Redo over an edit of a path it writes is refused, naming it, and changes nothing.
+    distJson(repo, ['undo', '--turn', turnOne, '--only', 'turn']);
+    write(repo, 'a.txt', 'the user wrote here after the Undo\n');
+    const head0 = head(repo);
+    const refused = dist(repo, ['redo']);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /a\.txt/);
+    assert.equal(head(repo), head0);
+    assert.equal(read(repo, 'a.txt'), 'the user wrote here after the Undo\n');
+  });
+
   it('item 3: Restore after a stopped turn saves its partial work as [Interrupted] and restores', () => {
     const repo = makeRepo();
     const v1 = turn(repo, 'c1', { 'a.txt': 'turn one\n' });

@@ -68,7 +68,8 @@ export function planFingerprint(plan: Plan | { nothing: string }): string {
           plan.target,
           plan.turn?.id ?? '',
           plan.userCommits,
-          plan.scope,
+          // A Redo's scope says only how it writes (in place or whole: restorePlan.ts), which a preview cannot know.
+          plan.request.kind === 'undo' ? plan.scope : '',
           plan.scopePath ?? '',
           ...(plan.change ? [plan.change.commit, plan.change.line] : []),
         ];

@@ -163,6 +163,17 @@ export async function makePlan(
     );
     if (inPlace) return inPlace;
   }
+  if (ahead && guess && early && options.inPlace !== false && request.kind === 'redo') {
+    const inPlace = await inPlaceRedoPlan(
+      ctx,
+      request,
+      guess,
+      await early,
+      () => prewritten,
+      () => landing,
+    );
+    if (inPlace) return inPlace;
+  }
   let health: RepositoryHealth;
   let gate: { branch: string; head: string };
   try {
@@ -330,6 +341,62 @@ async function inPlacePlan(
     later: committedAfter,
     listed,
     undoTree: undo.undo,
+    prewritten: prewritten(),
+    landing: landing(),
+  };
+}
+
+/**
+ * Redo of an Undo that kept later work (Undo Only This Turn, Undo This File: their operation's scope is not
+ * 'everything'), in place like that Undo: it wrote only the turn's paths and left the user's uncommitted edits
+ * elsewhere as they were (the in-place Undo saved nothing), so the Redo writes back only the paths that differ from
+ * the tree it replaced and leaves those edits too, instead of refusing them as uncommitted work (issue 33). The plan
+ * scope is 'turn' (the saga's paths-only update, postcondition and crash classification); its content is still the
+ * whole target (sagaPhases.ts, restoreContent). Null when it does not apply: the full plan decides. Read-only.
+ */
+async function inPlaceRedoPlan(
+  ctx: RepoContext,
+  request: RestoreRequest,
+  tip: { branch: string; head: string },
+  looked: Settled<Awaited<ReturnType<typeof lookUp>>>,
+  prewritten: () => PrewrittenCommit | null,
+  landing: () => LandingCheck | null,
+): Promise<Plan | null> {
+  if (!looked.ok || 'nothing' in looked.value) return null;
+  const { target, partial, changes } = looked.value;
+  if (partial || !changes || changes.length === 0 || changes.length > MAX_IN_PLACE_PATHS) return null;
+  if (operationsInProgress(ctx.repo.gitDir).length > 0 || fs.existsSync(path.join(ctx.repo.gitDir, 'index.lock')))
+    return null;
+  const redone = await ctx.store.read((r) => {
+    if (openTurns(r).length > 0) return null; // a turn's partial work may be in the tree
+    return (
+      r.get<{ scope: UndoScope; redo_target: string }>(
+        'SELECT o.scope AS scope, e.redo_target AS redo_target FROM redo_entries e JOIN operations o ON o.id = ' +
+          'e.op_id WHERE e.branch = ? AND e.result_commit = ? ORDER BY e.position DESC LIMIT 1',
+        [tip.branch, tip.head],
+      ) ?? null
+    );
+  });
+  if (!redone || redone.scope === 'everything' || redone.redo_target !== target) return null;
+  return {
+    request,
+    branch: tip.branch,
+    head: tip.head,
+    clean: true,
+    inPlace: true,
+    nestedRepositories: [],
+    target,
+    turn: null,
+    preservation: 'none',
+    partial: null,
+    changes,
+    userCommits: 0,
+    scope: 'turn',
+    scopePath: null,
+    change: null,
+    later: null,
+    listed: null,
+    undoTree: null,
     prewritten: prewritten(),
     landing: landing(),
   };

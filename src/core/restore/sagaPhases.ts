@@ -163,7 +163,9 @@ async function changedPaths(
  * of the preservation commit; a reverse that no longer applies cleanly is refused before anything moves.
  */
 async function restoreContent(ctx: RepoContext, op: OperationRow, plannedTree: string | null): Promise<RestoreContent> {
-  if (op.scope === 'everything') return wholeTargetContent(op);
+  // A Redo in place (restorePlan.ts, inPlaceRedoPlan) writes only the paths that differ, but its content is the
+  // whole target all the same.
+  if (op.scope === 'everything' || op.kind !== 'undo') return wholeTargetContent(op);
   const turn = op.turn_id ? await ctx.store.read((r) => getTurn(r, op.turn_id!)) : undefined;
   if (!turn) throw new AvhError('store-unavailable', 'The turn this Undo takes back is no longer recorded.');
   const change = storedChange(op);

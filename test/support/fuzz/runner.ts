@@ -140,7 +140,14 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
   const turns: TurnModel[] = [];
   const running = new Map<Chat, number>();
   /** The trees Undo, Undo Only This Turn and Undo This File replaced, for the Redos that may follow. */
-  let redoStack: Snapshot[] = [];
+  /**
+   * The trees Undos replaced, newest last; `undone` (the tree the Undo left) for an Undo that kept later work: its
+   * Redo, when it runs in place (scope `turn`), writes back only the paths that differ between the two and keeps
+   * the user's edits made since elsewhere (restorePlan.ts, inPlaceRedoPlan).
+   */
+  let redoStack: { tree: Snapshot; undone?: Snapshot }[] = [];
+  let redone: { tree: Snapshot; undone?: Snapshot } | undefined;
+  let redoneInPlace = false;
   /** Nothing happened since the Undo on top of redoStack: a Redo must bring it back (README). */
   let redoRequired = false;
   /** A killed restore changed the tree: whether an Undo landed is unknown, so a Redo may bring one back. */
@@ -245,7 +252,12 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
     result.log[result.log.length - 1] += ` → ${out!.result}${out!.scope ? ` (${out!.scope})` : ''}`;
     if (op === 'redo' && redoRequired && out!.result !== 'restored')
       fail(`Redo right after an Undo with nothing in between said ${out!.result}`);
-    if (out!.result === 'restored') keep(before, false);
+    if (out!.result === 'restored') {
+      keep(before, false);
+      // A restore while a turn runs writes into that turn's tree: its own changes are no longer its end minus its
+      // start (as with a commit of the user's meanwhile).
+      for (const i of running.values()) turns[i].mixed = true;
+    }
     if (out!.result !== 'restored') {
       const changed = changedPaths(before, after);
       if (changed.length > 0) fail(`${what} said ${out!.result} but changed ${changed.join(', ')}`);
@@ -263,11 +275,24 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
       for (const [rel, e] of t.pre)
         if (e.ignored && (lastWritten.get(rel) ?? -1) < t.beginStep && !sameEntry(e, after.get(rel)))
           fail(`Undo of turn #${i} took the user's ignored ${JSON.stringify(rel)} (${describeEntry(after.get(rel))})`);
-      redoStack.push(before);
+      redoStack.push({ tree: before });
       redoRequired = true;
     } else if (op === 'redo') {
-      const expected = redoStack.pop();
-      if (expected) exact('Redo (the tree the Undo replaced)', expected, after);
+      redone = redoStack.pop();
+      // In place (restorePlan.ts, inPlaceRedoPlan): the tree before the Redo with what the Undo changed put back. Its
+      // fallback, the whole tree the Undo replaced, runs only on a clean tree with nothing new since the Undo: the
+      // same tree, so one expectation covers both.
+      redoneInPlace = redone?.undone !== undefined;
+      if (redone?.undone) {
+        const expected = new Map(before);
+        for (const rel of new Set([...redone.tree.keys(), ...redone.undone.keys()])) {
+          if (sameEntry(redone.tree.get(rel), redone.undone.get(rel))) continue;
+          const e = redone.tree.get(rel);
+          if (e) expected.set(rel, e);
+          else expected.delete(rel);
+        }
+        exact('Redo in place (what the Undo changed, put back)', expected, after);
+      } else if (redone) exact('Redo (the tree the Undo replaced)', redone.tree, after);
       else if (!redoUnknown) fail('Redo brought back a tree though no Undo since the last commit, turn or Restore');
       redoRequired = redoStack.length > 0 && redoRequired;
       ignoredKept('Redo', before, after, null);
@@ -288,7 +313,7 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
         );
       }
       ignoredKept('Undo Only This Turn', before, after, null);
-      redoStack.push(before);
+      redoStack.push({ tree: before, undone: after });
       redoRequired = true;
     } else if (op === 'undoFile') {
       const t = extra.turn!;
@@ -301,7 +326,7 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
         exact(`Undo This File ${JSON.stringify(rel)} of turn #${turns.indexOf(t)}`, expected, after);
       }
       ignoredKept('Undo This File', before, after, null);
-      redoStack.push(before);
+      redoStack.push({ tree: before, undone: after });
       redoRequired = true;
     } else if (op === 'restore') {
       const want = git(repo, 'rev-parse', `${extra.target}^{tree}`).trim();
@@ -329,7 +354,7 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
       clearRedo();
     }
     // After the exact comparisons, which name what differs.
-    if (op === 'redo' || op === 'restore' || (op === 'undo' && out!.scope !== 'turn')) {
+    if ((op === 'redo' && !redoneInPlace) || op === 'restore' || (op === 'undo' && out!.scope !== 'turn')) {
       // A whole-tree restore is recorded as a commit of exactly the tree it wrote: nothing is left behind as an
       // untracked or changed file (issue 33 item 6), but the user's files the rules ignored before it.
       const left = git(repo, '-c', 'core.quotePath=false', 'status', '-z', '--porcelain', '--untracked-files=all')
