@@ -122,6 +122,36 @@ describe('nothing lost on the paths a user clicks (issue 33: items 3, 4, 5; ship
     assert.equal(read(repo, 'a.txt'), 'the user wrote here after the Undo\n');
   });
 
+  it("Undo Only This Turn after restores that wrote other files stays Only This Turn: a redone stopped turn's file stays (fuzz seed 6)", () => {
+    const repo = makeRepo();
+    const turnOne = distBegin(repo, 'chat-b', 'turn one');
+    write(repo, 'notes.md', 'turn one\n');
+    assert.ok(endTurn(repo, turnOne));
+    // A turn of another chat writes draft.md and is undone while it runs, then redone: only [Interrupted] and
+    // [Restore] commits landed after turn one's version, yet draft.md is not turn one's.
+    distBegin(repo, 'chat-a', 'turn two');
+    write(repo, 'draft.md', 'written by turn two\n');
+    assert.equal(distJson<Restored>(repo, ['undo', '--yes']).result, 'restored');
+    assert.ok(!fs.existsSync(path.join(repo, 'draft.md')));
+    assert.equal(distJson<Restored>(repo, ['redo']).result, 'restored');
+    assert.equal(read(repo, 'draft.md'), 'written by turn two\n');
+    const before = contentInventory(repo);
+    const undone = distJson<Restored & { scope?: string }>(repo, [
+      'undo',
+      '--turn',
+      turnOne,
+      '--only',
+      'turn',
+      '--yes',
+    ]);
+    assert.equal(undone.result, 'restored');
+    assert.equal(undone.scope, 'turn', 'not degraded to Restore Everything');
+    assert.ok(!fs.existsSync(path.join(repo, 'notes.md')), "turn one's file is taken back");
+    assert.equal(read(repo, 'draft.md'), 'written by turn two\n', 'the redone file stays');
+    assert.equal(porcelain(repo), '');
+    assertNothingLost(repo, before);
+  });
+
   it('item 3: Restore after a stopped turn saves its partial work as [Interrupted] and restores', () => {
     const repo = makeRepo();
     const v1 = turn(repo, 'c1', { 'a.txt': 'turn one\n' });

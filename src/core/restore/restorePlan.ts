@@ -9,6 +9,7 @@ import {
   type RepositoryHealth,
 } from '../git/healthProbe';
 import { subjectsSince } from '../git/history';
+import { commitTreeOf } from '../git/looseObject';
 import { factsFromHealth, passGate, passUndoGate } from '../git/repositoryGate';
 import { ZERO_OID } from '../git/workingTree';
 import type { CommitRange } from '../git/reverseMerge';
@@ -219,7 +220,12 @@ export async function makePlan(
   const turn = plan.turn;
   // A cancelled turn's own partial work in the tree is not "later work": Undo saves it either way.
   plan.later = later ? { ...later, uncommitted: !(health.clean || plan.preservation !== 'none') } : null;
-  const nothingAfter = plan.later ? !anyLaterWork(plan.later) : turn.version_commit === null && head === turn.base_head;
+  let nothingAfter = plan.later ? !anyLaterWork(plan.later) : turn.version_commit === null && head === turn.base_head;
+  // Restores after the version ([Restore], [Interrupted]) are no turn and no commit of the user's, yet they may have
+  // written anything (a Redo of another chat's turn, the user's saved edits): nothing landed only when HEAD still holds
+  // the version's tree (fuzz seed 6: Undo Only This Turn took a redone turn's README away as "everything").
+  if (nothingAfter && request.only === 'turn' && turn.version_commit !== null && head !== turn.version_commit)
+    nothingAfter = (await commitTreeOf(ctx.repo, head)) === (await commitTreeOf(ctx.repo, turn.version_commit));
   // Nothing landed after the turn: Undo Only This Turn is exactly today's Undo.
   const scope: UndoScope =
     request.path !== undefined || request.change !== undefined
