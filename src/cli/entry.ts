@@ -36,7 +36,13 @@ async function main(argv: readonly string[]): Promise<void> {
       // Everything is written (the record fsynced, the facts renamed, the lease released), so the process ends now
       // instead of when Node has closed its last handles (~5 ms per event here). Like the full path: stdout
       // reaches the agent's context, so only --json prints, and the exit waits until that write is out.
-      if (fast.json) process.stdout.write(`${JSON.stringify(fast.result)}\n`, () => process.exit(EXIT.ok));
+      // A guard's deny answer (connect --guard-destructive) is the agent's to read, without --json.
+      const out = fast.json
+        ? `${JSON.stringify(fast.result)}\n`
+        : fast.stdout !== undefined
+          ? `${fast.stdout}\n`
+          : null;
+      if (out !== null) process.stdout.write(out, () => process.exit(EXIT.ok));
       else process.exit(EXIT.ok);
       return;
     }

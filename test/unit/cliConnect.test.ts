@@ -24,6 +24,10 @@ const EVENTS = ['UserPromptSubmit', 'Stop', 'StopFailure', 'SessionEnd', 'PostTo
  */
 const ourCommand = (agent: string) => `env -u NODE_EXTRA_CA_CERTS ${process.execPath} ${CLI} hook ${agent}`;
 const OUR_COMMAND = ourCommand('claude-code');
+/** The command of one of Claude Code's events: tool events carry `--tool` after the other options (issue 34). */
+const TOOL_EVENTS = new Set(['PostToolUse', 'PreToolUse']);
+const ourCommandFor = (event: string, options = '') =>
+  `${OUR_COMMAND}${options}${TOOL_EVENTS.has(event) ? ' --tool' : ''}`;
 
 // Another tool's hooks and unrelated settings, in a style our writer would not produce (4-space indent, inline objects).
 const ORIGINAL = `{
@@ -105,8 +109,8 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
     const original = JSON.parse(ORIGINAL) as Settings;
     for (const event of EVENTS)
       assert.deepEqual(
-        commandsOf(connected, event).filter((c) => c === OUR_COMMAND),
-        [OUR_COMMAND],
+        commandsOf(connected, event).filter((c) => c === ourCommandFor(event)),
+        [ourCommandFor(event)],
         event,
       );
     assert.deepEqual(commandsOf(connected, 'Stop'), ['other-tool on-stop', OUR_COMMAND]);
@@ -165,7 +169,7 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
     const local = JSON.parse(read(repo, '.claude/settings.local.json')) as Settings;
     assert.deepEqual(
       EVENTS.map((e) => commandsOf(local, e)),
-      EVENTS.map(() => [OUR_COMMAND]),
+      EVENTS.map((e) => [ourCommandFor(e)]),
     );
     assert.ok(read(repo, '.claude/settings.local.json').endsWith('}\n'), 'a new file ends with a newline');
 
@@ -236,7 +240,8 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
     assert.equal((JSON.parse(first.stdout) as { command: string }).command, `${OUR_COMMAND} --init`);
     const file = path.join(home, '.claude/settings.json');
     const settings = () => JSON.parse(fs.readFileSync(file, 'utf8')) as Settings;
-    for (const event of EVENTS) assert.deepEqual(commandsOf(settings(), event), [`${OUR_COMMAND} --init`], event);
+    for (const event of EVENTS)
+      assert.deepEqual(commandsOf(settings(), event), [ourCommandFor(event, ' --init')], event);
     // Through a shell, in a folder without git: the repository is created and the turn begins.
     const event = JSON.stringify({
       hook_event_name: 'UserPromptSubmit',
@@ -269,7 +274,7 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
       plain.changes.map((c) => c.action),
       EVENTS.map(() => 'updated'),
     );
-    for (const event of EVENTS) assert.deepEqual(commandsOf(settings(), event), [OUR_COMMAND], event);
+    for (const event of EVENTS) assert.deepEqual(commandsOf(settings(), event), [ourCommandFor(event)], event);
     // The README's older hand-written form with --init, of an installation that moved: connect updates it in place, disconnect removes it.
     fs.writeFileSync(
       file,

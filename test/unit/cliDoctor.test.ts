@@ -263,6 +263,8 @@ describe('CLI doctor (real git, real state files, a real hook process)', functio
     const connected = JSON.parse(cli(['connect', 'codex', '--json'], repo, home, env).stdout) as {
       file: string;
       command: string;
+      toolCommand: string;
+      beforeToolCommand: string;
     };
     const config = path.join(codexHome, 'config.toml');
     const codexCheck = () => check(doctor(repo, home, { env }).report, 'hooks:codex');
@@ -273,10 +275,14 @@ describe('CLI doctor (real git, real state files, a real hook process)', functio
       hooks: Record<string, { hooks: { timeout?: number }[] }[]>;
     };
     const hashOf = (e: string, command: string) => codexTrustHash(e, command, timeouts.hooks[e][0].hooks[0].timeout);
+    // Tool events run the command's `--tool` form (issue 34): each entry is hashed with its own command.
+    const commandOf = (e: string, command: string) =>
+      e === 'PostToolUse' ? connected.toolCommand : e === 'PreToolUse' ? connected.beforeToolCommand : command;
     const reviewed = (command: string, extra = '') =>
       events
         .map(
-          (e) => `[hooks.state."${connected.file}:${label(e)}:0:0"]\ntrusted_hash = "${hashOf(e, command)}"\n${extra}`,
+          (e) =>
+            `[hooks.state."${connected.file}:${label(e)}:0:0"]\ntrusted_hash = "${hashOf(e, commandOf(e, command))}"\n${extra}`,
         )
         .join('\n');
     let c = codexCheck();

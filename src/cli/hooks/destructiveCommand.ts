@@ -29,6 +29,13 @@ export interface DestructiveCommand {
    * sub-command of the line reaches them, not only the first (one checkpoint is taken before the whole line).
    */
   reachesIgnored: boolean;
+  /**
+   * Every destructive sub-command of the line destroys only what differs from HEAD: `git rebase`/`merge`/`pull`
+   * (git refuses or carries over nothing but uncommitted work) and `mv`/`cp` onto a path (tracked content overwritten
+   * is in HEAD; an ignored destination is not, which `reachesIgnored` covers). Over a clean tree the caller needs no
+   * snapshot of the tree (docs/design/command-checkpoints.md, "Nothing to destroy").
+   */
+  onlyOverChanges: boolean;
 }
 
 /** Longer command lines are not parsed at all (a tool payload of that size is not a command an agent types). */
@@ -82,7 +89,9 @@ export function classifyArgv(argv: readonly string[]): DestructiveCommand | null
   if (!mentions) return null;
   const words = argv.map((text): Word => ({ text, dynamic: false, plain: false, assign: false }));
   const found = classifyWords(words, 0, { ...NO_STDIN, depth: 0, wrappers: 0 }, false);
-  return found === null ? null : { label: found.label, reachesIgnored: found.reachesIgnored };
+  return found === null
+    ? null
+    : { label: found.label, reachesIgnored: found.reachesIgnored, onlyOverChanges: found.onlyOverChanges };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -677,9 +686,13 @@ function classifyScript(text: string, depth: number): DestructiveCommand | null 
     };
     const found = classifyWords(command.words, 0, context, true);
     if (found === null) continue;
-    if (first === null) first = { label: found.label, reachesIgnored: found.reachesIgnored };
-    else if (found.reachesIgnored) first.reachesIgnored = true;
-    if (first.reachesIgnored) break;
+    if (first === null)
+      first = { label: found.label, reachesIgnored: found.reachesIgnored, onlyOverChanges: found.onlyOverChanges };
+    else {
+      if (found.reachesIgnored) first.reachesIgnored = true;
+      if (!found.onlyOverChanges) first.onlyOverChanges = false;
+    }
+    if (first.reachesIgnored && !first.onlyOverChanges) break;
   }
   return first;
 }
@@ -724,8 +737,8 @@ function isEchoOption(arg: string): boolean {
   return true;
 }
 
-function destructive(label: string, reachesIgnored: boolean): DestructiveCommand {
-  return { label, reachesIgnored };
+function destructive(label: string, reachesIgnored: boolean, onlyOverChanges = false): DestructiveCommand {
+  return { label, reachesIgnored, onlyOverChanges };
 }
 
 function baseName(path: string): string {
@@ -1115,7 +1128,8 @@ function classifyFind(words: Word[], i: number, ctx: Context): DestructiveComman
       if (!prompts || ctx.stdinFed) {
         const inner: Context = { ...NO_STDIN, depth: ctx.depth, wrappers: ctx.wrappers + 1 };
         const found = classifyWords(words.slice(j + 1, end), 0, inner, false);
-        if (found !== null) return destructive('find -exec ' + found.label, found.reachesIgnored);
+        if (found !== null)
+          return destructive('find -exec ' + found.label, found.reachesIgnored, found.onlyOverChanges);
       }
       j = end;
     }
@@ -1140,7 +1154,7 @@ function classifyMoveOrCopy(name: 'mv' | 'cp', words: Word[], i: number, ctx: Co
   const operands = operandCount(args, ctx);
   if (operands < (targetDirectory ? 1 : 2)) return null;
   if (mode === 'no-clobber' || keeps || (mode === 'interactive' && !ctx.stdinFed)) return null;
-  return destructive(name + ' onto a path', true);
+  return destructive(name + ' onto a path', true, true);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1230,7 +1244,7 @@ function classifyGit(words: Word[], i: number, ctx: Context): DestructiveCommand
         if (GIT_SEQUENCE_HARMLESS.has(t)) return null;
         if (t === '--abort' || t === '--skip') label = subcommand + ' ' + t;
       }
-      return git(label);
+      return destructive('git ' + label, false, true);
     }
     case 'rm': {
       const args = readArgs(words, rest, '', LONG_WITH_VALUE);

@@ -15,6 +15,7 @@ import { factsFromHealth, turnGate } from '../../core/git/repositoryGate';
 import { inspectHealthDirect } from '../../core/git/statusProbe';
 import { commitWorkingTree, type WorkingTreeCommitRequest } from '../../core/git/workingTree';
 import { baseSnapshotRequest } from '../../core/turns/baseSnapshot';
+import { type CheckpointInput, takeCheckpoint } from '../../core/turns/checkpointSnapshot';
 import type { HookChatFacts, HookFacts, HookRunningTurn } from '../../core/turns/hookFacts';
 import { agentSubject } from '../../core/turns/promptSummary';
 import {
@@ -83,6 +84,8 @@ export interface PlannedVersion {
 export interface MadeRef {
   ref: string;
   commit: string;
+  /** A checkpoint's saved ignored files, removed with the ref. */
+  savedDir?: string | null;
 }
 
 /**
@@ -179,6 +182,44 @@ export async function planEnd(prepared: Prepared, outcome: 'completed' | 'cancel
     chat: { ...chat, running: [] },
     ended: [...older, last],
     version,
+  };
+}
+
+/**
+ * A checkpoint before the chat's running turn's destructive command (issue 34), as checkpointBeforeCommand takes it:
+ * the same sequence (takeCheckpoint) from the status the gate decided on, HEAD's tree from the facts when they know
+ * it. Null when there is nothing to record: no running turn (the command is the user's), or nothing the command can
+ * destroy. The ref and the saved files are the only things written before the append: a declined append removes
+ * them again (fastHook.ts unmake).
+ */
+export async function planCheckpoint(
+  prepared: Prepared,
+  found: Omit<CheckpointInput, 'chatId' | 'command'>,
+  command: string,
+  opened: GatePassed<string | null>,
+): Promise<Planned | null> {
+  const { chat, chatId, event, repo } = prepared;
+  const turn = endOfChat(chat.running)?.last;
+  if (!turn) return null;
+  const { head, health } = onBranchToRecord(opened);
+  const input = { ...found, chatId, command };
+  const at = { turnId: turn.id, head, headTree: await headTreeOf(prepared, head), health };
+  const taken = await takeCheckpoint(repo, at, input, Date.now());
+  if (!taken) return null;
+  return {
+    statements: [taken.statement],
+    result: {
+      agent: event.agent,
+      event: event.event,
+      action: 'checkpoint',
+      turnId: turn.id,
+      checkpointId: taken.id,
+      command: found.label,
+      files: taken.savedFiles,
+    },
+    chat,
+    made: { ref: taken.ref, commit: taken.commit, savedDir: taken.savedDir },
+    ended: [],
   };
 }
 
