@@ -1,6 +1,7 @@
 // Recognising the shell commands that destroy working-tree content (issue 34), so the pre-tool hook can save a
-// checkpoint just before the agent runs one. Loaded on the hook's fast path for every shell tool call: no imports,
-// one linear pass of a hand-written tokenizer, no regular expressions, and most commands leave at the first test.
+// checkpoint just before the agent runs one. Loaded on the hook's fast path for every shell tool call: one import
+// (its first test, commandMentions.ts, which the CLI's entry runs before any hook code loads), one linear pass of a
+// hand-written tokenizer, no regular expressions, and most commands leave at the first test.
 //
 // What is recognised (docs/design/destructive-commands.md has the reasons):
 // - Command lines in POSIX shell syntax: lists and pipelines (`&&`, `||`, `;`, `|`, `|&`, `&`, newlines), subshells
@@ -16,6 +17,8 @@
 // Never guessed: a command run through a variable (`$RM -rf x`), an alias or function defined elsewhere, a script
 // file, a script piped from elsewhere (`curl … | sh`), npm/make targets, `env -S`, `case` statements, PowerShell or
 // cmd.exe syntax, and any line the tokenizer cannot read (unbalanced quotes or parentheses) give null.
+
+import { mayMention } from './commandMentions';
 
 export interface DestructiveCommand {
   /**
@@ -92,17 +95,6 @@ export function classifyArgv(argv: readonly string[]): DestructiveCommand | null
   return found === null
     ? null
     : { label: found.label, reachesIgnored: found.reachesIgnored, onlyOverChanges: found.onlyOverChanges };
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// A cheap first test: every recognised command's name appears in the text (unless spelt with quotes or escapes
-// inside the name, `r\m`, which is not recognised).
-
-const MENTIONS = ['rm', 'git', 'find', 'mv', 'cp', 'dd', 'truncate', 'shred', 'unlink', 'rimraf'];
-
-function mayMention(text: string): boolean {
-  for (const name of MENTIONS) if (text.includes(name)) return true;
-  return false;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
