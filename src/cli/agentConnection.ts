@@ -181,7 +181,8 @@ function guardLine(agent: ConnectableAgent): string {
   return agent.guard
     ? `Before a destructive shell command (git reset --hard, rm -rf, …) ${name} is told not to run it and to ask ` +
         `you first (${agent.guard.help}); a checkpoint is taken all the same.`
-    : `${name} has no way for a hook to stop a tool: --guard-destructive only takes the checkpoint.`;
+    : `${name} gets no deny answer from the guard (none is proven with its binary yet): --guard-destructive only ` +
+        'takes the checkpoint before a destructive command.';
 }
 
 function describe(
