@@ -1,6 +1,6 @@
 /**
- * `agent-versions`, the command (dist/cli.js): a small entry that keeps the common hook events fast. A pre-tool event
- * whose command is harmless is answered here (hooks/toolShortcut.ts). A `hook`
+ * `agent-versions`, the command (dist/cli.js): a small entry that keeps the common hook events fast. A pre-tool
+ * event of a `--tool` entry whose command is harmless is answered here (hooks/toolShortcut.ts). Any other `hook`
  * command starts the fast path's one git process first (hooks/earlyProbe.ts), then loads the fast path
  * (hooks/fastHook.ts, dist/cliHook.js: no sql.js, no xstate) while it runs; every other command, and a hook
  * event the fast path declines, loads the full CLI (main.ts, dist/cliMain.js) and runs it unchanged.

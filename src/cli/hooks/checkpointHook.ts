@@ -43,8 +43,9 @@ export async function checkpointHook(
       reachesIgnored: found.reachesIgnored,
       onlyOverChanges: found.onlyOverChanges,
     });
-    // The next event of this chat can take the fast path again (the journal changed: fastHook.ts).
-    await history.recordHookFacts([event.chatId]);
+    // The next event of this chat can take the fast path again (the journal changed: fastHook.ts); best effort,
+    // like the facts themselves: a failure only sends the next event down this path too.
+    await history.recordHookFacts([event.chatId]).catch(() => undefined);
     if (!taken) return ignored(event);
     return {
       agent: event.agent,
