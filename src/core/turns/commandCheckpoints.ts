@@ -1,10 +1,14 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { RepoContext } from '../context';
+import { isAvhError } from '../errors';
+import { refsUnder } from '../git/history';
+import { compareAndSetRef, ZERO_OID } from '../git/refUpdate';
 import { OPERATIONS } from '../session/operationKinds';
 import { runOperation } from '../session/runOperation';
 import type { StoreReader, StoreTx } from '../store/durableStore';
 import {
+  CHECKPOINT_REF_PREFIX,
   type CheckpointInput,
   discardCheckpoint,
   SAVED_FILES_MANIFEST,
@@ -74,6 +78,10 @@ export function checkpointBeforeCommand(ctx: RepoContext, input: CheckpointInput
     }
     const { savedFiles } = taken;
     ctx.log.info('turn.checkpoint', { turn: turn.id, checkpoint: taken.id, label: input.label, savedFiles });
+    // The checkpoint is taken: a failed prune is logged (content-free) and tried again at the next one.
+    await pruneCheckpointsUnderLease(ctx).catch((error: unknown) =>
+      ctx.log.warn('turn.checkpoints-prune-failed', { reason: isAvhError(error) ? error.reason : 'unexpected' }),
+    );
     return { checkpointId: taken.id, turnId: turn.id, commit: taken.commit, savedFiles: taken.savedFiles };
   });
 }
@@ -87,6 +95,62 @@ export function checkpointsOf(r: StoreReader | StoreTx, turnId?: string): Checkp
   return turnId === undefined
     ? r.all<CheckpointRow>('SELECT * FROM command_checkpoints ORDER BY created_at, rowid')
     : r.all<CheckpointRow>('SELECT * FROM command_checkpoints WHERE turn_id = ? ORDER BY created_at, rowid', [turnId]);
+}
+
+/** The paths of a checkpoint's saved ignored files (its manifest; none when it kept none or it is unreadable). */
+export function savedFilePaths(stateDir: string, id: string): string[] {
+  try {
+    const kept = JSON.parse(
+      fs.readFileSync(path.join(savedFilesDir(stateDir, id), SAVED_FILES_MANIFEST), 'utf8'),
+    ) as unknown;
+    if (!Array.isArray(kept)) return [];
+    return kept.flatMap((e: Partial<SavedEntry> | null) => (typeof e?.path === 'string' ? [e.path] : []));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Pruning (docs/design/command-checkpoints.md, "Pruned with the turn's history"): a checkpoint lives as long as its
+ * turn is in the hot store. Once the history archive moves the turn out (docs/design/history-archive.md: the newest
+ * 1,500 finished turns and each chat's newest stay), its ref, its saved ignored files and its row go, in that order
+ * (a crash between them leaves the row, and the next prune finishes it: deleting a ref or folder already gone is
+ * success). A ref or folder with no row (a checkpoint killed before its row was written) goes with them. Runs under
+ * the turn lease, after each new checkpoint, so a checkpoint being taken is never swept; returns how many rows went.
+ */
+export async function pruneCheckpointsUnderLease(ctx: RepoContext): Promise<number> {
+  // Hot only: `turns` here is the hot table, so a turn the archive holds is "not there".
+  const gone = await ctx.store.read((r) =>
+    r.all<{ id: string; commit_oid: string }>(
+      'SELECT id, commit_oid FROM command_checkpoints WHERE turn_id NOT IN (SELECT id FROM turns)',
+    ),
+  );
+  if (gone.length === 0) return 0;
+  const { repo } = ctx;
+  for (const c of gone) {
+    await compareAndSetRef(repo, `${CHECKPOINT_REF_PREFIX}${c.id}`, ZERO_OID, c.commit_oid, 'agent-versions: prune');
+    fs.rmSync(savedFilesDir(repo.stateDir, c.id), { recursive: true, force: true });
+  }
+  await ctx.store.transaction((tx) => {
+    for (const c of gone) tx.run('DELETE FROM command_checkpoints WHERE id = ?', [c.id]);
+  });
+  // Leftovers of a checkpoint that never got its row: a ref or a folder no row names.
+  const known = new Set(
+    await ctx.store.read((r) => r.all<{ id: string }>('SELECT id FROM command_checkpoints').map((k) => k.id)),
+  );
+  for (const [id, oid] of await refsUnder(repo, CHECKPOINT_REF_PREFIX))
+    if (!known.has(id))
+      await compareAndSetRef(repo, `${CHECKPOINT_REF_PREFIX}${id}`, ZERO_OID, oid, 'agent-versions: prune');
+  let folders: string[] = [];
+  try {
+    folders = fs.readdirSync(path.join(repo.stateDir, 'checkpoints'));
+  } catch {
+    // no folder: nothing was ever saved
+  }
+  for (const id of folders)
+    if (!known.has(id)) fs.rmSync(savedFilesDir(repo.stateDir, id), { recursive: true, force: true });
+  ctx.log.info('turn.checkpoints-pruned', { checkpoints: gone.length });
+  return gone.length;
 }
 
 /**
