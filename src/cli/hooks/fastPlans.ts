@@ -234,7 +234,7 @@ async function planVersion(
   turn: HookRunningTurn,
   branch: string,
   head: string,
-  health: Pick<RepositoryHealth, 'counts' | 'nestedRepositories'>,
+  health: Pick<RepositoryHealth, 'listed'>,
 ): Promise<PlannedVersion> {
   const { repo, facts, chat, chatId } = prepared;
   if (facts.openTurns !== chat.running.length) decline('other-chat-running');
@@ -252,9 +252,8 @@ async function planVersion(
     [],
     (name) => failpoint(`turn-commit:${name}`),
   );
-  // The event's status listed every new file: none, and the version's snapshot need not list them again.
-  const noUntracked = health.counts.untracked === 0 && health.nestedRepositories.length === 0;
-  return { turnId: turn.id, request: { ...request, noUntracked } };
+  // The event's one status listed every changed and new path: the version stages exactly those (issue 36).
+  return { turnId: turn.id, request: { ...request, listed: health.listed } };
 }
 
 /**
