@@ -40,7 +40,7 @@ export interface CheckpointAt {
   head: string | null;
   /** HEAD's tree when already known (one git process fewer). */
   headTree?: string;
-  health: Pick<RepositoryHealth, 'clean' | 'counts' | 'nestedRepositories'>;
+  health: Pick<RepositoryHealth, 'clean' | 'counts' | 'nestedRepositories' | 'listed'>;
 }
 
 export interface TakenCheckpoint {
@@ -85,8 +85,8 @@ export async function takeCheckpoint(
     parent: at.head,
     ...(at.headTree !== undefined ? { parentTree: at.headTree } : {}),
     always: true,
-    // The status moments before listed no new file (and no nested repository): not listed again.
-    noUntracked: at.health.counts.untracked === 0 && at.health.nestedRepositories.length === 0,
+    // The paths the status moments before listed are staged, nothing else is looked at (issue 36).
+    listed: at.health.listed,
     message: `Agent Version History checkpoint before a command\n\nAgent-Turn: ${at.turnId}\nAgent-Checkpoint: ${id}\n`,
     reflog: 'agent-versions: checkpoint',
     installIndex: false,
