@@ -24,6 +24,7 @@ import { GIT_PARTS, runGitBench } from './gitBench';
 import { runAgentNotesBench } from './agentNotesBench';
 import { runBlameBench } from './blameBench';
 import { runHookBench } from './hookBench';
+import { runLargeRepoBench } from './largeRepoBench';
 import { runLauncherBench } from './launcherBench';
 import { runSecretsBench } from './secretsBench';
 import { runStoreSection } from './storeBench';
@@ -49,6 +50,7 @@ const SECTIONS: readonly BenchSection[] = [
     run: (c) => runTurnChangesBench(c).then(asSection),
   },
   { name: 'blame', title: 'Blame and hover (issue 26)', run: (c) => runBlameBench(c).then(asSection) },
+  { name: 'large', title: 'Large repository (issue 36)', run: runLargeRepoBench },
 ];
 
 const ROOT = path.resolve(__dirname, '..', '..');

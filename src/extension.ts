@@ -16,6 +16,7 @@ import { installHookLauncher } from './vscode/launcherInstall';
 import { registerRestoreCommands, RestoreRunner, TurnCancelledEvent } from './vscode/restoreCommands';
 import { registerShowTurnChanges } from './vscode/versionChanges';
 import { registerBlame } from './vscode/blameCommands';
+import { CheckpointNotices, registerCheckpointCommands } from './vscode/checkpointCommands';
 
 /**
  * Builds the pieces and wires them; opening a repository's state (and loading sql.js) waits until something needs
@@ -42,6 +43,8 @@ export function activate(context: vscode.ExtensionContext): AgentVersionHistoryA
   const runner = new RestoreRunner(log, turnCancelled, branchLoss);
   registerRecoveryUi(context, registry, log);
   registerRestoreCommands(context, registry, runner);
+  registerCheckpointCommands(context, registry, runner);
+  context.subscriptions.push(new CheckpointNotices(registry, runner, context.globalState, log));
   registerShowTurnChanges(context, registry, log);
   // Hook commands run a launcher at a stable path that this activation points here (docs/design/vscode-connect.md).
   installHookLauncher(context, log);

@@ -15,7 +15,7 @@ import {
 } from './agentSettings';
 import type { CommandContext } from './command';
 import { EXIT, UsageError } from './exitCodes';
-import { hookCommand } from './installation';
+import { type HookCommands, hookCommands } from './installation';
 
 export interface ConnectRequest {
   action: 'connect' | 'disconnect';
@@ -24,6 +24,11 @@ export interface ConnectRequest {
   dryRun: boolean;
   /** connect: the hook command creates the repository in a folder without git (`hook … --init`). */
   init?: boolean;
+  /**
+   * connect: the pre-tool hook also answers the agent's own deny form for a destructive shell command
+   * (`hook … --tool --guard-destructive`; issue 34). The checkpoint is taken all the same.
+   */
+  guardDestructive?: boolean;
   /** The folder given by --repo or the current one; project scopes use its repository's top level. */
   folder: string;
 }
@@ -36,6 +41,7 @@ export function connectRequest(action: ConnectRequest['action'], c: CommandConte
     agent: c.args[0],
     dryRun: values['dry-run'] === true,
     init: values.init === true,
+    guardDestructive: values['guard-destructive'] === true,
     folder: c.folder,
     scope: values.user ? 'user' : values.local ? 'local' : 'project',
   };
@@ -85,7 +91,9 @@ async function projectRoot(folder: string): Promise<string> {
 export interface ConnectionPlan {
   agent: ConnectableAgent;
   file: string;
+  /** The lifecycle events' command (prompts, ends); the tool events' forms of it are in `commands`. */
   command: string;
+  commands: HookCommands;
   /** The file's text now; null when it does not exist. */
   before: string | null;
   edit: SettingsEdit;
@@ -112,11 +120,14 @@ export async function planConnection(request: ConnectRequest): Promise<Connectio
     os.homedir(),
     process.env,
   );
-  const command = hookCommand(request.agent, { init: request.init === true });
+  const commands = hookCommands(request.agent, {
+    init: request.init === true,
+    guardDestructive: request.guardDestructive === true,
+  });
   const before = readSettings(file);
   const edit =
-    request.action === 'connect' ? planConnect(file, before, agent, command) : planDisconnect(file, before, agent);
-  return { agent, file, command, before, edit };
+    request.action === 'connect' ? planConnect(file, before, agent, commands) : planDisconnect(file, before, agent);
+  return { agent, file, command: commands.lifecycle, commands, before, edit };
 }
 
 /** The other settings files of the agent that also run our hook (every hook would then run twice). */
@@ -142,6 +153,9 @@ export async function runConnect(request: ConnectRequest): Promise<{ json: unkno
     scope: request.scope,
     file,
     command,
+    toolCommand: plan.commands.tool,
+    beforeToolCommand: plan.commands.beforeTool,
+    guardDestructive: request.action === 'connect' && request.guardDestructive === true,
     dryRun: request.dryRun,
     changed: changed && !request.dryRun,
     removedFile: edit.remove === true,
@@ -159,6 +173,16 @@ function connectedIn(agent: ConnectableAgent, file: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** What connect --guard-destructive does for this agent: its own deny form, or that it has none. */
+function guardLine(agent: ConnectableAgent): string {
+  const name = agent.settings.displayName;
+  return agent.guard
+    ? `Before a destructive shell command (git reset --hard, rm -rf, …) ${name} is told not to run it and to ask ` +
+        `you first (${agent.guard.help}); a checkpoint is taken all the same.`
+    : `${name} gets no deny answer from the guard (none is proven with its binary yet): --guard-destructive only ` +
+        'takes the checkpoint before a destructive command.';
 }
 
 function describe(
@@ -185,7 +209,10 @@ function describe(
     lines.push(`${request.dryRun ? `Would ${request.action}` : verb} ${name} in ${where}:`);
     const width = Math.max(...changes.map((c) => c.action.length));
     lines.push(...changes.map((c) => `  ${c.action.padEnd(width)}  ${c.event} hook`));
-    if (request.action === 'connect') lines.push(`Hook command: ${command}`);
+    if (request.action === 'connect') {
+      lines.push(`Hook command: ${command}`, 'Tool events run it with --tool (no git runs before the event is read).');
+      if (request.guardDestructive) lines.push(guardLine(agent));
+    }
     if (edit.remove) lines.push(`${request.dryRun ? 'Would remove' : 'Removed'} the file: nothing else was in it.`);
     if (request.action === 'connect' && request.scope === 'project') {
       const yours = scopesOf(agent).includes('local') ? '--local' : '--user';

@@ -11,7 +11,8 @@ import type {
   SettingsScope,
 } from './agents/agent';
 import { CliError, EXIT } from './exitCodes';
-import { isOurHookCommand } from './installation';
+import type { EventEffect } from './hooks/hookEvent';
+import { type HookCommands, isOurHookCommand } from './installation';
 
 export type { HookEntries, SettingsChange, SettingsEdit } from './agents/agent';
 
@@ -225,6 +226,11 @@ function removeEntry(doc: Doc, entry: OurEntry): Doc {
   return removeChild(doc, doc.root, doc.root.children!.indexOf(propertyNode(doc.root, 'hooks')!));
 }
 
+/** The command of an event's entry: a tool event's carries `--tool` (and the pre-tool one the guard's flag). */
+export function commandOfEvent(commands: HookCommands, effect: EventEffect | undefined): string {
+  return effect === 'wrote' ? commands.tool : effect === 'before-tool' ? commands.beforeTool : commands.lifecycle;
+}
+
 /** The fields our entry for `event` has: `type`, `command`, then what the agent asks for (a timeout, a name). */
 function entryOf(agent: ConnectableAgent, event: string, command: string): Record<string, string | number> {
   return { type: 'command', command, ...(agent.settings.entryFields?.(event) ?? {}) };
@@ -249,9 +255,14 @@ function updateEntry(doc: Doc, entry: OurEntry, wanted: Record<string, string | 
  * ours with another command (an older installation) or other fields are updated in place, duplicates of ours and
  * ours under events the agent no longer has removed.
  */
-export function planConnect(file: string, text: string | null, agent: ConnectableAgent, command: string): SettingsEdit {
+export function planConnect(
+  file: string,
+  text: string | null,
+  agent: ConnectableAgent,
+  commands: HookCommands,
+): SettingsEdit {
   const format = agent.settings.format;
-  if (format) return format.planConnect(file, text, agent, command);
+  if (format) return format.planConnect(file, text, agent, commands);
   const fresh = text === null || text.trim() === '';
   let doc = parseDoc(file, fresh ? (agent.settings.newFile ?? null) : text);
   const changes: SettingsChange[] = [];
@@ -263,7 +274,7 @@ export function planConnect(file: string, text: string | null, agent: Connectabl
     const mine = findOurs(file, doc, agent).filter((e) => e.event === event);
     // Drop duplicates from the end so earlier indexes stay valid.
     for (const extra of mine.slice(1).reverse()) doc = removeEntry(doc, extra);
-    const entry = entryOf(agent, event, command);
+    const entry = entryOf(agent, event, commandOfEvent(commands, agent.events.get(event)));
     if (mine.length === 0) {
       const hooks = findNodeAtLocation(doc.root, ['hooks']);
       if (!hooks) doc = append(doc, doc.root, { [event]: [{ hooks: [entry] }] }, 'hooks');

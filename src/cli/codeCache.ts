@@ -9,7 +9,7 @@
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
-import * as vm from 'node:vm';
+import type * as vm from 'node:vm';
 
 /**
  * The cache file for `bundle` as it is now, under this very Node: the Node version and architecture, and the bundle's
@@ -30,7 +30,10 @@ export function wrapCommonJs(source: string): string {
  * level.
  */
 export function runBundle<T>(file: string, cachedData?: Buffer): { script: vm.Script; exports: T } {
-  const script = new vm.Script(wrapCommonJs(fs.readFileSync(file, 'utf8')), { filename: file, cachedData });
+  // Loaded here, not at the top: the CLI's entry answers most pre-tool events without loading any bundle.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Script } = require('node:vm') as typeof vm;
+  const script = new Script(wrapCommonJs(fs.readFileSync(file, 'utf8')), { filename: file, cachedData });
   const module = { exports: {} as T };
   (script.runInThisContext() as (...args: unknown[]) => void).call(
     module.exports,

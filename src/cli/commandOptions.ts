@@ -65,6 +65,16 @@ export const OPTIONS = {
       'in a folder without git, create the repository (git init) and record the turn ' +
       '(connect: write the hook command with it)',
   },
+  tool: {
+    type: 'boolean',
+    help: 'the event is a tool event: no git starts before it is read (what connect writes for tool events)',
+  },
+  'guard-destructive': {
+    type: 'boolean',
+    help:
+      'before a destructive shell command (git reset --hard, rm -rf, …) the agent is told not to run it and to ask ' +
+      'the user first, in its own deny form; the checkpoint is taken all the same (connect: write the hooks with it)',
+  },
   'before-command': {
     type: 'string',
     value: '<checkpoint>',

@@ -1,15 +1,18 @@
 /**
- * `agent-versions`, the command (dist/cli.js): a small entry that keeps the common hook events fast. A `hook`
+ * `agent-versions`, the command (dist/cli.js): a small entry that keeps the common hook events fast. A pre-tool
+ * event of a `--tool` entry whose command is harmless is answered here (hooks/toolShortcut.ts). Any other `hook`
  * command starts the fast path's one git process first (hooks/earlyProbe.ts), then loads the fast path
  * (hooks/fastHook.ts, dist/cliHook.js: no sql.js, no xstate) while it runs; every other command, and a hook
  * event the fast path declines, loads the full CLI (main.ts, dist/cliMain.js) and runs it unchanged.
  * docs/design.md, "Fast hook events".
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { safeMessage } from '../core/errors';
 import { requireBundle } from './codeCache';
 import { EXIT } from './exitCodes';
 import { startEarlyProbe } from './hooks/earlyProbe';
+import { harmlessPreTool } from './hooks/toolShortcut';
 import { stdinOnce } from './processStdin';
 
 /** The bundles beside this file (scripts/build.mjs defines their names); the tsc output's modules otherwise. */
@@ -28,6 +31,14 @@ function load<T>(file: string): T {
 async function main(argv: readonly string[]): Promise<void> {
   const readStdin = stdinOnce();
   if (argv[0] === 'hook') {
+    // A pre-tool event whose command runs nothing the classifier recognises (connect's `--tool` entries): answered
+    // here, before any hook code loads (hooks/toolShortcut.ts). Stdin is read synchronously: nothing runs meanwhile.
+    const fastOff = typeof AVH_PRODUCTION_BUILD === 'undefined' && process.env.AVH_HOOK_FAST === 'off';
+    if (!fastOff && argv.includes('--tool') && harmlessPreTool(argv, await readStdin().catch(() => ''))) {
+      if (typeof AVH_PRODUCTION_BUILD === 'undefined' && process.env.AVH_HOOK_PATH_LOG)
+        fs.appendFileSync(process.env.AVH_HOOK_PATH_LOG, 'entry\n');
+      process.exit(EXIT.ok);
+    }
     // The status starts and stdin is asked for first; the fast path's code loads while both run.
     const early = startEarlyProbe(argv, readStdin, process.cwd());
     const fastHook = load<typeof import('./hooks/fastHook')>(FAST_HOOK);
@@ -36,7 +47,13 @@ async function main(argv: readonly string[]): Promise<void> {
       // Everything is written (the record fsynced, the facts renamed, the lease released), so the process ends now
       // instead of when Node has closed its last handles (~5 ms per event here). Like the full path: stdout
       // reaches the agent's context, so only --json prints, and the exit waits until that write is out.
-      if (fast.json) process.stdout.write(`${JSON.stringify(fast.result)}\n`, () => process.exit(EXIT.ok));
+      // A guard's deny answer (connect --guard-destructive) is the agent's to read, without --json.
+      const out = fast.json
+        ? `${JSON.stringify(fast.result)}\n`
+        : fast.stdout !== undefined
+          ? `${fast.stdout}\n`
+          : null;
+      if (out !== null) process.stdout.write(out, () => process.exit(EXIT.ok));
       else process.exit(EXIT.ok);
       return;
     }

@@ -61,12 +61,23 @@ function runtimeAssignments(runtime: Runtime): string[] {
   return runtime.electron ? ['ELECTRON_RUN_AS_NODE=1'] : [];
 }
 
-/** The options a hook command of ours may end with (connect --init writes the first). */
-const HOOK_COMMAND_OPTIONS: readonly string[] = ['--init'];
+/**
+ * The options a hook command of ours may end with, in the order hookCommand writes them: `--init` (connect --init),
+ * `--tool` (a tool event's entry), `--guard-destructive` (the pre-tool entry of connect --guard-destructive).
+ */
+const HOOK_COMMAND_OPTIONS: readonly string[] = ['--init', '--tool', '--guard-destructive'];
 
 export interface HookCommandOptions {
   /** `hook … --init`: in a folder without git, create the repository first. */
   init?: boolean;
+  /**
+   * `hook … --tool`: the entry of a tool event (the agent's 'wrote' and 'before-tool' events). The CLI's entry then
+   * starts no `git status` before it reads the payload (cli/entry.ts): a tool event needs none. Without it a tool
+   * event is handled the same, only later.
+   */
+  tool?: boolean;
+  /** `hook … --guard-destructive`: the pre-tool entry answers the agent's deny/ask form for a destructive command. */
+  guardDestructive?: boolean;
   /** The CLI the command runs, by its own path (default: this installation's entry, through the launcher if any). */
   cliFile?: string;
   /** The launcher the command runs (default: the one in use, useLauncher; null: none, the direct form). */
@@ -108,7 +119,11 @@ function splitOptions(words: string[]): { words: string[]; options: string[] } {
  * ELECTRON_RUN_AS_NODE=1).
  */
 export function hookCommand(agent: string, options: HookCommandOptions = {}): string {
-  const init = options.init ? ['--init'] : [];
+  const init = [
+    ...(options.init ? ['--init'] : []),
+    ...(options.tool ? ['--tool'] : []),
+    ...(options.guardDestructive ? ['--guard-destructive'] : []),
+  ];
   const launcher =
     options.cliFile !== undefined ? null : options.launcher !== undefined ? options.launcher : launcherInUseNow();
   if (launcher !== null) return [launcher, 'hook', agent, ...init].map(shellWord).join(' ');
@@ -124,14 +139,58 @@ export function hookCommandInits(command: string): boolean {
 }
 
 /**
- * The command connect would write now in place of `command`, one of ours, keeping its options (--init). A command
- * that runs one of our launchers is in the current form with that launcher; any other, in the form hookCommand
- * gives now (the launcher's, when one is in use: a command naming an installation's own folder is then older).
+ * The command connect would write now in place of `command`, one of ours, keeping its options (--init, --tool,
+ * --guard-destructive). A command that runs one of our launchers is in the current form with that launcher; any
+ * other, in the form hookCommand gives now (the launcher's, when one is in use: a command naming an installation's
+ * own folder is then older).
  */
 export function currentFormOf(command: string, agent: string): string {
-  const init = hookCommandInits(command);
+  const { options } = splitOptions(shellWords(command));
+  const flags = {
+    init: options.includes('--init'),
+    tool: options.includes('--tool'),
+    guardDestructive: options.includes('--guard-destructive'),
+  };
   const launcher = launcherOf(command);
-  return hookCommand(agent, launcher !== null ? { init, launcher } : { init });
+  return hookCommand(agent, launcher !== null ? { ...flags, launcher } : flags);
+}
+
+/** Whether a hook command of ours answers destructive commands with the agent's deny/ask form (connect's flag). */
+export function hookCommandGuards(command: string): boolean {
+  return splitOptions(shellWords(command)).options.includes('--guard-destructive');
+}
+
+/** The hook commands `connect` writes: one for the agent's lifecycle events, and the tool events' forms of it. */
+export interface HookCommands {
+  /** Prompts, ends: `… hook <agent> [--init]`. */
+  lifecycle: string;
+  /** A tool's written files ('wrote'): `… --tool`. */
+  tool: string;
+  /** A tool about to run ('before-tool'): `… --tool [--guard-destructive]`. */
+  beforeTool: string;
+}
+
+/**
+ * The commands connect would write now for an agent connected with `commands` (its entries in one settings file):
+ * the same launcher or direct form, `--init` and the guard as any of them has them.
+ */
+export function currentCommandsOf(commands: readonly string[], agent: string): HookCommands {
+  const init = commands.some(hookCommandInits);
+  const guardDestructive = commands.some(hookCommandGuards);
+  const launcher = commands.length > 0 ? launcherOf(commands[0]) : null;
+  return hookCommands(agent, launcher !== null ? { init, guardDestructive, launcher } : { init, guardDestructive });
+}
+
+export function hookCommands(
+  agent: string,
+  options: Omit<HookCommandOptions, 'tool' | 'guardDestructive'> & { guardDestructive?: boolean } = {},
+): HookCommands {
+  const { guardDestructive, ...rest } = options;
+  return {
+    lifecycle: hookCommand(agent, rest),
+    tool: hookCommand(agent, { ...rest, tool: true }),
+    beforeTool: hookCommand(agent, { ...rest, tool: true, guardDestructive }),
+  };
 }
 
 /** The launcher of ours a hook command runs (`<launcher> hook <agent> [--init]`), or null. */

@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import * as tty from 'node:tty';
+import type * as ttyModule from 'node:tty';
 import { AvhError } from '../core/errors';
 
 const MAX_STDIN_BYTES = 16 * 1024 * 1024;
@@ -11,7 +11,7 @@ const tooLarge = () => new AvhError('invalid-input', 'stdin is larger than 16 Mi
  * `process.stdin` loads (~10 ms of a hook event here). A non-blocking stdin is read as a stream.
  */
 export function readProcessStdin(): Promise<string> {
-  if (tty.isatty(0)) return Promise.resolve('');
+  if (isTerminal()) return Promise.resolve('');
   const chunks: Buffer[] = [];
   let size = 0;
   try {
@@ -31,6 +31,20 @@ export function readProcessStdin(): Promise<string> {
     if (code !== 'EAGAIN') return Promise.reject(error);
   }
   return readAsStream(chunks, size);
+}
+
+/**
+ * Whether stdin is a terminal. node:tty (with Node's streams and sockets, ~2 ms) is loaded only for a character
+ * device: a hook's stdin is a pipe, answered by one fstat.
+ */
+function isTerminal(): boolean {
+  try {
+    if (!fs.fstatSync(0).isCharacterDevice()) return false;
+  } catch {
+    return false;
+  }
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('node:tty') as typeof ttyModule).isatty(0);
 }
 
 function readAsStream(chunks: Buffer[], already: number): Promise<string> {

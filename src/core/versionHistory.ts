@@ -39,9 +39,12 @@ import {
   checkpointBeforeCommand,
   checkpointById,
   type CheckpointInput,
+  type CheckpointRow,
   type CheckpointResult,
   checkpointsOf,
 } from './turns/commandCheckpoints';
+import { type CheckpointStep, checkpointSteps } from './turns/checkpointSteps';
+export type { CheckpointStep } from './turns/checkpointSteps';
 import {
   beginTurn,
   BeginTurnResult,
@@ -120,6 +123,21 @@ export interface CheckpointInfo {
   commit: string;
   savedFiles: number;
   createdAt: number;
+}
+
+/** A checkpoint's id: a UUID as commandCheckpoints.ts makes them. */
+const CHECKPOINT_ID = /^[0-9a-f-]{36}$/;
+
+function checkpointInfo(c: CheckpointRow): CheckpointInfo {
+  return {
+    id: c.id,
+    turnId: c.turn_id,
+    chatId: c.chat_id,
+    label: c.label,
+    commit: c.commit_oid,
+    savedFiles: c.saved_files,
+    createdAt: c.created_at,
+  };
 }
 
 export class VersionHistory {
@@ -369,15 +387,34 @@ export class VersionHistory {
   async checkpoints(turnId?: unknown): Promise<CheckpointInfo[]> {
     const id = turnId === undefined ? undefined : validateTurnId(turnId);
     const rows = await this.ctx.store.read((r) => checkpointsOf(r, id));
-    return rows.map((c) => ({
-      id: c.id,
-      turnId: c.turn_id,
-      chatId: c.chat_id,
-      label: c.label,
-      commit: c.commit_oid,
-      savedFiles: c.saved_files,
-      createdAt: c.created_at,
-    }));
+    return rows.map(checkpointInfo);
+  }
+
+  /** One checkpoint (no command text), or null when this repository has none with that id (any input). */
+  async checkpoint(id: unknown): Promise<CheckpointInfo | null> {
+    if (typeof id !== 'string' || !CHECKPOINT_ID.test(id)) return null;
+    const c = await this.ctx.store.read((r) => checkpointById(r, id));
+    return c ? checkpointInfo(c) : null;
+  }
+
+  /**
+   * The checkpoints of turns that ended at or after `since` (milliseconds), oldest first, each with the files that
+   * were there before its command and are changed or gone at the turn's end (its version, else the working tree
+   * now): what the extension's end-of-turn notice tells. Hot turns only.
+   */
+  async stepsOfEndedTurns(since: number): Promise<CheckpointStep[]> {
+    const ended = await this.ctx.store.read((r) =>
+      r.all<{ id: string; version_commit: string | null }>(
+        `SELECT DISTINCT t.id, t.version_commit FROM turns t JOIN command_checkpoints c ON c.turn_id = t.id
+         WHERE t.ended_at IS NOT NULL AND t.ended_at >= ?`,
+        [since],
+      ),
+    );
+    const steps = await checkpointSteps(
+      this.ctx,
+      ended.map((t) => ({ turnId: t.id, end: t.version_commit })),
+    );
+    return [...steps.values()].flat().sort((a, b) => a.createdAt - b.createdAt);
   }
 
   /** The command a checkpoint was taken before (shown to the user who asks; never logged). */
@@ -394,7 +431,7 @@ export class VersionHistory {
     checkpointId: unknown,
     options: RestoreOptions = {},
   ): Promise<RestoreResult & { broughtBack: number }> {
-    if (typeof checkpointId !== 'string' || !/^[0-9a-f-]{36}$/.test(checkpointId))
+    if (typeof checkpointId !== 'string' || !CHECKPOINT_ID.test(checkpointId))
       throw new AvhError('invalid-input', 'A checkpoint id is 36 characters (agent-versions checkpoints lists them).');
     const row = await this.ctx.store.read((r) => checkpointById(r, checkpointId));
     if (!row) throw new AvhError('invalid-input', 'No checkpoint with this id exists in this repository.');

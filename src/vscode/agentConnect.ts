@@ -68,6 +68,10 @@ export class AgentConnector implements vscode.Disposable {
         scope,
         dryRun: true,
         folder: root ?? folder ?? os.homedir(),
+        // The setting agentVersions.guardDestructiveCommands: connect --guard-destructive (issue 34).
+        guardDestructive: vscode.workspace
+          .getConfiguration('agentVersions')
+          .get<boolean>('guardDestructiveCommands', false),
       });
       return await this.confirmAndWrite(plan, scope, root ?? folder ?? os.homedir());
     } catch (error) {
@@ -196,6 +200,8 @@ function confirmationDetail(plan: ConnectionPlan, shown: string, others: string[
   if (updated.length > 0) lines.push(`Updates the hook for ${updated.join(', ')} to the current command.`);
   if (byAction('removed').length > 0) lines.push('Removes a duplicate of the hook.');
   lines.push(`The hook runs: ${plan.command}`);
+  if (plan.commands.beforeTool.endsWith(' --guard-destructive'))
+    lines.push('Before a destructive shell command, the agent is told not to run it and to ask you first.');
   lines.push('Every other byte of the file stays as it is; the diff editor shows exactly what will be written.');
   for (const other of others) lines.push(`Also connected in ${other}: every hook would run twice.`);
   return lines.join('\n');

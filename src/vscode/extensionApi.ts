@@ -3,6 +3,7 @@ import { AvhError } from '../core/errors';
 import { toPublicError } from '../core/publicError';
 import type { TerminalOutcome } from '../core/outcomes';
 import type { VersionInfo } from '../core/turns/versions';
+import type { CheckpointInfo } from '../core/versionHistory';
 import { RepositoryController } from './repositoryController';
 import { RepositoryRegistry } from './repositoryRegistry';
 import { showSecretNotices } from './secretNotices';
@@ -42,6 +43,22 @@ export interface AgentVersionHistoryApi {
     turnId: string,
     options?: { only?: 'turn' | 'everything'; confirmOtherChats?: boolean },
   ): Promise<UndoTurnResult>;
+  /**
+   * The checkpoints taken just before agents ran destructive commands (issue 34), oldest first; of one turn with
+   * `turnId`. No command text (the view shows it).
+   */
+  getCheckpoints(options?: { repository?: string; turnId?: string }): Promise<CheckpointInfo[]>;
+  /**
+   * Restore to Before This Command: the checkpoint's working tree as a new `[Restore]` version through the one
+   * restore saga (a running turn's work since saved as `[Interrupted]` first), then the ignored files it saved that
+   * are missing written back. Refused with reason 'confirmation-required' (nothing changed) when it would undo the
+   * user's own commits or change files another chat wrote, until called again with `confirmUserCommits` /
+   * `confirmOtherChats: true` once the user agreed; the user's uncommitted edits are refused as for any restore.
+   */
+  restoreBeforeCommand(
+    checkpointId: string,
+    options?: { confirmUserCommits?: boolean; confirmOtherChats?: boolean },
+  ): Promise<RestoreBeforeCommandResult>;
   readonly onDidChangeVersions: vscode.Event<{ repository: string }>;
   /** Undo ended a still-running turn as cancelled: the agent should stop working on it. */
   readonly onDidCancelTurn: vscode.Event<TurnCancelledEvent>;
@@ -60,6 +77,16 @@ export interface UndoTurnResult {
   version: string | null;
   /** Uncommitted changes (or a cancelled turn's partial work) saved first as an `[Interrupted]` version. */
   preserved: string | null;
+}
+
+export interface RestoreBeforeCommandResult {
+  result: 'restored' | 'no-change';
+  /** The new `[Restore]` commit (null when the files already matched). */
+  version: string | null;
+  /** A running or stopped turn's work (or uncommitted changes) saved first as an `[Interrupted]` version. */
+  preserved: string | null;
+  /** Ignored files the checkpoint saved that were missing and are written back. */
+  broughtBack: number;
 }
 
 export function createApi(
@@ -151,6 +178,33 @@ export function createApi(
         preserved: r.preserved ?? null,
       };
     },
+    async getCheckpoints(options = {}) {
+      if (typeof options !== 'object' || options === null)
+        throw new AvhError('invalid-input', 'getCheckpoints expects options { repository?, turnId? }.');
+      const controller = await controllerFor(options.repository);
+      return controller.history.checkpoints(options.turnId);
+    },
+    async restoreBeforeCommand(checkpointId, options = {}) {
+      if (typeof options !== 'object' || options === null)
+        throw new AvhError(
+          'invalid-input',
+          'restoreBeforeCommand expects options { confirmUserCommits?: boolean, confirmOtherChats?: boolean }.',
+        );
+      const { confirmUserCommits = false, confirmOtherChats = false } = options;
+      if (typeof confirmUserCommits !== 'boolean' || typeof confirmOtherChats !== 'boolean')
+        throw new AvhError('invalid-input', 'confirmUserCommits and confirmOtherChats must be true or false.');
+      const controller = await checkpointOwner(registry, checkpointId);
+      const r = await controller.history.restoreBeforeCommand(checkpointId, { confirmUserCommits, confirmOtherChats });
+      controller.notifyChanged();
+      if (r.result !== 'restored' && r.result !== 'no-change')
+        throw new AvhError('invalid-input', 'Nothing was restored.');
+      return {
+        result: r.result,
+        version: r.restoreCommit ?? null,
+        preserved: r.preserved ?? null,
+        broughtBack: r.broughtBack,
+      };
+    },
     onDidChangeVersions: registry.onDidChange,
     onDidCancelTurn,
     onDidContinueChatOnNewBranch: branchLoss.onDidContinueOnNewBranch,
@@ -161,12 +215,23 @@ export function createApi(
     endTurn: (turnId, outcome) => api.endTurn(turnId, outcome).catch(rejectPublic),
     getVersions: (options) => api.getVersions(options).catch(rejectPublic),
     undoTurn: (turnId, options) => api.undoTurn(turnId, options).catch(rejectPublic),
+    getCheckpoints: (options) => api.getCheckpoints(options).catch(rejectPublic),
+    restoreBeforeCommand: (checkpointId, options) =>
+      api.restoreBeforeCommand(checkpointId, options).catch(rejectPublic),
   };
 }
 
 /** Callers get the reason and our message only; git's raw output stays inside (it can name files and remotes). */
 function rejectPublic(error: unknown): never {
   throw toPublicError(error);
+}
+
+/** The open repository whose store has the checkpoint; else the default one (which refuses the id clearly). */
+async function checkpointOwner(registry: RepositoryRegistry, checkpointId: unknown): Promise<RepositoryController> {
+  for (const controller of await registry.all()) {
+    if (await controller.history.checkpoint(checkpointId)) return controller;
+  }
+  return registry.defaultController();
 }
 
 /** A turn begun before a reload (or by the CLI) is found in whichever open repository knows it. */

@@ -26,7 +26,25 @@ export type RestoreTitle =
   | 'Restore Version'
   | 'Undo This File'
   | 'Undo This Change'
-  | 'Undo Only This Turn';
+  | 'Undo Only This Turn'
+  | 'Restore to Before This Command';
+
+/**
+ * Restore to Before This Command (issue 34): a Restore of the checkpoint's commit through the one saga, then the
+ * ignored files it saved that are missing are written back (VersionHistory.restoreBeforeCommand). Its preview and
+ * confirmations are a Restore's of that commit.
+ */
+export interface BeforeCommandRequest {
+  kind: 'beforeCommand';
+  checkpointId: string;
+  commit: string;
+  /** What was recognised, content-free (`git reset --hard`): the result message names it. */
+  label: string;
+}
+
+/** What the runner runs: every restore of the core, and Restore to Before This Command. */
+export type RunnerRequest = RestoreRequest | BeforeCommandRequest;
+type RunResult = RestoreResult & { broughtBack?: number };
 
 /** The two ways to undo a turn after which other work landed (SPEC wording, also the buttons). */
 export const UNDO_ONLY_TURN = 'Undo Only This Turn';
@@ -44,10 +62,11 @@ export class RestoreRunner {
     private readonly branchLoss?: BranchLossUi,
   ) {}
 
-  async perform(controller: RepositoryController, request: RestoreRequest, title: RestoreTitle): Promise<void> {
+  async perform(controller: RepositoryController, request: RunnerRequest, title: RestoreTitle): Promise<void> {
     try {
       const result = await this.run(controller, request, title);
-      this.report(controller, result, request.kind);
+      if (request.kind === 'beforeCommand') this.reportBeforeCommand(controller, result, request.label);
+      else this.report(controller, result, request.kind);
     } catch (error) {
       controller.notifyChanged();
       // A chat's branch that is gone (SPEC §7): its own notification; Try again runs this same command again.
@@ -63,7 +82,7 @@ export class RestoreRunner {
    */
   private async offerStaleLockRemoval(
     controller: RepositoryController,
-    kind: RestoreRequest['kind'],
+    kind: RunnerRequest['kind'],
     error: unknown,
   ): Promise<boolean> {
     if (!isAvhError(error, 'index-locked') && !isAvhError(error, 'ref-locked')) return false;
@@ -83,7 +102,7 @@ export class RestoreRunner {
   }
 
   /** Logs (content-free) and shows a failure; recovery-required stays with the recovery notice, which explains it. */
-  reportFailure(kind: RestoreRequest['kind'], error: unknown): void {
+  reportFailure(kind: RunnerRequest['kind'], error: unknown): void {
     this.log.warn('restore.command-failed', { kind, reason: error instanceof AvhError ? error.reason : 'unexpected' });
     if (error instanceof AvhError && error.reason === 'recovery-required') return;
     void vscode.window.showErrorMessage(`Agent Version History: ${safeMessage(error)}`);
@@ -96,13 +115,15 @@ export class RestoreRunner {
    */
   private async run(
     controller: RepositoryController,
-    request: RestoreRequest,
+    request: RunnerRequest,
     title: string,
-  ): Promise<RestoreResult | undefined> {
+  ): Promise<RunResult | undefined> {
     const history = controller.history;
     let chosen = false;
     for (let asked = 0; ; asked++) {
-      const preview = await history.preview(request);
+      const preview = await history.preview(
+        request.kind === 'beforeCommand' ? { kind: 'restore', target: request.commit } : request,
+      );
       if (preview.nothing) return { result: preview.nothing };
       if (
         request.kind === 'undo' &&
@@ -166,17 +187,21 @@ export class RestoreRunner {
   }
 
   /** The user closed the confirmation without choosing: nothing runs (logged, so a test can see the command ended). */
-  private declined(kind: RestoreRequest['kind']): undefined {
+  private declined(kind: RunnerRequest['kind']): undefined {
     this.log.info('restore.not-confirmed', { kind });
     return undefined;
   }
 
   private execute(
     controller: RepositoryController,
-    request: RestoreRequest,
+    request: RunnerRequest,
     options: { confirmUserCommits?: boolean; confirmOtherChats?: boolean; expectedPlan?: string },
-  ): Promise<RestoreResult> {
+  ): Promise<RunResult> {
     const history = controller.history;
+    const onTurnCancelled = (t: { turnId: string; chatId: string }) =>
+      this.turnCancelled.fire({ ...t, repository: controller.root });
+    if (request.kind === 'beforeCommand')
+      return history.restoreBeforeCommand(request.checkpointId, { ...options, onTurnCancelled });
     if (request.kind === 'redo') return history.redo(options);
     if (request.kind === 'restore') return history.restore(request.target, options);
     if (request.path !== undefined) return history.undoFile(request.turnId, request.path, options);
@@ -185,7 +210,7 @@ export class RestoreRunner {
     return history.undo(request.turnId, {
       ...options,
       ...(request.only ? { only: request.only } : {}),
-      onTurnCancelled: (t) => this.turnCancelled.fire({ ...t, repository: controller.root }),
+      onTurnCancelled,
     });
   }
 
@@ -221,6 +246,30 @@ export class RestoreRunner {
       ...(offerEverything ? [RESTORE_EVERYTHING] : []),
     );
     return choice === UNDO_ONLY_TURN ? 'turn' : choice === RESTORE_EVERYTHING ? 'everything' : undefined;
+  }
+
+  /** The result of Restore to Before This Command: what came back, and what was saved first. */
+  private reportBeforeCommand(controller: RepositoryController, result: RunResult | undefined, label: string): void {
+    controller.notifyChanged();
+    if (!result) return;
+    if (result.notice) void vscode.window.showInformationMessage(`Agent Version History: ${result.notice}`);
+    const back = result.broughtBack ?? 0;
+    const ignored =
+      back > 0 ? ` ${back} ignored file${back === 1 ? ' it saved was' : 's it saved were'} written back.` : '';
+    if (result.result === 'no-change') {
+      void vscode.window.showInformationMessage(
+        `The files already match the version before \`${label}\`, so no version was made.${ignored}`,
+      );
+      return;
+    }
+    if (result.result !== 'restored') return;
+    const saved = result.preserved
+      ? ` The work since was saved first as an Interrupted entry (${result.preserved.slice(0, 7)}).`
+      : '';
+    void vscode.window.showInformationMessage(
+      `Restored to before \`${label}\` — a new [Restore] version ${result.restoreCommit?.slice(0, 7) ?? ''} was ` +
+        `added.${ignored}${saved}`,
+    );
   }
 
   private report(

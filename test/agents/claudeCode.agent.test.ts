@@ -413,6 +413,41 @@ describe('Claude Code 2.1.197 (real binary, mock model: Anthropic API on 127.0.0
     assertQuietHooks(setup, 'checkpoints');
   });
 
+  it('connect --guard-destructive: PreToolUse denies git reset --hard (the tool never runs, the model reads why), after its checkpoint (issue 34)', async () => {
+    const setup = await claude('guard', [], { connectArgs: ['--guard-destructive'] });
+    const { repo } = setup.sandbox;
+    setup.mock.script([
+      useTools({ name: 'Bash', input: { command: "printf 'agent\\n' >> src.txt", description: 'Edit src.txt' } }),
+      useTools({ name: 'Bash', input: { command: 'git reset --hard', description: 'Reset' } }),
+      say('I will ask the user.'),
+    ]);
+    const content = inventory(repo);
+    const run = await claudePrint(setup, 'tidy up the repository').exited;
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(setup.mock.remaining(), 0, 'the model script was used up');
+    // The command never ran: the user's edit, the untracked file and the agent's edit are all still there.
+    assert.deepEqual(treeOf(repo), { ...startTree(setup), 'src.txt': 'one\nagent\n' });
+    // The model's next request carries the tool's refusal with our reason, not the command's output.
+    const last = JSON.stringify(setup.mock.loopRequests().at(-1)!.body);
+    assert.match(last, /Agent Version History stopped this command: `git reset --hard` can destroy work/);
+    const turns = await turnsOf(repo);
+    const list = avhJson<{ id: string; label: string; turnId: string }[]>(setup.sandbox, ['checkpoints']);
+    assert.deepEqual(
+      list.map((k) => [k.label, k.turnId]),
+      [['git reset --hard', turns[0].id]],
+      'the checkpoint is taken all the same',
+    );
+    assert.ok(last.includes(`undo --before-command ${list[0].id}`), 'the reason names the checkpoint');
+    assertNothingLost(repo, content);
+    const timings = saveTimings(setup.sandbox, 'claude-code', 'guard');
+    for (const t of timings) assert.equal(t.code, 0, `${t.event}: our hook exited ${t.code}`);
+    // Only the destructive command's PreToolUse printed (the deny answer): every other event stays quiet.
+    assert.deepEqual(
+      timings.filter((t) => t.stdoutBytes > 0).map((t) => t.event),
+      ['PreToolUse'],
+    );
+  });
+
   it('a resumed session (--resume <id>) keeps the session id: one chat, a version per turn, Undo walks back', async () => {
     const setup = await claude('resume', []);
     setup.mock.script([

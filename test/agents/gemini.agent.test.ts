@@ -218,6 +218,50 @@ describe('Gemini CLI 0.61.0 (real binary, mock model: Gemini API on 127.0.0.1): 
     assertQuietHooks();
   });
 
+  it('connect --guard-destructive: BeforeTool denies rm -rf (the tool never runs, the model reads why), after its checkpoint (issue 34)', async () => {
+    const { repo } = sandbox;
+    const file = path.join(repo, '.gemini', 'settings.json');
+    fs.rmSync(file);
+    const r = avh(sandbox, ['connect', 'gemini', '--project', '--guard-destructive', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    timeOurHooks(sandbox, file);
+    addCaptureHooks(file, CAPTURED);
+    commitSettings(sandbox, '.gemini');
+    const start = treeOf(repo);
+    const content = inventory(repo);
+    mock.script([
+      geminiCalls({
+        name: 'run_shell_command',
+        args: { command: "printf 'agent\\n' >> src.txt", description: 'edit' },
+      }),
+      geminiCalls({ name: 'run_shell_command', args: { command: 'rm -rf src.txt notes.txt', description: 'rm' } }),
+      geminiReply('I will ask the user.'),
+    ]);
+    const exit = await prompt('tidy up the repository').exited;
+    assert.equal(exit.code, 0, exit.stderr);
+    assert.equal(mock.remaining(), 0, 'the model script was used up');
+    // The command never ran: the agent's edit and the untracked file are still there.
+    assert.deepEqual(treeOf(repo), { ...start, 'src.txt': 'one\nagent\n' });
+    // The model's next request carries the refusal with our reason instead of the command's output.
+    const last = JSON.stringify(mock.turnRequests().at(-1)!.body);
+    assert.match(last, /Agent Version History stopped this command: `rm -r` can destroy work/);
+    const turns = await turnsOf(repo);
+    const list = avhJson<{ id: string; label: string; turnId: string }[]>(sandbox, ['checkpoints']);
+    assert.deepEqual(
+      list.map((k) => [k.label, k.turnId]),
+      [['rm -r', turns[0].id]],
+      'the checkpoint is taken all the same',
+    );
+    assertNothingLost(repo, content);
+    const timings = hookTimings(sandbox);
+    for (const t of timings) assert.equal(t.code, 0, `${t.event}: our hook exited ${t.code}`);
+    // Only the destructive command's BeforeTool printed (the deny answer).
+    assert.deepEqual(
+      timings.filter((t) => t.stdoutBytes > 0).map((t) => t.event),
+      ['BeforeTool'],
+    );
+  });
+
   it('an API error and a SIGINT send no AfterAgent: SessionEnd ends each turn cancelled; Undo takes the partial work away', async () => {
     const start = treeOf(sandbox.repo);
     mock.script([geminiHttpError(400)]); // a 500 is retried with backoff for minutes

@@ -76,6 +76,7 @@ function malformed(rand: () => number): unknown {
     { type: 'restore', id: 4, oid },
     { type: 'loadMore', id: 5 },
     { type: 'showTurnChanges', id: 6, turnId: 't' },
+    { type: 'restoreBeforeCommand', id: 7, checkpointId: crypto.randomUUID() },
   ];
   const junk: unknown[] = [
     null,

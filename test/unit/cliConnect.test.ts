@@ -24,6 +24,10 @@ const EVENTS = ['UserPromptSubmit', 'Stop', 'StopFailure', 'SessionEnd', 'PostTo
  */
 const ourCommand = (agent: string) => `env -u NODE_EXTRA_CA_CERTS ${process.execPath} ${CLI} hook ${agent}`;
 const OUR_COMMAND = ourCommand('claude-code');
+/** The command of one of Claude Code's events: tool events carry `--tool` after the other options (issue 34). */
+const TOOL_EVENTS = new Set(['PostToolUse', 'PreToolUse']);
+const ourCommandFor = (event: string, options = '') =>
+  `${OUR_COMMAND}${options}${TOOL_EVENTS.has(event) ? ' --tool' : ''}`;
 
 // Another tool's hooks and unrelated settings, in a style our writer would not produce (4-space indent, inline objects).
 const ORIGINAL = `{
@@ -105,8 +109,8 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
     const original = JSON.parse(ORIGINAL) as Settings;
     for (const event of EVENTS)
       assert.deepEqual(
-        commandsOf(connected, event).filter((c) => c === OUR_COMMAND),
-        [OUR_COMMAND],
+        commandsOf(connected, event).filter((c) => c === ourCommandFor(event)),
+        [ourCommandFor(event)],
         event,
       );
     assert.deepEqual(commandsOf(connected, 'Stop'), ['other-tool on-stop', OUR_COMMAND]);
@@ -165,7 +169,7 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
     const local = JSON.parse(read(repo, '.claude/settings.local.json')) as Settings;
     assert.deepEqual(
       EVENTS.map((e) => commandsOf(local, e)),
-      EVENTS.map(() => [OUR_COMMAND]),
+      EVENTS.map((e) => [ourCommandFor(e)]),
     );
     assert.ok(read(repo, '.claude/settings.local.json').endsWith('}\n'), 'a new file ends with a newline');
 
@@ -236,7 +240,8 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
     assert.equal((JSON.parse(first.stdout) as { command: string }).command, `${OUR_COMMAND} --init`);
     const file = path.join(home, '.claude/settings.json');
     const settings = () => JSON.parse(fs.readFileSync(file, 'utf8')) as Settings;
-    for (const event of EVENTS) assert.deepEqual(commandsOf(settings(), event), [`${OUR_COMMAND} --init`], event);
+    for (const event of EVENTS)
+      assert.deepEqual(commandsOf(settings(), event), [ourCommandFor(event, ' --init')], event);
     // Through a shell, in a folder without git: the repository is created and the turn begins.
     const event = JSON.stringify({
       hook_event_name: 'UserPromptSubmit',
@@ -269,7 +274,7 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
       plain.changes.map((c) => c.action),
       EVENTS.map(() => 'updated'),
     );
-    for (const event of EVENTS) assert.deepEqual(commandsOf(settings(), event), [OUR_COMMAND], event);
+    for (const event of EVENTS) assert.deepEqual(commandsOf(settings(), event), [ourCommandFor(event)], event);
     // The README's older hand-written form with --init, of an installation that moved: connect updates it in place, disconnect removes it.
     fs.writeFileSync(
       file,
@@ -624,6 +629,67 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
       ['git reset --hard'],
     );
     assertNothingLost(repo, before);
+  });
+
+  it('opencode plugin with --guard-destructive: tool.execute.before throws the reason for a destructive command after its checkpoint, resolves for a harmless one (issue 34)', () => {
+    const repo = makeRepo();
+    const home = tempDir('avh-home-');
+    const connected = cliIn(repo, home, 'connect', 'opencode', '--guard-destructive');
+    assert.equal(connected.code, 0, connected.stderr);
+    assert.match(connected.stdout, /our plugin throws in tool\.execute\.before/);
+    git(repo, 'add', '.opencode');
+    git(repo, 'commit', '-q', '-m', 'connect opencode');
+    write(repo, 'src.txt', 'agent edit\n');
+    const before = contentInventory(repo);
+    const file = path.join(repo, '.opencode/plugins/agent-versions.js');
+    const script = `
+      const { AgentVersions } = await import(${JSON.stringify(pathToFileURL(file).href)});
+      const hooks = await AgentVersions({ directory: ${JSON.stringify(repo)} });
+      await hooks['chat.message']({ sessionID: 'ses_x' }, { message: { id: 'msg_1' }, parts: [{ type: 'text', text: 'tidy' }] });
+      await hooks['tool.execute.before']({ tool: 'bash', sessionID: 'ses_x', callID: 'c1' }, { args: { command: 'ls -la' } });
+      let thrown = null;
+      try {
+        await hooks['tool.execute.before']({ tool: 'bash', sessionID: 'ses_x', callID: 'c2' }, { args: { command: 'rm -rf src.txt' } });
+      } catch (error) {
+        thrown = error.message;
+      }
+      process.stdout.write(JSON.stringify({ thrown }));
+    `;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: repo, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    const { thrown } = JSON.parse(r.stdout) as { thrown: string | null };
+    assert.match(thrown ?? '', /^Agent Version History stopped this command: `rm -r` can destroy work/);
+    const list = JSON.parse(cliIn(repo, home, 'checkpoints', '--json').stdout) as { id: string; label: string }[];
+    assert.deepEqual(
+      list.map((k) => k.label),
+      ['rm -r'],
+      'the checkpoint is taken all the same',
+    );
+    assert.ok(thrown!.includes(list[0].id));
+    assert.equal(read(repo, 'src.txt'), 'agent edit\n');
+    assertNothingLost(repo, before);
+  });
+
+  it('connect --guard-destructive says what each agent gets: its deny form, or only the checkpoint', () => {
+    const repo = makeRepo();
+    const home = tempDir('avh-home-');
+    const claude = cliIn(repo, home, 'connect', 'claude-code', '--guard-destructive', '--json');
+    assert.equal(claude.code, 0, claude.stderr);
+    const json = JSON.parse(claude.stdout) as { guardDestructive: boolean; beforeToolCommand: string };
+    assert.equal(json.guardDestructive, true);
+    assert.equal(json.beforeToolCommand, `${OUR_COMMAND} --tool --guard-destructive`);
+    const settings = JSON.parse(read(repo, '.claude/settings.json')) as Settings;
+    assert.deepEqual(commandsOf(settings, 'PreToolUse'), [`${OUR_COMMAND} --tool --guard-destructive`]);
+    assert.deepEqual(commandsOf(settings, 'PostToolUse'), [`${OUR_COMMAND} --tool`]);
+    assert.deepEqual(commandsOf(settings, 'Stop'), [OUR_COMMAND]);
+    const copilot = cliIn(repo, home, 'connect', 'copilot', '--guard-destructive');
+    assert.equal(copilot.code, 0, copilot.stderr);
+    assert.match(copilot.stdout, /GitHub Copilot.* gets no deny answer from the guard .*only takes the checkpoint/);
+    // Connecting again without the flag takes the guard away.
+    const plain = JSON.parse(cliIn(repo, home, 'connect', 'claude-code', '--json').stdout) as {
+      changes: { event: string; action: string }[];
+    };
+    assert.deepEqual(plain.changes, [{ event: 'PreToolUse', action: 'updated' }]);
   });
 
   it("an older installation's entry (the README recipe) is updated in place, not duplicated", () => {

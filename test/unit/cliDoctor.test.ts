@@ -214,6 +214,22 @@ describe('CLI doctor (real git, real state files, a real hook process)', functio
     // connect --init's form is current too.
     assert.equal(cli(['connect', 'claude-code', '--local', '--init'], repo, home).code, 0);
     assert.equal(check(doctor(repo, home).report, 'hooks:claude-code').status, 'ok');
+    // Tool events connected before `--tool` (issue 34): they work, an older form; the guard's form is current too.
+    const file = path.join(repo, '.claude/settings.local.json');
+    const current = fs.readFileSync(file, 'utf8');
+    fs.writeFileSync(file, current.split(' --init --tool').join(' --init'));
+    hooks = check(doctor(repo, home).report, 'hooks:claude-code');
+    assert.equal(hooks.status, 'warning');
+    assert.match(hooks.summary, /with an older form of this installation's hook entries\.$/);
+    assert.match(hooks.fix!, /agent-versions connect claude-code --local --init$/);
+    assert.equal(cli(['connect', 'claude-code', '--local', '--init', '--guard-destructive'], repo, home).code, 0);
+    assert.ok(fs.readFileSync(file, 'utf8').includes(' --init --tool --guard-destructive"'));
+    assert.equal(check(doctor(repo, home).report, 'hooks:claude-code').status, 'ok');
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').split(' --init --tool --guard').join(' --init --guard'));
+    assert.match(
+      check(doctor(repo, home).report, 'hooks:claude-code').fix!,
+      /connect claude-code --local --init --guard-destructive$/,
+    );
 
     const gone = '/nonexistent/agent-version-history/dist/cli.js';
     write(
@@ -263,6 +279,8 @@ describe('CLI doctor (real git, real state files, a real hook process)', functio
     const connected = JSON.parse(cli(['connect', 'codex', '--json'], repo, home, env).stdout) as {
       file: string;
       command: string;
+      toolCommand: string;
+      beforeToolCommand: string;
     };
     const config = path.join(codexHome, 'config.toml');
     const codexCheck = () => check(doctor(repo, home, { env }).report, 'hooks:codex');
@@ -273,10 +291,14 @@ describe('CLI doctor (real git, real state files, a real hook process)', functio
       hooks: Record<string, { hooks: { timeout?: number }[] }[]>;
     };
     const hashOf = (e: string, command: string) => codexTrustHash(e, command, timeouts.hooks[e][0].hooks[0].timeout);
+    // Tool events run the command's `--tool` form (issue 34): each entry is hashed with its own command.
+    const commandOf = (e: string, command: string) =>
+      e === 'PostToolUse' ? connected.toolCommand : e === 'PreToolUse' ? connected.beforeToolCommand : command;
     const reviewed = (command: string, extra = '') =>
       events
         .map(
-          (e) => `[hooks.state."${connected.file}:${label(e)}:0:0"]\ntrusted_hash = "${hashOf(e, command)}"\n${extra}`,
+          (e) =>
+            `[hooks.state."${connected.file}:${label(e)}:0:0"]\ntrusted_hash = "${hashOf(e, commandOf(e, command))}"\n${extra}`,
         )
         .join('\n');
     let c = codexCheck();

@@ -22,6 +22,8 @@ import {
 
 const ROOT = path.resolve(__dirname, '../../..');
 const DIST_CLI = path.join(ROOT, 'dist/cli.js');
+/** The test build's entry: AVH_HOOK_FAST=off sends every event down the full path (cliProcess.ts TEST_BUILD_CLI). */
+const TEST_BUILD_CLI = path.join(ROOT, 'dist/test-extension/dist/cli.js');
 const FIXTURES = path.join(ROOT, 'test/fixtures/hooks');
 const CAPTURED_REPO = '/home/user/work/repo';
 const SESSION = 'c4e0f7a1-0d1e-4c55-9b2f-7a1f0e3c9d21';
@@ -32,13 +34,14 @@ interface Run {
   stderr: string;
 }
 
-function cli(args: string[], cwd: string, input = ''): Run {
-  const r = spawnSync(process.execPath, [DIST_CLI, ...args], {
+function cli(args: string[], cwd: string, input = '', fullPath = false): Run {
+  const r = spawnSync(process.execPath, [fullPath ? TEST_BUILD_CLI : DIST_CLI, ...args], {
     cwd,
     input,
     encoding: 'utf8',
-    env: { ...testGitEnv(), COPILOT_CLI: '' },
+    env: { ...testGitEnv(), COPILOT_CLI: '', ...(fullPath ? { AVH_HOOK_FAST: 'off' } : {}) },
     timeout: 60_000,
+    maxBuffer: 64 * 1024 * 1024,
   });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
@@ -301,5 +304,133 @@ describe('checkpoints before an agent’s destructive commands (issue 34; dist/c
     assert.match(unknown.stderr, /No checkpoint with this id/);
     const usage = cli(['undo', '--before-command', 'x', '--only', 'turn'], repo);
     assert.equal(usage.code, 2);
+  });
+});
+
+describe('before a tool runs: nothing to destroy, the guard, bad input (issue 34; dist/cli.js, real git)', function () {
+  this.timeout(120_000);
+  afterEach(() => cleanupTempDirs());
+
+  /** Claude Code's PreToolUse, as connect writes its entry (`--tool`, and the guard's flag when given). */
+  function preTool(repo: string, command: string, flags: string[] = [], fullPath = false): Run {
+    const input = payload('claude-code/PreToolUse.json', repo, { tool_name: 'Bash', tool_input: { command } });
+    return cli(['hook', 'claude-code', '--tool', ...flags], repo, input, fullPath);
+  }
+
+  const checkpointRefs = (repo: string) =>
+    git(repo, 'for-each-ref', '--format=%(refname)', 'refs/agent-versions/checkpoints/').split('\n').filter(Boolean);
+
+  for (const fullPath of [false, true]) {
+    it(`git pull/merge/rebase and mv/cp over a clean tree take no checkpoint; over a dirty one, or onto an ignored file, they do (${fullPath ? 'the full path' : 'the fast path'})`, () => {
+      const repo = makeRepo();
+      write(repo, 'a.txt', 'a0\n');
+      write(repo, '.gitignore', 'node_modules/\n');
+      git(repo, 'add', '-A');
+      git(repo, 'commit', '-q', '-m', 'start');
+      const before = contentInventory(repo);
+      assert.equal(hook('claude-code', 'claude-code/UserPromptSubmit.json', repo).action, 'began');
+      // Ignored only under a heavy folder (reinstallable, never copied): nothing to keep either.
+      write(repo, 'node_modules/dep/index.js', 'dep\n');
+      const json = (command: string) => {
+        const r = preTool(repo, command, ['--json'], fullPath);
+        assert.equal(r.code, 0, r.stderr);
+        return JSON.parse(r.stdout) as HookJson;
+      };
+      for (const command of ['git pull', 'git merge feature', 'git rebase main', 'mv a.txt b.txt', 'cp a.txt c.txt'])
+        assert.equal(json(command).action, 'ignored', command);
+      assert.deepEqual(checkpointRefs(repo), [], 'a clean tree: nothing a merge or a move can destroy');
+      // A destructive command whatever the tree: taken over a clean tree too.
+      assert.equal(json('git pull && rm -rf src').action, 'checkpoint');
+      // An ignored destination a copy can overwrite: kept.
+      write(repo, '.env', 'SECRET=1\n');
+      write(repo, '.gitignore', 'node_modules/\n.env\n');
+      git(repo, 'commit', '-q', '-am', 'ignore .env');
+      const ontoIgnored = json('cp .env.example .env');
+      assert.equal(ontoIgnored.action, 'checkpoint');
+      assert.equal(ontoIgnored.files, 1, '.env kept aside');
+      // A dirty tree: a pull can destroy the edit.
+      write(repo, 'a.txt', 'a by the agent\n');
+      const dirty = json('git pull --rebase');
+      assert.equal(dirty.action, 'checkpoint');
+      assert.equal(dirty.command, 'git pull');
+      assert.equal(checkpointRefs(repo).length, 3);
+      assertNothingLost(repo, before);
+    });
+
+    it(`--guard-destructive: the agent's own deny answer for a destructive command, the checkpoint taken all the same; nothing for a harmless one or an agent with no deny form (${fullPath ? 'the full path' : 'the fast path'})`, () => {
+      const repo = repoWithIgnored();
+      assert.equal(hook('claude-code', 'claude-code/UserPromptSubmit.json', repo).action, 'began');
+      write(repo, 'a.txt', 'a by the agent\n');
+      const denied = preTool(repo, 'git reset --hard', ['--guard-destructive'], fullPath);
+      assert.equal(denied.code, 0, denied.stderr);
+      const answer = JSON.parse(denied.stdout) as {
+        hookSpecificOutput: { hookEventName: string; permissionDecision: string; permissionDecisionReason: string };
+      };
+      assert.equal(answer.hookSpecificOutput.hookEventName, 'PreToolUse');
+      assert.equal(answer.hookSpecificOutput.permissionDecision, 'deny');
+      const [ref] = checkpointRefs(repo);
+      const id = ref.slice('refs/agent-versions/checkpoints/'.length);
+      assert.match(answer.hookSpecificOutput.permissionDecisionReason, /`git reset --hard` can destroy work/);
+      assert.ok(answer.hookSpecificOutput.permissionDecisionReason.includes(`undo --before-command ${id}`));
+      // Harmless: nothing printed, nothing taken.
+      const harmless = preTool(repo, 'npm test', ['--guard-destructive'], fullPath);
+      assert.equal(harmless.code, 0, harmless.stderr);
+      assert.equal(harmless.stdout, '');
+      assert.equal(checkpointRefs(repo).length, 1);
+      // Gemini CLI's BeforeTool form.
+      const gemini = cli(
+        ['hook', 'gemini', '--tool', '--guard-destructive'],
+        repo,
+        payload('gemini/BeforeTool-run_shell_command.json', repo, { tool_input: { command: 'rm -rf src' } }),
+        fullPath,
+      );
+      assert.equal(gemini.code, 0, gemini.stderr);
+      const geminiAnswer = JSON.parse(gemini.stdout) as { decision: string; reason: string };
+      assert.equal(geminiAnswer.decision, 'deny');
+      assert.match(geminiAnswer.reason, /`rm -r` can destroy work/);
+      assert.ok(!geminiAnswer.reason.includes('src'), 'the reason never holds the command’s paths');
+      // Copilot CLI: no deny form of ours: nothing printed.
+      const copilot = cli(
+        ['hook', 'copilot', '--tool', '--guard-destructive'],
+        repo,
+        payload('copilot-cli/PreToolUse-Bash.json', repo, { tool_input: { command: 'git stash' } }),
+        fullPath,
+      );
+      assert.equal(copilot.code, 0, copilot.stderr);
+      assert.equal(copilot.stdout, '');
+    });
+  }
+
+  it('bad input to a tool event (`--tool`): malformed, not an object, over 16 MiB, a 1 MB command — exit 0, nothing on stdout, nothing written; the older entry without --tool exits 1', () => {
+    const repo = repoWithIgnored();
+    assert.equal(hook('claude-code', 'claude-code/UserPromptSubmit.json', repo).action, 'began');
+    write(repo, 'a.txt', 'a by the agent\n');
+    const refs = git(repo, 'for-each-ref');
+    const state = (dir: string) => fs.readdirSync(path.join(repo, '.git', dir)).sort();
+    const stateBefore = state('agent-versions');
+    const huge = JSON.stringify({ hook_event_name: 'PreToolUse', pad: 'x'.repeat(17 * 1024 * 1024) });
+    for (const [what, input] of [
+      ['malformed JSON', '{"hook_event_name": "PreToolUse", "session_id":'],
+      ['not an object', '["PreToolUse"]'],
+      ['no session', JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Bash' })],
+      ['over 16 MiB', huge],
+    ] as const) {
+      for (const fullPath of [false, true]) {
+        const r = cli(['hook', 'claude-code', '--tool', '--guard-destructive'], repo, input, fullPath);
+        assert.equal(r.code, 0, `${what}: ${r.stderr}`);
+        assert.equal(r.stdout, '', what);
+        assert.match(r.stderr, /^agent-versions: .*Nothing was recorded for this tool event\.\n$/, what);
+        assert.ok(!r.stderr.includes('xxxx'), 'the payload never reaches stderr');
+      }
+    }
+    // A destructive command of 1 MB is past what the classifier reads: answered at once, nothing taken.
+    const long = preTool(repo, `git reset --hard ${'x'.repeat(1 << 20)}`, ['--guard-destructive', '--json']);
+    assert.equal(long.code, 0, long.stderr);
+    assert.equal((JSON.parse(long.stdout) as HookJson).action, 'ignored');
+    assert.equal(git(repo, 'for-each-ref'), refs, 'no checkpoint');
+    assert.deepEqual(state('agent-versions'), stateBefore, 'nothing new in the store folder');
+    // The entry connect wrote before --tool: bad input exits 1 (an agent never blocks on 1).
+    const older = cli(['hook', 'claude-code'], repo, '{"hook_event_name":');
+    assert.equal(older.code, 1);
   });
 });

@@ -23,6 +23,7 @@ describe('Version History protocol and page (plain Node)', () => {
       { type: 'restore', id: 4, oid: 'b'.repeat(64) },
       { type: 'loadMore', id: 5 },
       { type: 'showTurnChanges', id: 6, turnId: 'turn-1' },
+      { type: 'restoreBeforeCommand', id: 7, checkpointId: '6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b' },
     ])
       assert.deepEqual(parseWebviewMessage(message), message);
   });
@@ -47,6 +48,15 @@ describe('Version History protocol and page (plain Node)', () => {
       { type: 'showChanges', oid: OID },
       { type: 'showTurnChanges', id: 1, turnId: '' },
       { type: 'showTurnChanges', id: 1, oid: OID },
+      // Restore to Before This Command names a checkpoint by its UUID, nothing else.
+      { type: 'restoreBeforeCommand', id: 1 },
+      { type: 'restoreBeforeCommand', id: 1, checkpointId: '' },
+      { type: 'restoreBeforeCommand', id: 1, checkpointId: 'HEAD' },
+      { type: 'restoreBeforeCommand', id: 1, checkpointId: '../../etc/passwd-aaaaaaaaaaaaaaaaaaaaaaaaa' },
+      { type: 'restoreBeforeCommand', id: 1, checkpointId: '6F1C2A8E-3B4D-4E5F-8A9B-0C1D2E3F4A5B' },
+      { type: 'restoreBeforeCommand', id: 1, checkpointId: '6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b\n' },
+      { type: 'restoreBeforeCommand', id: 1, checkpointId: '6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b', oid: OID },
+      { type: 'restoreBeforeCommand', checkpointId: '6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b' },
       { type: 'openReadme', section: 'https://example.com' },
       { type: 'openReadme', section: 'claude-code-hooks' },
       { type: 'connectAgent', agent: 'Claude Code' },
@@ -91,6 +101,40 @@ describe('Version History protocol and page (plain Node)', () => {
       { ...open, id: undefined },
     ])
       assert.equal(parseHostMessage({ type: 'didChangeVersions', view: { ...view, openTurns: [bad] } }), undefined);
+    // Checkpoint steps (issue 34), under an open turn and under a version's turn.
+    const step = {
+      id: '6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b',
+      label: 'git reset --hard',
+      command: 'git reset --hard',
+      createdAt: 1,
+      savedFiles: 0,
+      deleted: 1,
+      modified: 0,
+      files: [{ path: 'a.txt', status: 'deleted' }],
+    };
+    const checkpointed = { turnId: 't', oid: OID, label: 'x', time: 1, agent: null, chatTitle: null, steps: [step] };
+    assert.ok(
+      parseHostMessage({ type: 'didChangeVersions', view: { ...view, openTurns: [{ ...open, steps: [step] }] } }),
+    );
+    assert.ok(parseHostMessage({ type: 'didChangeVersions', view: { ...view, checkpoints: [checkpointed] } }));
+    for (const bad of [
+      { ...step, id: 'x' },
+      { ...step, files: [{ path: 'a.txt', status: 'added' }] },
+      { ...step, deleted: '1' },
+      { ...step, command: undefined },
+    ]) {
+      assert.equal(
+        parseHostMessage({ type: 'didChangeVersions', view: { ...view, openTurns: [{ ...open, steps: [bad] }] } }),
+        undefined,
+      );
+      assert.equal(
+        parseHostMessage({
+          type: 'didChangeVersions',
+          view: { ...view, checkpoints: [{ ...checkpointed, steps: [bad] }] },
+        }),
+        undefined,
+      );
+    }
     assert.equal(parseHostMessage({ type: 'reply' }), undefined);
     assert.equal(parseVersionRow({ oid: OID }), undefined);
     const row = {

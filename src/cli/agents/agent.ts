@@ -1,6 +1,7 @@
 import type { ToolWrites } from '../../core/turns/toolWrites';
 import type { HookEvent, HookEventTable, JsonObject } from '../hooks/hookEvent';
 import type { ContextChannel } from '../hooks/contextChannel';
+import type { HookCommands } from '../installation';
 
 /**
  * One agent whose turns Version History records, declared once in its own file and listed in registry.ts: the
@@ -27,6 +28,19 @@ export interface Agent {
   context: ContextChannel;
   /** The settings files `connect` edits and doctor checks; none for an agent whose hook files are written by hand. */
   settings?: AgentSettings;
+  /**
+   * How its pre-tool hook stops a tool (`connect --guard-destructive`, issue 34); absent when the agent has no such
+   * answer (the guard then only takes the checkpoint, and connect says so).
+   */
+  guard?: AgentGuard;
+}
+
+/** An agent's own answer that stops a tool before it runs, with a reason its model reads. */
+export interface AgentGuard {
+  /** How connect's output names the form (`PreToolUse permissionDecision "deny"`). */
+  help: string;
+  /** The hook's stdout (exit 0) that stops the tool, telling the model `reason`. */
+  answer(reason: string): string;
 }
 
 export interface HookInput {
@@ -105,7 +119,7 @@ export interface SettingsEdit {
 export interface SettingsFormat {
   /** Our entries in the file, in document order; throws a CliError for a file we cannot read safely. */
   entries(file: string, text: string | null, agent: ConnectableAgent): OurEntry[];
-  planConnect(file: string, text: string | null, agent: ConnectableAgent, command: string): SettingsEdit;
+  planConnect(file: string, text: string | null, agent: ConnectableAgent, commands: HookCommands): SettingsEdit;
   planDisconnect(file: string, text: string | null, agent: ConnectableAgent): SettingsEdit;
 }
 

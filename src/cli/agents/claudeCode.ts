@@ -12,6 +12,7 @@ import {
 } from '../hooks/hookEvent';
 import type { ToolWrites } from '../../core/turns/toolWrites';
 import { hookSpecificContext } from '../hooks/contextChannel';
+import { preToolUseDeny } from '../hooks/guardAnswers';
 import type { ConnectableAgent } from './agent';
 import { vsCodeEvent } from './copilot';
 
@@ -61,6 +62,7 @@ export const claudeCode: ConnectableAgent = {
   readEvent: async ({ readStdin, env }) => parseClaudeCodePayload(await readStdin(), env),
   toolWrites: claudeCodeToolWrites,
   context: hookSpecificContext,
+  guard: preToolUseDeny,
   settings: {
     displayName: 'Claude Code',
     files: { project: '.claude/settings.json', local: '.claude/settings.local.json' },

@@ -17,6 +17,7 @@ import {
 import type { ToolWrites } from '../../core/turns/toolWrites';
 import type { TerminalOutcome } from '../../core/outcomes';
 import { hookSpecificContext } from '../hooks/contextChannel';
+import { preToolUseDeny } from '../hooks/guardAnswers';
 import type { ConnectableAgent, OurEntry, ReviewContext, ReviewFinding } from './agent';
 
 /**
@@ -76,6 +77,7 @@ export const codex: ConnectableAgent = {
     payload !== undefined ? parseCodexNotification(payload) : parseCodexPayload(await readStdin()),
   toolWrites: codexToolWrites,
   context: hookSpecificContext,
+  guard: preToolUseDeny,
   settings: {
     displayName: 'Codex',
     files: { project: '.codex/hooks.json' },

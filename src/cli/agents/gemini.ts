@@ -13,6 +13,7 @@ import {
 } from '../hooks/hookEvent';
 import type { ToolWrites } from '../../core/turns/toolWrites';
 import { hookSpecificContext } from '../hooks/contextChannel';
+import { beforeToolDeny } from '../hooks/guardAnswers';
 import type { ConnectableAgent, ReviewContext, ReviewFinding } from './agent';
 
 /**
@@ -59,6 +60,7 @@ export const gemini: ConnectableAgent = {
   readEvent: async ({ readStdin }) => parseGeminiPayload(await readStdin()),
   toolWrites: geminiToolWrites,
   context: hookSpecificContext,
+  guard: beforeToolDeny,
   settings: {
     displayName: 'Gemini CLI',
     files: { project: '.gemini/settings.json' },

@@ -12,7 +12,7 @@ import {
   snakeCaseFields,
 } from '../hooks/hookEvent';
 import type { ToolWrites } from '../../core/turns/toolWrites';
-import { isOurHookCommand } from '../installation';
+import { type HookCommands, isOurHookCommand } from '../installation';
 import { topLevelContext } from '../hooks/contextChannel';
 import type { ConnectableAgent, OurEntry, SettingsEdit, SettingsFormat } from './agent';
 
@@ -64,6 +64,10 @@ export const opencode: ConnectableAgent = {
   readEvent: async ({ readStdin }) => parseOpencodePayload(await readStdin()),
   toolWrites: opencodeToolWrites,
   context: topLevelContext,
+  guard: {
+    help: 'our plugin throws in tool.execute.before',
+    answer: (reason) => JSON.stringify({ decision: 'deny', reason }),
+  },
   settings: {
     displayName: 'opencode',
     files: { project: '.opencode/plugins/agent-versions.js' },
@@ -105,20 +109,25 @@ function opencodeToolWrites(o: JsonObject, cwd: string | undefined): ToolWrites 
   return o.tool_name === 'bash' ? { paths: [], shell: true } : null;
 }
 
-/** The plugin file for `command`: plain JavaScript (no dependency), the command as a JSON string on its own line. */
-export function opencodePlugin(command: string): string {
+/**
+ * The plugin file for `commands`: plain JavaScript (no dependency), each command as a JSON string on its own line
+ * (COMMAND, the lifecycle events' one, is what makes the file ours). Tool events run their `--tool` forms.
+ */
+export function opencodePlugin(commands: HookCommands): string {
   return `${MARKER}records every opencode turn as a version (Undo and Redo in Agent Version History).
 // Written by \`agent-versions connect opencode\`; \`agent-versions disconnect opencode\` removes this file.
 import { spawn } from "node:child_process";
 
-const COMMAND = ${JSON.stringify(command)};
+const COMMAND = ${JSON.stringify(commands.lifecycle)};
+const TOOL_COMMAND = ${JSON.stringify(commands.tool)};
+const BEFORE_TOOL_COMMAND = ${JSON.stringify(commands.beforeTool)};
 
 export const AgentVersions = async ({ directory }) => {
   // One run of the hook command; resolves to what it printed (a note for the model after an Undo, on a prompt only).
-  const hook = (event) =>
+  const hook = (event, command = COMMAND) =>
     new Promise((resolve) => {
       let out = "";
-      const child = spawn(COMMAND, { shell: true, cwd: directory, stdio: ["pipe", "pipe", "ignore"] });
+      const child = spawn(command, { shell: true, cwd: directory, stdio: ["pipe", "pipe", "ignore"] });
       child.stdout.setEncoding("utf8");
       child.stdout.on("data", (chunk) => (out += chunk));
       child.on("error", () => resolve(""));
@@ -171,16 +180,26 @@ export const AgentVersions = async ({ directory }) => {
       const tool = input?.tool;
       if (typeof input?.sessionID !== "string") return;
       const event = { hook_event_name: "tool.execute.after", session_id: input.sessionID, tool_name: tool };
-      if (tool === "write" || tool === "edit") hook({ ...event, file_path: input.args?.filePath });
-      else if (tool === "bash") hook(event);
+      if (tool === "write" || tool === "edit") hook({ ...event, file_path: input.args?.filePath }, TOOL_COMMAND);
+      else if (tool === "bash") hook(event, TOOL_COMMAND);
     },
     // Before a shell command runs: awaited (opencode awaits this before it runs the tool), so a checkpoint before a
-    // destructive command is taken first; any other command is answered at once by the hook's fast path.
+    // destructive command is taken first; any other command is answered at once by the hook's fast path. With the
+    // guard (connect --guard-destructive) the hook prints {"decision":"deny","reason"} for a destructive one: thrown,
+    // opencode does not run the tool and the model reads the reason.
     "tool.execute.before": async (input, output) => {
       if (input?.tool !== "bash" || typeof input?.sessionID !== "string") return;
       const command = output?.args?.command;
       if (typeof command !== "string") return;
-      await hook({ hook_event_name: "tool.execute.before", session_id: input.sessionID, tool_name: "bash", command });
+      const event = { hook_event_name: "tool.execute.before", session_id: input.sessionID, tool_name: "bash", command };
+      const printed = await hook(event, BEFORE_TOOL_COMMAND);
+      let answer;
+      try {
+        answer = JSON.parse(printed);
+      } catch {
+        return;
+      }
+      if (answer?.decision === "deny" && typeof answer.reason === "string") throw new Error(answer.reason);
     },
     event: async ({ event }) => {
       const sessionID = event.properties?.sessionID;
@@ -225,8 +244,8 @@ function pluginFormat(): SettingsFormat {
     [...agent.events.keys()].map((event) => ({ event, action }));
   return {
     entries,
-    planConnect(file, text, agent, command): SettingsEdit {
-      const wanted = opencodePlugin(command);
+    planConnect(file, text, agent, commands): SettingsEdit {
+      const wanted = opencodePlugin(commands);
       if (text === null) return { after: wanted, changes: all(agent, 'added') };
       if (commandOf(file, text) === null) {
         throw new CliError(

@@ -13,7 +13,9 @@ import { ourEntries, planConnect, readSettings, settingsEvents } from '../agentS
 import { CliError } from '../exitCodes';
 import {
   cliEntryFile,
+  currentCommandsOf,
   currentFormOf,
+  hookCommandGuards,
   hookCommandInits,
   hookProcessEnv,
   missingFilesOf,
@@ -121,13 +123,14 @@ export async function checkHooks(
       facts,
     );
   }
-  const wanted = planConnect(only.file, readSettings(only.file), agent, commands[0]);
+  const wanted = planConnect(only.file, readSettings(only.file), agent, currentCommandsOf(commands, agent.name));
   if (commands.some((c) => c !== currentFormOf(c, agent.name)) || wanted.after !== null) {
     return warning(
       id,
       `${name}: connected in ${only.file} with an older form of this installation's hook entries.`,
       'To write the current one (it starts faster, or runs longer where the agent cuts hooks short): ' +
-        `${reconnect}${commands.some(hookCommandInits) ? ' --init' : ''}`,
+        `${reconnect}${commands.some(hookCommandInits) ? ' --init' : ''}` +
+        `${commands.some(hookCommandGuards) ? ' --guard-destructive' : ''}`,
       facts,
     );
   }

@@ -1,5 +1,6 @@
 import { safeMessage } from '../../core/errors';
 import type { VersionHistory } from '../../core/versionHistory';
+import { agentNamed } from '../agents/registry';
 import { classifyArgv, classifyShellCommand, type DestructiveCommand } from './destructiveCommand';
 import type { HookEvent } from './hookEvent';
 import { ignored, type HookResult } from './hookInput';
@@ -40,7 +41,11 @@ export async function checkpointHook(
       command: event.action.command,
       label: found.label,
       reachesIgnored: found.reachesIgnored,
+      onlyOverChanges: found.onlyOverChanges,
     });
+    // The next event of this chat can take the fast path again (the journal changed: fastHook.ts); best effort,
+    // like the facts themselves: a failure only sends the next event down this path too.
+    await history.recordHookFacts([event.chatId]).catch(() => undefined);
     if (!taken) return ignored(event);
     return {
       agent: event.agent,
@@ -57,4 +62,23 @@ export async function checkpointHook(
   } finally {
     await history.close();
   }
+}
+
+/**
+ * The agent's own answer that stops a destructive command and has the model ask the user first (connect
+ * --guard-destructive), or null when the agent has none. The reason names what was recognised (content-free) and the
+ * checkpoint taken, never the command's text.
+ */
+export function guardAnswer(event: HookEvent, found: DestructiveCommand, result: HookResult): string | null {
+  const guard = agentNamed(event.agent).guard;
+  if (!guard) return null;
+  const saved =
+    result.action === 'checkpoint' && result.checkpointId !== undefined
+      ? ` The working tree was saved first (agent-versions undo --before-command ${result.checkpointId}).`
+      : '';
+  return guard.answer(
+    `Agent Version History stopped this command: \`${found.label}\` can destroy work in the working tree. ` +
+      'Do not run it, and do not try another way to the same effect: tell the user what you wanted to run and why, ' +
+      `so they can run it themselves if they want it.${saved}`,
+  );
 }

@@ -1,6 +1,7 @@
 // Recognising the shell commands that destroy working-tree content (issue 34), so the pre-tool hook can save a
-// checkpoint just before the agent runs one. Loaded on the hook's fast path for every shell tool call: no imports,
-// one linear pass of a hand-written tokenizer, no regular expressions, and most commands leave at the first test.
+// checkpoint just before the agent runs one. Loaded on the hook's fast path for every shell tool call: one import
+// (its first test, commandMentions.ts, which the CLI's entry runs before any hook code loads), one linear pass of a
+// hand-written tokenizer, no regular expressions, and most commands leave at the first test.
 //
 // What is recognised (docs/design/destructive-commands.md has the reasons):
 // - Command lines in POSIX shell syntax: lists and pipelines (`&&`, `||`, `;`, `|`, `|&`, `&`, newlines), subshells
@@ -17,6 +18,8 @@
 // file, a script piped from elsewhere (`curl … | sh`), npm/make targets, `env -S`, `case` statements, PowerShell or
 // cmd.exe syntax, and any line the tokenizer cannot read (unbalanced quotes or parentheses) give null.
 
+import { mayMention } from './commandMentions';
+
 export interface DestructiveCommand {
   /**
    * A short, content-free label of what was recognised, e.g. 'git reset --hard', 'git clean -x', 'git stash',
@@ -29,6 +32,13 @@ export interface DestructiveCommand {
    * sub-command of the line reaches them, not only the first (one checkpoint is taken before the whole line).
    */
   reachesIgnored: boolean;
+  /**
+   * Every destructive sub-command of the line destroys only what differs from HEAD: `git rebase`/`merge`/`pull`
+   * (git refuses or carries over nothing but uncommitted work) and `mv`/`cp` onto a path (tracked content overwritten
+   * is in HEAD; an ignored destination is not, which `reachesIgnored` covers). Over a clean tree the caller needs no
+   * snapshot of the tree (docs/design/command-checkpoints.md, "Nothing to destroy").
+   */
+  onlyOverChanges: boolean;
 }
 
 /** Longer command lines are not parsed at all (a tool payload of that size is not a command an agent types). */
@@ -82,18 +92,9 @@ export function classifyArgv(argv: readonly string[]): DestructiveCommand | null
   if (!mentions) return null;
   const words = argv.map((text): Word => ({ text, dynamic: false, plain: false, assign: false }));
   const found = classifyWords(words, 0, { ...NO_STDIN, depth: 0, wrappers: 0 }, false);
-  return found === null ? null : { label: found.label, reachesIgnored: found.reachesIgnored };
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// A cheap first test: every recognised command's name appears in the text (unless spelt with quotes or escapes
-// inside the name, `r\m`, which is not recognised).
-
-const MENTIONS = ['rm', 'git', 'find', 'mv', 'cp', 'dd', 'truncate', 'shred', 'unlink', 'rimraf'];
-
-function mayMention(text: string): boolean {
-  for (const name of MENTIONS) if (text.includes(name)) return true;
-  return false;
+  return found === null
+    ? null
+    : { label: found.label, reachesIgnored: found.reachesIgnored, onlyOverChanges: found.onlyOverChanges };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -677,9 +678,13 @@ function classifyScript(text: string, depth: number): DestructiveCommand | null 
     };
     const found = classifyWords(command.words, 0, context, true);
     if (found === null) continue;
-    if (first === null) first = { label: found.label, reachesIgnored: found.reachesIgnored };
-    else if (found.reachesIgnored) first.reachesIgnored = true;
-    if (first.reachesIgnored) break;
+    if (first === null)
+      first = { label: found.label, reachesIgnored: found.reachesIgnored, onlyOverChanges: found.onlyOverChanges };
+    else {
+      if (found.reachesIgnored) first.reachesIgnored = true;
+      if (!found.onlyOverChanges) first.onlyOverChanges = false;
+    }
+    if (first.reachesIgnored && !first.onlyOverChanges) break;
   }
   return first;
 }
@@ -724,8 +729,8 @@ function isEchoOption(arg: string): boolean {
   return true;
 }
 
-function destructive(label: string, reachesIgnored: boolean): DestructiveCommand {
-  return { label, reachesIgnored };
+function destructive(label: string, reachesIgnored: boolean, onlyOverChanges = false): DestructiveCommand {
+  return { label, reachesIgnored, onlyOverChanges };
 }
 
 function baseName(path: string): string {
@@ -1115,7 +1120,8 @@ function classifyFind(words: Word[], i: number, ctx: Context): DestructiveComman
       if (!prompts || ctx.stdinFed) {
         const inner: Context = { ...NO_STDIN, depth: ctx.depth, wrappers: ctx.wrappers + 1 };
         const found = classifyWords(words.slice(j + 1, end), 0, inner, false);
-        if (found !== null) return destructive('find -exec ' + found.label, found.reachesIgnored);
+        if (found !== null)
+          return destructive('find -exec ' + found.label, found.reachesIgnored, found.onlyOverChanges);
       }
       j = end;
     }
@@ -1140,7 +1146,7 @@ function classifyMoveOrCopy(name: 'mv' | 'cp', words: Word[], i: number, ctx: Co
   const operands = operandCount(args, ctx);
   if (operands < (targetDirectory ? 1 : 2)) return null;
   if (mode === 'no-clobber' || keeps || (mode === 'interactive' && !ctx.stdinFed)) return null;
-  return destructive(name + ' onto a path', true);
+  return destructive(name + ' onto a path', true, true);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1230,7 +1236,7 @@ function classifyGit(words: Word[], i: number, ctx: Context): DestructiveCommand
         if (GIT_SEQUENCE_HARMLESS.has(t)) return null;
         if (t === '--abort' || t === '--skip') label = subcommand + ' ' + t;
       }
-      return git(label);
+      return destructive('git ' + label, false, true);
     }
     case 'rm': {
       const args = readArgs(words, rest, '', LONG_WITH_VALUE);

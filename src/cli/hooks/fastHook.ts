@@ -26,6 +26,7 @@ import { versionFailureReason } from '../../core/turns/versionCommit';
 import { foldTurnWrites } from '../../core/turns/toolWrites';
 import { type NoVersionReason, turnVersionStatement } from '../../core/turns/turnRecords';
 import { validateBeginTurn } from '../../core/turns/validation';
+import { DEFAULT_COMPACT_EVERY } from '../../core/store/storeLayout';
 import { parseCommandLine } from '../commandParser';
 import { spec as hookSpec } from '../commands/hook';
 import type { EarlyProbe } from './earlyProbe';
@@ -36,17 +37,21 @@ import {
   type Planned,
   type PlannedVersion,
   planBegin,
+  planCheckpoint,
   planEnd,
   type Prepared,
 } from './fastPlans';
 import type { HookEvent } from './hookEvent';
 import { HOOK_LEASE_WAIT_MS, hookFolder, HookResult, ignored, parseHookInput } from './hookInput';
 import { recordToolEvent } from './toolWriteHook';
-import { destructiveCommandOf } from './checkpointHook';
+import { destructiveCommandOf, guardAnswer } from './checkpointHook';
+import type { DestructiveCommand } from './destructiveCommand';
 
 const STORE_LOCK_WAIT_MS = 3000;
 
-export type FastHookAnswer = { kind: 'done'; result: HookResult; json: boolean } | { kind: 'declined'; reason: string };
+export type FastHookAnswer =
+  /** `stdout`: what the agent must read instead of the result (a guard's deny answer), printed without --json. */
+  { kind: 'done'; result: HookResult; json: boolean; stdout?: string } | { kind: 'declined'; reason: string };
 /**
  * Handles `hook <agent> …` when the fast path can, or declines (with the reason, for tests and `--verbose`).
  * Never throws; after its record is written it always answers 'done'.
@@ -89,35 +94,25 @@ async function fastHook(
   // A tool's written files: one appended line, the same on the full path (toolWriteHook.ts).
   if (invocation.event.action.kind === 'wrote')
     return { kind: 'done', result: recordToolEvent(invocation.event, cwd, invocation.repo), json: invocation.json };
-  // A command about to run: most return here at once; a destructive one takes its checkpoint on the full path.
+  // A command about to run: most return here at once; a destructive one takes its checkpoint first.
   if (invocation.event.action.kind === 'before-command') {
-    if (destructiveCommandOf(invocation.event)) decline('checkpoint');
-    return { kind: 'done', result: ignored(invocation.event), json: invocation.json };
+    const found = destructiveCommandOf(invocation.event);
+    if (!found) return { kind: 'done', result: ignored(invocation.event), json: invocation.json };
+    const answer = await checkpoint(invocation, found, invocation.event.action.command, cwd);
+    if (answer.kind !== 'done' || !invocation.guard || answer.json) return answer;
+    const stdout = guardAnswer(invocation.event, found, answer.result);
+    return stdout !== null ? { ...answer, stdout } : answer;
   }
   const prepared = await prepare(invocation, cwd, early);
-  const { event, facts, chat } = prepared;
+  const { event, chat } = prepared;
   if (event.action.kind === 'end' && !endOfChat(chat.running)) {
     // An error after a cancel may re-end the chat's latest turn (reEnds): the full path reads it.
     if (mayReEnd(event.action.outcome)) decline('ended-turn');
     // What the full path answers too (endOfChat): a Stop with no running turn.
     return { kind: 'done', result: ignored(event), json: prepared.json };
   }
-  // A dead holder's lease: the full open settles what it left.
-  if (readLockHolder(leasePath(prepared.repo))?.alive === false) decline('dead-lease');
+  const steps = openingSteps(prepared);
   const { action } = event;
-  // The full path's opening (session/operationGate.ts), bound to the facts file and the direct probe: prepare()
-  // declined whatever would need settling, so nothing is left to settle under the lease.
-  const steps: OperationSteps = {
-    leaseWaitMs: HOOK_LEASE_WAIT_MS,
-    refuseRecovery: async () => {
-      if (facts.recoveryRequired) decline('unsettled');
-    },
-    settle: async () => undefined,
-    probe: () => inspectHealthDirect(prepared.repo, prepared.status()),
-    latchFacts: async () => ({ recoveryRequired: facts.recoveryRequired, restoreInFlight: facts.restoreInFlight }),
-    // Left behind, the lease names this process and is stale once it exits; never a reason to record twice.
-    releaseFailed: () => undefined,
-  };
   try {
     if (action.kind === 'begin') {
       return await runWithSteps(prepared.repo, OPERATIONS.turnBegin, steps, async (opened) =>
@@ -136,6 +131,58 @@ async function fastHook(
     throw error;
   }
   decline('event');
+}
+
+/**
+ * The full path's opening (session/operationGate.ts), bound to the facts file and the direct probe: prepare()
+ * declined whatever would need settling, so nothing is left to settle under the lease. A dead holder's lease
+ * declines: the full open settles what it left.
+ */
+function openingSteps(prepared: Prepared): OperationSteps {
+  const { facts } = prepared;
+  if (readLockHolder(leasePath(prepared.repo))?.alive === false) decline('dead-lease');
+  return {
+    leaseWaitMs: HOOK_LEASE_WAIT_MS,
+    refuseRecovery: async () => {
+      if (facts.recoveryRequired) decline('unsettled');
+    },
+    settle: async () => undefined,
+    probe: () => inspectHealthDirect(prepared.repo, prepared.status()),
+    latchFacts: async () => ({ recoveryRequired: facts.recoveryRequired, restoreInFlight: facts.restoreInFlight }),
+    // Left behind, the lease names this process and is stale once it exits; never a reason to record twice.
+    releaseFailed: () => undefined,
+  };
+}
+
+/**
+ * A destructive command's checkpoint (issue 34), under the lease of its operation kind as the full path takes it
+ * (commandCheckpoints.ts): no running turn, or nothing the command can destroy, records nothing; otherwise the
+ * snapshot, then its row appended like any other record. What the gate refuses declines: the full path says why.
+ */
+async function checkpoint(
+  invocation: Invocation,
+  found: DestructiveCommand,
+  command: string,
+  cwd: string,
+): Promise<FastHookAnswer> {
+  // No early status: the entry did not know this event would need one (a tool event's runs none).
+  const prepared = await prepare(invocation, cwd, undefined);
+  const { event } = prepared;
+  if (prepared.chat.running.length === 0) return { kind: 'done', result: ignored(event), json: prepared.json };
+  // The row and the facts' update land before a compaction is due (journalAppend.ts).
+  if (prepared.facts.journal.lastSeq + 1 - prepared.facts.journal.baseSeq >= DEFAULT_COMPACT_EVERY)
+    decline('compaction-due');
+  const steps = openingSteps(prepared);
+  try {
+    return await runWithSteps(prepared.repo, OPERATIONS.commandCheckpoint, steps, async (opened) => {
+      const planned = await planCheckpoint(prepared, found, command, opened);
+      if (!planned) return { kind: 'done', result: ignored(event), json: prepared.json };
+      return append(prepared, planned);
+    });
+  } catch (error) {
+    if (error instanceof AvhError && error.details.blocker !== undefined) decline('gate');
+    throw error;
+  }
 }
 
 /** The one write: the planned record appended if the journal is still the facts' state, then the facts updated. */
@@ -237,13 +284,16 @@ async function appendThenCommit(
  * path then begins the turn from nothing, with its own snapshot. A failure here declines as an error all the same.
  */
 async function unmake(repo: GitRepository, made: MadeRef | undefined): Promise<void> {
-  if (made) await compareAndSetRef(repo, made.ref, ZERO_OID, made.commit, 'agent-versions: base snapshot declined');
+  if (made?.savedDir) fs.rmSync(made.savedDir, { recursive: true, force: true });
+  if (made) await compareAndSetRef(repo, made.ref, ZERO_OID, made.commit, 'agent-versions: declined');
 }
 
 interface Invocation {
   event: HookEvent;
   json: boolean;
   repo?: string;
+  /** --guard-destructive: a destructive command gets the agent's deny answer (checkpointHook.ts guardAnswer). */
+  guard: boolean;
 }
 
 /** The command line and the event it reads. */
@@ -254,7 +304,7 @@ async function readInvocation(argv: readonly string[], readStdin: () => Promise<
   const { values, args } = invocation;
   if (values.verbose) decline('verbose');
   const event = await parseHookInput({ agent: args[0], payload: args[1], readStdin });
-  return { event, json: values.json === true, repo: values.repo };
+  return { event, json: values.json === true, repo: values.repo, guard: values['guard-destructive'] === true };
 }
 
 /** Everything decided before the lease: the repository and its facts. */

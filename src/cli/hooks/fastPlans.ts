@@ -15,6 +15,7 @@ import { factsFromHealth, turnGate } from '../../core/git/repositoryGate';
 import { inspectHealthDirect } from '../../core/git/statusProbe';
 import { commitWorkingTree, type WorkingTreeCommitRequest } from '../../core/git/workingTree';
 import { baseSnapshotRequest } from '../../core/turns/baseSnapshot';
+import { type CheckpointInput, takeCheckpoint } from '../../core/turns/checkpointSnapshot';
 import type { HookChatFacts, HookFacts, HookRunningTurn } from '../../core/turns/hookFacts';
 import { agentSubject } from '../../core/turns/promptSummary';
 import {
@@ -83,6 +84,8 @@ export interface PlannedVersion {
 export interface MadeRef {
   ref: string;
   commit: string;
+  /** A checkpoint's saved ignored files, removed with the ref. */
+  savedDir?: string | null;
 }
 
 /**
@@ -183,6 +186,44 @@ export async function planEnd(prepared: Prepared, outcome: 'completed' | 'cancel
 }
 
 /**
+ * A checkpoint before the chat's running turn's destructive command (issue 34), as checkpointBeforeCommand takes it:
+ * the same sequence (takeCheckpoint) from the status the gate decided on, HEAD's tree from the facts when they know
+ * it. Null when there is nothing to record: no running turn (the command is the user's), or nothing the command can
+ * destroy. The ref and the saved files are the only things written before the append: a declined append removes
+ * them again (fastHook.ts unmake).
+ */
+export async function planCheckpoint(
+  prepared: Prepared,
+  found: Omit<CheckpointInput, 'chatId' | 'command'>,
+  command: string,
+  opened: GatePassed<string | null>,
+): Promise<Planned | null> {
+  const { chat, chatId, event, repo } = prepared;
+  const turn = endOfChat(chat.running)?.last;
+  if (!turn) return null;
+  const { head, health } = onBranchToRecord(opened);
+  const input = { ...found, chatId, command };
+  const at = { turnId: turn.id, head, headTree: await headTreeOf(prepared, head), health };
+  const taken = await takeCheckpoint(repo, at, input, Date.now());
+  if (!taken) return null;
+  return {
+    statements: [taken.statement],
+    result: {
+      agent: event.agent,
+      event: event.event,
+      action: 'checkpoint',
+      turnId: turn.id,
+      checkpointId: taken.id,
+      command: found.label,
+      files: taken.savedFiles,
+    },
+    chat,
+    made: { ref: taken.ref, commit: taken.commit, savedDir: taken.savedDir },
+    ended: [],
+  };
+}
+
+/**
  * The version of a completed turn that changed something, as endTurn's commit (commitTurnVersion) makes it: the
  * same request (versionCommitRequest) from the same trees. Declines, with nothing written, whatever that commit
  * would do that the fast path does not: another chat's running turn (its reported writes shape the version), HEAD
@@ -193,7 +234,7 @@ async function planVersion(
   turn: HookRunningTurn,
   branch: string,
   head: string,
-  health: Pick<RepositoryHealth, 'counts' | 'nestedRepositories'>,
+  health: Pick<RepositoryHealth, 'listed'>,
 ): Promise<PlannedVersion> {
   const { repo, facts, chat, chatId } = prepared;
   if (facts.openTurns !== chat.running.length) decline('other-chat-running');
@@ -211,9 +252,8 @@ async function planVersion(
     [],
     (name) => failpoint(`turn-commit:${name}`),
   );
-  // The event's status listed every new file: none, and the version's snapshot need not list them again.
-  const noUntracked = health.counts.untracked === 0 && health.nestedRepositories.length === 0;
-  return { turnId: turn.id, request: { ...request, noUntracked } };
+  // The event's one status listed every changed and new path: the version stages exactly those (issue 36).
+  return { turnId: turn.id, request: { ...request, listed: health.listed } };
 }
 
 /**

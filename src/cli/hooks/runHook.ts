@@ -6,7 +6,7 @@ import type { VersionHistory } from '../../core/versionHistory';
 import type { HookEvent } from './hookEvent';
 import { hookFolder, HookResult, ignored, parseHookInput } from './hookInput';
 import { recordToolEvent } from './toolWriteHook';
-import { checkpointHook, destructiveCommandOf } from './checkpointHook';
+import { checkpointHook, destructiveCommandOf, guardAnswer } from './checkpointHook';
 
 export type { HookResult } from './hookInput';
 
@@ -26,6 +26,8 @@ export interface HookRequest {
   repo?: string;
   /** `--init`: in a folder without git, create the repository first (issue 13). */
   init?: boolean;
+  /** `--guard-destructive`: a destructive command gets the agent's deny answer (checkpointHook.ts guardAnswer). */
+  guardDestructive?: boolean;
   stderr: (text: string) => void;
   /**
    * Prints a note to the agent's model through its context channel (the hook's stdout), synchronously. Left out
@@ -50,7 +52,11 @@ export async function runHook(request: HookRequest): Promise<HookResult> {
     // Only a command that destroys working-tree content opens the repository (issue 34).
     const found = destructiveCommandOf(event);
     if (!found) return ignored(event);
-    return checkpointHook(event, found, () => request.openHookHistory(folder, false), request.stderr);
+    const result = await checkpointHook(event, found, () => request.openHookHistory(folder, false), request.stderr);
+    // The guard (connect --guard-destructive): the agent's deny answer, on its context channel (stdout).
+    const denial = request.guardDestructive ? guardAnswer(event, found, result) : null;
+    if (denial !== null) request.printContext?.(denial);
+    return result;
   }
   const history = await request.openHookHistory(folder, request.init === true);
   if (!history) {

@@ -5,10 +5,20 @@
  * without input reads /dev/null instead of an empty pipe (a socket and its streams fewer per spawn); a timeout
  * SIGKILLs it. Decides nothing: the client maps the outcome to a result or a GitCommandError.
  */
-import { spawn } from 'node:child_process';
+import type * as childProcess from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+
+/**
+ * node:child_process, loaded when first needed: it brings Node's streams and sockets (~2 ms), which the CLI's entry
+ * must not pay for a pre-tool event it answers without git (cli/hooks/toolShortcut.ts). A builtin's require is left
+ * where it is by the bundler.
+ */
+function childProcessModule(): typeof childProcess {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('node:child_process') as typeof childProcess;
+}
 import { decodeBytes, encodeBytes } from './pathBytes';
 
 export interface SpawnRequest {
@@ -46,7 +56,7 @@ export function spawnCollect(
     const { input } = request;
     let child;
     try {
-      child = spawn(file, args as string[], {
+      child = childProcessModule().spawn(file, args as string[], {
         cwd: request.cwd,
         env: request.env,
         stdio: [input === undefined ? 'ignore' : 'pipe', request.stdoutIgnored ? 'ignore' : 'pipe', 'pipe'],
@@ -132,7 +142,11 @@ function spawnToFile(
     };
     let child;
     try {
-      child = spawn(file, args as string[], { cwd: request.cwd, env: request.env, stdio: ['ignore', out, 'ignore'] });
+      child = childProcessModule().spawn(file, args as string[], {
+        cwd: request.cwd,
+        env: request.env,
+        stdio: ['ignore', out, 'ignore'],
+      });
     } catch (error) {
       done({ kind: 'spawn-error', code: (error as NodeJS.ErrnoException).code ?? 'EINVAL' });
       return;

@@ -20,6 +20,20 @@ export interface WorkingTreeCounts {
   unmerged: number;
 }
 
+/**
+ * The paths one status listed, so a snapshot stages exactly those instead of looking at the whole tree again
+ * (workingTreeSnapshot.ts; issue 36). With `--untracked-files=all`, git lists a folder only when it will not descend
+ * into it (a nested repository).
+ */
+export interface StatusListing {
+  /** Tracked paths whose file differs from the index (changed, deleted, type, a submodule's commit); unmerged ones. */
+  changed: string[];
+  /** New files: untracked, not ignored. */
+  untracked: string[];
+  /** Folders listed as untracked with a trailing slash (git would not descend into them), without it. */
+  folders: string[];
+}
+
 /** Everything SPEC §5.5 asks of repository health, from one status call plus marker files. */
 export interface RepositoryHealth {
   exists: boolean;
@@ -40,6 +54,8 @@ export interface RepositoryHealth {
    * says nothing about them, so a turn begun beside them takes a snapshot (localOnlyFiles.ts).
    */
   hiddenEntries: number;
+  /** The paths the status listed (what a snapshot planned from this probe stages). */
+  listed: StatusListing;
 }
 
 const NO_COUNTS: WorkingTreeCounts = { staged: 0, unstaged: 0, untracked: 0, unmerged: 0 };
@@ -58,6 +74,7 @@ export function missingHealth(): RepositoryHealth {
     nestedRepositories: [],
     clean: false,
     hiddenEntries: 0,
+    listed: { changed: [], untracked: [], folders: [] },
   };
 }
 
@@ -160,8 +177,12 @@ export async function inspectHealthDirect(repo: GitRepository, started?: Promise
 export function parseStatus(
   stdout: string,
   isRepository: (rel: string) => boolean = () => false,
-): Pick<RepositoryHealth, 'head' | 'branch' | 'detached' | 'unborn' | 'counts' | 'nestedRepositories' | 'clean'> {
+): Pick<
+  RepositoryHealth,
+  'head' | 'branch' | 'detached' | 'unborn' | 'counts' | 'nestedRepositories' | 'clean' | 'listed'
+> {
   const nestedRepositories: string[] = [];
+  const listed: StatusListing = { changed: [], untracked: [], folders: [] };
   let head: string | null = null;
   let branch: string | null = null;
   let detached = false;
@@ -180,15 +201,32 @@ export function parseStatus(
     } else if (record.startsWith('1 ') || record.startsWith('2 ')) {
       const xy = record.slice(2, 4);
       if (xy[0] !== '.') counts.staged++;
-      if (xy[1] !== '.') counts.unstaged++;
+      if (xy[1] !== '.') {
+        counts.unstaged++;
+        listed.changed.push(statusRecordPath(record));
+      }
     } else if (record.startsWith('u ')) {
       counts.unmerged++;
+      listed.changed.push(statusRecordPath(record));
     } else if (record.startsWith('? ')) {
       const rel = record.slice(2);
+      if (rel.endsWith('/')) listed.folders.push(rel.slice(0, -1));
+      else listed.untracked.push(rel);
       if (rel.endsWith('/') && isRepository(rel)) nestedRepositories.push(rel.slice(0, -1));
       else counts.untracked++;
     }
   }
   const clean = counts.staged + counts.unstaged + counts.untracked + counts.unmerged === 0;
-  return { head, branch, detached, unborn, counts, nestedRepositories, clean };
+  return { head, branch, detached, unborn, counts, nestedRepositories, clean, listed };
+}
+
+/**
+ * The path of a changed (`1 `), renamed (`2 `, its new path) or unmerged (`u `) record of
+ * `git status --porcelain=v2 -z`: the rest after the record's fixed fields (a path may hold spaces).
+ */
+export function statusRecordPath(record: string): string {
+  const count = record.startsWith('u ') ? 10 : record.startsWith('2 ') ? 9 : 8;
+  let at = 0;
+  for (let n = 0; n < count; n++) at = record.indexOf(' ', at) + 1;
+  return record.slice(at);
 }

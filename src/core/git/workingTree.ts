@@ -7,6 +7,7 @@ import { LOCAL_LAYER_SUBJECT, LOCAL_REF_PREFIX } from './localOnlyFiles';
 import { compareAndSetRef, ZERO_OID } from './refUpdate';
 import { type PathFromCommit, takePathsFromCommits } from './pathsFromCommit';
 import { objectFormatFromFiles, type GitRepository } from './repository';
+import type { StatusListing } from './statusProbe';
 import { readCachedIndexTree } from './indexFlags';
 import { commitTreeOf, isLooseObject } from './looseObject';
 import { excludeNewSecretPaths } from './secretExclusion';
@@ -40,7 +41,7 @@ export const VERSION_FILTERS: SnapshotFilters = { secrets: excludeNewSecretPaths
 export function writeWorkingTree(
   repo: GitRepository,
   index: TemporaryIndex,
-  options: { noUntracked?: boolean } = {},
+  options: { listed?: StatusListing } = {},
 ): Promise<WorkingTreeSnapshot> {
   return snapshotWorkingTree(repo, index, VERSION_FILTERS, options);
 }
@@ -61,11 +62,11 @@ export interface WorkingTreeCommitRequest {
   /** Make a commit even when nothing differs from `unchangedTree` (base snapshots of an index-only change). */
   always?: boolean;
   /**
-   * The `git status` this commit is planned from, moments before, listed no new file and no nested repository: the
-   * snapshot does not list them again (one git process fewer). A file made in between is then the next commit's,
-   * as one made a moment after the commit would be.
+   * What the `git status` this commit is planned from listed, moments before: the snapshot stages exactly those
+   * paths and looks at nothing else (snapshotWorkingTree; issue 36). A file changed in between is then the next
+   * commit's, as one changed a moment after the commit would be. Without it the whole tree is walked.
    */
-  noUntracked?: boolean;
+  listed?: StatusListing;
   message: string;
   reflog: string;
   durable?: boolean;
@@ -123,7 +124,7 @@ export async function commitWorkingTree(
   try {
     const [left, written] = await Promise.allSettled([
       cached ?? writeIndexTree(repo, asLeft!),
-      writeWorkingTree(repo, index, { noUntracked: request.noUntracked }),
+      writeWorkingTree(repo, index, { listed: request.listed }),
     ]);
     if (left.status === 'rejected') throw left.reason;
     if (written.status === 'rejected') throw written.reason;

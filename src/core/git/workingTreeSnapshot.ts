@@ -1,6 +1,7 @@
 import type { SecretFinding } from '../secrets/secretScanner';
 import { coverAgain, uncoverHiddenEntries } from './localOnlyFiles';
 import type { GitRepository } from './repository';
+import type { StatusListing } from './statusProbe';
 import type { TemporaryIndex } from './temporaryIndex';
 
 export interface WorkingTreeSnapshot {
@@ -31,41 +32,57 @@ export interface SnapshotFilters {
 
 /**
  * Stages the whole user-visible working state (HEAD's tree plus every modified, deleted and untracked-not-ignored
- * file) into `index` and writes its tree. Tracked files are staged with `add -u --sparse` (outside a sparse
- * checkout's cone too); new files are listed first (`ls-files --others`, side by side with it), judged by `filters`,
- * and only the rest are hashed (`update-index --add`). A folder with its own `.git`, with or without a commit, is
- * left out rather than recorded as a gitlink. Files flagged skip-worktree or assume-unchanged are seen as they are
- * (localOnlyFiles.ts). Never touches HEAD, the user's index or the working tree.
+ * file) into `index` and writes its tree. New files are judged by `filters` before any of them is hashed, and only
+ * the rest are added. A folder with its own `.git`, with or without a commit, is left out rather than recorded as a
+ * gitlink. Files flagged skip-worktree or assume-unchanged are seen as they are (localOnlyFiles.ts).
+ *
+ * `listed` is the status this snapshot is planned from, moments before: then exactly its paths are staged (one
+ * `update-index`), and nothing looks at the rest of the tree again (issue 36): an entry status did not list is the
+ * index's, which the copy holds. A file changed after that status is then the next snapshot's, as one changed a
+ * moment after the snapshot would be (still on disk; the index installed after a version keeps its old stat data,
+ * so `git status` names it). Without a listing, or beside entries status cannot see (hidden flags), the whole tree
+ * is walked: tracked files with `add -u --sparse` (outside a sparse checkout's cone too), new files listed by
+ * `ls-files --others` side by side with it. Never touches HEAD, the user's index or the working tree.
  */
 export async function snapshotWorkingTree(
   repo: GitRepository,
   index: TemporaryIndex,
   filters: SnapshotFilters,
-  options: { noUntracked?: boolean } = {},
+  options: { listed?: StatusListing } = {},
 ): Promise<WorkingTreeSnapshot> {
   // Entries flagged so that add would skip them are uncovered first (and covered again below).
   const uncovered = await uncoverHiddenEntries(repo, index);
-  // ls-files reads the copy while add -u may replace it (by rename): either file lists the same tracked paths. Not
-  // run when the status this commit was planned from listed no new file and no nested repository (noUntracked).
-  const [, others] = await Promise.all([
-    repo.git.run(repo.root, ['add', '-u', '--sparse'], { env: index.env }),
-    options.noUntracked
-      ? { stdout: '' }
-      : repo.git.run(repo.root, ['ls-files', '-z', '--others', '--exclude-standard'], { env: index.env }),
-  ]);
-  const { files, nested } = untrackedEntries(others.stdout);
+  const listed = uncovered.hidden.length === 0 ? options.listed : undefined;
+  let files: string[];
+  let nested: string[];
+  if (listed) {
+    files = listed.untracked;
+    nested = listed.folders;
+  } else {
+    // ls-files reads the copy while add -u may replace it (by rename): either file lists the same tracked paths.
+    const [, others] = await Promise.all([
+      repo.git.run(repo.root, ['add', '-u', '--sparse'], { env: index.env }),
+      repo.git.run(repo.root, ['ls-files', '-z', '--others', '--exclude-standard'], { env: index.env }),
+    ]);
+    ({ files, nested } = untrackedEntries(others.stdout));
+  }
   const excluded = files.length > 0 ? await filters.secrets(repo, files) : [];
   const secret = new Set(excluded.map((f) => f.path));
   const judged = files.filter((f) => !secret.has(f));
   const large = judged.length > 0 ? await filters.large(repo, judged) : [];
   const tooLarge = new Set(large);
   const added = judged.filter((f) => !tooLarge.has(f));
-  if (added.length > 0) {
-    // --remove: a file deleted since it was listed is simply not added.
-    await repo.git.run(repo.root, ['update-index', '--add', '--remove', '-z', '--stdin'], {
-      env: index.env,
-      input: added.map((f) => `${f}\0`).join(''),
-    });
+  // The changed tracked paths first: a file replaced by a folder (or the reverse) leaves the index before the new
+  // path enters it.
+  const staged = [...(listed?.changed ?? []), ...added];
+  if (staged.length > 0) {
+    // --remove: a file deleted since it was listed is simply not added (a listed deletion leaves the index).
+    // --ignore-skip-worktree-entries: --remove never drops an entry flagged since the status (a sparse checkout's).
+    await repo.git.run(
+      repo.root,
+      ['update-index', '--add', '--remove', '--replace', '--ignore-skip-worktree-entries', '-z', '--stdin'],
+      { env: index.env, input: staged.map((f) => `${f}\0`).join('') },
+    );
   }
   const realTree = (await repo.git.run(repo.root, ['write-tree'], { env: index.env })).stdout.trim();
   const tree = await coverAgain(repo, index, uncovered, realTree);

@@ -13,15 +13,15 @@ export function baseSnapshotMessage(turnId: string, chatId: string): string {
 /**
  * The commit request of a turn's base snapshot on a branch with a commit (SPEC §4.1): a private ref created at the
  * exact pre-turn state (staged tree included), HEAD, the index and the files left as they are. A commit even when
- * nothing differs from HEAD unless the tree was `clean` (entries status cannot see: issue 25); the status's own
- * list of new files spares the snapshot its `ls-files` when there are none (noUntracked). beginTurn
+ * nothing differs from HEAD unless the tree was `clean` (entries status cannot see: issue 25); the snapshot stages
+ * exactly the paths the gate's status listed (issue 36: no second look at the whole tree). beginTurn
  * (turnLedger.ts) and the hook fast path (src/cli/hooks/fastHook.ts) make it from here, so the two cannot drift.
  */
 export function baseSnapshotRequest(
   turnId: string,
   chatId: string,
   head: string,
-  health: Pick<RepositoryHealth, 'clean' | 'counts' | 'nestedRepositories'>,
+  health: Pick<RepositoryHealth, 'clean' | 'listed'>,
 ): WorkingTreeCommitRequest {
   const { clean } = health;
   return {
@@ -29,7 +29,7 @@ export function baseSnapshotRequest(
     expected: ZERO_OID,
     parent: head,
     always: !clean,
-    noUntracked: health.counts.untracked === 0 && health.nestedRepositories.length === 0,
+    listed: health.listed,
     message: baseSnapshotMessage(turnId, chatId),
     reflog: 'agent-versions: base snapshot',
     installIndex: false,

@@ -1,15 +1,22 @@
-import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { RepoContext } from '../context';
-import { AvhError } from '../errors';
-import { HEAVY_PATTERNS, LARGE_FILE_BYTES } from '../git/heavyFolders';
-import { ZERO_OID } from '../git/refUpdate';
-import { commitWorkingTree } from '../git/workingTree';
+import { isAvhError } from '../errors';
+import { refsUnder } from '../git/history';
+import { compareAndSetRef, ZERO_OID } from '../git/refUpdate';
 import { OPERATIONS } from '../session/operationKinds';
 import { runOperation } from '../session/runOperation';
 import type { StoreReader, StoreTx } from '../store/durableStore';
-import { openTurns } from './turnRecords';
+import {
+  CHECKPOINT_REF_PREFIX,
+  type CheckpointInput,
+  discardCheckpoint,
+  SAVED_FILES_MANIFEST,
+  type SavedEntry,
+  savedFilesDir,
+  takeCheckpoint,
+} from './checkpointSnapshot';
+import { openTurns, runStatement } from './turnRecords';
 
 /**
  * A checkpoint just before a running turn's agent runs a command that destroys working-tree content (issue 34;
@@ -26,9 +33,8 @@ import { openTurns } from './turnRecords';
  *   restore of the commit through the one saga, then the saved ignored files that are missing are written back.
  */
 
-export const CHECKPOINT_REF_PREFIX = 'refs/agent-versions/checkpoints/';
-const SAVED_BYTES_CAP = 200 * 1024 * 1024;
-const MANIFEST = 'manifest.json';
+export { CHECKPOINT_REF_PREFIX, savedFilesDir } from './checkpointSnapshot';
+export type { CheckpointInput } from './checkpointSnapshot';
 
 export interface CheckpointRow {
   id: string;
@@ -41,16 +47,6 @@ export interface CheckpointRow {
   created_at: number;
 }
 
-export interface CheckpointInput {
-  chatId: string;
-  /** The shell text the agent is about to run (stored with the turn, never logged). */
-  command: string;
-  /** What was recognised, content-free (`git reset --hard`). */
-  label: string;
-  /** The command can delete files git ignores: they are copied aside too. */
-  reachesIgnored: boolean;
-}
-
 export interface CheckpointResult {
   checkpointId: string;
   turnId: string;
@@ -58,45 +54,35 @@ export interface CheckpointResult {
   savedFiles: number;
 }
 
-/** The folder of a checkpoint's saved ignored files (owner-only). */
-export function savedFilesDir(stateDir: string, id: string): string {
-  return path.join(stateDir, 'checkpoints', id);
-}
-
 /**
  * Takes the checkpoint when the chat has a running turn (null otherwise: a command outside a turn is the user's
- * business and nothing records it). Under the turn lease, like a turn's begin: never of a half-restored tree.
+ * business and nothing records it), or null when the command can destroy nothing here (takeCheckpoint). Under the
+ * turn lease, like a turn's begin: never of a half-restored tree. The hook's fast path takes it the same way
+ * (cli/hooks/fastPlans.ts planCheckpoint), through the same sequence.
  */
 export function checkpointBeforeCommand(ctx: RepoContext, input: CheckpointInput): Promise<CheckpointResult | null> {
-  return runOperation(ctx, OPERATIONS.commandCheckpoint, async ({ head }) => {
+  return runOperation(ctx, OPERATIONS.commandCheckpoint, async ({ head, health }) => {
     const turn = await ctx.store.read((r) =>
       openTurns(r)
         .filter((t) => t.chat_id === input.chatId)
         .pop(),
     );
     if (!turn) return null;
-    const id = crypto.randomUUID();
-    const made = await commitWorkingTree(ctx.repo, {
-      ref: `${CHECKPOINT_REF_PREFIX}${id}`,
-      expected: ZERO_OID,
-      parent: head,
-      always: true,
-      message: `Agent Version History checkpoint before a command\n\nAgent-Turn: ${turn.id}\nAgent-Checkpoint: ${id}\n`,
-      reflog: 'agent-versions: checkpoint',
-      installIndex: false,
-    });
-    if (!made.commit) throw new AvhError('git-failed', 'The checkpoint commit was not made.');
-    const savedFiles = input.reachesIgnored ? await saveIgnoredFiles(ctx, id) : 0;
-    const now = Date.now();
-    await ctx.store.transaction((tx) => {
-      tx.run(
-        'INSERT INTO command_checkpoints (id, turn_id, chat_id, command, label, commit_oid, saved_files, created_at) ' +
-          'VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-        [id, turn.id, input.chatId, input.command, input.label, made.commit, savedFiles, now],
-      );
-    });
-    ctx.log.info('turn.checkpoint', { turn: turn.id, checkpoint: id, label: input.label, savedFiles });
-    return { checkpointId: id, turnId: turn.id, commit: made.commit, savedFiles };
+    const taken = await takeCheckpoint(ctx.repo, { turnId: turn.id, head, health }, input, Date.now());
+    if (!taken) return null;
+    try {
+      await ctx.store.transaction((tx) => runStatement(tx, taken.statement));
+    } catch (error) {
+      await discardCheckpoint(ctx.repo, taken).catch(() => undefined);
+      throw error;
+    }
+    const { savedFiles } = taken;
+    ctx.log.info('turn.checkpoint', { turn: turn.id, checkpoint: taken.id, label: input.label, savedFiles });
+    // The checkpoint is taken: a failed prune is logged (content-free) and tried again at the next one.
+    await pruneCheckpointsUnderLease(ctx).catch((error: unknown) =>
+      ctx.log.warn('turn.checkpoints-prune-failed', { reason: isAvhError(error) ? error.reason : 'unexpected' }),
+    );
+    return { checkpointId: taken.id, turnId: turn.id, commit: taken.commit, savedFiles: taken.savedFiles };
   });
 }
 
@@ -111,79 +97,60 @@ export function checkpointsOf(r: StoreReader | StoreTx, turnId?: string): Checkp
     : r.all<CheckpointRow>('SELECT * FROM command_checkpoints WHERE turn_id = ? ORDER BY created_at, rowid', [turnId]);
 }
 
-interface SavedEntry {
-  path: string;
-  mode: number;
-  link?: string;
+/** The paths of a checkpoint's saved ignored files (its manifest; none when it kept none or it is unreadable). */
+export function savedFilePaths(stateDir: string, id: string): string[] {
+  try {
+    const kept = JSON.parse(
+      fs.readFileSync(path.join(savedFilesDir(stateDir, id), SAVED_FILES_MANIFEST), 'utf8'),
+    ) as unknown;
+    if (!Array.isArray(kept)) return [];
+    return kept.flatMap((e: Partial<SavedEntry> | null) => (typeof e?.path === 'string' ? [e.path] : []));
+  } catch {
+    return [];
+  }
 }
 
-/** Copies the ignored files (see the module comment for what is left out); returns how many were kept. */
-async function saveIgnoredFiles(ctx: RepoContext, id: string): Promise<number> {
+/**
+ * Pruning (docs/design/command-checkpoints.md, "Pruned with the turn's history"): a checkpoint lives as long as its
+ * turn is in the hot store. Once the history archive moves the turn out (docs/design/history-archive.md: the newest
+ * 1,500 finished turns and each chat's newest stay), its ref, its saved ignored files and its row go, in that order
+ * (a crash between them leaves the row, and the next prune finishes it: deleting a ref or folder already gone is
+ * success). A ref or folder with no row (a checkpoint killed before its row was written) goes with them. Runs under
+ * the turn lease, after each new checkpoint, so a checkpoint being taken is never swept; returns how many rows went.
+ */
+export async function pruneCheckpointsUnderLease(ctx: RepoContext): Promise<number> {
+  // Hot only: `turns` here is the hot table, so a turn the archive holds is "not there".
+  const gone = await ctx.store.read((r) =>
+    r.all<{ id: string; commit_oid: string }>(
+      'SELECT id, commit_oid FROM command_checkpoints WHERE turn_id NOT IN (SELECT id FROM turns)',
+    ),
+  );
+  if (gone.length === 0) return 0;
   const { repo } = ctx;
-  const { stdout } = await repo.git.run(repo.root, [
-    'ls-files',
-    '-z',
-    '--others',
-    '--ignored',
-    '--exclude-standard',
-    '--directory',
-  ]);
-  const heavy = new Set(HEAVY_PATTERNS.map((p) => p.replace(/\/$/, '')));
-  const files: string[] = [];
-  const walk = (rel: string, depth: number): void => {
-    if (depth > 64) return;
-    const abs = path.join(repo.root, rel);
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(abs, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      if (heavy.has(e.name) || e.name === '.git') continue;
-      const child = `${rel}/${e.name}`;
-      if (e.isDirectory()) walk(child, depth + 1);
-      else if (e.isFile() || e.isSymbolicLink()) files.push(child);
-    }
-  };
-  for (const entry of stdout.split('\0')) {
-    if (!entry) continue;
-    const rel = entry.replace(/\/$/, '');
-    if (rel.split('/').some((part) => heavy.has(part))) continue;
-    if (entry.endsWith('/')) walk(rel, 0);
-    else files.push(rel);
+  for (const c of gone) {
+    await compareAndSetRef(repo, `${CHECKPOINT_REF_PREFIX}${c.id}`, ZERO_OID, c.commit_oid, 'agent-versions: prune');
+    fs.rmSync(savedFilesDir(repo.stateDir, c.id), { recursive: true, force: true });
   }
-  if (files.length === 0) return 0;
-  const dir = savedFilesDir(repo.stateDir, id);
-  fs.mkdirSync(path.join(dir, 'files'), { recursive: true, mode: 0o700 });
-  const kept: SavedEntry[] = [];
-  let bytes = 0;
-  for (const rel of files) {
-    const from = path.join(repo.root, rel);
-    let st: fs.Stats;
-    try {
-      st = fs.lstatSync(from);
-    } catch {
-      continue;
-    }
-    const to = path.join(dir, 'files', rel);
-    try {
-      if (st.isSymbolicLink()) {
-        kept.push({ path: rel, mode: 0o120000, link: fs.readlinkSync(from) });
-        continue;
-      }
-      if (!st.isFile() || st.size > LARGE_FILE_BYTES || bytes + st.size > SAVED_BYTES_CAP) continue;
-      fs.mkdirSync(path.dirname(to), { recursive: true, mode: 0o700 });
-      fs.copyFileSync(from, to);
-      fs.chmodSync(to, 0o600);
-      bytes += st.size;
-      kept.push({ path: rel, mode: st.mode & 0o111 ? 0o100755 : 0o100644 });
-    } catch {
-      // A file that vanished or cannot be read is not kept; the others are.
-    }
+  await ctx.store.transaction((tx) => {
+    for (const c of gone) tx.run('DELETE FROM command_checkpoints WHERE id = ?', [c.id]);
+  });
+  // Leftovers of a checkpoint that never got its row: a ref or a folder no row names.
+  const known = new Set(
+    await ctx.store.read((r) => r.all<{ id: string }>('SELECT id FROM command_checkpoints').map((k) => k.id)),
+  );
+  for (const [id, oid] of await refsUnder(repo, CHECKPOINT_REF_PREFIX))
+    if (!known.has(id))
+      await compareAndSetRef(repo, `${CHECKPOINT_REF_PREFIX}${id}`, ZERO_OID, oid, 'agent-versions: prune');
+  let folders: string[] = [];
+  try {
+    folders = fs.readdirSync(path.join(repo.stateDir, 'checkpoints'));
+  } catch {
+    // no folder: nothing was ever saved
   }
-  fs.writeFileSync(path.join(dir, MANIFEST), JSON.stringify(kept), { mode: 0o600 });
-  return kept.length;
+  for (const id of folders)
+    if (!known.has(id)) fs.rmSync(savedFilesDir(repo.stateDir, id), { recursive: true, force: true });
+  ctx.log.info('turn.checkpoints-pruned', { checkpoints: gone.length });
+  return gone.length;
 }
 
 /**
@@ -194,7 +161,7 @@ export function bringBackSavedFiles(stateDir: string, root: string, id: string):
   const dir = savedFilesDir(stateDir, id);
   let kept: SavedEntry[];
   try {
-    kept = JSON.parse(fs.readFileSync(path.join(dir, MANIFEST), 'utf8')) as SavedEntry[];
+    kept = JSON.parse(fs.readFileSync(path.join(dir, SAVED_FILES_MANIFEST), 'utf8')) as SavedEntry[];
   } catch {
     return [];
   }

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { emptyTree } from '../git/commitObjects';
 import { guessBranchTip } from '../git/healthProbe';
 import type { GitRepository } from '../git/repository';
-import { startProbeStatus } from '../git/statusProbe';
+import { startProbeStatus, statusRecordPath } from '../git/statusProbe';
 import type { ChangedFile } from '../git/versionLog';
 import { type TreeChange, treeChanges } from '../git/worktreeUpdate';
 
@@ -159,22 +159,15 @@ export function parseStatusEntries(stdout: string): { head: string | null; entri
       const oid = record.slice('# branch.oid '.length);
       head = oid === '(initial)' ? null : oid;
     } else if (record.startsWith('1 ')) {
-      entries.push({ path: afterFields(record, 8), inHead: record[2] !== 'A' });
+      entries.push({ path: statusRecordPath(record), inHead: record[2] !== 'A' });
     } else if (record.startsWith('2 ')) {
-      entries.push({ path: afterFields(record, 9), inHead: true });
+      entries.push({ path: statusRecordPath(record), inHead: true });
       i++; // the rename's original path follows as its own field
     } else if (record.startsWith('u ')) {
-      entries.push({ path: afterFields(record, 10), inHead: true });
+      entries.push({ path: statusRecordPath(record), inHead: true });
     } else if (record.startsWith('? ') && !record.endsWith('/')) {
       entries.push({ path: record.slice(2), inHead: false });
     }
   }
   return { head, entries };
-}
-
-/** The rest of `record` after its first `count` space-separated fields (a path may hold spaces). */
-function afterFields(record: string, count: number): string {
-  let at = 0;
-  for (let n = 0; n < count; n++) at = record.indexOf(' ', at) + 1;
-  return record.slice(at);
 }

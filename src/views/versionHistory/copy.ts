@@ -37,3 +37,26 @@ export const BLOCKED_MESSAGE =
 export function continuationWarningText(newBranch: string, oldBranch: string): string {
   return `Conversation continues on \`${newBranch}\`; code changes from \`${oldBranch}\` were not recovered.`;
 }
+
+/** The action that restores the working tree to just before an agent's destructive command (issue 34). */
+export const RESTORE_BEFORE_COMMAND = 'Restore to Before This Command';
+
+/**
+ * The end-of-turn notice (issue 34): what ran (the content-free label, `git clean -x`) and how many of the files there
+ * before it are gone or changed at the turn's end; the button is RESTORE_BEFORE_COMMAND.
+ */
+export function checkpointNoticeText(step: {
+  label: string;
+  files: readonly { status: 'modified' | 'deleted' }[];
+}): string {
+  const deleted = step.files.filter((f) => f.status === 'deleted').length;
+  const changed = step.files.length - deleted;
+  const files = (n: number) => `${n} file${n === 1 ? '' : 's'}`;
+  const what =
+    deleted > 0 && changed > 0
+      ? `${files(deleted)} it deleted and ${changed} it changed were saved`
+      : deleted > 0
+        ? `${files(deleted)} it deleted ${deleted === 1 ? 'was' : 'were'} saved`
+        : `${files(changed)} it changed ${changed === 1 ? 'was' : 'were'} saved`;
+  return `The agent ran \`${step.label}\`; ${what} — ${RESTORE_BEFORE_COMMAND}.`;
+}

@@ -1,12 +1,13 @@
 // What the host does for each message the webview may send: one handler per message type, keyed by the type
 // (the mapped types make the compiler ask for a handler when protocol.ts gains a message). Messages arrive
 // here validated (host.ts parses them first); requests are answered by the host with one reply or error.
-import type { RestoreTitle, RestoreRunner } from '../../vscode/restoreCommands';
+import type { RestoreTitle, RestoreRunner, RunnerRequest } from '../../vscode/restoreCommands';
 import type { BranchLossUi } from '../../vscode/branchLoss';
 import type { RepositoryController } from '../../vscode/repositoryController';
 import { AvhError } from '../../core/errors';
 import { showVersionChanges } from '../../vscode/versionChanges';
 import { showLinesOwned } from '../../vscode/blameCommands';
+import { beforeCommandRequest, RESTORE_BEFORE_COMMAND } from '../../vscode/checkpointCommands';
 import { showTurnChangesSoFar } from './turnChanges';
 import type { ReadmeSection, VersionsView, WebviewCommand, WebviewRequest } from './protocol';
 
@@ -90,14 +91,25 @@ export const REQUEST_HANDLERS: HandlerMap<WebviewRequest, Promise<void>> = {
   },
   redo: (host) => runRestore(host, 'Redo Agent Turn', { kind: 'redo' }),
   restore: (host, { oid }) => runRestore(host, 'Restore Version', { kind: 'restore', target: oid }),
+  restoreBeforeCommand: async (host, { checkpointId }) => {
+    if (!stepsShown(host.lastView()).has(checkpointId))
+      throw new AvhError('invalid-input', 'This step is no longer listed in Version History.');
+    const request = await beforeCommandRequest(await host.controller(), checkpointId);
+    await runRestore(host, RESTORE_BEFORE_COMMAND, request);
+  },
 };
 
+/** The checkpoint ids of the steps the view lists (under open turns and under versions). */
+function stepsShown(view: VersionsView): Set<string> {
+  if (view.kind !== 'versions') return new Set();
+  return new Set([
+    ...(view.openTurns ?? []).flatMap((t) => (t.steps ?? []).map((s) => s.id)),
+    ...(view.checkpoints ?? []).flatMap((t) => t.steps.map((s) => s.id)),
+  ]);
+}
+
 /** Undo, Redo and Restore run as the palette's commands do (preview, confirmation, progress, result). */
-async function runRestore(
-  host: ViewHost,
-  title: RestoreTitle,
-  request: Parameters<RestoreRunner['perform']>[1],
-): Promise<void> {
+async function runRestore(host: ViewHost, title: RestoreTitle, request: RunnerRequest): Promise<void> {
   const controller = await host.controller();
   await host.whileBusy(`${title}…`, () => host.runner.perform(controller, request, title));
 }

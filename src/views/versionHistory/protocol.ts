@@ -16,6 +16,8 @@ import { TERMINAL_OUTCOMES } from '../../core/outcomes';
 const OID = v.pipe(v.string(), v.regex(FULL_OID, 'a full commit id'));
 const TURN_ID = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
 const CHAT_ID = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
+/** A checkpoint's id (a UUID, as commandCheckpoints.ts makes them). */
+const CHECKPOINT_ID = v.pipe(v.string(), v.regex(/^[0-9a-f-]{36}$/, 'a checkpoint id'));
 const REQUEST_ID = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER));
 
 export const README_SECTIONS = ['extension-api'] as const;
@@ -37,6 +39,8 @@ export const WEBVIEW_MESSAGE = v.variant('type', [
   v.strictObject({ type: v.literal('showOwnedLines'), id: REQUEST_ID, turnId: TURN_ID }),
   v.strictObject({ type: v.literal('redo'), id: REQUEST_ID }),
   v.strictObject({ type: v.literal('restore'), id: REQUEST_ID, oid: OID }),
+  // Issue 34: Restore to Before This Command, of a step the view showed (the host checks it is one it listed).
+  v.strictObject({ type: v.literal('restoreBeforeCommand'), id: REQUEST_ID, checkpointId: CHECKPOINT_ID }),
   v.strictObject({ type: v.literal('loadMore'), id: REQUEST_ID }),
   // Branch loss (SPEC §7): each acts on one chat the view showed; the core re-checks before anything changes.
   v.strictObject({ type: v.literal('continueOnNewBranch'), id: REQUEST_ID, chatId: CHAT_ID }),
@@ -123,6 +127,44 @@ export type VersionRow = v.InferOutput<typeof VERSION_ROW>;
 const OPEN_TURN_STATE = v.picklist(['running', 'stopped', 'errored', 'unrecorded', 'no-change']);
 export type OpenTurnState = v.InferOutput<typeof OPEN_TURN_STATE>;
 
+/** How many files a step lists by name; the counts cover them all. */
+export const STEP_FILES_LISTED = 20;
+
+/**
+ * A checkpoint taken just before the agent ran a destructive command (issue 34), shown as a step under its turn:
+ * what ran, and the files that were there before it and are changed or gone at the turn's end (a version's commit,
+ * else the working tree now).
+ */
+const COMMAND_STEP = v.object({
+  id: CHECKPOINT_ID,
+  /** What was recognised, content-free (`git reset --hard`). */
+  label: v.string(),
+  /** The shell text the agent ran, shown like a prompt is. */
+  command: v.string(),
+  /** When it was taken, milliseconds since the epoch. */
+  createdAt: v.number(),
+  /** Ignored files (`.env`, logs) kept beside the store when it was taken. */
+  savedFiles: v.number(),
+  deleted: v.number(),
+  modified: v.number(),
+  /** The first STEP_FILES_LISTED of them, by path. */
+  files: v.array(v.object({ path: v.string(), status: v.picklist(['modified', 'deleted']) })),
+});
+export type CommandStep = v.InferOutput<typeof COMMAND_STEP>;
+
+/** A turn with a version (a row of the list) and the checkpoints taken during it, listed above the versions. */
+const CHECKPOINTED_TURN = v.object({
+  turnId: v.string(),
+  /** Its version (the row's commit) and that version's label and time (seconds). */
+  oid: v.string(),
+  label: v.string(),
+  time: v.number(),
+  agent: NULLABLE_STRING,
+  chatTitle: NULLABLE_STRING,
+  steps: v.array(COMMAND_STEP),
+});
+export type CheckpointedTurn = v.InferOutput<typeof CHECKPOINTED_TURN>;
+
 /** A turn that is not (yet) a version, listed above the versions: what Undo acts on first. */
 const OPEN_TURN = v.object({
   id: v.string(),
@@ -139,6 +181,8 @@ const OPEN_TURN = v.object({
   filesChanged: v.nullable(v.number()),
   /** Its Undo is offered (and counted in the status bar's undo:N); false for a turn that changed nothing. */
   canUndo: v.boolean(),
+  /** The checkpoints taken before its destructive commands, oldest first; absent when none. */
+  steps: v.optional(v.array(COMMAND_STEP)),
 });
 export type OpenTurn = v.InferOutput<typeof OPEN_TURN>;
 
@@ -190,6 +234,8 @@ function versionsViewOf<TRows extends v.GenericSchema<unknown, unknown[]>>(rows:
       notices: v.optional(BRANCH_NOTICES),
       /** The turns above the versions, newest first; absent when there are none. */
       openTurns: v.optional(v.array(OPEN_TURN)),
+      /** Turns of the listed versions that took checkpoints before commands, newest first; absent when none. */
+      checkpoints: v.optional(v.array(CHECKPOINTED_TURN)),
     }),
   ]);
 }

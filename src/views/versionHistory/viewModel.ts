@@ -7,6 +7,7 @@ import { readVersionLog } from '../../core/git/versionLog';
 import type { TerminalOutcome } from '../../core/outcomes';
 import { readRecovery } from '../../core/recovery/recoveryLatch';
 import { isUndoable, redoStack, turnsAboveVersions, type TurnsAboveVersions } from '../../core/restore/historyCounts';
+import { type CheckpointStep, checkpointSteps } from '../../core/turns/checkpointSteps';
 import { agentSubject, kindOfSubject } from '../../core/turns/promptSummary';
 import { readSymbolicHead } from '../../core/turns/turnLedger';
 import { getChat, type TurnRow } from '../../core/turns/turnRecords';
@@ -14,7 +15,16 @@ import type { StoreReader } from '../../core/store/durableStore';
 import { workingChanges } from '../../core/turns/workingChanges';
 import type { ChangedFile } from '../../core/git/versionLog';
 import { BLOCKED_MESSAGE } from './copy';
-import type { BranchNotices, OpenTurn, OpenTurnState, VersionRow, VersionsView } from './protocol';
+import {
+  type BranchNotices,
+  type CheckpointedTurn,
+  type CommandStep,
+  type OpenTurn,
+  type OpenTurnState,
+  STEP_FILES_LISTED,
+  type VersionRow,
+  type VersionsView,
+} from './protocol';
 
 interface TurnJoinRow {
   id: string;
@@ -129,6 +139,7 @@ export async function buildVersionsView(ctx: RepoContext, limit: number): Promis
   const noticed = notices ? { notices } : {};
   if (rows.length === 0 && !joined.anyTurn) return { kind: 'empty', branch, ...noticed };
   const openTurns = joined.above ? await openTurnsOf(ctx, joined.above, joined.chatTitles, commits[0]?.time) : [];
+  const checkpoints = await attachSteps(ctx, rows, openTurns);
   return {
     kind: 'versions',
     branch,
@@ -138,6 +149,68 @@ export async function buildVersionsView(ctx: RepoContext, limit: number): Promis
     hasTurns: joined.anyTurn,
     ...noticed,
     ...(openTurns.length > 0 ? { openTurns } : {}),
+    ...(checkpoints.length > 0 ? { checkpoints } : {}),
+  };
+}
+
+/**
+ * The checkpoints taken before destructive commands (issue 34) as steps: each open turn's under it (`steps`, against
+ * the working tree now), and the listed versions' turns that have any, newest first (against the version). A
+ * failure to work them out leaves them out and is logged content-free; the list stays.
+ */
+async function attachSteps(
+  ctx: RepoContext,
+  rows: readonly VersionRow[],
+  open: OpenTurn[],
+): Promise<CheckpointedTurn[]> {
+  const versionRows = new Map<string, VersionRow>();
+  for (const r of rows) if (r.turn && !versionRows.has(r.turn.id)) versionRows.set(r.turn.id, r);
+  const openIds = new Set(open.map((t) => t.id));
+  let steps: Map<string, CheckpointStep[]>;
+  try {
+    steps = await checkpointSteps(ctx, [
+      ...open.map((t) => ({ turnId: t.id, end: null })),
+      ...[...versionRows.values()]
+        .filter((r) => !openIds.has(r.turn!.id))
+        .map((r) => ({ turnId: r.turn!.id, end: r.oid })),
+    ]);
+  } catch (error) {
+    ctx.log.warn('view.checkpoints-failed', { reason: isAvhError(error) ? error.reason : 'unexpected' });
+    return [];
+  }
+  for (const t of open) {
+    const list = steps.get(t.id);
+    if (list) t.steps = list.map(stepView);
+  }
+  const turns: CheckpointedTurn[] = [];
+  for (const [turnId, row] of versionRows) {
+    const list = openIds.has(turnId) ? undefined : steps.get(turnId);
+    if (!list) continue;
+    turns.push({
+      turnId,
+      oid: row.oid,
+      label: row.label,
+      time: row.time,
+      agent: row.turn!.agent,
+      chatTitle: row.turn!.chatTitle,
+      steps: list.map(stepView),
+    });
+  }
+  return turns;
+}
+
+/** A step as the view shows it: counts of all its files, the first STEP_FILES_LISTED by name. */
+export function stepView(step: CheckpointStep): CommandStep {
+  const deleted = step.files.filter((f) => f.status === 'deleted').length;
+  return {
+    id: step.id,
+    label: step.label,
+    command: step.command,
+    createdAt: step.createdAt,
+    savedFiles: step.savedFiles,
+    deleted,
+    modified: step.files.length - deleted,
+    files: step.files.slice(0, STEP_FILES_LISTED),
   };
 }
 

@@ -68,6 +68,8 @@ export interface ClaudeCodeOptions {
   script?: AnthropicStep[];
   /** Extra environment for the agent (and so for its hooks). */
   env?: NodeJS.ProcessEnv;
+  /** More options for `connect` (`--guard-destructive`). */
+  connectArgs?: string[];
 }
 
 export async function setUpClaudeCode(sandbox: Sandbox, options: ClaudeCodeOptions = {}): Promise<ClaudeCodeSetup> {
@@ -97,7 +99,7 @@ export async function setUpClaudeCode(sandbox: Sandbox, options: ClaudeCodeOptio
   let settingsFile: string | null = null;
   const scope = options.connect ?? 'project';
   if (scope !== 'none') {
-    const r = avh(sandbox, ['connect', 'claude-code', `--${scope}`, '--json']);
+    const r = avh(sandbox, ['connect', 'claude-code', `--${scope}`, '--json', ...(options.connectArgs ?? [])]);
     if (r.code !== 0) throw new Error(`connect claude-code --${scope} failed: ${r.stderr}`);
     settingsFile = (JSON.parse(r.stdout) as { file: string }).file;
     if (options.timeHooks) timeOurHooks(sandbox, settingsFile);

@@ -1,0 +1,211 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { AvhError } from '../errors';
+import { HEAVY_PATTERNS, LARGE_FILE_BYTES } from '../git/heavyFolders';
+import { compareAndSetRef, ZERO_OID } from '../git/refUpdate';
+import type { GitRepository } from '../git/repository';
+import type { RepositoryHealth } from '../git/statusProbe';
+import { commitWorkingTree } from '../git/workingTree';
+import { randomUuid } from '../randomId';
+import type { JournalStatement } from '../store/journal';
+
+/**
+ * The one checkpoint sequence (issue 34; docs/design/command-checkpoints.md), shared by the full path
+ * (commandCheckpoints.ts, under runOperation) and the hook's fast path (cli/hooks/fastPlans.ts, under the same
+ * operation kind): whether there is anything to save, the snapshot commit, the ignored files copied aside, and the
+ * row as one journal statement. No store, no sql.js: the hook's fast path loads it.
+ */
+
+export const CHECKPOINT_REF_PREFIX = 'refs/agent-versions/checkpoints/';
+const SAVED_BYTES_CAP = 200 * 1024 * 1024;
+export const SAVED_FILES_MANIFEST = 'manifest.json';
+
+/** What the classifier recognised (cli/hooks/destructiveCommand.ts), and the command's text. */
+export interface CheckpointInput {
+  chatId: string;
+  /** The shell text the agent is about to run (stored with the turn, never logged). */
+  command: string;
+  /** What was recognised, content-free (`git reset --hard`). */
+  label: string;
+  /** The command can delete files git ignores: they are copied aside too. */
+  reachesIgnored: boolean;
+  /** It destroys only what differs from HEAD (`git pull`, `mv a b`): over a clean tree the tree needs no snapshot. */
+  onlyOverChanges?: boolean;
+}
+
+/** Where the checkpoint is taken: the running turn, HEAD, and the status the gate decided on. */
+export interface CheckpointAt {
+  turnId: string;
+  /** HEAD, the checkpoint's parent (null on an unborn branch: a root commit). */
+  head: string | null;
+  /** HEAD's tree when already known (one git process fewer). */
+  headTree?: string;
+  health: Pick<RepositoryHealth, 'clean' | 'counts' | 'nestedRepositories' | 'listed'>;
+}
+
+export interface TakenCheckpoint {
+  id: string;
+  commit: string;
+  ref: string;
+  savedFiles: number;
+  /** The folder the ignored files were copied to, when any were. */
+  savedDir: string | null;
+  /** The `command_checkpoints` row, as the one statement both paths write. */
+  statement: JournalStatement;
+}
+
+/** The folder of a checkpoint's saved ignored files (owner-only). */
+export function savedFilesDir(stateDir: string, id: string): string {
+  return path.join(stateDir, 'checkpoints', id);
+}
+
+/**
+ * Takes the checkpoint, or returns null when the command can destroy nothing here: a command that destroys only
+ * uncommitted work (`onlyOverChanges`) over a clean tree, unless it also reaches ignored files and there are some to
+ * keep (`mv`/`cp` onto an ignored `.env`). The cheapest check first: the status the gate already read says clean; only
+ * then, for a command that reaches ignored files, one `git ls-files` (the listing the copy needs anyway).
+ */
+export async function takeCheckpoint(
+  repo: GitRepository,
+  at: CheckpointAt,
+  input: CheckpointInput,
+  now: number,
+): Promise<TakenCheckpoint | null> {
+  let ignored: string[] | null = null;
+  if (input.onlyOverChanges && at.health.clean) {
+    if (!input.reachesIgnored) return null;
+    ignored = await listIgnoredFiles(repo);
+    if (ignored.length === 0) return null;
+  }
+  const id = randomUuid();
+  const ref = `${CHECKPOINT_REF_PREFIX}${id}`;
+  const made = await commitWorkingTree(repo, {
+    ref,
+    expected: ZERO_OID,
+    parent: at.head,
+    ...(at.headTree !== undefined ? { parentTree: at.headTree } : {}),
+    always: true,
+    // The paths the status moments before listed are staged, nothing else is looked at (issue 36).
+    listed: at.health.listed,
+    message: `Agent Version History checkpoint before a command\n\nAgent-Turn: ${at.turnId}\nAgent-Checkpoint: ${id}\n`,
+    reflog: 'agent-versions: checkpoint',
+    installIndex: false,
+  });
+  if (!made.commit) throw new AvhError('git-failed', 'The checkpoint commit was not made.');
+  let savedFiles = 0;
+  if (input.reachesIgnored) {
+    try {
+      savedFiles = copyIgnoredFiles(repo, id, ignored ?? (await listIgnoredFiles(repo)));
+    } catch (error) {
+      await discardCheckpoint(repo, { ref, commit: made.commit, savedDir: savedFilesDir(repo.stateDir, id) });
+      throw error;
+    }
+  }
+  return {
+    id,
+    commit: made.commit,
+    ref,
+    savedFiles,
+    savedDir: savedFiles > 0 ? savedFilesDir(repo.stateDir, id) : null,
+    statement: {
+      sql:
+        'INSERT INTO command_checkpoints (id, turn_id, chat_id, command, label, commit_oid, saved_files, created_at) ' +
+        'VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      params: [id, at.turnId, input.chatId, input.command, input.label, made.commit, savedFiles, now],
+    },
+  };
+}
+
+/**
+ * A checkpoint whose row was never written (the fast path's append declined, the full path's transaction failed):
+ * its ref deleted by compare-and-set (only while it still names the commit made), its saved files removed.
+ */
+export async function discardCheckpoint(
+  repo: GitRepository,
+  taken: Pick<TakenCheckpoint, 'ref' | 'commit' | 'savedDir'>,
+): Promise<void> {
+  if (taken.savedDir !== null) fs.rmSync(taken.savedDir, { recursive: true, force: true });
+  await compareAndSetRef(repo, taken.ref, ZERO_OID, taken.commit, 'agent-versions: checkpoint discarded');
+}
+
+export interface SavedEntry {
+  path: string;
+  mode: number;
+  link?: string;
+}
+
+/**
+ * The ignored files a command could delete, relative to the root: every file git ignores, folders walked, without
+ * dependency and build folders (HEAVY_PATTERNS: reinstallable) or `.git`.
+ */
+async function listIgnoredFiles(repo: GitRepository): Promise<string[]> {
+  const { stdout } = await repo.git.run(repo.root, [
+    'ls-files',
+    '-z',
+    '--others',
+    '--ignored',
+    '--exclude-standard',
+    '--directory',
+  ]);
+  const heavy = new Set(HEAVY_PATTERNS.map((p) => p.replace(/\/$/, '')));
+  const files: string[] = [];
+  const walk = (rel: string, depth: number): void => {
+    if (depth > 64) return;
+    const abs = path.join(repo.root, rel);
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(abs, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (heavy.has(e.name) || e.name === '.git') continue;
+      const child = `${rel}/${e.name}`;
+      if (e.isDirectory()) walk(child, depth + 1);
+      else if (e.isFile() || e.isSymbolicLink()) files.push(child);
+    }
+  };
+  for (const entry of stdout.split('\0')) {
+    if (!entry) continue;
+    const rel = entry.replace(/\/$/, '');
+    if (rel.split('/').some((part) => heavy.has(part))) continue;
+    if (entry.endsWith('/')) walk(rel, 0);
+    else files.push(rel);
+  }
+  return files;
+}
+
+/** Copies the ignored files (files over LARGE_FILE_BYTES and past SAVED_BYTES_CAP left out); how many were kept. */
+function copyIgnoredFiles(repo: GitRepository, id: string, files: readonly string[]): number {
+  if (files.length === 0) return 0;
+  const dir = savedFilesDir(repo.stateDir, id);
+  fs.mkdirSync(path.join(dir, 'files'), { recursive: true, mode: 0o700 });
+  const kept: SavedEntry[] = [];
+  let bytes = 0;
+  for (const rel of files) {
+    const from = path.join(repo.root, rel);
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(from);
+    } catch {
+      continue;
+    }
+    const to = path.join(dir, 'files', rel);
+    try {
+      if (st.isSymbolicLink()) {
+        kept.push({ path: rel, mode: 0o120000, link: fs.readlinkSync(from) });
+        continue;
+      }
+      if (!st.isFile() || st.size > LARGE_FILE_BYTES || bytes + st.size > SAVED_BYTES_CAP) continue;
+      fs.mkdirSync(path.dirname(to), { recursive: true, mode: 0o700 });
+      fs.copyFileSync(from, to);
+      fs.chmodSync(to, 0o600);
+      bytes += st.size;
+      kept.push({ path: rel, mode: st.mode & 0o111 ? 0o100755 : 0o100644 });
+    } catch {
+      // A file that vanished or cannot be read is not kept; the others are.
+    }
+  }
+  fs.writeFileSync(path.join(dir, SAVED_FILES_MANIFEST), JSON.stringify(kept), { mode: 0o600 });
+  return kept.length;
+}
