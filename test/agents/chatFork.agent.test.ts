@@ -1,0 +1,183 @@
+/**
+ * Continue the chat from before an undone turn (issue 32) with the real agent binaries against their mock models:
+ * a chat of three turns, Undo of the third, `agent-versions chat fork <third turn>` (the shipped bundle), then the
+ * fork resumed with a fourth prompt. The mock's request log is the proof: the fourth request carries the first two
+ * turns' messages and nothing of the third; the original session still resumes with all three. The refusals
+ * (first turn, session file gone, agent not on PATH) create nothing.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { killProcessesUnder, stopAllAgents } from './support/agentProcess';
+import { avh, avhJson, DIST_CLI, inventory, makeSandbox, removeSandbox, turnsOf } from './support/agentSandbox';
+import { say, useTools } from './support/anthropicMock';
+import { ClaudeCodeSetup, claudePrint, setUpClaudeCode } from './support/claudeCodeSession';
+import { assertNothingLost, cleanupTempDirs } from '../support/gitFixtures';
+
+const setups: ClaudeCodeSetup[] = [];
+
+interface ForkJson {
+  turnId: string;
+  agent: string;
+  chatId: string;
+  forkId: string;
+  anchorId: string | null;
+  resume: { argv: string[]; cwd: string; command: string };
+}
+
+/** Every message of a model request, as one text to search (prompts and answers are distinct words). */
+function conversationText(body: unknown): string {
+  return JSON.stringify((body as { messages?: unknown }).messages ?? []);
+}
+
+/** The session files Claude Code keeps for the sandbox's projects (what a refusal must leave as it was). */
+function sessionFiles(setup: ClaudeCodeSetup): string[] {
+  const projects = path.join(setup.sandbox.home, '.claude', 'projects');
+  if (!fs.existsSync(projects)) return [];
+  return fs
+    .readdirSync(projects)
+    .flatMap((p) => fs.readdirSync(path.join(projects, p)).map((f) => `${p}/${f}`))
+    .sort();
+}
+
+describe('Claude Code 2.1.197 (real binary, mock model: Anthropic API on 127.0.0.1): continue the chat from before an undone turn', function () {
+  this.timeout(240_000);
+  before(() => assert.ok(fs.existsSync(DIST_CLI), 'dist/cli.js is missing: run `npm run build` first'));
+  afterEach(async () => {
+    await stopAllAgents();
+    for (const s of setups) {
+      await s.mock.close();
+      killProcessesUnder(s.sandbox.root);
+    }
+    for (const s of setups.splice(0)) await removeSandbox(s.sandbox);
+    cleanupTempDirs();
+  });
+
+  it('three turns, Undo the third, fork: the fork resumes with turns one and two only; the original keeps all three', async () => {
+    const sandbox = makeSandbox('claude-fork');
+    const setup = await setUpClaudeCode(sandbox, { script: [] });
+    setups.push(setup);
+    const repo = sandbox.repo;
+    const session = '3c1d2e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f';
+    setup.mock.script([
+      say('ANSWER-ONE'),
+      say('ANSWER-TWO'),
+      useTools({ name: 'Write', input: { file_path: path.join(repo, 'third.txt'), content: 'third turn\n' } }),
+      say('ANSWER-THREE'),
+    ]);
+    for (const [prompt, args] of [
+      ['PROMPT-ONE', ['--session-id', session]],
+      ['PROMPT-TWO', ['--resume', session]],
+      ['PROMPT-THREE writes third.txt', ['--resume', session]],
+    ] as const) {
+      const run = await claudePrint(setup, prompt, [...args]).exited;
+      assert.equal(run.code, 0, run.stderr);
+    }
+    assert.equal(setup.mock.remaining(), 0, 'the model script was used up');
+    assert.equal(fs.readFileSync(path.join(repo, 'third.txt'), 'utf8'), 'third turn\n');
+    const turns = await turnsOf(repo);
+    assert.deepEqual(
+      turns.map((t) => [t.chatId, t.seq, t.outcome]),
+      [
+        [session, 1, 'completed'],
+        [session, 2, 'completed'],
+        [session, 3, 'completed'],
+      ],
+    );
+    const content = inventory(repo);
+
+    const undo = avhJson<{ result: string; turnId: string }>(sandbox, ['undo']);
+    assert.deepEqual([undo.result, undo.turnId], ['restored', turns[2].id]);
+    assert.equal(fs.existsSync(path.join(repo, 'third.txt')), false, 'Undo took the third turn’s file back');
+
+    const onPath = { PATH: `${path.dirname(setup.bin.path)}${path.delimiter}${process.env.PATH ?? ''}` };
+    const before = sessionFiles(setup);
+    const fork = avhJson<ForkJson>(sandbox, ['chat', 'fork', turns[2].id], onPath);
+    assert.deepEqual(
+      { ...fork, forkId: '', anchorId: '' },
+      {
+        turnId: turns[2].id,
+        agent: 'claude-code',
+        chatId: session,
+        forkId: '',
+        anchorId: '',
+        resume: { argv: ['claude', '--resume', fork.forkId], cwd: repo, command: `claude --resume ${fork.forkId}` },
+      },
+    );
+    assert.notEqual(fork.forkId, session);
+    const made = sessionFiles(setup).filter((f) => !before.includes(f));
+    assert.deepEqual(
+      made.map((f) => path.basename(f)),
+      [`${fork.forkId}.jsonl`],
+      'the fork is one new session file',
+    );
+
+    // The fork, resumed with a fourth prompt: the model hears turns one and two, and nothing of the third.
+    setup.mock.script([say('ANSWER-FOUR')]);
+    const fourth = await claudePrint(setup, 'PROMPT-FOUR', ['--resume', fork.forkId]).exited;
+    assert.equal(fourth.code, 0, fourth.stderr);
+    const forked = conversationText(setup.mock.loopRequests().at(-1)!.body);
+    for (const heard of ['PROMPT-ONE', 'ANSWER-ONE', 'PROMPT-TWO', 'ANSWER-TWO', 'PROMPT-FOUR'])
+      assert.ok(forked.includes(heard), `the fork's request carries ${heard}`);
+    for (const gone of ['PROMPT-THREE', 'third.txt', 'ANSWER-THREE'])
+      assert.ok(!forked.includes(gone), `the fork's request carries nothing of the undone turn (${gone})`);
+
+    // The original session is untouched: resumed, it still has all three turns.
+    setup.mock.script([say('ANSWER-FIVE')]);
+    const fifth = await claudePrint(setup, 'PROMPT-FIVE', ['--resume', session]).exited;
+    assert.equal(fifth.code, 0, fifth.stderr);
+    const original = conversationText(setup.mock.loopRequests().at(-1)!.body);
+    for (const heard of ['PROMPT-ONE', 'PROMPT-TWO', 'PROMPT-THREE', 'third.txt', 'ANSWER-THREE', 'PROMPT-FIVE'])
+      assert.ok(original.includes(heard), `the original's request carries ${heard}`);
+    assert.ok(!original.includes('PROMPT-FOUR'), 'the fork’s prompt never reached the original');
+
+    // The fork's own turn is recorded as a chat of its own, with its own anchor: it can be forked in turn.
+    const after = await turnsOf(repo);
+    assert.deepEqual(
+      after.slice(3).map((t) => [t.chatId, t.seq]),
+      [
+        [fork.forkId, 1],
+        [session, 4],
+      ],
+    );
+    assertNothingLost(repo, content);
+  });
+
+  it('refusals create nothing: the first turn, the agent not on PATH, the session file gone', async () => {
+    const sandbox = makeSandbox('claude-fork-refusals');
+    const setup = await setUpClaudeCode(sandbox, { script: [say('ANSWER-ONE'), say('ANSWER-TWO')] });
+    setups.push(setup);
+    const session = '4d2e3f50-6b7c-4d8e-9fa0-1b2c3d4e5f60';
+    assert.equal((await claudePrint(setup, 'PROMPT-ONE', ['--session-id', session]).exited).code, 0);
+    assert.equal((await claudePrint(setup, 'PROMPT-TWO', ['--resume', session]).exited).code, 0);
+    const turns = await turnsOf(sandbox.repo);
+    assert.equal(turns.length, 2);
+    const content = inventory(sandbox.repo);
+    const onPath = { PATH: `${path.dirname(setup.bin.path)}${path.delimiter}${process.env.PATH ?? ''}` };
+    const files = sessionFiles(setup);
+    const refused = (turnId: string, env: NodeJS.ProcessEnv, code: number, message: RegExp) => {
+      const r = avh(sandbox, ['chat', 'fork', turnId], env);
+      assert.equal(r.code, code, `${r.stderr}${r.stdout}`);
+      assert.match(r.stderr, message);
+      assert.match(r.stderr, /Nothing was created\./);
+      assert.ok(!r.stderr.includes('PROMPT-') && !r.stderr.includes('ANSWER-'), 'no conversation text in the message');
+      assert.deepEqual(sessionFiles(setup), files, 'no session file was made or removed');
+    };
+
+    refused(turns[0].id, onPath, 2, /began its Claude Code conversation: there is no conversation before it/);
+    refused(turns[1].id, { PATH: '/usr/bin:/bin' }, 1, /`claude` is not on PATH/);
+    const transcript = path.join(sandbox.home, '.claude', 'projects', path.dirname(files[0]), `${session}.jsonl`);
+    const kept = `${transcript}.kept`;
+    fs.renameSync(transcript, kept);
+    try {
+      const r = avh(sandbox, ['chat', 'fork', turns[1].id], onPath);
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, /The Claude Code session of this turn is gone: its file .* no longer exists/);
+      assert.match(r.stderr, /Nothing was created\./);
+    } finally {
+      fs.renameSync(kept, transcript);
+    }
+    assert.deepEqual(sessionFiles(setup), files);
+    assertNothingLost(sandbox.repo, content);
+  });
+});
