@@ -12,9 +12,12 @@ import { killProcessesUnder, stopAllAgents } from './support/agentProcess';
 import { avh, avhJson, DIST_CLI, inventory, makeSandbox, removeSandbox, turnsOf } from './support/agentSandbox';
 import { say, useTools } from './support/anthropicMock';
 import { ClaudeCodeSetup, claudePrint, setUpClaudeCode } from './support/claudeCodeSession';
+import { CodexSetup, codexExec, setUpCodex } from './support/codexSession';
+import { applyPatch, reply } from './support/openaiResponsesMock';
+import { capturedEvents } from './support/agentSandbox';
 import { assertNothingLost, cleanupTempDirs } from '../support/gitFixtures';
 
-const setups: ClaudeCodeSetup[] = [];
+const setups: (ClaudeCodeSetup | CodexSetup)[] = [];
 
 interface ForkJson {
   turnId: string;
@@ -179,5 +182,77 @@ describe('Claude Code 2.1.197 (real binary, mock model: Anthropic API on 127.0.0
     }
     assert.deepEqual(sessionFiles(setup), files);
     assertNothingLost(sandbox.repo, content);
+  });
+});
+
+describe('Codex 0.171.0 (real binary, mock model: Responses API on 127.0.0.1): continue the chat from before an undone turn', function () {
+  this.timeout(240_000);
+  before(() => assert.ok(fs.existsSync(DIST_CLI), 'dist/cli.js is missing: run `npm run build` first'));
+  afterEach(async () => {
+    await stopAllAgents();
+    for (const s of setups) {
+      await s.mock.close();
+      killProcessesUnder(s.sandbox.root);
+    }
+    for (const s of setups.splice(0)) await removeSandbox(s.sandbox);
+    cleanupTempDirs();
+  });
+
+  it('three turns, Undo the third, fork through the app-server: the fork resumes with turns one and two only; the original keeps all three', async () => {
+    const sandbox = makeSandbox('codex-fork');
+    const patch = applyPatch('*** Begin Patch\n*** Add File: third.txt\n+third turn\n*** End Patch\n');
+    const setup = await setUpCodex(sandbox, {
+      script: [reply('ANSWER-ONE'), reply('ANSWER-TWO'), patch, reply('ANSWER-THREE')],
+    });
+    setups.push(setup);
+    const repo = sandbox.repo;
+    assert.equal((await codexExec(setup, 'PROMPT-ONE').exited).code, 0);
+    const thread = String(capturedEvents(sandbox)[0].payload.session_id);
+    assert.equal((await codexExec(setup, 'PROMPT-TWO', { resume: thread }).exited).code, 0);
+    assert.equal((await codexExec(setup, 'PROMPT-THREE writes third.txt', { resume: thread }).exited).code, 0);
+    assert.equal(setup.mock.remaining(), 0, 'the model script was used up');
+    assert.equal(fs.readFileSync(path.join(repo, 'third.txt'), 'utf8'), 'third turn\n');
+    const turns = await turnsOf(repo);
+    assert.deepEqual(
+      turns.map((t) => [t.chatId, t.seq, t.outcome]),
+      [1, 2, 3].map((seq) => [`codex:${thread}`, seq, 'completed']),
+    );
+    const content = inventory(repo);
+    const undo = avhJson<{ result: string; turnId: string }>(sandbox, ['undo']);
+    assert.deepEqual([undo.result, undo.turnId], ['restored', turns[2].id]);
+    assert.equal(fs.existsSync(path.join(repo, 'third.txt')), false);
+
+    const env = {
+      CODEX_HOME: setup.codexHome,
+      PATH: `${path.dirname(setup.bin.path)}${path.delimiter}${process.env.PATH ?? ''}`,
+    };
+    const refusedFirst = avh(sandbox, ['chat', 'fork', turns[0].id], env);
+    assert.equal(refusedFirst.code, 2, refusedFirst.stderr);
+    assert.match(refusedFirst.stderr, /This turn began its Codex thread.*Nothing was created\./);
+    const fork = avhJson<ForkJson>(sandbox, ['chat', 'fork', turns[2].id], env);
+    assert.equal(fork.agent, 'codex');
+    assert.notEqual(fork.forkId, thread);
+    assert.deepEqual(fork.resume, {
+      argv: ['codex', 'resume', fork.forkId],
+      cwd: repo,
+      command: `codex resume ${fork.forkId}`,
+    });
+
+    // The fork, resumed with a fourth prompt: the model hears turns one and two, and nothing of the third.
+    setup.mock.script([reply('ANSWER-FOUR')]);
+    assert.equal((await codexExec(setup, 'PROMPT-FOUR', { resume: fork.forkId }).exited).code, 0);
+    const forked = JSON.stringify((setup.mock.turnRequests().at(-1)!.body as { input?: unknown }).input);
+    for (const heard of ['PROMPT-ONE', 'ANSWER-ONE', 'PROMPT-TWO', 'ANSWER-TWO', 'PROMPT-FOUR'])
+      assert.ok(forked.includes(heard), `the fork's request carries ${heard}`);
+    for (const gone of ['PROMPT-THREE', 'third.txt', 'ANSWER-THREE'])
+      assert.ok(!forked.includes(gone), `the fork's request carries nothing of the undone turn (${gone})`);
+
+    setup.mock.script([reply('ANSWER-FIVE')]);
+    assert.equal((await codexExec(setup, 'PROMPT-FIVE', { resume: thread }).exited).code, 0);
+    const original = JSON.stringify((setup.mock.turnRequests().at(-1)!.body as { input?: unknown }).input);
+    for (const heard of ['PROMPT-ONE', 'PROMPT-TWO', 'PROMPT-THREE', 'third.txt', 'ANSWER-THREE', 'PROMPT-FIVE'])
+      assert.ok(original.includes(heard), `the original's request carries ${heard}`);
+    assert.ok(!original.includes('PROMPT-FOUR'), 'the fork’s prompt never reached the original');
+    assertNothingLost(repo, content);
   });
 });

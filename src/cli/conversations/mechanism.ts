@@ -21,8 +21,11 @@ export interface ConversationMechanism {
   versionOf(versionLine: string): string | null;
   /** Whether the mechanism works with this version (the fork is read back either way). */
   supports(version: string): boolean;
-  /** Forks the conversation just before the anchored turn; throws a CliError (nothing left behind) when it cannot. */
-  fork(anchor: StoredTurnAnchor, env: NodeJS.ProcessEnv): Promise<ConversationFork>;
+  /**
+   * Forks the conversation just before the anchored turn; throws a CliError (nothing left behind) when it cannot.
+   * `cwd`: the repository's folder, where the agent runs.
+   */
+  fork(anchor: StoredTurnAnchor, env: NodeJS.ProcessEnv, cwd: string): Promise<ConversationFork>;
 }
 
 export interface ConversationFork {

@@ -1,4 +1,5 @@
 import { claudeCodeConversation } from './claudeCode';
+import { codexConversation } from './codex';
 import type { ConversationMechanism } from './mechanism';
 
 /**
@@ -6,7 +7,7 @@ import type { ConversationMechanism } from './mechanism';
  * refusal NO_MECHANISM (and the note to the agent after an Undo, docs/design/agent-notes.md, stays its way to hear of
  * the Undo). Gemini CLI and GitHub Copilot CLI: docs/design/conversation-rollback.md says why not.
  */
-export const CONVERSATION_MECHANISMS: readonly ConversationMechanism[] = [claudeCodeConversation];
+export const CONVERSATION_MECHANISMS: readonly ConversationMechanism[] = [claudeCodeConversation, codexConversation];
 
 export function conversationMechanismOf(agent: string | null): ConversationMechanism | null {
   return CONVERSATION_MECHANISMS.find((m) => m.agent === agent) ?? null;

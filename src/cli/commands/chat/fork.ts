@@ -42,7 +42,7 @@ export function run(c: CommandContext): Promise<CommandOutput> {
         `${mechanism.displayName} ${installed.version ?? '(version unknown)'} is not a version whose conversations ` +
           `can be forked here (verified with ${mechanism.verifiedVersion}).`,
       );
-    const fork = await mechanism.fork(turn.anchor, process.env);
+    const fork = await mechanism.fork(turn.anchor, process.env, c.folder);
     const command = shellLine(fork.resume.argv);
     return {
       json: {
