@@ -94,6 +94,15 @@ describe('Claude Code 2.1.197 (real binary, mock model: Anthropic API on 127.0.0
     assert.equal(fs.existsSync(path.join(repo, 'third.txt')), false, 'Undo took the third turn’s file back');
 
     const onPath = { PATH: `${path.dirname(setup.bin.path)}${path.delimiter}${process.env.PATH ?? ''}` };
+    const doctor = avhJson<{ checks: { id: string; status: string; facts: Record<string, unknown> }[] }>(
+      sandbox,
+      ['doctor'],
+      onPath,
+    ).checks.find((c) => c.id === 'chat:claude-code')!;
+    assert.deepEqual(
+      [doctor.status, doctor.facts],
+      ['ok', { verifiedVersion: '2.1.197', available: true, version: '2.1.197' }],
+    );
     const before = sessionFiles(setup);
     const fork = avhJson<ForkJson>(sandbox, ['chat', 'fork', turns[2].id], onPath);
     assert.deepEqual(

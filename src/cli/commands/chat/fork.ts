@@ -13,7 +13,7 @@ export const spec: CommandSpec = {
     'After an Undo, the agent’s conversation still holds the undone turn. This forks the conversation through the ' +
     'agent’s own mechanism so that the fork ends just before the turn’s prompt, reads the fork back to check that, ' +
     'and prints the command that resumes it (run it in the folder printed). The original conversation is kept. ' +
-    'Claude Code only for now (docs/design/conversation-rollback.md); for other agents, or a turn whose place in ' +
+    'Claude Code and Codex (docs/design/conversation-rollback.md); for other agents, or a turn whose place in ' +
     'the conversation is unknown, it says why and creates nothing.',
   example: 'agent-versions chat fork 0b6e2c1f-5a4d-4c1e-9f3a-2d7e8b9c0a11',
   json:
