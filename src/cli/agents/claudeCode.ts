@@ -103,7 +103,7 @@ function parseClaudeCodePayload(raw: string, env: NodeJS.ProcessEnv): HookEvent 
 /**
  * Where the turn sits in the conversation (issue 32): the prompt's `prompt_id` (its transcript entry carries it as
  * `promptId`) and the session file the payload names. Read from the payload only: the transcript is opened when a
- * fork is asked for (src/cli/chatFork/claudeCode.ts). A missing or odd value leaves the anchor unknown.
+ * fork is asked for (src/cli/conversations/claudeCode.ts). A missing or odd value leaves the anchor unknown.
  */
 function claudeCodeAnchor(o: JsonObject, session: string): TurnAnchor | undefined {
   const chatRef = anchorRef(session);
