@@ -86,21 +86,6 @@ function plainBuiltins(file) {
     ),
   );
 }
-/**
- * The Claude Agent SDK (`chat fork`, src/cli/conversations/claudeCode.ts) is large and only a fork needs it: the full
- * CLI requires it from a bundle of its own beside it, loaded then and never by any other command.
- */
-const CLAUDE_SDK = '@anthropic-ai/claude-agent-sdk';
-const CLAUDE_SDK_BUNDLE = 'claudeAgentSdk.js';
-const claudeSdkApart = {
-  name: 'claude-sdk-apart',
-  setup(b) {
-    b.onResolve({ filter: /^@anthropic-ai\/claude-agent-sdk$/ }, () => ({
-      path: `./${CLAUDE_SDK_BUNDLE}`,
-      external: true,
-    }));
-  },
-};
 /** The command's bundles (and the git launcher) into `out`, with `options` (production: the test hooks dropped). */
 async function buildCli(out, options) {
   await build({
@@ -108,16 +93,6 @@ async function buildCli(out, options) {
     entryPoints: [path.join(root, 'src/cli/main.ts')],
     outfile: path.join(out, 'cliMain.js'),
     mainFields: ['module', 'main'],
-    plugins: [claudeSdkApart],
-  });
-  // The SDK is an ES module that reads import.meta.url once, for createRequire: in CommonJS that is this file's URL.
-  await build({
-    ...options,
-    entryPoints: [require.resolve(CLAUDE_SDK)],
-    outfile: path.join(out, CLAUDE_SDK_BUNDLE),
-    sourcemap: false,
-    define: { ...options.define, 'import.meta.url': '__avhModuleUrl' },
-    banner: { js: 'var __avhModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
   });
   await build({
     ...options,

@@ -3,11 +3,12 @@
  * a chat of three turns, Undo of the third, `agent-versions chat fork <third turn>` (the shipped bundle), then the
  * fork resumed with a fourth prompt. The mock's request log is the proof: the fourth request carries the first two
  * turns' messages and nothing of the third; the original session still resumes with all three. The refusals
- * (first turn, session file gone, agent not on PATH) create nothing.
+ * (first turn, session file gone, agent not on PATH, Claude Agent SDK not installed) create nothing.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { claudeAgentSdkDir } from './support/agentBinaries';
 import { killProcessesUnder, stopAllAgents } from './support/agentProcess';
 import { avh, avhJson, DIST_CLI, inventory, makeSandbox, removeSandbox, turnsOf } from './support/agentSandbox';
 import { say, useTools } from './support/anthropicMock';
@@ -99,12 +100,26 @@ describe('Claude Code 2.1.197 (real binary, mock model: Anthropic API on 127.0.0
       ['doctor'],
       onPath,
     ).checks.find((c) => c.id === 'chat:claude-code')!;
+    // The Agent SDK is the user's, found beside the `claude` on PATH (setup.sh installs it there), not bundled.
     assert.deepEqual(
       [doctor.status, doctor.facts],
-      ['ok', { verifiedVersion: '2.1.197', available: true, version: '2.1.197' }],
+      [
+        'ok',
+        {
+          verifiedVersion: '2.1.197',
+          available: true,
+          version: '2.1.197',
+          sdkVerifiedVersion: '0.3.197',
+          sdkVersion: '0.3.197',
+          sdkDir: fs.realpathSync(claudeAgentSdkDir()),
+        },
+      ],
     );
     const before = sessionFiles(setup);
-    const fork = avhJson<ForkJson>(sandbox, ['chat', 'fork', turns[2].id], onPath);
+    const forkRun = avh(sandbox, ['chat', 'fork', turns[2].id, '--json'], onPath);
+    assert.equal(forkRun.code, 0, `${forkRun.stderr}${forkRun.stdout}`);
+    assert.equal(forkRun.stderr, '', 'loading the SDK prints nothing (no warning of Node’s)');
+    const fork = JSON.parse(forkRun.stdout) as ForkJson;
     assert.deepEqual(
       { ...fork, forkId: '', anchorId: '' },
       {
@@ -155,7 +170,7 @@ describe('Claude Code 2.1.197 (real binary, mock model: Anthropic API on 127.0.0
     assertNothingLost(repo, content);
   });
 
-  it('refusals create nothing: the first turn, the agent not on PATH, the session file gone', async () => {
+  it('refusals create nothing: the first turn, the agent not on PATH, the Agent SDK missing or of another line, the session file gone', async () => {
     const sandbox = makeSandbox('claude-fork-refusals');
     const setup = await setUpClaudeCode(sandbox, { script: [say('ANSWER-ONE'), say('ANSWER-TWO')] });
     setups.push(setup);
@@ -178,6 +193,53 @@ describe('Claude Code 2.1.197 (real binary, mock model: Anthropic API on 127.0.0
 
     refused(turns[0].id, onPath, 2, /began its Claude Code conversation: there is no conversation before it/);
     refused(turns[1].id, { PATH: '/usr/bin:/bin' }, 1, /`claude` is not on PATH/);
+
+    // The Claude Agent SDK not installed (we may not ship it; chat fork loads the user's): the real `claude` through
+    // a launcher in a node_modules folder without the SDK, and an npm whose global root has none either.
+    const noSdk = path.join(fs.realpathSync(sandbox.root), 'no-sdk');
+    const launchers = path.join(noSdk, 'node_modules', '.bin');
+    fs.mkdirSync(launchers, { recursive: true });
+    fs.writeFileSync(path.join(launchers, 'claude'), `#!/bin/sh\nexec '${setup.bin.path}' "$@"\n`, { mode: 0o755 });
+    const withoutSdk = {
+      PATH: `${launchers}${path.delimiter}${process.env.PATH ?? ''}`,
+      npm_config_prefix: path.join(noSdk, 'npm-global'),
+    };
+    const install = '`npm install -g @anthropic-ai/claude-agent-sdk@0.3.197`';
+    const needs =
+      'Claude Code chat fork needs the Claude Agent SDK 0.3.197 installed beside Claude Code (looked in ' +
+      `${path.join(noSdk, 'node_modules')} and ${path.join(noSdk, 'npm-global', 'lib', 'node_modules')}): ` +
+      `${install}; not bundled because its license does not allow redistribution. Nothing was created.`;
+    const escaped = new RegExp(needs.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    refused(turns[1].id, withoutSdk, 1, escaped);
+    const sdkCheck = avhJson<{ checks: { id: string; status: string; summary: string; fix?: string }[] }>(
+      sandbox,
+      ['doctor'],
+      withoutSdk,
+    ).checks.find((c) => c.id === 'chat:claude-code')!;
+    assert.equal(sdkCheck.status, 'warning');
+    assert.match(sdkCheck.summary, /needs the Claude Agent SDK 0\.3\.197 installed beside Claude Code/);
+    assert.equal(
+      sdkCheck.fix,
+      'npm install -g @anthropic-ai/claude-agent-sdk@0.3.197 (not bundled because its license does not allow ' +
+        'redistribution).',
+    );
+    // Another line of the SDK beside it: refused by its version, before anything loads it.
+    const otherSdk = path.join(noSdk, 'node_modules', '@anthropic-ai', 'claude-agent-sdk');
+    fs.mkdirSync(otherSdk, { recursive: true });
+    fs.writeFileSync(
+      path.join(otherSdk, 'package.json'),
+      JSON.stringify({ name: '@anthropic-ai/claude-agent-sdk', version: '0.4.0', type: 'module', main: 'sdk.mjs' }),
+    );
+    refused(
+      turns[1].id,
+      withoutSdk,
+      1,
+      new RegExp(
+        `needs the Claude Agent SDK 0\\.3\\.197 \\(the 0\\.3\\.x line\\), but the one at ${otherSdk} is 0\\.4\\.0`,
+      ),
+    );
+    assert.deepEqual(await turnsOf(sandbox.repo), turns, 'the store is as it was');
+
     const transcript = path.join(sandbox.home, '.claude', 'projects', path.dirname(files[0]), `${session}.jsonl`);
     const kept = `${transcript}.kept`;
     fs.renameSync(transcript, kept);

@@ -1,14 +1,15 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import type * as ClaudeAgentSdk from '@anthropic-ai/claude-agent-sdk';
 import type { StoredTurnAnchor } from '../../core/chats/turnAnchors';
 import { EXIT } from '../exitCodes';
-import { type ConversationFork, type ConversationMechanism, refusal } from './mechanism';
+import { CLAUDE_AGENT_SDK_VERIFIED, loadClaudeSdk, locateClaudeSdk } from './claudeSdk';
+import { type ConversationFork, type ConversationMechanism, onPath, type Prerequisite, refusal } from './mechanism';
 
 /**
  * Claude Code (verified with 2.1.197): the Agent SDK's session functions (`@anthropic-ai/claude-agent-sdk` 0.3.197,
- * the release built with Claude Code 2.1.197). `forkSession(sessionId, { upToMessageId })` writes a new session
+ * the release built with Claude Code 2.1.197), from the user's own installation (claudeSdk.ts: not bundled, its
+ * license does not allow redistribution). `forkSession(sessionId, { upToMessageId })` writes a new session
  * beside the original, up to and including that message, with fresh message ids; `getSessionMessages` reads a
  * session's conversation back; `deleteSession` removes what we made when the read-back does not match. The user then
  * runs `claude --resume <fork>` in the session's folder. The original session is never written.
@@ -18,12 +19,6 @@ import { type ConversationFork, type ConversationMechanism, refusal } from './me
  * the turn. Read here, when a fork is asked for, never on the hook path (and by then the file is long flushed, unlike
  * at `Stop`). Only the entries' ids and types are read.
  */
-
-/** The SDK, loaded only when a fork is asked for (it is large, and nothing else needs it). */
-function sdk(): typeof ClaudeAgentSdk {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require('@anthropic-ai/claude-agent-sdk') as typeof ClaudeAgentSdk;
-}
 
 interface PromptEntry {
   uuid: string;
@@ -66,7 +61,7 @@ async function withConfigDir<T>(transcript: string, fn: () => Promise<T>): Promi
   }
 }
 
-async function fork(anchor: StoredTurnAnchor): Promise<ConversationFork> {
+async function fork(anchor: StoredTurnAnchor, env: NodeJS.ProcessEnv): Promise<ConversationFork> {
   const transcript = anchor.transcript;
   if (!transcript)
     throw refusal('Where this turn sits in its Claude Code conversation is unknown (its hook named no session file).');
@@ -93,7 +88,9 @@ async function fork(anchor: StoredTurnAnchor): Promise<ConversationFork> {
       EXIT.usage,
     );
   const upTo = prompt.parentUuid;
-  const { forkSession, getSessionMessages, deleteSession } = sdk();
+  const claude = onPath('claude', env);
+  if (!claude) throw refusal('Claude Code’s command `claude` is not on PATH, so a fork could not be resumed.');
+  const { forkSession, getSessionMessages, deleteSession } = await loadClaudeSdk(claude, env);
   const dir = prompt.cwd;
   return withConfigDir(transcript, async () => {
     let forkId: string;
@@ -127,6 +124,15 @@ async function fork(anchor: StoredTurnAnchor): Promise<ConversationFork> {
   });
 }
 
+/** The Agent SDK beside the `claude` on PATH (or in `npm root -g`), in the verified line. */
+function sdkPrerequisite(claude: string, env: NodeJS.ProcessEnv): Prerequisite {
+  const sdk = locateClaudeSdk(claude, env);
+  const facts = { sdkVerifiedVersion: CLAUDE_AGENT_SDK_VERIFIED, sdkVersion: sdk.version, sdkDir: sdk.dir };
+  return sdk.found
+    ? { met: true, summary: `Claude Agent SDK ${sdk.version} at ${sdk.dir}`, facts }
+    : { met: false, message: sdk.message, fix: sdk.fix, facts };
+}
+
 export const claudeCodeConversation: ConversationMechanism = {
   agent: 'claude-code',
   displayName: 'Claude Code',
@@ -135,5 +141,6 @@ export const claudeCodeConversation: ConversationMechanism = {
   versionOf: (line) => /^(\d+\.\d+\.\d+) \(Claude Code\)$/.exec(line)?.[1] ?? null,
   // The session format of the 2.x line; the fork is read back and deleted again if it does not match.
   supports: (version) => version.startsWith('2.'),
-  fork: (anchor) => fork(anchor),
+  prerequisite: (claude, env) => sdkPrerequisite(claude, env),
+  fork: (anchor, env) => fork(anchor, env),
 };

@@ -22,11 +22,21 @@ export interface ConversationMechanism {
   /** Whether the mechanism works with this version (the fork is read back either way). */
   supports(version: string): boolean;
   /**
+   * What the mechanism needs besides the agent, installed by the user (Claude Code: the Agent SDK), for the agent's
+   * command at `agentFile`: checked by `chat fork` (a refusal when not met) and `doctor`.
+   */
+  prerequisite?(agentFile: string, env: NodeJS.ProcessEnv): Prerequisite;
+  /**
    * Forks the conversation just before the anchored turn; throws a CliError (nothing left behind) when it cannot.
    * `cwd`: the repository's folder, where the agent runs.
    */
   fork(anchor: StoredTurnAnchor, env: NodeJS.ProcessEnv, cwd: string): Promise<ConversationFork>;
 }
+
+/** What a mechanism needs besides the agent: met (`summary`: what was found), or the refusal and its fix. */
+export type Prerequisite =
+  | { met: true; summary: string; facts: Record<string, unknown> }
+  | { met: false; message: string; fix: string; facts: Record<string, unknown> };
 
 export interface ConversationFork {
   /** The agent's id of the new conversation. */

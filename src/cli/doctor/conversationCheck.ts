@@ -5,7 +5,8 @@ import { type Check, ok, warning } from './check';
 
 /**
  * Whether `chat fork` can continue this agent's conversation from before a turn (issue 32) with the version on PATH:
- * the agent's mechanism (conversations/registry.ts), the version it was verified with and the one installed.
+ * the agent's mechanism (conversations/registry.ts), the version it was verified with and the one installed, and
+ * what the mechanism needs besides the agent (Claude Code: the Agent SDK, which we may not ship).
  */
 export function checkConversationRollback(agent: Agent, env: NodeJS.ProcessEnv): Check {
   const id = `chat:${agent.name}`;
@@ -29,11 +30,20 @@ export function checkConversationRollback(agent: Agent, env: NodeJS.ProcessEnv):
       `Use ${name} ${mechanism.verifiedVersion} (verified) to continue a chat from before a turn.`,
       { ...facts, available: false, version: installed.version },
     );
+  const prerequisite = mechanism.prerequisite?.(installed.file, env);
+  if (prerequisite && !prerequisite.met)
+    return warning(id, `${name} ${installed.version}: ${prerequisite.message}`, prerequisite.fix, {
+      ...facts,
+      available: false,
+      version: installed.version,
+      ...prerequisite.facts,
+    });
   const verified =
     installed.version === mechanism.verifiedVersion ? 'verified' : `verified with ${facts.verifiedVersion}`;
-  return ok(id, `${name} ${installed.version}: chat fork can continue a chat from before a turn (${verified}).`, {
-    ...facts,
-    available: true,
-    version: installed.version,
-  });
+  const uses = prerequisite ? `; ${prerequisite.summary}` : '';
+  return ok(
+    id,
+    `${name} ${installed.version}: chat fork can continue a chat from before a turn (${verified}${uses}).`,
+    { ...facts, available: true, version: installed.version, ...prerequisite?.facts },
+  );
 }

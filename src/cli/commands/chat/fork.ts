@@ -42,6 +42,8 @@ export function run(c: CommandContext): Promise<CommandOutput> {
         `${mechanism.displayName} ${installed.version ?? '(version unknown)'} is not a version whose conversations ` +
           `can be forked here (verified with ${mechanism.verifiedVersion}).`,
       );
+    const prerequisite = mechanism.prerequisite?.(installed.file, process.env);
+    if (prerequisite && !prerequisite.met) throw refusal(prerequisite.message);
     const fork = await mechanism.fork(turn.anchor, process.env, c.folder);
     const command = shellLine(fork.resume.argv);
     return {
