@@ -9,6 +9,7 @@
  * start that runs the raw git commands doing the same job and nothing else. Setup between runs (beginning the turn,
  * editing files, resetting) is untimed.
  */
+import { randomUUID } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -97,6 +98,11 @@ const payload = (agent: BenchAgent, phase: Phase, dir: string) =>
     session_id: `${SESSION}-${agent.name}`,
     cwd: dir,
     ...(phase === 'begin' ? { prompt: 'bench prompt' } : (agent.endFields ?? {})),
+    // The ids a begin records as the turn's place in the conversation (issue 32): Claude Code's prompt_id and
+    // session file, Codex's turn_id.
+    prompt_id: randomUUID(),
+    turn_id: randomUUID(),
+    transcript_path: path.join(dir, '.bench-home', 'projects', 'bench', `${SESSION}-${agent.name}.jsonl`),
   });
 
 /**

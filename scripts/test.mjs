@@ -101,7 +101,7 @@ if (compiled) {
   if (built && (!only || only === 'agents')) {
     // The pinned agent binaries (npm registry, idempotent: a rerun checks stamps) into AVH_AGENTS_DIR.
     const agents = step(
-      'install the real agents (Claude Code, Codex, Copilot CLI, Gemini CLI, opencode; tmux)',
+      'install the real agents (Claude Code and the Agent SDK, Codex, Copilot CLI, Gemini CLI, opencode; tmux)',
       'bash',
       [path.join(root, 'scripts/agents/setup.sh')],
     );

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs what the real-agent tests need (test/agents, `npm test`'s real-agent step), outside the project's
 # node_modules: Claude Code, Codex, GitHub Copilot CLI, Gemini CLI and opencode from npm at pinned versions, each in
-# its own folder with its own package.json, and tmux (Debian apt) for their interactive modes. npm registry and apt
-# only. Idempotent: every install leaves a stamp, so a rerun only checks files (well under 2 s).
+# its own folder with its own package.json, the Claude Agent SDK beside Claude Code (as a user installs it for
+# `chat fork`), and tmux (Debian apt) for their interactive modes. npm registry and apt only. Idempotent: every
+# install leaves a stamp, so a rerun only checks files (well under 2 s).
 set -euo pipefail
 
 CLAUDE_CODE_VERSION=2.1.197
+CLAUDE_AGENT_SDK_VERSION=0.3.197
 CODEX_VERSION=0.171.0
 COPILOT_CLI_VERSION=1.0.102
 GEMINI_CLI_VERSION=0.61.0
@@ -65,6 +67,22 @@ mkdir -p "$BASE"
 CLAUDE_BIN="$BASE/claude-code/node_modules/@anthropic-ai/claude-code-$PLATFORM/claude"
 install claude-code "$BASE/claude-code" "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" "$CLAUDE_BIN" \
   "$CLAUDE_CODE_VERSION (Claude Code)" "$CLAUDE_BIN"
+# The Claude Agent SDK, in the same node_modules as Claude Code: `chat fork` of a Claude Code turn loads it from the
+# node_modules folder holding the `claude` on PATH (src/cli/conversations/claudeSdk.ts). Not a dependency of ours:
+# its license does not allow redistribution, so a user installs it beside Claude Code, and so do the tests.
+CLAUDE_SDK_SPEC="@anthropic-ai/claude-agent-sdk@$CLAUDE_AGENT_SDK_VERSION"
+CLAUDE_SDK_PACKAGE="$BASE/claude-code/node_modules/@anthropic-ai/claude-agent-sdk/package.json"
+if stamp_ok "$BASE/claude-code/.avh-stamp-sdk" "$CLAUDE_SDK_SPEC" && [ -e "$CLAUDE_SDK_PACKAGE" ]; then
+  say "claude-agent-sdk: present"
+else
+  begin "claude-agent-sdk: npm install $CLAUDE_SDK_SPEC into $BASE/claude-code"
+  (cd "$BASE/claude-code" && npm_q install --ignore-scripts "$CLAUDE_SDK_SPEC")
+  got="$(node -p 'require(process.argv[1]).version' "$CLAUDE_SDK_PACKAGE")"
+  [ "$got" = "$CLAUDE_AGENT_SDK_VERSION" ] || die "claude-agent-sdk: unexpected version: '$got'"
+  [ -e "$CLAUDE_BIN" ] || die "claude-agent-sdk: installing it removed $CLAUDE_BIN"
+  stamp_set "$BASE/claude-code/.avh-stamp-sdk" "$CLAUDE_SDK_SPEC"
+  took
+fi
 CODEX_BIN="$BASE/codex/node_modules/@openai/codex-$PLATFORM/vendor/$CODEX_TRIPLE/bin/codex"
 install codex "$BASE/codex" "@openai/codex@$CODEX_VERSION" "$CODEX_BIN" "codex-cli $CODEX_VERSION" "$CODEX_BIN"
 COPILOT_BIN="$BASE/copilot-cli/node_modules/@github/copilot-$PLATFORM/copilot"
@@ -90,5 +108,6 @@ else
   took
 fi
 
-say "ready in $((SECONDS - START)) s: $BASE (claude-code $CLAUDE_CODE_VERSION, codex $CODEX_VERSION," \
+say "ready in $((SECONDS - START)) s: $BASE (claude-code $CLAUDE_CODE_VERSION," \
+  "claude-agent-sdk $CLAUDE_AGENT_SDK_VERSION, codex $CODEX_VERSION," \
   "copilot-cli $COPILOT_CLI_VERSION, gemini $GEMINI_CLI_VERSION, opencode $OPENCODE_VERSION)"

@@ -2,6 +2,7 @@ import type { Command, CommandSpec } from './command';
 import * as blame from './commands/blame';
 import * as checkpoints from './commands/checkpoints';
 import * as chatContinueOnNewBranch from './commands/chat/continueOnNewBranch';
+import * as chatFork from './commands/chat/fork';
 import * as chatRestoreBranch from './commands/chat/restoreBranch';
 import * as chatStatus from './commands/chat/status';
 import * as connect from './commands/connect';
@@ -40,6 +41,7 @@ const COMMAND_LIST: readonly Command[] = [
   blame,
   chatStatus,
   chatContinueOnNewBranch,
+  chatFork,
   chatRestoreBranch,
   recover,
   connect,

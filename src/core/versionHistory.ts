@@ -34,6 +34,7 @@ import type { SecretFinding } from './secrets/secretScanner';
 import { archivedCounts } from './store/archive';
 import { rebuildFromTrailers } from './turns/rebuildFromTrailers';
 import { countTurns, getTurn, openTurns } from './turns/turnRecords';
+import { type StoredTurnAnchor, turnAnchorOf } from './chats/turnAnchors';
 import {
   bringBackSavedFiles,
   checkpointBeforeCommand,
@@ -459,6 +460,21 @@ export class VersionHistory {
     return this.ctx.store.read(
       (r) => r.get<{ prompt: string }>('SELECT prompt FROM turns WHERE id = ?', [turnId])?.prompt ?? null,
     );
+  }
+
+  /**
+   * A turn and where it sits in its agent's own conversation (issue 32): null anchor when its hook named none.
+   * Read-only.
+   */
+  async turnAnchor(
+    turnId: unknown,
+  ): Promise<{ turnId: string; agent: string | null; chatId: string; anchor: StoredTurnAnchor | null }> {
+    const id = validateTurnId(turnId);
+    return this.ctx.store.read((r) => {
+      const turn = getTurn(r, id);
+      if (!turn) throw new AvhError('turn-unknown', 'No turn with this id exists in this repository.');
+      return { turnId: id, agent: turn.agent, chatId: turn.chat_id, anchor: turnAnchorOf(r, id) };
+    });
   }
 
   /** Whether this repository recorded the turn (the extension finds a turn's repository after a reload). */

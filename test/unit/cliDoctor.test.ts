@@ -55,6 +55,7 @@ function doctor(
 
 /** One hooks line per agent the registry lists (agents/registry.ts): a new agent does not touch this file. */
 const HOOK_CHECKS = CONNECTABLE_AGENTS.map((a) => `hooks:${a.name}`);
+const CONVERSATION_CHECKS = CONNECTABLE_AGENTS.map((a) => `chat:${a.name}`);
 
 const check = (report: Report, id: string): Check => {
   const found = report.checks.find((c) => c.id === id);
@@ -77,7 +78,7 @@ describe('CLI doctor (real git, real state files, a real hook process)', functio
     assert.equal(report.ok, true);
     assert.deepEqual(
       report.checks.map((c) => c.id),
-      ['git', 'repository', 'identity', 'state', 'recovery', ...HOOK_CHECKS, 'hook-latency'],
+      ['git', 'repository', 'identity', 'state', 'recovery', ...HOOK_CHECKS, ...CONVERSATION_CHECKS, 'hook-latency'],
     );
     const gitCheck = check(report, 'git');
     assert.equal(gitCheck.status, 'ok');
@@ -97,6 +98,10 @@ describe('CLI doctor (real git, real state files, a real hook process)', functio
     assert.equal(hooks.status, 'warning');
     assert.equal(hooks.summary, 'Claude Code: not connected.');
     assert.match(hooks.fix!, /^agent-versions connect claude-code/);
+    // Conversation rollback (issue 32): Copilot CLI has no way to continue from an earlier turn, whatever is installed.
+    const copilotRollback = check(report, 'chat:copilot');
+    assert.deepEqual([copilotRollback.status, copilotRollback.facts.available], ['ok', false]);
+    assert.match(copilotRollback.summary, /not available; the agent is told of an Undo/);
     const latency = check(report, 'hook-latency');
     assert.equal(latency.facts.exitCode, 0);
     assert.equal(typeof latency.facts.ms, 'number');
@@ -151,7 +156,12 @@ describe('CLI doctor (real git, real state files, a real hook process)', functio
     assert.equal(code, 1);
     assert.deepEqual(
       report.checks.map((c) => [c.id, c.status]),
-      [['git', 'ok'], ['repository', 'problem'], ...HOOK_CHECKS.map((id) => [id, 'warning'])],
+      [
+        ['git', 'ok'],
+        ['repository', 'problem'],
+        ...HOOK_CHECKS.map((id) => [id, 'warning']),
+        ...CONVERSATION_CHECKS.map((id) => [id, 'ok']),
+      ],
     );
     assert.equal(check(report, 'repository').summary, `${folder} is not in a git repository.`);
     assert.match(check(report, 'repository').fix!, /^Run `git init`/);

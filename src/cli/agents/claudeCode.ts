@@ -1,5 +1,7 @@
 import * as path from 'node:path';
+import { anchorRef, isAbsolutePath, type TurnAnchor } from '../../core/chats/turnAnchors';
 import {
+  HookAction,
   HookEvent,
   hookEventTable,
   JsonObject,
@@ -84,21 +86,32 @@ function parseClaudeCodePayload(raw: string, env: NodeJS.ProcessEnv): HookEvent 
   if (o.hook_event_name === undefined && typeof o.hookEventName === 'string') return vsCodeEvent(o, env);
   const { event, session, cwd, prompt } = snakeCaseFields(o, WHAT);
   const fromCopilotCli = env.COPILOT_CLI === '1';
-  return {
-    agent: 'claude-code',
-    event,
-    chatId: session,
-    cwd,
-    action: fromCopilotCli
-      ? { kind: 'ignore', reason: 'another-agent' }
-      : lifecycleAction(
-          event,
-          prompt,
-          EVENTS,
-          () => claudeCodeToolWrites(o, cwd),
-          () => (o.tool_name === 'Bash' ? shellCommandOf(objectField(o, 'tool_input').command) : null),
-        ),
-  };
+  const action: HookAction = fromCopilotCli
+    ? { kind: 'ignore', reason: 'another-agent' }
+    : lifecycleAction(
+        event,
+        prompt,
+        EVENTS,
+        () => claudeCodeToolWrites(o, cwd),
+        () => (o.tool_name === 'Bash' ? shellCommandOf(objectField(o, 'tool_input').command) : null),
+      );
+  if (action.kind === 'begin') {
+    const anchor = claudeCodeAnchor(o, session);
+    if (anchor) action.anchor = anchor;
+  }
+  return { agent: 'claude-code', event, chatId: session, cwd, action };
+}
+
+/**
+ * Where the turn sits in the conversation (issue 32): the prompt's `prompt_id` (its transcript entry carries it as
+ * `promptId`) and the session file the payload names. Read from the payload only: the transcript is opened when a
+ * fork is asked for (src/cli/conversations/claudeCode.ts). A missing or odd value leaves the anchor unknown.
+ */
+function claudeCodeAnchor(o: JsonObject, session: string): TurnAnchor | undefined {
+  const chatRef = anchorRef(session);
+  const turnRef = anchorRef(o.prompt_id);
+  if (chatRef === undefined || turnRef === undefined || !isAbsolutePath(o.transcript_path)) return undefined;
+  return { chatRef, turnRef, transcript: o.transcript_path };
 }
 
 /** Write and Edit name `tool_input.file_path`, NotebookEdit `notebook_path` (absolute); Bash names no file. */

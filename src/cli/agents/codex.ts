@@ -1,3 +1,4 @@
+import { anchorRef } from '../../core/chats/turnAnchors';
 import { nodeCrypto } from '../../core/sha256';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -113,6 +114,12 @@ function parseCodexPayload(raw: string): HookEvent {
     () => codexToolWrites(o, cwd),
     () => (SHELL_TOOLS.has(o.tool_name as string) ? shellCommandOf(objectField(o, 'tool_input').command) : null),
   );
+  if (action.kind === 'begin') {
+    // Where the turn sits in the thread (issue 32): the thread's id and the turn's, as the payload names them.
+    const chatRef = anchorRef(session);
+    const turnRef = anchorRef(o.turn_id);
+    if (chatRef !== undefined && turnRef !== undefined) action.anchor = { chatRef, turnRef };
+  }
   return {
     agent: 'codex',
     event,

@@ -2,6 +2,7 @@ import { GitRepository, resolveRepository } from '../../core/git/repository';
 import { CONNECTABLE_AGENTS } from '../agents/registry';
 import type { CommandContext, CommandOutput, CommandSpec } from '../command';
 import { Check, CheckStatus } from '../doctor/check';
+import { checkConversationRollback } from '../doctor/conversationCheck';
 import { checkGit } from '../doctor/gitCheck';
 import { checkHookLatency, checkHooks } from '../doctor/hookChecks';
 import { checkRepositoryState, unresolvedRepositoryCheck } from '../doctor/repositoryChecks';
@@ -19,6 +20,7 @@ export const spec: CommandSpec = {
   summary: 'check whether Agent Version History can work here',
   description:
     'Checks git (path and version), the repository, the git identity, the state file, recovery, the agents’ hooks, ' +
+    'whether each agent’s chat can be continued from before a turn with the version on PATH (chat fork), ' +
     'and times one no-op hook run. Each line is ok, warning or problem, with the fix. Exit 0 when there is no ' +
     'problem (warnings allowed), 1 otherwise.',
   example: 'agent-versions doctor',
@@ -56,6 +58,7 @@ export async function runDoctor(folder: string): Promise<DoctorReport> {
   }
   if (repo) checks.push(...(await checkRepositoryState(repo)));
   for (const agent of CONNECTABLE_AGENTS) checks.push(await checkHooks(agent, folder));
+  for (const agent of CONNECTABLE_AGENTS) checks.push(checkConversationRollback(agent, process.env));
   if (repo) checks.push(await checkHookLatency(repo));
   return { ok: checks.every((c) => c.status !== 'problem'), folder, checks };
 }

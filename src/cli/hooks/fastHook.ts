@@ -116,7 +116,7 @@ async function fastHook(
   try {
     if (action.kind === 'begin') {
       return await runWithSteps(prepared.repo, OPERATIONS.turnBegin, steps, async (opened) =>
-        append(prepared, await planBegin(prepared, action.prompt, opened)),
+        append(prepared, await planBegin(prepared, action.prompt, opened, action.anchor)),
       );
     }
     if (action.kind === 'end') {
@@ -314,7 +314,12 @@ async function prepare(
   early: EarlyProbe | undefined,
 ): Promise<Prepared> {
   if (event.action.kind === 'begin')
-    validateBeginTurn({ chatId: event.chatId, prompt: event.action.prompt, agent: event.agent });
+    validateBeginTurn({
+      chatId: event.chatId,
+      prompt: event.action.prompt,
+      agent: event.agent,
+      ...(event.action.anchor ? { anchor: event.action.anchor } : {}),
+    });
   const found = guessRepositoryFromFiles(hookFolder(cwd, repoOption, event));
   if (!found) decline('no-repository');
   const stateDir = stateDirOf(found.gitDir);

@@ -3,6 +3,7 @@
  * status under the lease, as the full path would decide it. A plan writes nothing but a dirty begin's base snapshot
  * ref (which fastHook.ts deletes again when its append declines); any doubt declines.
  */
+import { insertTurnAnchorStatement, type TurnAnchor } from '../../core/chats/turnAnchors';
 import type { GitRepository } from '../../core/git/repository';
 import type { GatePassed } from '../../core/session/operationGate';
 import type { JournalStatement } from '../../core/store/journal';
@@ -98,6 +99,7 @@ export async function planBegin(
   prepared: Prepared,
   prompt: string,
   opened: GatePassed<string | null>,
+  anchor?: TurnAnchor,
 ): Promise<Planned> {
   const { chat, chatId, event, repo } = prepared;
   const { branch, head, health } = onBranchToRecord(opened);
@@ -127,6 +129,7 @@ export async function planBegin(
     touchChatStatement(chatId, null, event.agent, now),
     insertTurnStatement({ id: turnId, chatId, seq, prompt, agent: event.agent, branch, head, now }),
     turnRunningStatement(turnId, base.baseHead, base.baseCommit, base.baseTree),
+    ...(anchor ? [insertTurnAnchorStatement(turnId, event.agent, anchor, now)] : []),
   ];
   const turn: HookRunningTurn = { id: turnId, seq, createdAt: now, subject: agentSubject(prompt), ...base };
   return {

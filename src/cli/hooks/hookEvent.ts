@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { AvhError } from '../../core/errors';
 import type { TerminalOutcome } from '../../core/outcomes';
+import type { TurnAnchor } from '../../core/chats/turnAnchors';
 import type { ToolWrites } from '../../core/turns/toolWrites';
 
 /**
@@ -31,7 +32,8 @@ export interface HookEvent {
 }
 
 export type HookAction =
-  | { kind: 'begin'; prompt: string }
+  /** `anchor`: where the turn sits in the agent's own conversation, when its payload names it (issue 32). */
+  | { kind: 'begin'; prompt: string; anchor?: TurnAnchor }
   | { kind: 'end'; outcome: TerminalOutcome }
   /** A tool of the running turn wrote files (absolute paths) or ran a shell command (docs/design/two-chats.md). */
   | ({ kind: 'wrote' } & ToolWrites)

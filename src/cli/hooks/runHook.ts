@@ -90,7 +90,7 @@ export async function applyHookEvent(history: VersionHistory, event: HookEvent):
     case 'begin': {
       const cancelled = await history.cancelRunningTurnsOfChat(chatId);
       const { turnId, notes } = await history.beginTurn(
-        { chatId, prompt: event.action.prompt, agent },
+        { chatId, prompt: event.action.prompt, agent, ...(event.action.anchor ? { anchor: event.action.anchor } : {}) },
         { handNotes: event.hearsContext !== false },
       );
       const note = noteText(notes ?? [], chatId, Date.now());

@@ -160,6 +160,20 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
     )`,
     `CREATE INDEX command_checkpoints_turn ON command_checkpoints (turn_id, created_at)`,
   ],
+  // Issue 32 (migration 8): where a turn sits in its agent's own conversation, so the chat can be continued from
+  // before it (chats/turnAnchors.ts). Ids only, as the agent's hook sent them: `chat_ref` the agent's session,
+  // `turn_ref` the agent's id of this turn's prompt, `transcript` the session file the agent named (Claude Code).
+  // No row: the anchor is unknown (never guessed).
+  [
+    `CREATE TABLE turn_anchors (
+      turn_id TEXT PRIMARY KEY,
+      agent TEXT NOT NULL,
+      chat_ref TEXT NOT NULL,
+      turn_ref TEXT NOT NULL,
+      transcript TEXT,
+      created_at INTEGER NOT NULL
+    )`,
+  ],
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -11,6 +11,7 @@ import { BASE_REF_PREFIX, baseSnapshotMessage, baseSnapshotRequest } from './bas
 import { NO_VERSION_FOR, versionCommitRequest, versionFailureReason } from './versionCommit';
 import { assertChatBranchUsable, chatOrigin } from '../chats/chatBranches';
 import { type ChatNote, handChatNotes } from '../chats/chatNotes';
+import { insertTurnAnchorStatement } from '../chats/turnAnchors';
 import type { TerminalOutcome } from '../outcomes';
 import type { SecretFinding } from '../secrets/secretScanner';
 import { readRecovery } from '../recovery/recoveryLatch';
@@ -106,6 +107,7 @@ export function beginTurn(
         tx,
         insertTurnStatement({ id: turnId, chatId: input.chatId, seq, prompt: input.prompt, agent, branch, head, now }),
       );
+      if (input.anchor && agent !== null) runStatement(tx, insertTurnAnchorStatement(turnId, agent, input.anchor, now));
       // A prompt hook prints the chat's notes (issue 23): they are the turn's from the moment it is recorded.
       return options.handNotes ? handChatNotes(tx, input.chatId, turnId) : [];
     });

@@ -1,3 +1,4 @@
+import { type TurnAnchor, validateTurnAnchor } from '../chats/turnAnchors';
 import { AvhError } from '../errors';
 import { isTerminalOutcome, TerminalOutcome } from '../outcomes';
 
@@ -11,6 +12,8 @@ export interface BeginTurnInput {
   chatTitle?: string;
   /** The branch a new chat started from (issue 10); default: the remote's default branch, else the current one. */
   baseBranch?: string;
+  /** Where the turn sits in the agent's own conversation (issue 32: ids only, chats/turnAnchors.ts). */
+  anchor?: TurnAnchor;
 }
 
 function invalid(message: string): AvhError {
@@ -22,7 +25,7 @@ export function validateBeginTurn(input: unknown): BeginTurnInput {
   if (typeof input !== 'object' || input === null || Array.isArray(input))
     throw invalid('beginTurn expects an object { chatId, prompt, agent?, chatTitle? }.');
   const o = input as Record<string, unknown>;
-  const allowed = new Set(['chatId', 'prompt', 'agent', 'chatTitle', 'baseBranch']);
+  const allowed = new Set(['chatId', 'prompt', 'agent', 'chatTitle', 'baseBranch', 'anchor']);
   for (const key of Object.keys(o))
     if (!allowed.has(key)) throw invalid(`beginTurn does not accept the field "${key.slice(0, 40)}".`);
   const chatId = validateChatId(o.chatId);
@@ -32,12 +35,14 @@ export function validateBeginTurn(input: unknown): BeginTurnInput {
   const chatTitle = optionalLabel(o.chatTitle, 'chatTitle', 200);
   const baseBranch =
     o.baseBranch === undefined || o.baseBranch === null ? undefined : validateBranchName(o.baseBranch, 'baseBranch');
+  const anchor = o.anchor === undefined ? undefined : validateTurnAnchor(o.anchor);
   return {
     chatId,
     prompt: o.prompt,
     ...(agent !== undefined ? { agent } : {}),
     ...(chatTitle !== undefined ? { chatTitle } : {}),
     ...(baseBranch !== undefined ? { baseBranch } : {}),
+    ...(anchor !== undefined ? { anchor } : {}),
   };
 }
 

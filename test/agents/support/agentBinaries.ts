@@ -12,6 +12,8 @@ import * as path from 'node:path';
  */
 
 export const CLAUDE_CODE_VERSION = '2.1.197';
+/** The Claude Agent SDK setup.sh installs beside Claude Code (chat fork loads it from there: not a dependency). */
+export const CLAUDE_AGENT_SDK_VERSION = '0.3.197';
 export const CODEX_VERSION = '0.171.0';
 export const COPILOT_CLI_VERSION = '1.0.102';
 export const GEMINI_CLI_VERSION = '0.61.0';
@@ -54,6 +56,23 @@ const packages = (...parts: string[]) => path.join(agentsDir(), ...parts);
 export function claudeCodeBinary(): AgentBinary {
   const file = packages('claude-code', 'node_modules', '@anthropic-ai', `claude-code-${platformKey()}`, 'claude');
   return checked({ agent: 'claude-code', path: file, prefix: [], version: CLAUDE_CODE_VERSION }, /^(\S+) \(Claude/);
+}
+
+/** The Claude Agent SDK's folder beside Claude Code, checked to be the pinned version. */
+export function claudeAgentSdkDir(): string {
+  const dir = packages('claude-code', 'node_modules', '@anthropic-ai', 'claude-agent-sdk');
+  let version: unknown;
+  try {
+    version = (JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version?: unknown }).version;
+  } catch {
+    version = 'none';
+  }
+  if (version !== CLAUDE_AGENT_SDK_VERSION)
+    throw new MissingAgentError(
+      `the Claude Agent SDK ${CLAUDE_AGENT_SDK_VERSION} is not installed at ${dir} (found: ${String(version)}): ` +
+        'run bash scripts/agents/setup.sh',
+    );
+  return dir;
 }
 
 export function codexBinary(): AgentBinary {

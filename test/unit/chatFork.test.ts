@@ -1,0 +1,131 @@
+/**
+ * Issue 32 through the shipped CLI (dist/cli.js): the hooks record where each Claude Code turn sits in its
+ * conversation (ids only, on the full and the fast path; unknown when the payload names none), and `chat fork`
+ * refuses, creating nothing, what it cannot continue: an unknown turn, an agent without a way to continue from an
+ * earlier turn, a turn whose anchor is unknown, an agent missing from PATH. The fork itself is proven with the real
+ * binary in test/agents/chatFork.agent.test.ts.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { contextOf } from '../../src/core/repoContextOf';
+import { VersionHistory } from '../../src/core/versionHistory';
+import { runCliProcess, TEST_BUILD_CLI } from '../support/cliProcess';
+import { cleanupTempDirs, makeRepo, tempDir, write } from '../support/gitFixtures';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const FIXTURES = path.join(ROOT, 'test/fixtures/hooks');
+const SESSION = 'd9b49c66-b1f1-4edb-b5e7-f35f493e58ea';
+const PROMPT = 'CANARY-32-a prompt that must never be stored beside the anchor';
+
+function payload(name: string, repo: string, home: string, overrides: Record<string, unknown> = {}): string {
+  const p = JSON.parse(fs.readFileSync(path.join(FIXTURES, name), 'utf8')) as Record<string, unknown>;
+  p.cwd = repo;
+  if ('transcript_path' in p)
+    p.transcript_path = path.join(home, '.claude', 'projects', 'repo', `${String(p.session_id)}.jsonl`);
+  if ('prompt' in p) p.prompt = PROMPT;
+  return JSON.stringify({ ...p, ...overrides });
+}
+
+interface AnchorRow {
+  turn_id: string;
+  agent: string;
+  chat_ref: string;
+  turn_ref: string;
+  transcript: string | null;
+}
+
+async function anchorsOf(repo: string): Promise<{ turns: string[]; anchors: AnchorRow[] }> {
+  const history = await VersionHistory.open(repo);
+  try {
+    return await contextOf(history).store.read((r) => ({
+      turns: r.all<{ id: string }>('SELECT id FROM turns ORDER BY created_at, rowid').map((t) => t.id),
+      anchors: r.all<AnchorRow>(
+        'SELECT turn_id, agent, chat_ref, turn_ref, transcript FROM turn_anchors ORDER BY created_at, rowid',
+      ),
+    }));
+  } finally {
+    await history.close();
+  }
+}
+
+describe('Continue the chat from before a turn (issue 32): anchors and refusals, shipped CLI', function () {
+  this.timeout(60_000);
+  after(cleanupTempDirs);
+
+  it('each Claude Code turn records its prompt_id and session file (full path, then fast path); an odd prompt_id records none', async () => {
+    const repo = makeRepo();
+    const home = tempDir('avh-fork-home-');
+    const pathLog = path.join(tempDir('avh-fork-log-'), 'paths.log');
+    const env = { HOME: home, AVH_HOOK_PATH_LOG: pathLog };
+    const hook = (input: string) => {
+      const r = runCliProcess(['hook', 'claude-code'], { cwd: repo, input, env, cli: TEST_BUILD_CLI });
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok(!r.stdout.includes(PROMPT) && !r.stderr.includes(PROMPT), 'the prompt is never printed');
+    };
+    const first = '3ecf7708-62df-4d29-99a7-9490232c962b';
+    const second = '5a0c1e2d-3b4f-4a6b-8c7d-9e0f1a2b3c4d';
+    hook(payload('claude-code/UserPromptSubmit.json', repo, home, { prompt_id: first }));
+    write(repo, 'a.txt', 'one\n');
+    hook(payload('claude-code/Stop.json', repo, home, { prompt_id: first }));
+    hook(payload('claude-code/UserPromptSubmit.json', repo, home, { prompt_id: second }));
+    hook(payload('claude-code/Stop.json', repo, home, { prompt_id: second }));
+    hook(payload('claude-code/UserPromptSubmit.json', repo, home, { prompt_id: 'not an id' }));
+    const paths = fs.readFileSync(pathLog, 'utf8').trim().split('\n');
+    assert.match(paths[2], /^fast /, 'the second prompt took the fast path');
+    assert.match(paths[0], /^declined:/, 'the first prompt (a new chat) took the full path');
+
+    const { turns, anchors } = await anchorsOf(repo);
+    assert.equal(turns.length, 3);
+    const transcript = path.join(home, '.claude', 'projects', 'repo', `${SESSION}.jsonl`);
+    assert.deepEqual(anchors, [
+      { turn_id: turns[0], agent: 'claude-code', chat_ref: SESSION, turn_ref: first, transcript },
+      { turn_id: turns[1], agent: 'claude-code', chat_ref: SESSION, turn_ref: second, transcript },
+    ]);
+    // Ids only: nothing of the prompt is kept beside them.
+    assert.ok(!JSON.stringify(anchors).includes('CANARY'));
+
+    // The third turn's anchor is unknown: fork refuses it, as it refuses the first turn's without the agent on PATH.
+    const refused = (turnId: string, code: number, message: RegExp, extra: NodeJS.ProcessEnv = {}) => {
+      const r = runCliProcess(['chat', 'fork', turnId], { cwd: repo, env: { HOME: home, ...extra } });
+      assert.equal(r.code, code, `${r.stderr}${r.stdout}`);
+      assert.match(r.stderr, message);
+      assert.ok(!r.stderr.includes('CANARY'));
+    };
+    refused(turns[2], 2, /Where this turn sits in its Claude Code conversation is unknown.*Nothing was created\./);
+    refused(turns[1], 1, /`claude` is not on PATH.*Nothing was created\./, { PATH: path.dirname(process.execPath) });
+    assert.equal(fs.existsSync(path.join(home, '.claude')), false, 'nothing was created');
+  });
+
+  it('an unknown turn, a malformed id and an agent without the mechanism are refused with their own messages', async () => {
+    const repo = makeRepo();
+    const home = tempDir('avh-fork-home-');
+    const gemini = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'gemini/BeforeAgent.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    const begun = runCliProcess(['hook', 'gemini', '--json'], {
+      cwd: repo,
+      input: JSON.stringify({ ...gemini, cwd: repo, prompt: PROMPT }),
+      env: { HOME: home },
+    });
+    assert.equal(begun.code, 0, begun.stderr);
+    const geminiTurn = (JSON.parse(begun.stdout) as { turnId: string }).turnId;
+    const fork = (turn: string) => runCliProcess(['chat', 'fork', turn], { cwd: repo, env: { HOME: home } });
+
+    const unknown = fork('0b6e2c1f-5a4d-4c1e-9f3a-2d7e8b9c0a11');
+    assert.equal(unknown.code, 1, unknown.stderr);
+    assert.match(unknown.stderr, /No turn with this id exists in this repository\./);
+    const malformed = fork('HEAD~1');
+    assert.equal(malformed.code, 2, malformed.stderr);
+    assert.match(malformed.stderr, /turnId must be the id returned by beginTurn\./);
+    const noMechanism = fork(geminiTurn);
+    assert.equal(noMechanism.code, 2, noMechanism.stderr);
+    assert.match(
+      noMechanism.stderr,
+      /This agent cannot continue from an earlier turn; it will be told about the Undo instead .*Nothing was created\./,
+    );
+    const { anchors } = await anchorsOf(repo);
+    assert.deepEqual(anchors, [], 'a Gemini CLI turn records no anchor');
+  });
+});
