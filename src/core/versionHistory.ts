@@ -98,7 +98,8 @@ export interface RunningTurnInfo {
 
 export interface StatusReport {
   root: string;
-  health: RepositoryHealth;
+  /** Without the paths the status listed (internal to snapshots; thousands in a big repository, never reported). */
+  health: Omit<RepositoryHealth, 'listed'>;
   runningTurns: RunningTurnInfo[];
   counts: { turns: number; runningTurns: number };
   recovery: RecoveryLatch | null;
@@ -277,9 +278,10 @@ export class VersionHistory {
         operation: inFlightOperation(r),
       })),
     ]);
+    const { listed: _listed, ...shown } = health;
     return {
       root: this.ctx.repo.root,
-      health,
+      health: shown,
       runningTurns: state.running.map(toRunningInfo),
       counts: { turns: state.counts.total + state.archived, runningTurns: state.counts.open },
       recovery: state.recovery,

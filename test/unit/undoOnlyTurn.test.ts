@@ -303,11 +303,16 @@ describe('Undo Only This Turn and Undo This File (real git, real store)', functi
       assert.equal(read(repo, 'scratch.txt'), 'untracked notes\n');
       assert.equal((await history.status()).recovery, null);
       assertNothingLost(repo, before);
-      // Redo restores a whole version: with uncommitted changes in the tree it is refused, changing nothing.
+      // Redo runs in place too (issue 33, fuzz seed 203): the turn comes back, the same changes of the user's stay.
       const headAfter = head(repo);
-      await expectReason(history.redo(), 'dirty-conflict');
-      assert.equal(head(repo), headAfter);
+      const redone = await history.redo();
+      assert.equal(redone.result, 'restored');
+      assert.equal(redone.preserved, undefined, 'nothing needed saving');
+      assert.equal(git(repo, 'rev-parse', 'HEAD^').trim(), headAfter, 'on top of the revert');
+      assert.equal(read(repo, 'a1.txt'), 'from A1\n');
       assert.equal(git(repo, 'status', '--porcelain', '--untracked-files=all'), statusBefore);
+      assert.equal(git(repo, 'show', ':b1.txt'), 'from B1, edited and staged\n');
+      assertNothingLost(repo, before);
     } finally {
       await history.close();
     }

@@ -163,7 +163,7 @@ function openBranchGate(facts: GateFacts, closing: GateClosing, indexLockBlocks:
 
 /** The gate's facts from a full health probe. */
 export function factsFromHealth(
-  health: RepositoryHealth,
+  health: Omit<RepositoryHealth, 'listed'>,
   extra: Pick<GateFacts, 'recoveryRequired' | 'restoreInFlight'> = {},
 ): GateFacts {
   return { ...health, unmerged: health.counts.unmerged > 0, ...extra };

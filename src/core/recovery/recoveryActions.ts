@@ -47,7 +47,7 @@ export function blockerMessage(blocker: RecoveryBlocker): string {
 }
 
 /** Classifies one health probe through the one gate (SPEC §5.5 order); a passing repository is healthy or dirty. */
-export function assessHealth(health: RepositoryHealth): RecoveryAssessment {
+export function assessHealth(health: Omit<RepositoryHealth, 'listed'>): RecoveryAssessment {
   const result = gate(factsFromHealth(health), 'check');
   if (!result.ok) return { kind: 'blocked', blocker: result.blocker as RecoveryBlocker, message: result.message };
   if (!health.clean) return { kind: 'dirty', branch: result.branch, head: result.head, counts: health.counts };
