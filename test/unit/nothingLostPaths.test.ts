@@ -152,6 +152,32 @@ describe('nothing lost on the paths a user clicks (issue 33: items 3, 4, 5; ship
     assertNothingLost(repo, before);
   });
 
+  it('Restore over a running turn that an ignored file would block is refused before its work is saved (fuzz seed 65)', () => {
+    const repo = makeRepo();
+    write(repo, 'build/out.bin', 'tracked before the rule\n');
+    git(repo, 'add', 'build/out.bin');
+    git(repo, 'commit', '-q', '-m', 'user: out.bin');
+    const target = head(repo);
+    fs.appendFileSync(path.join(repo, '.gitignore'), '*.bin\n');
+    const one = distBegin(repo, 'c1', 'make out.bin a folder');
+    fs.rmSync(path.join(repo, 'build/out.bin'));
+    write(repo, 'build/out.bin/inner.txt', 'ignored, the user needs it\n');
+    assert.ok(endTurn(repo, one));
+    distBegin(repo, 'c1', 'turn two');
+    write(repo, 'wip.txt', "turn two's partial work\n");
+    const headBefore = head(repo);
+    const before = contentInventory(repo);
+    const r = dist(repo, ['restore', target, '--yes']);
+    assert.equal(r.code, 1, r.stdout);
+    assert.match(r.stderr, /build\/out\.bin\/inner\.txt/);
+    assert.doesNotMatch(r.stderr, /Interrupted/, 'nothing was saved: the refusal came first');
+    assert.equal(head(repo), headBefore, 'HEAD did not move');
+    assert.equal(read(repo, 'wip.txt'), "turn two's partial work\n");
+    assert.equal(read(repo, 'build/out.bin/inner.txt'), 'ignored, the user needs it\n');
+    assert.equal(distJson<{ runningTurns: unknown[] }>(repo, ['status']).runningTurns.length, 1, 'turn two still runs');
+    assertNothingLost(repo, before);
+  });
+
   it('item 3: Restore after a stopped turn saves its partial work as [Interrupted] and restores', () => {
     const repo = makeRepo();
     const v1 = turn(repo, 'c1', { 'a.txt': 'turn one\n' });

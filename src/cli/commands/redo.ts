@@ -7,9 +7,11 @@ export const spec: CommandSpec = {
   options: ['yes'],
   summary: 'redo the last undo, while nothing new happened since',
   description:
-    'Brings back the exact tree the last Undo replaced, as a new [Restore] commit, while nothing new happened since.',
+    'Brings back the exact tree the last Undo replaced, as a new [Restore] commit, while nothing new happened since. ' +
+    'After Undo Only This Turn or Undo This File it works in place ("scope": "turn"): only what the Undo changed is ' +
+    'written back, and your edits in other files stay.',
   example: 'agent-versions redo',
-  json: '{"result": "restored"|"nothing-to-redo"|"no-change", "restoreCommit"?: string}',
+  json: '{"result": "restored"|"nothing-to-redo"|"no-change", "scope"?: "turn", "restoreCommit"?: string}',
 };
 
 export function run(c: CommandContext): Promise<CommandOutput> {

@@ -60,7 +60,8 @@ async function planAndRun(
   const running = plan.turn ?? (plan.clean ? null : plan.partial);
   if (running && running.recovery !== 'terminal') {
     // Undo of a running turn (or Redo / Restore over one's partial work) ends it cancelled first, then re-reads
-    // everything under the same lease.
+    // everything under the same lease. An update that cannot land is refused before the turn is touched.
+    if (plan.scope === 'everything') await assertLandable(ctx, plan);
     await endTurnUnderLease(ctx, running.id, 'cancelled');
     options.onTurnCancelled?.({ turnId: running.id, chatId: running.chat_id });
     const again: RestoreRequest =
@@ -78,7 +79,10 @@ async function planAndRun(
   // An Undo that keeps later work saves uncommitted edits first (they are part of the "current" it merges with).
   const keepsLater = plan.scope !== 'everything';
   if (!plan.clean && plan.preservation === 'none' && !keepsLater) throw await dirtyTreeRefusal(ctx, !!plan.later);
-  if (plan.clean) await assertLandable(ctx, plan); // a dirty tree is checked once it is preserved
+  // A dirty tree is checked again once it is preserved (the update then starts from that commit); what HEAD → target
+  // writes is checked before anything is saved, so an ignored file in the way is refused with nothing changed (fuzz
+  // seed 65: the refusal came after the running turn's work was saved as [Interrupted]).
+  if (plan.clean || !keepsLater) await assertLandable(ctx, plan);
   const op: OperationRow = {
     id: ahead.id,
     kind: request.kind,
@@ -126,6 +130,8 @@ async function planAndRun(
       target: plan.target,
       ...(plan.turn ? { turnId: plan.turn.id } : {}),
       ...(request.kind === 'undo' ? { scope: plan.change ? 'change' : plan.scope } : {}),
+      // A Redo that wrote back only what its Undo changed (restorePlan.ts, inPlaceRedoPlan).
+      ...(request.kind === 'redo' && plan.inPlace ? { scope: 'turn' as const } : {}),
       ...(otherChats ? { otherChatFiles: otherChats.files } : {}),
     };
   }

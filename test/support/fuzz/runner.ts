@@ -279,11 +279,12 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
       redoRequired = true;
     } else if (op === 'redo') {
       redone = redoStack.pop();
-      // In place (restorePlan.ts, inPlaceRedoPlan): the tree before the Redo with what the Undo changed put back. Its
-      // fallback, the whole tree the Undo replaced, runs only on a clean tree with nothing new since the Undo: the
-      // same tree, so one expectation covers both.
-      redoneInPlace = redone?.undone !== undefined;
-      if (redone?.undone) {
+      // In place (`scope: turn`; restorePlan.ts, inPlaceRedoPlan): the tree before the Redo with what the Undo
+      // changed put back. Otherwise (an Undo of everything, a turn open, git refused to write in place) the whole
+      // tree the Undo replaced, as before.
+      redoneInPlace = out!.scope === 'turn';
+      if (redoneInPlace && !redone?.undone) fail('Redo ran in place though its Undo replaced the whole tree');
+      if (redoneInPlace && redone?.undone) {
         const expected = new Map(before);
         for (const rel of new Set([...redone.tree.keys(), ...redone.undone.keys()])) {
           if (sameEntry(redone.tree.get(rel), redone.undone.get(rel))) continue;
@@ -298,7 +299,11 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
       ignoredKept('Redo', before, after, null);
     } else if (op === 'undoOnly' || (op === 'undo' && out!.scope === 'turn')) {
       const t = extra.turn ?? turns.find((x) => x.id === out!.turnId);
-      if (t && t.end && !t.mixed) {
+      // Exact when later work left the turn's own paths as the turn left them; otherwise git's three-way merge of
+      // the reverse decides (a rename followed to an edit made since, say), and nothing lost is what is checked.
+      const untouched = (t: TurnModel, paths: Iterable<string>) =>
+        [...paths].every((rel) => sameEntry(t.end!.get(rel), before.get(rel)));
+      if (t && t.end && !t.mixed && untouched(t, changedPaths(t.pre, t.end))) {
         const own = new Set(changedPaths(t.pre, t.end));
         const expected = new Map(before);
         for (const rel of own) {
@@ -318,7 +323,7 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
     } else if (op === 'undoFile') {
       const t = extra.turn!;
       const rel = extra.path!;
-      if (!t.mixed) {
+      if (!t.mixed && t.end && sameEntry(t.end.get(rel), before.get(rel))) {
         const expected = new Map(before);
         const e = t.pre.get(rel);
         if (e) expected.set(rel, e);
