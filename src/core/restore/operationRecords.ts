@@ -117,12 +117,14 @@ export function applyTurnStoreMutation(tx: StoreTx, op: OperationRow, restoreCom
     const undoneTurn = op.scope === 'file' ? null : op.turn_id;
     if (undoneTurn) tx.run('UPDATE turns SET undone_by = ? WHERE id = ?', [op.id, undoneTurn]);
     // The redo stack holds consecutive Undos only: one that did not start where the stack's top left the branch
-    // (a commit, a turn or a restore came between) starts a new stack, so no Redo ever reaches past newer work.
+    // (a commit, a turn or a restore came between), or that first saved work made since ([Interrupted]: edits, a
+    // running turn's partial work), starts a new stack, so no Redo ever reaches past newer work.
     const top = tx.get<{ result_commit: string }>(
       'SELECT result_commit FROM redo_entries WHERE branch = ? ORDER BY position DESC LIMIT 1',
       [branch],
     );
-    if (top && top.result_commit !== op.source_head) tx.run('DELETE FROM redo_entries WHERE branch = ?', [branch]);
+    if (top && (top.result_commit !== op.source_head || op.preserve_commit))
+      tx.run('DELETE FROM redo_entries WHERE branch = ?', [branch]);
     const position =
       (tx.get<{ p: number | null }>('SELECT MAX(position) AS p FROM redo_entries WHERE branch = ?', [branch])?.p ?? 0) +
       1;

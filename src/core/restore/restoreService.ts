@@ -72,7 +72,10 @@ async function planAndRun(
     if ('nothing' in replanned) return nothingResult(replanned);
     plan = { ...replanned, preservation: 'active-cancel' };
   }
-  if (plan.clean && plan.changes.length === 0) {
+  // An Undo whose reverse leaves HEAD's tree as it is (a turn whose version holds what a restore during it had
+  // already written) changes nothing on a dirty tree either: nothing is saved, and no empty [Revert] is made.
+  const reverseIsEmpty = !plan.clean && plan.undoTree?.unchanged === true;
+  if ((plan.clean && plan.changes.length === 0) || reverseIsEmpty) {
     ctx.log.info('restore.no-change', { kind: request.kind });
     return { result: 'no-change', target: plan.target, ...(plan.turn ? { turnId: plan.turn.id } : {}) };
   }

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import type { RepoContext } from '../context';
 import { AvhError, NOTHING_CHANGED } from '../errors';
 import { revertConflictStatement } from './restoreCopy';
-import { looseCommitParents } from '../git/looseObject';
+import { commitTreeOf, looseCommitParents } from '../git/looseObject';
 import { ZERO_OID } from '../git/workingTree';
 import {
   CommitRange,
@@ -131,6 +131,8 @@ export function describeLaterWork(l: LaterWork): string {
 export interface UndoTree {
   tree: string;
   conflicts: string[];
+  /** Checked ahead (checkUndoTree): the reverse leaves the tree it starts from (HEAD, or the saved edits) as it is. */
+  unchanged?: boolean;
 }
 
 /**
@@ -194,11 +196,12 @@ export async function checkUndoTree(
   if (scope === 'file') {
     const changed = await assertTurnChanged(ctx, turn, file);
     refuseShapeChange(ctx.repo.root, changed, file!);
-    // Putting one path back cannot conflict: with uncommitted edits the tree is made once they are saved.
-    if (!clean) return { tree: '', conflicts: [] };
+    // Putting one path back cannot conflict; with uncommitted edits the tree is made again once they are saved, but
+    // made here too, so a path already as it was before the turn is told apart (nothing to do, nothing saved).
   }
   const ours = clean ? head : await workingTreeCommit(ctx.repo, head);
-  return undoTree(ctx, turn, scope, ours, file, clean);
+  const undo = await undoTree(ctx, turn, scope, ours, file, clean);
+  return { ...undo, unchanged: undo.conflicts.length === 0 && undo.tree === (await commitTreeOf(ctx.repo, ours)) };
 }
 
 /**

@@ -246,14 +246,19 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
       // A refusal changes nothing: the redo stack stays as it was.
       return;
     }
-    const out = json<{ result: string; scope?: string; turnId?: string }>(run);
+    const out = json<{ result: string; scope?: string; turnId?: string; preserved?: string }>(run);
     if (!out) fail(`${what} printed no JSON: ${run.stdout.slice(0, 200)}`);
     const after = snapshot(repo);
     result.log[result.log.length - 1] += ` → ${out!.result}${out!.scope ? ` (${out!.scope})` : ''}`;
     if (op === 'redo' && redoRequired && out!.result !== 'restored')
       fail(`Redo right after an Undo with nothing in between said ${out!.result}`);
     if (out!.result === 'restored') {
-      keep(before, false);
+      // In place (scope turn / file), what the restore did not write stays the user's uncommitted work, theirs to
+      // overwrite later; what it replaced is the product's to keep. A whole-tree restore answers for all of it.
+      if (out!.scope !== undefined && out!.scope !== 'everything') {
+        const after = snapshot(repo);
+        keep(new Map([...before].filter(([rel, e]) => !sameEntry(e, after.get(rel)))), false);
+      } else keep(before, false);
       // A restore while a turn runs writes into that turn's tree: its own changes are no longer its end minus its
       // start (as with a commit of the user's meanwhile).
       for (const i of running.values()) turns[i].mixed = true;
@@ -275,6 +280,8 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
       for (const [rel, e] of t.pre)
         if (e.ignored && (lastWritten.get(rel) ?? -1) < t.beginStep && !sameEntry(e, after.get(rel)))
           fail(`Undo of turn #${i} took the user's ignored ${JSON.stringify(rel)} (${describeEntry(after.get(rel))})`);
+      // An Undo that first saved work made since ([Interrupted]) starts a new stack (README, Redo).
+      if (out!.preserved) redoStack = [];
       redoStack.push({ tree: before });
       redoRequired = true;
     } else if (op === 'redo') {
@@ -318,6 +325,8 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
         );
       }
       ignoredKept('Undo Only This Turn', before, after, null);
+      // An Undo that first saved work made since ([Interrupted]) starts a new stack (README, Redo).
+      if (out!.preserved) redoStack = [];
       redoStack.push({ tree: before, undone: after });
       redoRequired = true;
     } else if (op === 'undoFile') {
@@ -331,6 +340,8 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
         exact(`Undo This File ${JSON.stringify(rel)} of turn #${turns.indexOf(t)}`, expected, after);
       }
       ignoredKept('Undo This File', before, after, null);
+      // An Undo that first saved work made since ([Interrupted]) starts a new stack (README, Redo).
+      if (out!.preserved) redoStack = [];
       redoStack.push({ tree: before, undone: after });
       redoRequired = true;
     } else if (op === 'restore') {
