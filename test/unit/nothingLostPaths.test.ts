@@ -178,6 +178,31 @@ describe('nothing lost on the paths a user clicks (issue 33: items 3, 4, 5; ship
     assertNothingLost(repo, before);
   });
 
+  it('a second Redo never reaches past work an Undo saved first: the stack starts again (fuzz seed 143)', () => {
+    const repo = makeRepo();
+    const one = distBegin(repo, 'c1', 'turn one');
+    write(repo, 'a.txt', 'turn one\n');
+    write(repo, 'keep.txt', 'turn one keeps\n');
+    assert.ok(endTurn(repo, one));
+    const two = distBegin(repo, 'c2', 'turn two');
+    // Undo This File of turn one while turn two runs (clean tree: in place), then turn two writes.
+    const file = distJson<Restored>(repo, ['undo-file', 'a.txt', '--turn', one, '--yes']);
+    assert.equal(file.result, 'restored');
+    assert.ok(!fs.existsSync(path.join(repo, 'a.txt')));
+    write(repo, 'b.txt', "turn two's work\n");
+    const before = contentInventory(repo);
+    const undone = distJson<Restored & { turnId?: string }>(repo, ['undo', '--yes']);
+    assert.equal(undone.turnId, two);
+    assert.ok(undone.preserved, "turn two's work was saved first");
+    assert.equal(distJson<Restored>(repo, ['redo']).result, 'restored');
+    assert.equal(read(repo, 'b.txt'), "turn two's work\n");
+    // The Undo This File before it is no longer redoable: its Redo would reach past turn two's saved work.
+    assert.equal(distJson<Restored>(repo, ['redo']).result, 'nothing-to-redo');
+    assert.equal(read(repo, 'b.txt'), "turn two's work\n");
+    assert.ok(!fs.existsSync(path.join(repo, 'a.txt')));
+    assertNothingLost(repo, before);
+  });
+
   it('item 3: Restore after a stopped turn saves its partial work as [Interrupted] and restores', () => {
     const repo = makeRepo();
     const v1 = turn(repo, 'c1', { 'a.txt': 'turn one\n' });
