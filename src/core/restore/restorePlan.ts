@@ -324,10 +324,33 @@ async function inPlacePlan(
   const committedAfter = { ...later, uncommitted: false };
   if (!anyLaterWork(committedAfter) || undo.changes.length === 0 || undo.changes.length > MAX_IN_PLACE_PATHS)
     return null;
-  if (operationsInProgress(ctx.repo.gitDir).length > 0 || fs.existsSync(path.join(ctx.repo.gitDir, 'index.lock')))
-    return null;
+  if (gitBusy(ctx)) return null;
   // Another turn's partial work may be in the tree: its version would then take this Undo's writes for its own.
   if (await ctx.store.read((r) => openTurns(r).some((t) => t.id !== turn.id))) return null;
+  return {
+    ...inPlaceFields(request, tip, target, undo.changes, prewritten, landing),
+    turn,
+    preservation,
+    later: committedAfter,
+    listed,
+    undoTree: undo.undo,
+  };
+}
+
+/** A git operation or index.lock is in the way (marker files only): an in-place plan is not made. */
+function gitBusy(ctx: RepoContext): boolean {
+  return operationsInProgress(ctx.repo.gitDir).length > 0 || fs.existsSync(path.join(ctx.repo.gitDir, 'index.lock'));
+}
+
+/** What every in-place plan (Undo Only This Turn, the Redo of one) holds: clean, paths-only, scope 'turn'. */
+function inPlaceFields(
+  request: RestoreRequest,
+  tip: { branch: string; head: string },
+  target: string,
+  changes: TreeChange[],
+  prewritten: () => PrewrittenCommit | null,
+  landing: () => LandingCheck | null,
+): Plan {
   return {
     request,
     branch: tip.branch,
@@ -336,17 +359,17 @@ async function inPlacePlan(
     inPlace: true,
     nestedRepositories: [],
     target,
-    turn,
-    preservation,
+    turn: null,
+    preservation: 'none',
     partial: null,
-    changes: undo.changes,
+    changes,
     userCommits: 0,
     scope: 'turn',
     scopePath: null,
     change: null,
-    later: committedAfter,
-    listed,
-    undoTree: undo.undo,
+    later: null,
+    listed: null,
+    undoTree: null,
     prewritten: prewritten(),
     landing: landing(),
   };
@@ -371,8 +394,7 @@ async function inPlaceRedoPlan(
   if (!looked.ok || 'nothing' in looked.value) return null;
   const { target, partial, changes } = looked.value;
   if (partial || !changes || changes.length === 0 || changes.length > MAX_IN_PLACE_PATHS) return null;
-  if (operationsInProgress(ctx.repo.gitDir).length > 0 || fs.existsSync(path.join(ctx.repo.gitDir, 'index.lock')))
-    return null;
+  if (gitBusy(ctx)) return null;
   const redone = await ctx.store.read((r) => {
     if (openTurns(r).length > 0) return null; // a turn's partial work may be in the tree
     return (
@@ -384,28 +406,7 @@ async function inPlaceRedoPlan(
     );
   });
   if (!redone || redone.scope === 'everything' || redone.redo_target !== target) return null;
-  return {
-    request,
-    branch: tip.branch,
-    head: tip.head,
-    clean: true,
-    inPlace: true,
-    nestedRepositories: [],
-    target,
-    turn: null,
-    preservation: 'none',
-    partial: null,
-    changes,
-    userCommits: 0,
-    scope: 'turn',
-    scopePath: null,
-    change: null,
-    later: null,
-    listed: null,
-    undoTree: null,
-    prewritten: prewritten(),
-    landing: landing(),
-  };
+  return inPlaceFields(request, tip, target, changes, prewritten, landing);
 }
 
 function unbornAsZero(passed: { branch: string; head: string | null }): { branch: string; head: string } {
