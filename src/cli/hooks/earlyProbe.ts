@@ -5,6 +5,7 @@ import { startProbeStatus } from '../../core/git/statusProbe';
 /** The status of the repository an event most likely names, started before the fast path's code loads. */
 export interface EarlyProbe {
   root: string;
+  gitDir: string;
   status: Promise<string>;
 }
 
@@ -24,7 +25,7 @@ export async function startEarlyProbe(
   // An agent runs its hook in the project's folder: the status starts there before stdin is read (reading it
   // starts Node's stream machinery, ~10 ms here), and is used when the payload names the same repository.
   const here = guessRepositoryFromFiles(cwd);
-  const started = here ? probeOf(here.root) : undefined;
+  const started = here ? probeOf(here.root, here.gitDir) : undefined;
   let folder = cwd;
   try {
     const event = JSON.parse(await readStdin()) as { cwd?: unknown; hook_event_name?: unknown } | null;
@@ -39,7 +40,7 @@ export async function startEarlyProbe(
   }
   const found = folder === cwd ? here : guessRepositoryFromFiles(folder);
   if (!found) return undefined;
-  return started?.root === found.root ? started : probeOf(found.root);
+  return started?.root === found.root ? started : probeOf(found.root, found.gitDir);
 }
 
 /**
@@ -55,9 +56,9 @@ export const TOOL_EVENTS: ReadonlySet<string> = new Set([
   'tool.execute.before',
 ]);
 
-function probeOf(root: string): EarlyProbe & { cancel: () => void } {
+function probeOf(root: string, gitDir: string): EarlyProbe & { cancel: () => void } {
   let pid: number | undefined;
-  const status = startProbeStatus(root, undefined, (p) => (pid = p));
+  const status = startProbeStatus(root, undefined, (p) => (pid = p), gitDir);
   status.catch(() => undefined); // a failure is the fast path's to decline on, when it uses the result
   const cancel = () => {
     try {
@@ -66,5 +67,5 @@ function probeOf(root: string): EarlyProbe & { cancel: () => void } {
       // it already exited
     }
   };
-  return { root, status, cancel };
+  return { root, gitDir, status, cancel };
 }

@@ -336,6 +336,6 @@ async function prepare(
   if (event.action.kind === 'begin' && chat.notes > 0) decline('note');
   // The early status is this repository's only if it was started in the same root.
   let status = early?.root === repo.root ? early.status : undefined;
-  const statusOnce = () => (status ??= startProbeStatus(repo.root, repo.git));
+  const statusOnce = () => (status ??= startProbeStatus(repo.root, repo.git, undefined, repo.gitDir));
   return { event, json, repo, facts, chatId: event.chatId, chat, status: statusOnce, seen: {} };
 }

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { commonGitDir } from './gitDirs';
+import { hiddenEntryCount } from './indexFlags';
 import { FULL_OID } from './objectId';
 import type { GitRepository } from './repository';
 import type { GateFacts } from './repositoryGate';
@@ -9,9 +10,9 @@ import {
   missingHealth,
   operationsInProgress,
   PROBE_ENV,
-  PROBE_STATUS_ARGS,
   repositoryExists,
   RepositoryHealth,
+  runProbeStatus,
 } from './statusProbe';
 
 export { GIT_OPERATIONS, operationsInProgress, parseStatus, PROBE_STATUS_ARGS } from './statusProbe';
@@ -33,10 +34,18 @@ export type { GitOperation, RepositoryHealth, WorkingTreeCounts } from './status
  * bundle), it spawned in the extension host itself where the client uses the launcher, and it needed an
  * environment filter and an error conversion of its own beside the one stderr table.
  */
-export async function inspectRepositoryHealth(repo: GitRepository): Promise<RepositoryHealth> {
+export async function inspectRepositoryHealth(
+  repo: GitRepository,
+  started?: Promise<string>,
+): Promise<RepositoryHealth> {
   if (!repositoryExists(repo)) return missingHealth();
-  const { stdout } = await repo.git.run(repo.root, PROBE_STATUS_ARGS, { env: PROBE_ENV });
-  return healthFromStatus(repo, stdout);
+  // `started`: the probe's status already run in this repository (statusProbe.ts takeHandedOverStatus); one that
+  // failed (killed, say) is run again.
+  const status = started
+    ? started.catch(() => runProbeStatus(repo.root, repo.gitDir, repo.git))
+    : runProbeStatus(repo.root, repo.gitDir, repo.git);
+  const hiddenEntries = hiddenEntryCount(repo); // read while the status runs (statusProbe.ts inspectHealthDirect)
+  return healthFromStatus(repo, await status, hiddenEntries);
 }
 
 /** How long a restore's probe waits for another process's index.lock to go before its gate refuses (issue 25). */

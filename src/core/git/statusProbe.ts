@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import type { GitClient } from './gitClient';
 import { processGit } from './gitRunner';
 import { hiddenEntryCount } from './indexFlags';
-import type { GitRepository } from './repository';
+import { guessRepositoryFromFiles, type GitRepository } from './repository';
 
 export const GIT_OPERATIONS = ['merge', 'rebase', 'am', 'cherry-pick', 'revert', 'bisect'] as const;
 export type GitOperation = (typeof GIT_OPERATIONS)[number];
@@ -122,15 +122,136 @@ export const PROBE_STATUS_ARGS: readonly string[] = [
 /** Read-only: GIT_OPTIONAL_LOCKS=0 keeps status from rewriting the index. */
 export const PROBE_ENV: Readonly<Record<string, string>> = { GIT_OPTIONAL_LOCKS: '0' };
 
-/** The whole health from the status output and the marker files. */
-export function healthFromStatus(repo: GitRepository, stdout: string): RepositoryHealth {
+/**
+ * The probe's status in the mode the user's untracked cache serves (issue 36; docs/design/git-and-performance.md,
+ * "Large repositories"): `--untracked-files=normal` when the index holds a cache built in that mode (the user's own
+ * `git status` built it; git bypasses it for `all`), where git lists a new folder as one `dir/` entry; the files
+ * of those folders are then listed by `ls-files --others` (lookingInto) and the output is rewritten to what
+ * `--untracked-files=all` prints, so every reader of the probe's output sees the same records either way.
+ */
+export function probeStatusArgs(mode: UntrackedMode): readonly string[] {
+  return mode === 'all'
+    ? PROBE_STATUS_ARGS
+    : PROBE_STATUS_ARGS.map((a) => (a === '--untracked-files=all' ? '--untracked-files=normal' : a));
+}
+
+export type UntrackedMode = 'all' | 'normal';
+
+/**
+ * How much of the index's end is read for its untracked cache (the extensions follow every entry; the cache takes
+ * about 45 bytes per folder, so 8 MB holds one of some 180,000 folders).
+ */
+const UNTRACKED_CACHE_TAIL_BYTES = 8 << 20;
+/** dir.h's DIR_SHOW_OTHER_DIRECTORIES: set in the cache's flags when `git status` built it in the normal mode. */
+const DIR_SHOW_OTHER_DIRECTORIES = 1 << 1;
+
+/**
+ * The mode of the untracked cache in `gitDir`'s index (its `UNTR` extension), or null when it has none. Reads the
+ * index's end only (no git process, no parsing of the entries): a candidate `UNTR` counts only when the extensions
+ * from it reach the file's checksum exactly. A wrong answer could only cost time, never a file: both modes list the
+ * same files (startProbeStatus).
+ */
+export function untrackedCacheMode(gitDir: string): UntrackedMode | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(path.join(gitDir, 'index'), 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const size = fs.fstatSync(fd).size;
+    const length = Math.min(size, UNTRACKED_CACHE_TAIL_BYTES);
+    // Not zero-filled first: every byte is read into it (a short read leaves its garbage outside the checked chain).
+    const tail = Buffer.allocUnsafe(length);
+    const read = fs.readSync(fd, tail, 0, length, size - length);
+    if (read !== length) return null;
+    return untrackedCacheModeOf(tail);
+  } catch {
+    return null;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** untrackedCacheMode's reading of the index's last bytes. Pure. */
+export function untrackedCacheModeOf(tail: Buffer): UntrackedMode | null {
+  for (let at = tail.lastIndexOf('UNTR'); at >= 0; at = at === 0 ? -1 : tail.lastIndexOf('UNTR', at - 1)) {
+    if (at + 8 > tail.length || !extensionsReachChecksum(tail, at)) continue;
+    const end = at + 8 + tail.readUInt32BE(at + 4);
+    // The extension: a varint (git's encoding) and that many bytes of where the cache may be used, the stat data of
+    // info/exclude and core.excludesFile (36 bytes each), then the 32-bit flags of the walk that built it.
+    let p = at + 8;
+    let byte = tail[p++];
+    let identLength = byte & 0x7f;
+    while (byte & 0x80 && p < end) {
+      byte = tail[p++];
+      identLength = ((identLength + 1) << 7) | (byte & 0x7f);
+    }
+    p += identLength + 72;
+    if (p + 4 > end) return null;
+    return tail.readUInt32BE(p) & DIR_SHOW_OTHER_DIRECTORIES ? 'normal' : 'all';
+  }
+  return null;
+}
+
+/** Whether the index extensions chained from `at` (signature, 32-bit size, data) end exactly at the checksum. */
+function extensionsReachChecksum(tail: Buffer, at: number): boolean {
+  for (const oidBytes of [20, 32]) {
+    const checksumAt = tail.length - oidBytes;
+    let p = at;
+    while (p + 8 <= checksumAt && /^[A-Za-z]{4}$/.test(tail.toString('latin1', p, p + 4))) {
+      p += 8 + tail.readUInt32BE(p + 4);
+    }
+    if (p === checksumAt) return true;
+  }
+  return false;
+}
+
+/**
+ * `--untracked-files=normal` output rewritten to what `--untracked-files=all` prints: each new folder's `? dir/`
+ * record replaced by its files (and the folders git would not descend into, a nested repository's `sub/`), as
+ * `git ls-files --others --exclude-standard` lists them under it — the same rules status applies. Only the new
+ * folders are looked into: a cost in proportion to them.
+ */
+async function lookingInto(root: string, git: GitClient, stdout: string): Promise<string> {
+  const folders: string[] = [];
+  const kept: string[] = [];
+  for (const record of stdout.split('\0')) {
+    if (record.length === 0) continue;
+    if (record.startsWith('? ') && record.endsWith('/')) folders.push(record.slice(2));
+    else kept.push(record);
+  }
+  if (folders.length === 0) return stdout;
+  // Many folders: one walk of the tree rather than a command line of thousands of pathspecs.
+  const pathspecs = folders.length <= 256 ? ['--', ...folders] : [];
+  const { stdout: others } = await git.run(root, ['ls-files', '-z', '--others', '--exclude-standard', ...pathspecs], {
+    env: { ...PROBE_ENV, GIT_LITERAL_PATHSPECS: '1' },
+  });
+  const under = pathspecs.length > 0 ? null : folders;
+  for (const entry of others.split('\0')) {
+    if (entry.length === 0) continue;
+    if (under && !under.some((f) => entry.startsWith(f))) continue;
+    kept.push(`? ${entry}`);
+  }
+  return kept.map((r) => `${r}\0`).join('');
+}
+
+/**
+ * The whole health from the status output and the marker files. `hiddenEntries`: hiddenEntryCount, when the caller
+ * read it while the status ran.
+ */
+export function healthFromStatus(
+  repo: GitRepository,
+  stdout: string,
+  hiddenEntries: number = hiddenEntryCount(repo),
+): RepositoryHealth {
   const parsed = parseStatus(stdout, (rel) => fs.existsSync(path.join(repo.root, rel, '.git')));
   return {
     exists: true,
     ...parsed,
     operations: operationsInProgress(repo.gitDir),
     indexLocked: fs.existsSync(path.join(repo.gitDir, 'index.lock')),
-    hiddenEntries: hiddenEntryCount(repo),
+    hiddenEntries,
   };
 }
 
@@ -156,8 +277,46 @@ export function startProbeStatus(
   root: string,
   git: GitClient = processGit(),
   onSpawn?: (pid: number | undefined) => void,
+  gitDir: string = guessRepositoryFromFiles(root)?.gitDir ?? path.join(root, '.git'),
 ): Promise<string> {
-  return git.run(root, PROBE_STATUS_ARGS, { env: PROBE_ENV, stdoutViaFile: true, onSpawn }).then((r) => r.stdout);
+  return runProbeStatus(root, gitDir, git, { stdoutViaFile: true, onSpawn });
+}
+
+/**
+ * The probe's status output in `root` (git dir `gitDir`): PROBE_STATUS_ARGS' records, whichever mode served them
+ * (probeStatusArgs). Read-only.
+ */
+export function runProbeStatus(
+  root: string,
+  gitDir: string,
+  git: GitClient,
+  options: { stdoutViaFile?: boolean; onSpawn?: (pid: number | undefined) => void } = {},
+): Promise<string> {
+  const mode = untrackedCacheMode(gitDir) === 'normal' ? 'normal' : 'all';
+  const status = git.run(root, probeStatusArgs(mode), { env: PROBE_ENV, ...options }).then((r) => r.stdout);
+  return mode === 'all' ? status : status.then((stdout) => lookingInto(root, git, stdout));
+}
+
+/**
+ * The hook entry's early status (cli/hooks/earlyProbe.ts), handed to the full path when the fast path declined
+ * (issue 36, one look at the working tree per event: a new chat's first prompt, a prompt with a note to deliver):
+ * the first gate probe of the same repository that follows no settling takes it instead of running a status of its
+ * own (session/runOperation.ts). A declined event changed neither the tree nor the index, so the status is as good
+ * as one run a moment later. Kept on `globalThis`: the entry and the full CLI are separate bundles in one process.
+ */
+const HANDED_OVER = Symbol.for('agent-versions.early-status');
+type HandedOver = { root: string; status: Promise<string> };
+
+export function handOverStatus(root: string, status: Promise<string>): void {
+  (globalThis as Record<symbol, HandedOver | undefined>)[HANDED_OVER] = { root, status };
+}
+
+/** The handed-over status if it is `root`'s; either way it is gone after this call (one use). */
+export function takeHandedOverStatus(root: string): Promise<string> | undefined {
+  const slot = globalThis as Record<symbol, HandedOver | undefined>;
+  const handed = slot[HANDED_OVER];
+  slot[HANDED_OVER] = undefined;
+  return handed?.root === root ? handed.status : undefined;
 }
 
 /**
@@ -166,7 +325,11 @@ export function startProbeStatus(
  */
 export async function inspectHealthDirect(repo: GitRepository, started?: Promise<string>): Promise<RepositoryHealth> {
   if (!repositoryExists(repo)) return missingHealth();
-  return healthFromStatus(repo, await (started ?? startProbeStatus(repo.root, repo.git)));
+  const status = started ?? startProbeStatus(repo.root, repo.git, undefined, repo.gitDir);
+  // Read while the status runs (this process only waits for it): the index's flags, which only the user's own
+  // commands change (at 250,000 files, 15-20 ms of reading and parsing off the event's path).
+  const hiddenEntries = hiddenEntryCount(repo);
+  return healthFromStatus(repo, await status, hiddenEntries);
 }
 
 /**

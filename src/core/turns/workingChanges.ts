@@ -43,7 +43,7 @@ export async function workingChanges(
   status?: Promise<string>,
 ): Promise<WorkingState> {
   const unique = [...new Set(bases)];
-  const scanned = status ?? startProbeStatus(repo.root, repo.git);
+  const scanned = status ?? startProbeStatus(repo.root, repo.git, undefined, repo.gitDir);
   // The `diff-tree` of each base that is not HEAD runs beside the status, from HEAD as the ref files name it; it
   // counts only when the status reports that same HEAD (else it runs again from the HEAD git reported).
   const guess = guessBranchTip(repo.gitDir)?.head ?? null;
