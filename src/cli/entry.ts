@@ -12,6 +12,9 @@ import { safeMessage } from '../core/errors';
 import { requireBundle } from './codeCache';
 import { EXIT } from './exitCodes';
 import { startEarlyProbe } from './hooks/earlyProbe';
+import { largeRepositoryHintOnce } from '../core/git/largeRepository';
+import { stateDirOf } from '../core/git/repository';
+import { handOverStatus } from '../core/git/statusProbe';
 import { harmlessPreTool } from './hooks/toolShortcut';
 import { stdinOnce } from './processStdin';
 
@@ -42,7 +45,13 @@ async function main(argv: readonly string[]): Promise<void> {
     // The status starts and stdin is asked for first; the fast path's code loads while both run.
     const early = startEarlyProbe(argv, readStdin, process.cwd());
     const fastHook = load<typeof import('./hooks/fastHook')>(FAST_HOOK);
-    const fast = await fastHook.tryFastHook(argv, readStdin, process.cwd(), await early);
+    const probe = await early;
+    const fast = await fastHook.tryFastHook(argv, readStdin, process.cwd(), probe);
+    // Declined: the full path's gate takes the status already run instead of running its own (statusProbe.ts).
+    if (fast.kind === 'declined' && probe) handOverStatus(probe.root, probe.status);
+    // A large repository without an untracked cache: one line to stderr, the first time (largeRepository.ts).
+    const hint = probe ? largeRepositoryHintOnce(probe.gitDir, stateDirOf(probe.gitDir)) : null;
+    if (hint) process.stderr.write(`${hint}\n`);
     if (fast.kind === 'done') {
       // Everything is written (the record fsynced, the facts renamed, the lease released), so the process ends now
       // instead of when Node has closed its last handles (~5 ms per event here). Like the full path: stdout

@@ -6,7 +6,13 @@ import * as path from 'node:path';
 
 /** Runs git in `cwd` for a test (real git, isolated from the user's global config). */
 export function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8', env: testGitEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  return execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: testGitEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: 256 << 20,
+  });
 }
 
 export function gitStatus(cwd: string, ...args: string[]): { code: number; stdout: string; stderr: string } {

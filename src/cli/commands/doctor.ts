@@ -5,6 +5,7 @@ import { Check, CheckStatus } from '../doctor/check';
 import { checkConversationRollback } from '../doctor/conversationCheck';
 import { checkGit } from '../doctor/gitCheck';
 import { checkHookLatency, checkHooks } from '../doctor/hookChecks';
+import { checkLargeRepository } from '../doctor/largeRepositoryCheck';
 import { checkRepositoryState, unresolvedRepositoryCheck } from '../doctor/repositoryChecks';
 import { EXIT } from '../exitCodes';
 
@@ -19,7 +20,8 @@ export const spec: CommandSpec = {
   options: [],
   summary: 'check whether Agent Version History can work here',
   description:
-    'Checks git (path and version), the repository, the git identity, the state file, recovery, the agents’ hooks, ' +
+    'Checks git (path and version), the repository, the git identity, the state file, recovery, a large ' +
+    'repository’s untracked cache (above 100,000 files), the agents’ hooks, ' +
     'whether each agent’s chat can be continued from before a turn with the version on PATH (chat fork), ' +
     'and times one no-op hook run. Each line is ok, warning or problem, with the fix. Exit 0 when there is no ' +
     'problem (warnings allowed), 1 otherwise.',
@@ -57,6 +59,8 @@ export async function runDoctor(folder: string): Promise<DoctorReport> {
     }
   }
   if (repo) checks.push(...(await checkRepositoryState(repo)));
+  const large = repo ? checkLargeRepository(repo) : null;
+  if (large) checks.push(large);
   for (const agent of CONNECTABLE_AGENTS) checks.push(await checkHooks(agent, folder));
   for (const agent of CONNECTABLE_AGENTS) checks.push(checkConversationRollback(agent, process.env));
   if (repo) checks.push(await checkHookLatency(repo));

@@ -1,5 +1,6 @@
 import type { RepoContext } from '../context';
 import { inspectRepositoryHealth } from '../git/healthProbe';
+import { takeHandedOverStatus } from '../git/statusProbe';
 import { assertNoRecovery, readRecovery } from '../recovery/recoveryLatch';
 import { inFlightOperation } from '../restore/operationRecords';
 import type { RunKind } from './operationKinds';
@@ -8,10 +9,18 @@ import { settleUnderLease } from './reconciliation';
 
 /** The sequence's steps for a repository opened by the core: its store, the full health probe, reconciliation. */
 function coreSteps(ctx: RepoContext): OperationSteps {
+  let settled = false;
   return {
     refuseRecovery: () => assertNoRecovery(ctx.store),
-    settle: () => settleUnderLease(ctx),
-    probe: () => inspectRepositoryHealth(ctx.repo),
+    settle: async () => {
+      settled = await settleUnderLease(ctx);
+    },
+    // A hook's early status, when the fast path declined (statusProbe.ts takeHandedOverStatus): used unless settling
+    // just changed the repository.
+    probe: () => {
+      const early = takeHandedOverStatus(ctx.repo.root);
+      return inspectRepositoryHealth(ctx.repo, settled ? undefined : early);
+    },
     latchFacts: () =>
       ctx.store.read((r) => ({
         recoveryRequired: readRecovery(r) !== null,
