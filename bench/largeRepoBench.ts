@@ -231,6 +231,10 @@ export async function runLargeRepoBench(context: BenchContext): Promise<SectionR
     if (untrackedCache) {
       gitIn(dir, 'config', 'core.untrackedCache', 'true');
       gitIn(dir, 'status', '--porcelain'); // writes the cache into the index (the user's own status does)
+    } else {
+      // Without the setting git keeps a cache an index already holds ("keep"), and `reset --hard` carries it over
+      // from the last run's cached variant: removed, so this variant has none.
+      gitIn(dir, 'update-index', '--no-untracked-cache');
     }
     const measured: Measured[] = rows.map((row) => ({ row, event: [], status: [], calls: [] }));
     // Warm-up: the chat known to the facts file, the page cache filled.

@@ -36,7 +36,7 @@ const OID_BYTES: Readonly<Record<ObjectFormat, number>> = { sha1: 20, sha256: 32
 export function readFlaggedEntries(file: string, format: ObjectFormat): FlaggedEntry[] | null {
   let data: Buffer;
   try {
-    data = fs.readFileSync(file);
+    data = readIndexFile(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     return null;
@@ -56,9 +56,47 @@ export function readFlaggedEntries(file: string, format: ObjectFormat): FlaggedE
  */
 export function readCachedIndexTree(file: string, format: ObjectFormat): string | null {
   try {
-    return parsedIndex(fs.readFileSync(file), OID_BYTES[format])?.cachedTree ?? null;
+    return parsedIndex(readIndexFile(file), OID_BYTES[format])?.cachedTree ?? null;
   } catch {
     return null;
+  }
+}
+
+/**
+ * A buffer the index reads of this module share (each read's view is valid until the next one): a hook event reads
+ * the index, and its copies, two or three times, and at 250,000 files each fresh buffer was 25 MB more of the
+ * process's peak memory (issue 36). Let go a second after the last read, so a long-lived process (the extension
+ * host) does not keep it.
+ */
+let scratch: Buffer | null = null;
+let scratchTimer: NodeJS.Timeout | null = null;
+
+function readIndexFile(file: string): Buffer {
+  return readIndexTail(file, Number.MAX_SAFE_INTEGER);
+}
+
+/**
+ * The last `maxBytes` of the index file `file` (all of it when smaller), in the shared buffer: valid until the next
+ * read of this module. Throws what opening the file throws.
+ */
+export function readIndexTail(file: string, maxBytes: number): Buffer {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const fileSize = fs.fstatSync(fd).size;
+    const size = Math.min(fileSize, maxBytes);
+    if (!scratch || scratch.length < size) scratch = Buffer.allocUnsafe(size);
+    let at = 0;
+    while (at < size) {
+      const read = fs.readSync(fd, scratch, at, size - at, fileSize - size + at);
+      if (read === 0) break;
+      at += read;
+    }
+    if (scratchTimer) clearTimeout(scratchTimer);
+    scratchTimer = setTimeout(() => (scratch = null), 1000);
+    scratchTimer.unref();
+    return scratch.subarray(0, at);
+  } finally {
+    fs.closeSync(fd);
   }
 }
 
@@ -86,8 +124,8 @@ const MEMO_MAX_BYTES = 4 << 20;
 function parsedIndex(data: Buffer, oidBytes: number): ParsedIndex {
   if (lastParsed && lastParsed.oidBytes === oidBytes && lastParsed.data.equals(data)) return lastParsed.parsed;
   const parsed = parseIndex(data, oidBytes);
-  // Kept only while small: a long-lived process (the extension host) holds it.
-  lastParsed = data.length <= MEMO_MAX_BYTES ? { data, oidBytes, parsed } : null;
+  // Kept only while small: a long-lived process (the extension host) holds it. A copy: `data` is the shared buffer.
+  lastParsed = data.length <= MEMO_MAX_BYTES ? { data: Buffer.from(data), oidBytes, parsed } : null;
   return parsed;
 }
 

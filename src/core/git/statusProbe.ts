@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { GitClient } from './gitClient';
 import { processGit } from './gitRunner';
-import { hiddenEntryCount } from './indexFlags';
+import { hiddenEntryCount, readIndexTail } from './indexFlags';
 import { guessRepositoryFromFiles, type GitRepository } from './repository';
 
 export const GIT_OPERATIONS = ['merge', 'rebase', 'am', 'cherry-pick', 'revert', 'bisect'] as const;
@@ -152,24 +152,11 @@ const DIR_SHOW_OTHER_DIRECTORIES = 1 << 1;
  * same files (startProbeStatus).
  */
 export function untrackedCacheMode(gitDir: string): UntrackedMode | null {
-  let fd: number;
   try {
-    fd = fs.openSync(path.join(gitDir, 'index'), 'r');
-  } catch {
-    return null;
-  }
-  try {
-    const size = fs.fstatSync(fd).size;
-    const length = Math.min(size, UNTRACKED_CACHE_TAIL_BYTES);
-    // Not zero-filled first: every byte is read into it (a short read leaves its garbage outside the checked chain).
-    const tail = Buffer.allocUnsafe(length);
-    const read = fs.readSync(fd, tail, 0, length, size - length);
-    if (read !== length) return null;
+    const tail = readIndexTail(path.join(gitDir, 'index'), UNTRACKED_CACHE_TAIL_BYTES);
     return untrackedCacheModeOf(tail);
   } catch {
     return null;
-  } finally {
-    fs.closeSync(fd);
   }
 }
 
