@@ -3,19 +3,42 @@
  * a chat of three turns, Undo of the third, `agent-versions chat fork <third turn>` (the shipped bundle), then the
  * fork resumed with a fourth prompt. The mock's request log is the proof: the fourth request carries the first two
  * turns' messages and nothing of the third; the original session still resumes with all three. The refusals
- * (first turn, session file gone, agent not on PATH, Claude Agent SDK not installed) create nothing.
+ * (first turn, session file gone, agent not on PATH, Claude Agent SDK not installed) create nothing. Claude Code,
+ * Codex and opencode; one chat each.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { claudeAgentSdkDir } from './support/agentBinaries';
-import { killProcessesUnder, stopAllAgents } from './support/agentProcess';
-import { avh, avhJson, DIST_CLI, inventory, makeSandbox, removeSandbox, turnsOf } from './support/agentSandbox';
+import { spawnSync } from 'node:child_process';
+import { agentsDir, claudeAgentSdkDir, opencodeBinary } from './support/agentBinaries';
+import { killProcessesUnder, processesUnder, startAgent, stopAllAgents, sweepProcesses } from './support/agentProcess';
+import {
+  addUserWork,
+  agentEnv,
+  avh,
+  avhJson,
+  commitSettings,
+  DIST_CLI,
+  inventory,
+  makeSandbox,
+  removeSandbox,
+  Sandbox,
+  turnsOf,
+} from './support/agentSandbox';
 import { say, useTools } from './support/anthropicMock';
 import { ClaudeCodeSetup, claudePrint, setUpClaudeCode } from './support/claudeCodeSession';
 import { CodexSetup, codexExec, setUpCodex } from './support/codexSession';
 import { applyPatch, reply } from './support/openaiResponsesMock';
 import { capturedEvents } from './support/agentSandbox';
+import {
+  chatReply,
+  chatToolCalls,
+  isAgentLoopRequest,
+  OpenAiChatMock,
+  startOpenAiChatMock,
+} from './support/openaiChatMock';
+import { opencodeUserConfig, seedPluginDependencies } from './support/opencodeWorld';
+import { eventually } from '../support/eventually';
 import { assertNothingLost, cleanupTempDirs } from '../support/gitFixtures';
 
 const setups: (ClaudeCodeSetup | CodexSetup)[] = [];
@@ -324,6 +347,186 @@ describe('Codex 0.171.0 (real binary, mock model: Responses API on 127.0.0.1): c
     for (const heard of ['PROMPT-ONE', 'PROMPT-TWO', 'PROMPT-THREE', 'third.txt', 'ANSWER-THREE', 'PROMPT-FIVE'])
       assert.ok(original.includes(heard), `the original's request carries ${heard}`);
     assert.ok(!original.includes('PROMPT-FOUR'), 'the fork’s prompt never reached the original');
+    assertNothingLost(repo, content);
+  });
+});
+
+describe('opencode 1.18.33 (real binary, mock model: Chat Completions on 127.0.0.1): continue the chat from before an undone turn', function () {
+  this.timeout(240_000);
+  let mock: OpenAiChatMock | undefined;
+  let sandbox: Sandbox | undefined;
+  before(() => assert.ok(fs.existsSync(DIST_CLI), 'dist/cli.js is missing: run `npm run build` first'));
+  afterEach(async () => {
+    await stopAllAgents();
+    await mock?.close();
+    if (sandbox) {
+      await sweepProcesses(sandbox.root);
+      await removeSandbox(sandbox);
+    }
+    cleanupTempDirs();
+  });
+
+  it('three turns, Undo the third, fork through `opencode serve`: the fork resumes with turns one and two only; the original keeps all three; refusals create nothing', async () => {
+    const bin = opencodeBinary();
+    mock = await startOpenAiChatMock();
+    const box = (sandbox = makeSandbox('opencode-fork'));
+    const repo = box.repo;
+    const connected = avh(box, ['connect', 'opencode', '--project']);
+    assert.equal(connected.code, 0, connected.stderr);
+    seedPluginDependencies(path.join(repo, '.opencode'));
+    commitSettings(box, '.opencode');
+    addUserWork(box);
+    const userDir = path.join(box.home, '.config', 'opencode');
+    fs.mkdirSync(userDir, { recursive: true });
+    fs.writeFileSync(path.join(userDir, 'opencode.json'), opencodeUserConfig(mock.url));
+    seedPluginDependencies(userDir);
+    // The user's opencode environment, which `chat fork` runs in too: the same database, the binary on PATH.
+    const opencodeEnv = {
+      XDG_CONFIG_HOME: path.join(box.home, '.config'),
+      XDG_DATA_HOME: path.join(box.home, '.local/share'),
+      XDG_STATE_HOME: path.join(box.home, '.local/state'),
+      XDG_CACHE_HOME: path.join(agentsDir(), 'cache'),
+      OPENCODE_DISABLE_MODELS_FETCH: '1',
+      OPENCODE_DISABLE_AUTOUPDATE: '1',
+      OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+      PATH: `${path.dirname(bin.path)}${path.delimiter}${process.env.PATH ?? ''}`,
+    };
+    const env = agentEnv(box, { ...opencodeEnv, PWD: repo });
+    /** One `opencode run`, then its turn's end (the plugin's session.idle hook finishes after opencode exits). */
+    const turn = async (prompt: string, args: string[] = []) => {
+      const count = (await turnsOf(repo)).length;
+      const exit = await startAgent(bin.path, ['run', ...args, prompt], { cwd: repo, env, timeoutMs: 120_000 }).exited;
+      assert.equal(exit.code, 0, exit.stderr);
+      await eventually(
+        'the session.idle hook to end the turn',
+        () => turnsOf(repo),
+        // Ended, and its version made (or refused): 'pending' while the commit is being made.
+        (turns) =>
+          turns.length === count + 1 &&
+          turns[count].outcome != null &&
+          (turns[count].version !== null || turns[count].noVersionReason !== 'pending'),
+        { timeoutMs: 30_000 },
+      );
+    };
+    /** The last agent-loop request's conversation, as one text to search. */
+    const lastConversation = () =>
+      JSON.stringify((mock!.requests.filter(isAgentLoopRequest).at(-1)!.body as { messages?: unknown }).messages);
+    const sessions = () => {
+      const r = spawnSync(bin.path, ['session', 'list', '--format', 'json'], { cwd: repo, env, encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      return (JSON.parse(r.stdout || '[]') as { id: string }[]).map((x) => x.id).sort();
+    };
+
+    mock.script([
+      chatReply('ANSWER-ONE'),
+      chatReply('ANSWER-TWO'),
+      chatToolCalls({ name: 'write', arguments: { filePath: path.join(repo, 'third.txt'), content: 'third turn\n' } }),
+      chatReply('ANSWER-THREE'),
+    ]);
+    await turn('PROMPT-ONE');
+    const chatId = (await turnsOf(repo))[0].chatId;
+    const session = chatId.replace(/^opencode:/, '');
+    await turn('PROMPT-TWO', ['--session', session]);
+    await turn('PROMPT-THREE writes third.txt', ['--session', session]);
+    assert.equal(mock.remaining(), 0, 'the model script was used up');
+    assert.equal(fs.readFileSync(path.join(repo, 'third.txt'), 'utf8'), 'third turn\n');
+    const turns = await turnsOf(repo);
+    assert.deepEqual(
+      turns.map((t) => [t.chatId, t.seq, t.outcome]),
+      [1, 2, 3].map((seq) => [chatId, seq, 'completed']),
+    );
+    const content = inventory(repo);
+    const undo = avhJson<{ result: string; turnId: string }>(box, ['undo']);
+    assert.deepEqual([undo.result, undo.turnId], ['restored', turns[2].id]);
+    assert.equal(fs.existsSync(path.join(repo, 'third.txt')), false, 'Undo took the third turn’s file back');
+
+    const doctor = avhJson<{ checks: { id: string; status: string; facts: Record<string, unknown> }[] }>(
+      box,
+      ['doctor'],
+      opencodeEnv,
+    ).checks.filter((c) => c.id === 'chat:opencode' || c.id === 'hooks:opencode');
+    assert.deepEqual(
+      doctor.map((c) => [c.id, c.status]),
+      [
+        ['hooks:opencode', 'ok'],
+        ['chat:opencode', 'ok'],
+      ],
+    );
+    assert.deepEqual(doctor[1].facts, { verifiedVersion: '1.18.33', available: true, version: '1.18.33' });
+
+    const before = sessions();
+    assert.deepEqual(before, [session]);
+    const forkRun = avh(box, ['chat', 'fork', turns[2].id, '--json'], opencodeEnv);
+    assert.equal(forkRun.code, 0, `${forkRun.stderr}${forkRun.stdout}`);
+    const fork = JSON.parse(forkRun.stdout) as ForkJson;
+    assert.deepEqual(
+      { ...fork, forkId: '' },
+      {
+        turnId: turns[2].id,
+        agent: 'opencode',
+        chatId,
+        forkId: '',
+        anchorId: fork.anchorId,
+        resume: {
+          argv: ['opencode', '--session', fork.forkId],
+          cwd: repo,
+          command: `opencode --session ${fork.forkId}`,
+        },
+      },
+    );
+    assert.match(fork.anchorId ?? '', /^msg_/, 'the anchor is the message before the turn’s prompt');
+    assert.deepEqual(sessions(), [...before, fork.forkId].sort(), 'the fork is one new session');
+    assert.deepEqual(
+      processesUnder(box.root).filter((pid) => fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('\0serve\0')),
+      [],
+      'the server chat fork started has stopped',
+    );
+
+    // The fork, resumed with a fourth prompt: the model hears turns one and two, and nothing of the third.
+    mock.script([chatReply('ANSWER-FOUR')]);
+    await turn('PROMPT-FOUR', ['--session', fork.forkId]);
+    const forked = lastConversation();
+    for (const heard of ['PROMPT-ONE', 'ANSWER-ONE', 'PROMPT-TWO', 'ANSWER-TWO', 'PROMPT-FOUR'])
+      assert.ok(forked.includes(heard), `the fork's request carries ${heard}`);
+    for (const gone of ['PROMPT-THREE', 'third.txt', 'ANSWER-THREE'])
+      assert.ok(!forked.includes(gone), `the fork's request carries nothing of the undone turn (${gone})`);
+
+    // The original session is untouched: resumed, it still has all three turns.
+    mock.script([chatReply('ANSWER-FIVE')]);
+    await turn('PROMPT-FIVE', ['--session', session]);
+    const original = lastConversation();
+    for (const heard of ['PROMPT-ONE', 'PROMPT-TWO', 'PROMPT-THREE', 'third.txt', 'ANSWER-THREE', 'PROMPT-FIVE'])
+      assert.ok(original.includes(heard), `the original's request carries ${heard}`);
+    assert.ok(!original.includes('PROMPT-FOUR'), 'the fork’s prompt never reached the original');
+    const after = await turnsOf(repo);
+    assert.deepEqual(
+      after.slice(3).map((t) => [t.chatId, t.seq]),
+      [
+        [`opencode:${fork.forkId}`, 1],
+        [chatId, 4],
+      ],
+    );
+
+    // Refusals leave opencode's sessions and our store as they were.
+    const kept = sessions();
+    const refused = (turnId: string, extra: NodeJS.ProcessEnv, code: number, message: RegExp) => {
+      const r = avh(box, ['chat', 'fork', turnId], { ...opencodeEnv, ...extra });
+      assert.equal(r.code, code, `${r.stderr}${r.stdout}`);
+      assert.match(r.stderr, message);
+      assert.match(r.stderr, /Nothing was created\./);
+      assert.ok(!r.stderr.includes('PROMPT-') && !r.stderr.includes('ANSWER-'), 'no conversation text in the message');
+    };
+    refused(turns[0].id, {}, 2, /This turn began its opencode session: there is no conversation before it/);
+    refused(turns[2].id, { PATH: '/usr/bin:/bin' }, 1, /`opencode` is not on PATH/);
+    assert.deepEqual(sessions(), kept);
+    // The fork's session deleted in opencode: its turn (the fourth prompt) can no longer be continued.
+    const deleted = spawnSync(bin.path, ['session', 'delete', fork.forkId], { cwd: repo, env, encoding: 'utf8' });
+    assert.equal(deleted.status, 0, deleted.stderr);
+    const gone = kept.filter((id) => id !== fork.forkId);
+    assert.deepEqual(sessions(), gone);
+    refused(after[3].id, {}, 1, /opencode has no session with this turn’s id any more \(deleted\)/);
+    assert.deepEqual(sessions(), gone);
+    assert.deepEqual(await turnsOf(repo), after, 'the store is as it was');
     assertNothingLost(repo, content);
   });
 });

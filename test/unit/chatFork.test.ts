@@ -1,6 +1,6 @@
 /**
- * Issue 32 through the shipped CLI (dist/cli.js): the hooks record where each Claude Code turn sits in its
- * conversation (ids only, on the full and the fast path; unknown when the payload names none), and `chat fork`
+ * Issue 32 through the shipped CLI (dist/cli.js): the hooks record where each Claude Code and opencode turn sits in
+ * its conversation (ids only, on the full and the fast path; unknown when the payload names none), and `chat fork`
  * refuses, creating nothing, what it cannot continue: an unknown turn, an agent without a way to continue from an
  * earlier turn, a turn whose anchor is unknown, an agent missing from PATH. The fork itself is proven with the real
  * binary in test/agents/chatFork.agent.test.ts.
@@ -95,6 +95,87 @@ describe('Continue the chat from before a turn (issue 32): anchors and refusals,
     refused(turns[2], 2, /Where this turn sits in its Claude Code conversation is unknown.*Nothing was created\./);
     refused(turns[1], 1, /`claude` is not on PATH.*Nothing was created\./, { PATH: path.dirname(process.execPath) });
     assert.equal(fs.existsSync(path.join(home, '.claude')), false, 'nothing was created');
+  });
+
+  it('each opencode turn records its session and prompt message ids (full path, then fast path); a plugin written before that records none, and its turn is refused with what to do', async () => {
+    const repo = makeRepo();
+    const home = tempDir('avh-fork-home-');
+    const pathLog = path.join(tempDir('avh-fork-log-'), 'paths.log');
+    const env = { HOME: home, AVH_HOOK_PATH_LOG: pathLog };
+    const session = 'ses_dcd4a6507ffewJiQgBjckaSYt9';
+    const hook = (fixture: string, overrides: Record<string, unknown> = {}) => {
+      const input = payload(`opencode/${fixture}`, repo, home, overrides);
+      const r = runCliProcess(['hook', 'opencode'], { cwd: repo, input, env, cli: TEST_BUILD_CLI });
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok(!r.stdout.includes(PROMPT) && !r.stderr.includes(PROMPT), 'the prompt is never printed');
+    };
+    const first = 'msg_2481e7ff4001u52NBPEJPjXMtR';
+    const second = 'msg_2481e8a06001MwxZtbkVfgnyat';
+    hook('chat.message.json', { message_id: first });
+    write(repo, 'a.txt', 'one\n');
+    hook('session.idle.json');
+    hook('chat.message.json', { message_id: second });
+    hook('session.idle.json');
+    // The plugin an older agent-versions wrote: no message_id (nor reads_context).
+    hook('chat.message.json', { message_id: undefined });
+    hook('session.idle.json');
+    hook('chat.message.json', { message_id: 'not an id' });
+    const paths = fs.readFileSync(pathLog, 'utf8').trim().split('\n');
+    assert.match(paths[0], /^declined:/, 'the first prompt (a new chat) took the full path');
+    assert.match(paths[2], /^fast /, 'the second prompt took the fast path');
+
+    const { turns, anchors } = await anchorsOf(repo);
+    assert.equal(turns.length, 4);
+    assert.deepEqual(anchors, [
+      { turn_id: turns[0], agent: 'opencode', chat_ref: session, turn_ref: first, transcript: null },
+      { turn_id: turns[1], agent: 'opencode', chat_ref: session, turn_ref: second, transcript: null },
+    ]);
+    assert.ok(!JSON.stringify(anchors).includes('CANARY'));
+
+    const old = runCliProcess(['chat', 'fork', turns[2]], { cwd: repo, env: { HOME: home } });
+    assert.equal(old.code, 2, old.stderr);
+    assert.match(
+      old.stderr,
+      /Where this turn sits in its opencode conversation is unknown: .* A plugin written by an older agent-versions does not name it: run `agent-versions connect opencode` again .*Nothing was created\./,
+    );
+    const noOpencode = runCliProcess(['chat', 'fork', turns[1]], {
+      cwd: repo,
+      env: { HOME: home, PATH: path.dirname(process.execPath) },
+    });
+    assert.equal(noOpencode.code, 1, noOpencode.stderr);
+    assert.match(noOpencode.stderr, /`opencode` is not on PATH.*Nothing was created\./);
+  });
+
+  it('an opencode plugin written before it named the prompt’s message: doctor says it is out of date, connect rewrites it', () => {
+    const repo = makeRepo();
+    const home = tempDir('avh-fork-home-');
+    const run = (args: string[]) => runCliProcess(args, { cwd: repo, env: { HOME: home } });
+    assert.equal(run(['connect', 'opencode', '--project']).code, 0);
+    const file = path.join(repo, '.opencode/plugins/agent-versions.js');
+    const current = fs.readFileSync(file, 'utf8');
+    const line = '        message_id: output.message?.id,\n';
+    assert.ok(current.includes(line));
+    fs.writeFileSync(file, current.replace(line, ''));
+    const hooksCheck = () =>
+      (
+        JSON.parse(run(['doctor', '--json']).stdout) as {
+          checks: { id: string; status: string; summary: string; fix?: string }[];
+        }
+      ).checks.find((c) => c.id === 'hooks:opencode')!;
+    const old = hooksCheck();
+    assert.equal(old.status, 'warning');
+    assert.equal(
+      old.summary,
+      `opencode: connected in ${file}, but the plugin there is out of date (written by an older agent-versions): it ` +
+        'may not send what this version uses, such as the prompt’s message id that `chat fork` needs to continue a ' +
+        'chat from before a turn.',
+    );
+    assert.equal(old.fix, 'To write the current one: agent-versions connect opencode --project');
+    const again = run(['connect', 'opencode', '--project']);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /updated {2}chat\.message hook/);
+    assert.equal(fs.readFileSync(file, 'utf8'), current);
+    assert.equal(hooksCheck().status, 'ok');
   });
 
   it('an unknown turn, a malformed id and an agent without the mechanism are refused with their own messages', async () => {

@@ -121,6 +121,11 @@ export interface SettingsFormat {
   entries(file: string, text: string | null, agent: ConnectableAgent): OurEntry[];
   planConnect(file: string, text: string | null, agent: ConnectableAgent, commands: HookCommands): SettingsEdit;
   planDisconnect(file: string, text: string | null, agent: ConnectableAgent): SettingsEdit;
+  /**
+   * What doctor says of a file of ours whose commands are current but whose text is not what connect writes now
+   * (written by an older agent-versions): the sentence's end, after "connected in <file>, but ".
+   */
+  outdated?: string;
 }
 
 /** What doctor hands an agent's review check: one connected file, and readers it must not load itself. */

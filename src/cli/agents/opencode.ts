@@ -1,6 +1,8 @@
 import * as path from 'node:path';
+import { anchorRef } from '../../core/chats/turnAnchors';
 import { CliError, EXIT } from '../exitCodes';
 import {
+  HookAction,
   HookEvent,
   hookEventTable,
   JsonObject,
@@ -32,8 +34,12 @@ import type { ConnectableAgent, OurEntry, SettingsEdit, SettingsFormat } from '.
  *   SIGTERM send nothing: the session's next prompt ends that turn cancelled. The TUI loads the plugin twice; each
  *   event reaches one of the two.
  * - The payload is ours: `{"hook_event_name", "session_id", "cwd" (the plugin's directory), "prompt"?,
- *   "error_name"?, "tool_name"?, "file_path"?, "command"?, "reads_context"?}`; chats are `opencode:<sessionID>`
- *   (stable across `--continue` and `-s`).
+ *   "message_id"?, "error_name"?, "tool_name"?, "file_path"?, "command"?, "reads_context"?}`; chats are
+ *   `opencode:<sessionID>` (stable across `--continue` and `-s`).
+ * - Where a turn sits in the session (issue 32, docs/design/conversation-rollback.md): `chat.message`'s
+ *   `output.message.id` is the id opencode stores the prompt under; sent as `message_id`, it is recorded with the
+ *   session's id as the turn's anchor (`chat fork`, conversations/opencode.ts). A plugin written before that sends
+ *   none: its turns' anchors are unknown; doctor says the plugin is out of date, and `connect opencode` rewrites it.
  * - Context channel: in `chat.message`, a pushed `{type: "text", synthetic: true, text}` part reaches the model as a
  *   second text part of the user's message: the plugin reads `{"additionalContext"}` from the hook's stdout and
  *   says so (`reads_context`); for a plugin written before that, which ignores stdout, a note waits.
@@ -84,20 +90,28 @@ function parseOpencodePayload(raw: string): HookEvent {
   const o = parseJsonObject(raw, WHAT);
   const { event, session, cwd, prompt } = snakeCaseFields(o, WHAT);
   const aborted = event === 'session.error' && optionalString(o, 'error_name', WHAT) === 'MessageAbortedError';
+  const action: HookAction = aborted
+    ? { kind: 'end', outcome: 'cancelled' }
+    : lifecycleAction(
+        event,
+        prompt,
+        EVENTS,
+        () => opencodeToolWrites(o, cwd),
+        () => (o.tool_name === 'bash' ? shellCommandOf(o.command) : null),
+      );
+  if (action.kind === 'begin') {
+    // Where the turn sits in the session (issue 32): the session's id and the prompt's message id, as the plugin
+    // names them. A plugin written before it names no message: the anchor stays unknown.
+    const chatRef = anchorRef(session);
+    const turnRef = anchorRef(o.message_id);
+    if (chatRef !== undefined && turnRef !== undefined) action.anchor = { chatRef, turnRef };
+  }
   return {
     agent: 'opencode',
     event,
     chatId: `opencode:${session}`,
     cwd,
-    action: aborted
-      ? { kind: 'end', outcome: 'cancelled' }
-      : lifecycleAction(
-          event,
-          prompt,
-          EVENTS,
-          () => opencodeToolWrites(o, cwd),
-          () => (o.tool_name === 'bash' ? shellCommandOf(o.command) : null),
-        ),
+    action,
     // A plugin written before notes ignores the hook's stdout: notes wait until `connect opencode` updates it.
     ...(o.reads_context === true ? {} : { hearsContext: false as const }),
   };
@@ -151,9 +165,11 @@ export const AgentVersions = async ({ directory }) => {
         .filter((part) => part.type === "text" && !part.synthetic)
         .map((part) => part.text)
         .join("\\n");
+      // The prompt's message id: where the turn sits in the session (chat fork continues from before it).
       const printed = await send({
         hook_event_name: "chat.message",
         session_id: input.sessionID,
+        message_id: output.message?.id,
         prompt,
         reads_context: true,
       });
@@ -256,6 +272,9 @@ function pluginFormat(): SettingsFormat {
       }
       return text === wanted ? { after: null, changes: [] } : { after: wanted, changes: all(agent, 'updated') };
     },
+    outdated:
+      'the plugin there is out of date (written by an older agent-versions): it may not send what this version ' +
+      'uses, such as the prompt’s message id that `chat fork` needs to continue a chat from before a turn.',
     planDisconnect(file, text, agent): SettingsEdit {
       if (entries(file, text, agent).length === 0) return { after: null, changes: [] };
       return { after: '', remove: true, changes: all(agent, 'removed') };

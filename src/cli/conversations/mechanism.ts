@@ -26,6 +26,8 @@ export interface ConversationMechanism {
    * command at `agentFile`: checked by `chat fork` (a refusal when not met) and `doctor`.
    */
   prerequisite?(agentFile: string, env: NodeJS.ProcessEnv): Prerequisite;
+  /** What to do about a turn whose anchor is unknown, when the agent's setup can be the cause (opencode's plugin). */
+  unknownAnchor?: string;
   /**
    * Forks the conversation just before the anchored turn; throws a CliError (nothing left behind) when it cannot.
    * `cwd`: the repository's folder, where the agent runs.

@@ -124,13 +124,22 @@ export async function checkHooks(
     );
   }
   const wanted = planConnect(only.file, readSettings(only.file), agent, currentCommandsOf(commands, agent.name));
-  if (commands.some((c) => c !== currentFormOf(c, agent.name)) || wanted.after !== null) {
+  const olderCommands = commands.some((c) => c !== currentFormOf(c, agent.name));
+  if (olderCommands || wanted.after !== null) {
+    const again =
+      `${reconnect}${commands.some(hookCommandInits) ? ' --init' : ''}` +
+      `${commands.some(hookCommandGuards) ? ' --guard-destructive' : ''}`;
+    // The commands are current but the file we wrote is not (opencode's plugin): the format says what it lacks.
+    const outdated = olderCommands ? undefined : agent.settings.format?.outdated;
+    if (outdated)
+      return warning(id, `${name}: connected in ${only.file}, but ${outdated}`, `To write the current one: ${again}`, {
+        ...facts,
+        outdated: true,
+      });
     return warning(
       id,
       `${name}: connected in ${only.file} with an older form of this installation's hook entries.`,
-      'To write the current one (it starts faster, or runs longer where the agent cuts hooks short): ' +
-        `${reconnect}${commands.some(hookCommandInits) ? ' --init' : ''}` +
-        `${commands.some(hookCommandGuards) ? ' --guard-destructive' : ''}`,
+      `To write the current one (it starts faster, or runs longer where the agent cuts hooks short): ${again}`,
       facts,
     );
   }

@@ -13,8 +13,8 @@ export const spec: CommandSpec = {
     'After an Undo, the agent’s conversation still holds the undone turn. This forks the conversation through the ' +
     'agent’s own mechanism so that the fork ends just before the turn’s prompt, reads the fork back to check that, ' +
     'and prints the command that resumes it (run it in the folder printed). The original conversation is kept. ' +
-    'Claude Code and Codex (docs/design/conversation-rollback.md); for other agents, or a turn whose place in ' +
-    'the conversation is unknown, it says why and creates nothing.',
+    'Claude Code, Codex and opencode (docs/design/conversation-rollback.md); for other agents, or a turn whose ' +
+    'place in the conversation is unknown, it says why and creates nothing.',
   example: 'agent-versions chat fork 0b6e2c1f-5a4d-4c1e-9f3a-2d7e8b9c0a11',
   json:
     '{"turnId": string, "agent": string, "chatId": string, "forkId": string, "anchorId": string|null, ' +
@@ -26,12 +26,14 @@ export function run(c: CommandContext): Promise<CommandOutput> {
     const turn = await history.turnAnchor(c.args[0]);
     const mechanism = conversationMechanismOf(turn.agent);
     if (!mechanism) throw refusal(NO_MECHANISM, EXIT.usage);
-    if (!turn.anchor || turn.anchor.agent !== mechanism.agent)
+    if (!turn.anchor || turn.anchor.agent !== mechanism.agent) {
+      const cause = mechanism.unknownAnchor ? ` ${mechanism.unknownAnchor}` : '';
       throw refusal(
         `Where this turn sits in its ${mechanism.displayName} conversation is unknown: its hook did not name it ` +
-          '(recorded before this version, or by `turn begin`).',
+          `(recorded before this version, or by \`turn begin\`).${cause}`,
         EXIT.usage,
       );
+    }
     const installed = installedAgent(mechanism, process.env);
     if (!installed.file)
       throw refusal(
