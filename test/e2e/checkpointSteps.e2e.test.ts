@@ -12,15 +12,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import {
-  assertNothingLost,
-  cleanupTempDirs,
-  contentInventory,
-  git,
-  makeRepo,
-  read,
-  write,
-} from '../support/gitFixtures';
+import { assertNothingLost, contentInventory, git, makeRepo, read, write } from '../support/gitFixtures';
 import { dist } from '../support/turnFixtures';
 import type { Page } from 'playwright-core';
 import {
@@ -28,12 +20,11 @@ import {
   moveMouseAway,
   openVersionHistory,
   runCommand,
-  startWorkbench,
   versionHistoryPane,
   versionHistoryScreenshot,
   waitForNotification,
-  type Workbench,
 } from './harness';
+import { useWorkbench } from './workbenchSuite';
 
 const FIXTURES = path.resolve(__dirname, '../../../test/fixtures/hooks/claude-code');
 const CAPTURED_REPO = '/home/user/work/repo';
@@ -52,37 +43,23 @@ function hook(repo: string, name: string, overrides: Record<string, unknown> = {
 
 describe('checkpoint steps and Restore to Before This Command (code-server + Chromium, extension from the .vsix)', function () {
   this.timeout(240_000);
-  let folder = '';
-  let workbench: Workbench | undefined;
+  const suite = useWorkbench('checkpoints', () => {
+    const folder = makeRepo();
+    write(folder, '.gitignore', '.env\n');
+    write(folder, 'src/app.ts', 'export const app = 1;\n');
+    git(folder, 'add', '-A');
+    git(folder, 'commit', '-q', '-m', 'the app');
+    write(folder, '.env', 'API_KEY=local-only\n');
+    return folder;
+  });
   /**
    * Each checkpoint the tests took: its id, the end-of-turn notice that must name it once, and whether that
    * notice's button was clicked (VS Code then closes it: the center no longer lists it).
    */
   const notices: { id: string; text: string; clicked: boolean }[] = [];
 
-  before(async () => {
-    folder = makeRepo();
-    write(folder, '.gitignore', '.env\n');
-    write(folder, 'src/app.ts', 'export const app = 1;\n');
-    git(folder, 'add', '-A');
-    git(folder, 'commit', '-q', '-m', 'the app');
-    write(folder, '.env', 'API_KEY=local-only\n');
-    workbench = await startWorkbench({ folder });
-  });
-
-  afterEach(async function () {
-    const test = this.currentTest;
-    if (test?.state === 'failed' && workbench)
-      console.log(`    screenshot: ${await workbench.screenshot(`e2e-checkpoints-${test.fullTitle()}`)}`);
-  });
-
-  after(async () => {
-    await workbench?.stop();
-    cleanupTempDirs();
-  });
-
   it('the running turn shows the step; its end names the command; the step’s button brings the files back', async () => {
-    const wb = workbench!;
+    const { folder, workbench: wb } = suite;
     const page = wb.page;
     const view = versionHistoryPane(page);
     await openVersionHistory(page);
@@ -145,7 +122,7 @@ describe('checkpoint steps and Restore to Before This Command (code-server + Chr
     await wb.screenshot('checkpoint-steps-restored');
   });
   it('after a turn whose `rm -rf src` deleted files, the notice shows once with its button, and the button brings them back', async () => {
-    const wb = workbench!;
+    const { folder, workbench: wb } = suite;
     const page = wb.page;
     const before = contentInventory(folder);
     const start = git(folder, 'rev-parse', 'HEAD').trim();
@@ -180,7 +157,7 @@ describe('checkpoint steps and Restore to Before This Command (code-server + Chr
   });
 
   it('Restore to Before a Command… from the palette lists the checkpoints with their commands; the pick brings the files back', async () => {
-    const wb = workbench!;
+    const { folder, workbench: wb } = suite;
     const page = wb.page;
     const before = contentInventory(folder);
     // One more turn: the agent changes a file and adds one, then `git reset --hard` takes the change back.
