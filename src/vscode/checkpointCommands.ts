@@ -9,6 +9,7 @@ export { RESTORE_BEFORE_COMMAND } from '../views/versionHistory/copy';
 import { checkpointNoticeText, relativeTime, RESTORE_BEFORE_COMMAND } from '../views/versionHistory/copy';
 import type { RepositoryController } from './repositoryController';
 import type { RepositoryRegistry } from './repositoryRegistry';
+import { literalPickText } from './pickText';
 import type { BeforeCommandRequest, RestoreRunner } from './restoreCommands';
 
 export const RESTORE_BEFORE_COMMAND_COMMAND = 'agentVersions.restoreBeforeCommand';
@@ -67,8 +68,9 @@ async function pickCheckpoint(controller: RepositoryController): Promise<BeforeC
         `turn ${c.turnId.slice(0, 8)}`,
         ...(c.savedFiles > 0 ? [`${c.savedFiles} ignored file${c.savedFiles === 1 ? '' : 's'} saved`] : []),
       ].join(' · '),
-      // The command the agent ran, shown as a prompt is (never logged).
-      detail: (await history.checkpointCommand(c.id)) ?? undefined,
+      // The command the agent ran, shown as a prompt is (never logged), exactly as written: the pick would draw a
+      // `$(pwd)` in it as an icon.
+      detail: literalPickText((await history.checkpointCommand(c.id)) ?? undefined),
       checkpoint: c,
     })),
   );

@@ -9,17 +9,16 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
 import { INTERRUPTED_SUBJECT } from '../../src/core/turns/promptSummary';
-import { assertNothingLost, cleanupTempDirs, contentInventory, git, makeRepo, write } from '../support/gitFixtures';
+import { assertNothingLost, contentInventory, git, makeRepo, write } from '../support/gitFixtures';
 import { distBegin, distJson, porcelain, treeOf, worktreeTree } from '../support/turnFixtures';
 import {
   moveMouseAway,
   openVersionHistory,
-  startWorkbench,
   versionHistoryPane,
   versionHistoryScreenshot,
   waitForNotification,
-  type Workbench,
 } from './harness';
+import { useWorkbench } from './workbenchSuite';
 
 const CHAT = 'e2e-open-turns';
 
@@ -43,33 +42,19 @@ async function undoButtons(view: FrameLocator): Promise<number> {
 
 describe('the turns above the versions, live (code-server + Chromium, extension from the .vsix)', function () {
   this.timeout(240_000);
-  let folder = '';
-  let workbench: Workbench | undefined;
-
-  before(async () => {
-    folder = makeRepo();
+  const suite = useWorkbench('open-turns', () => {
+    const folder = makeRepo();
     write(folder, 'src/parser.ts', 'export const parse = (s: string) => s;\n');
     git(folder, 'add', '-A');
     git(folder, 'commit', '-q', '-m', 'the parser');
     const first = distBegin(folder, CHAT, 'Add the greeter');
     write(folder, 'src/greeter.ts', 'export const greet = () => "hi";\n');
     assert.ok(distJson<{ version: string }>(folder, ['turn', 'end', first, '--outcome', 'completed']).version);
-    workbench = await startWorkbench({ folder });
-  });
-
-  afterEach(async function () {
-    const test = this.currentTest;
-    if (test?.state === 'failed' && workbench)
-      console.log(`    screenshot: ${await workbench.screenshot(`e2e-open-turns-${test.fullTitle()}`)}`);
-  });
-
-  after(async () => {
-    await workbench?.stop();
-    cleanupTempDirs();
+    return folder;
   });
 
   it('a question shows quietly; a running turn shows live; stopped, its Undo saves and restores; the counts match', async () => {
-    const wb = workbench!;
+    const { folder, workbench: wb } = suite;
     const page = wb.page;
     const view = versionHistoryPane(page);
     const turns = view.getByRole('region', { name: 'Turns that are not versions yet' });

@@ -8,6 +8,8 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { DurableStore } from '../../src/core/store/durableStore';
+import { CHECKPOINT_REF_PREFIX, savedFilesDir } from '../../src/core/turns/commandCheckpoints';
 import { repoPicture } from '../support/assertions';
 import {
   assertNothingLost,
@@ -145,6 +147,48 @@ describe('checkpoints before an agent’s destructive commands (issue 34; dist/c
     for (const file of ['a.txt', 'new.txt', '.env', 'debug.log'])
       assert.equal(after[file], atClean[file], `${file} as just before git clean -fdx`);
     assert.equal(fs.statSync(path.join(repo, '.git/agent-versions')).isDirectory(), true);
+    assertNothingLost(repo, before);
+  });
+
+  it('a checkpoint taken by the hook prunes those of turns the history archive moved out (ref, saved files, row)', async () => {
+    const repo = repoWithIgnored();
+    const stateDir = path.join(repo, '.git', 'agent-versions');
+    const ref = (id: string) => `${CHECKPOINT_REF_PREFIX}${id}`;
+    const hasRef = (id: string) => git(repo, 'for-each-ref', '--format=%(refname)', ref(id)).trim() === ref(id);
+    const listed = () =>
+      (JSON.parse(cli(['checkpoints', '--json'], repo).stdout) as Array<{ id: string }>).map((c) => c.id);
+    hook('claude-code', 'claude-code/UserPromptSubmit.json', repo, { prompt: 'Turn 0' });
+    const old = bash(repo, 'git clean -fdx');
+    assert.equal(old.action, 'checkpoint', JSON.stringify(old));
+    sh(repo, 'git clean -q -fdx');
+    hook('claude-code', 'claude-code/Stop.json', repo);
+    for (let i = 1; i < 12; i++) {
+      hook('claude-code', 'claude-code/UserPromptSubmit.json', repo, { prompt: `Turn ${i}` });
+      write(repo, `f${i}.txt`, `f${i}\n`);
+      hook('claude-code', 'claude-code/Stop.json', repo);
+    }
+    // The history archive moves the old turns out, as a long history would at the default keep (1,500).
+    const { store } = await DurableStore.open(stateDir, { compactEvery: 1, archiveKeep: 4, archiveMargin: 4 });
+    await store.transaction((tx) => tx.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('test_rotation', '1')"));
+    await store.read(() => undefined);
+    await store.close();
+    assert.deepEqual(listed(), [old.checkpointId], 'archiving alone removes nothing');
+    assert.ok(hasRef(old.checkpointId!) && fs.existsSync(savedFilesDir(stateDir, old.checkpointId!)));
+
+    const before = contentInventory(repo);
+    hook('claude-code', 'claude-code/UserPromptSubmit.json', repo, { prompt: 'Newer' });
+    write(repo, '.env', 'SECRET=2\n');
+    const newer = bash(repo, 'rm -rf src');
+    assert.equal(newer.action, 'checkpoint', JSON.stringify(newer));
+    assert.deepEqual(listed(), [newer.checkpointId], 'the archived turn’s checkpoint went with the new one');
+    assert.equal(hasRef(old.checkpointId!), false, 'its ref is gone');
+    assert.equal(fs.existsSync(savedFilesDir(stateDir, old.checkpointId!)), false, 'its saved .env is gone');
+    assert.ok(hasRef(newer.checkpointId!) && fs.existsSync(savedFilesDir(stateDir, newer.checkpointId!)));
+    // With nothing left to prune, the next checkpoint keeps the running turn's own.
+    sh(repo, 'rm -rf src');
+    const third = bash(repo, 'git reset --hard');
+    assert.equal(third.action, 'checkpoint', JSON.stringify(third));
+    assert.deepEqual(listed(), [newer.checkpointId, third.checkpointId]);
     assertNothingLost(repo, before);
   });
 

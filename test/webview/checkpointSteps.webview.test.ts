@@ -3,14 +3,13 @@
 // Each step says what ran (the label, and the command as the agent wrote it), the files gone or changed, and its
 // Restore to Before This Command posts the checkpoint's id once per double click; busy disables it.
 import * as assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
 import type { CheckpointedTurn, CommandStep, OpenTurn } from '../../src/views/versionHistory/protocol';
-import { FakeHostPage, launchChromium, openFakeHostPage, row, screenshot, turn, versions } from './webviewPage';
+import { minutesAgo, useFakeHostPage } from './fakeHostSuite';
+import { row, screenshot, turn, versions } from './webviewPage';
 
 declare const window: { __posted: { type: string }[] };
 declare const document: { querySelectorAll(selector: string): { length: number } };
 
-const minutesAgo = (n: number) => Date.now() - n * 60_000;
 const RESET_ID = '6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b';
 const CLEAN_ID = '0d9e8f7a-6b5c-4d3e-9f2a-1b0c9d8e7f6a';
 const STASH_ID = 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d';
@@ -94,27 +93,10 @@ function model(): { openTurns: OpenTurn[]; checkpoints: CheckpointedTurn[] } {
 
 describe('Version History webview: checkpoint steps (Vite-built page in real Chromium, fake host)', function () {
   this.timeout(60_000);
-  let browser: Browser;
-  let host: FakeHostPage;
-
-  before(async () => {
-    browser = await launchChromium();
-  });
-  after(async () => {
-    await browser?.close();
-  });
-  beforeEach(async () => {
-    host = await openFakeHostPage(browser);
-  });
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed')
-      await screenshot(host.page, `failed-${this.currentTest.title}`).catch(() => undefined);
-    assert.deepEqual(host.errors, [], 'no page errors');
-    await host.page.close();
-  });
+  const host = useFakeHostPage();
 
   const show = () =>
-    host.showView(
+    host().showView(
       versions(
         [
           row({ kind: 'agent', label: 'Stash the experiment', oid: VERSION_OID, isHead: true, turn: turn() }),
@@ -124,7 +106,7 @@ describe('Version History webview: checkpoint steps (Vite-built page in real Chr
       ),
     );
   const steps = () =>
-    host.page.getByRole('list', { name: 'Commands the agent ran that a checkpoint was taken before' });
+    host().page.getByRole('list', { name: 'Commands the agent ran that a checkpoint was taken before' });
 
   it('lists each step under its turn: what ran, the command as written, the files gone or changed, ignored files saved', async () => {
     await show();
@@ -149,47 +131,49 @@ describe('Version History webview: checkpoint steps (Vite-built page in real Chr
       'Before git stash, nothing it had was missing at the end, 31 minutes ago',
     );
     // Under their turns: the running turn's steps right below it, the finished turn's below its version line.
-    const turnBox = await host.page.locator('.open-turns .turn').first().boundingBox();
+    const turnBox = await host().page.locator('.open-turns .turn').first().boundingBox();
     const runningBox = await steps().nth(0).boundingBox();
     assert.ok(turnBox && runningBox && runningBox.y >= turnBox.y + turnBox.height - 0.5);
-    const doneLine = host.page.getByRole('listitem', { name: /^Agent turn: Stash the experiment, version ccccccc/ });
+    const doneLine = host().page.getByRole('listitem', { name: /^Agent turn: Stash the experiment, version ccccccc/ });
     const doneBox = await doneLine.boundingBox();
     const finishedBox = await steps().nth(1).boundingBox();
     assert.ok(doneBox && finishedBox && finishedBox.y >= doneBox.y + doneBox.height - 0.5);
-    const list = await host.page.getByRole('listbox').boundingBox();
+    const list = await host().page.getByRole('listbox').boundingBox();
     assert.ok(list && finishedBox.y + finishedBox.height <= list.y + 0.5, 'above the versions');
-    await host.page.setViewportSize({ width: 1400, height: 900 });
-    await screenshot(host.page, 'checkpoint-steps-wide');
-    await host.page.setViewportSize({ width: 380, height: 700 });
-    await screenshot(host.page, 'checkpoint-steps');
+    await host().page.setViewportSize({ width: 1400, height: 900 });
+    await screenshot(host().page, 'checkpoint-steps-wide');
+    await host().page.setViewportSize({ width: 380, height: 700 });
+    await screenshot(host().page, 'checkpoint-steps');
   });
 
   it('Restore to Before This Command posts the checkpoint’s id, once per double click; busy disables it', async () => {
     await show();
     await steps().first().waitFor();
-    const button = host.page.getByRole('button', { name: 'Restore to Before This Command: git clean -x' });
+    const button = host().page.getByRole('button', { name: 'Restore to Before This Command: git clean -x' });
     assert.equal(await button.getAttribute('title'), 'Restore to Before This Command');
     await button.dblclick();
-    await host.page.getByRole('button', { name: 'Restore to Before This Command: git stash' }).click();
-    await host.page.waitForFunction(() => window.__posted.filter((m) => m.type === 'restoreBeforeCommand').length >= 2);
-    const posted = (await host.posted()).filter((m) => m.type === 'restoreBeforeCommand');
+    await host().page.getByRole('button', { name: 'Restore to Before This Command: git stash' }).click();
+    await host().page.waitForFunction(
+      () => window.__posted.filter((m) => m.type === 'restoreBeforeCommand').length >= 2,
+    );
+    const posted = (await host().posted()).filter((m) => m.type === 'restoreBeforeCommand');
     assert.deepEqual(
       posted.map((m) => m.checkpointId),
       [CLEAN_ID, STASH_ID],
     );
-    await host.send({ type: 'didChangeBusy', busy: 'Restore to Before This Command…' });
-    await host.page.waitForFunction(() => document.querySelectorAll('.steps button:disabled').length === 3);
+    await host().send({ type: 'didChangeBusy', busy: 'Restore to Before This Command…' });
+    await host().page.waitForFunction(() => document.querySelectorAll('.steps button:disabled').length === 3);
   });
 
   it('an error reply is shown; a step whose host model is malformed is not rendered at all', async () => {
     await show();
     await steps().first().waitFor();
-    await host.failNext('restoreBeforeCommand', 'This step is no longer listed in Version History.');
-    await host.page.getByRole('button', { name: 'Restore to Before This Command: git reset --hard' }).click();
-    await host.page.getByRole('alert').getByText('This step is no longer listed in Version History.').waitFor();
+    await host().failNext('restoreBeforeCommand', 'This step is no longer listed in Version History.');
+    await host().page.getByRole('button', { name: 'Restore to Before This Command: git reset --hard' }).click();
+    await host().page.getByRole('alert').getByText('This step is no longer listed in Version History.').waitFor();
     const bad = model();
     (bad.openTurns[0].steps![0] as unknown as { id: string }).id = 'not-a-checkpoint';
-    await host.showView(versions([row()], bad));
+    await host().showView(versions([row()], bad));
     // The whole notification is refused (the page keeps the model it had), as for any malformed host message.
     assert.equal(await steps().count(), 2);
   });

@@ -3,9 +3,9 @@
 // one whose version could not be made, and a question that changed nothing (one muted line, no action). Their
 // buttons post the right requests, have names and tooltips, never cover the title, and the busy state disables them.
 import * as assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
 import type { OpenTurn } from '../../src/views/versionHistory/protocol';
-import { FakeHostPage, launchChromium, openFakeHostPage, row, screenshot, turn, versions } from './webviewPage';
+import { minutesAgo, useFakeHostPage } from './fakeHostSuite';
+import { row, screenshot, turn, versions } from './webviewPage';
 
 declare const window: { __posted: { type: string }[] };
 declare const document: { fonts: { ready: Promise<unknown> } };
@@ -51,8 +51,6 @@ function titleCover(root: unknown): { label: string; overlaps: number; hit: bool
   return out;
 }
 
-const minutesAgo = (n: number) => Date.now() - n * 60_000;
-
 function openTurn(overrides: Partial<OpenTurn>): OpenTurn {
   return {
     id: 'turn-x',
@@ -96,28 +94,11 @@ const turnsNow = (): OpenTurn[] => [
 
 describe('Version History webview: the turns above the versions (Vite-built page in real Chromium, fake host)', function () {
   this.timeout(60_000);
-  let browser: Browser;
-  let host: FakeHostPage;
+  const host = useFakeHostPage();
 
-  before(async () => {
-    browser = await launchChromium();
-  });
-  after(async () => {
-    await browser?.close();
-  });
-  beforeEach(async () => {
-    host = await openFakeHostPage(browser);
-  });
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed')
-      await screenshot(host.page, `failed-${this.currentTest.title}`).catch(() => undefined);
-    assert.deepEqual(host.errors, [], 'no page errors');
-    await host.page.close();
-  });
-
-  const section = () => host.page.getByRole('region', { name: 'Turns that are not versions yet' });
+  const section = () => host().page.getByRole('region', { name: 'Turns that are not versions yet' });
   const show = (openTurns: OpenTurn[]) =>
-    host.showView(
+    host().showView(
       versions(
         [
           row({ kind: 'agent', label: 'Add the greeter', isHead: true, turn: turn() }),
@@ -148,12 +129,12 @@ describe('Version History webview: the turns above the versions (Vite-built page
     ]);
     // Above the versions: the section ends where the list begins.
     const top = await section().boundingBox();
-    const list = await host.page.getByRole('listbox').boundingBox();
+    const list = await host().page.getByRole('listbox').boundingBox();
     assert.ok(top && list && top.y + top.height <= list.y + 0.5, 'the turns are above the versions');
     // The question has no button; every other row has Show Changes and Undo.
     assert.equal(await items.nth(1).getByRole('button').count(), 0);
     for (const i of [0, 2, 3, 4]) assert.equal(await items.nth(i).getByRole('button').count(), 2);
-    await screenshot(host.page, 'open-turns');
+    await screenshot(host().page, 'open-turns');
   });
 
   it('Show Changes and Undo post the request with the turn’s id, once per double click; tooltips and icons', async () => {
@@ -168,8 +149,8 @@ describe('Version History webview: the turns above the versions (Vite-built page
     assert.equal(await undo.getAttribute('title'), 'Undo (saves its work first)');
     assert.equal(await undo.locator('.codicon-discard').count(), 1);
     await undo.click();
-    await host.page.waitForFunction(() => window.__posted.some((m) => m.type === 'undo'));
-    const posted = (await host.posted()).filter((m) => m.type === 'showTurnChanges' || m.type === 'undo');
+    await host().page.waitForFunction(() => window.__posted.some((m) => m.type === 'undo'));
+    const posted = (await host().posted()).filter((m) => m.type === 'showTurnChanges' || m.type === 'undo');
     assert.deepEqual(
       posted.map((m) => ({ type: m.type, turnId: m.turnId })),
       [
@@ -187,35 +168,35 @@ describe('Version History webview: the turns above the versions (Vite-built page
 
   it('the titles are never covered by the buttons, narrow and wide', async () => {
     for (const width of [300, 420, 900]) {
-      await host.page.setViewportSize({ width, height: 600 });
+      await host().page.setViewportSize({ width, height: 600 });
       await show(turnsNow());
       await section().waitFor();
-      await host.page.evaluate(() => document.fonts.ready);
-      const reports = await host.page.locator('body').evaluate(titleCover);
+      await host().page.evaluate(() => document.fonts.ready);
+      const reports = await host().page.locator('body').evaluate(titleCover);
       assert.equal(reports.length, 4);
       for (const r of reports) {
         assert.equal(r.overlaps, 0, `${width}px: no button covers "${r.label}"`);
         assert.ok(r.hit, `${width}px: the centre of "${r.label}" shows it`);
         assert.ok(r.shown >= Math.min(r.full, 60) - 1, `${width}px: "${r.label}" keeps its space`);
       }
-      await screenshot(host.page, `open-turns-${width}`);
+      await screenshot(host().page, `open-turns-${width}`);
     }
   });
 
   it('while a restore runs the buttons are disabled; without turns above the versions the section is gone', async () => {
     await show(turnsNow());
     await section().waitFor();
-    await host.send({ type: 'didChangeBusy', busy: 'Undo Agent Turn…' });
+    await host().send({ type: 'didChangeBusy', busy: 'Undo Agent Turn…' });
     const buttons = section().getByRole('button');
-    await buttons.first().and(host.page.locator(':disabled')).waitFor();
+    await buttons.first().and(host().page.locator(':disabled')).waitFor();
     for (let i = 0; i < (await buttons.count()); i++) assert.equal(await buttons.nth(i).isDisabled(), true);
-    await host.send({ type: 'didChangeBusy', busy: null });
+    await host().send({ type: 'didChangeBusy', busy: null });
     await show([]);
     await section().waitFor({ state: 'detached' });
     // A malformed turn makes the whole message invalid: the page keeps what it showed and reports nothing broken.
     await show(turnsNow());
     await section().waitFor();
-    await host.send({
+    await host().send({
       type: 'didChangeVersions',
       view: versions([], { openTurns: [{ ...turnsNow()[0], state: 'exploded' } as unknown as OpenTurn] }),
     });

@@ -169,6 +169,8 @@ async function checkpoint(
   const prepared = await prepare(invocation, cwd, undefined);
   const { event } = prepared;
   if (prepared.chat.running.length === 0) return { kind: 'done', result: ignored(event), json: prepared.json };
+  // Checkpoints of archived turns are pruned by the full path's checkpoint, which has the store (hookFacts.ts).
+  if (prepared.facts.checkpointsToPrune > 0) decline('checkpoints-to-prune');
   // The row and the facts' update land before a compaction is due (journalAppend.ts).
   if (prepared.facts.journal.lastSeq + 1 - prepared.facts.journal.baseSeq >= DEFAULT_COMPACT_EVERY)
     decline('compaction-due');

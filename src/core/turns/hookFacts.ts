@@ -61,6 +61,12 @@ export interface HookFacts {
   unsettled: number;
   /** The turns not yet ended, in every chat kept here or not: another chat's running turn shapes a version. */
   openTurns: number;
+  /**
+   * Checkpoints whose turn the history archive moved out of the hot store: while there are any, the full path takes
+   * the next checkpoint, which prunes them (commandCheckpoints.ts pruneCheckpointsUnderLease; the fast path has no
+   * store to prune with).
+   */
+  checkpointsToPrune: number;
   chats: Record<string, HookChatFacts>;
   /**
    * The tree of a commit the fast path last saw at HEAD (a version it made, a HEAD whose object it read): the next
@@ -105,6 +111,9 @@ export function collectHookFacts(
     restoreInFlight: inFlightOperation(r) !== undefined,
     unsettled: pendingTurns(r).length + pendingContinuations(r).length,
     openTurns: running.length,
+    checkpointsToPrune:
+      r.get<{ n: number }>('SELECT count(*) AS n FROM command_checkpoints WHERE turn_id NOT IN (SELECT id FROM turns)')
+        ?.n ?? 0,
     chats,
   };
 }
@@ -192,7 +201,8 @@ function isHookFacts(v: unknown): v is HookFacts {
     typeof v.recoveryRequired !== 'boolean' ||
     typeof v.restoreInFlight !== 'boolean' ||
     !isCount(v.unsettled) ||
-    !isCount(v.openTurns)
+    !isCount(v.openTurns) ||
+    !isCount(v.checkpointsToPrune)
   )
     return false;
   const j = v.journal;

@@ -5,6 +5,7 @@ import '@vscode/codicons/dist/codicon.css';
 import App from './App.svelte';
 import type { WebviewApi } from './hostClient';
 import './theme.css';
+import './rows.css';
 
 declare function acquireVsCodeApi(): WebviewApi;
 
