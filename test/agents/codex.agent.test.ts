@@ -49,7 +49,7 @@ import {
   responsesHttpError,
   ResponsesStep,
 } from './support/openaiResponsesMock';
-import { assertEachCheckpointRestores, prepareCheckpointTurn } from './support/commandCheckpoints';
+import { assertEachCheckpointRestores, assertGuardDenied, prepareCheckpointTurn } from './support/commandCheckpoints';
 import { TmuxSession } from './support/tmuxSession';
 import { assertNothingLost, cleanupTempDirs } from '../support/gitFixtures';
 
@@ -303,6 +303,31 @@ describe('Codex 0.171.0 (real binary, mock model: Responses API on 127.0.0.1): h
     assert.equal(turns.length, 1);
     assertEachCheckpointRestores(setup.sandbox, world, turns[0].id, seen);
     assertQuietHooks(setup, 'checkpoints');
+  });
+
+  it('connect --guard-destructive: PreToolUse denies git reset --hard (the command never runs, the model reads why), after its checkpoint (issue 34)', async () => {
+    const setup = await codex('guard', [], { connectArgs: ['--guard-destructive'] });
+    setup.mock.script([
+      callFunctions({ name: 'exec_command', arguments: { cmd: "printf 'agent\\n' >> src.txt" } }),
+      callFunctions({ name: 'exec_command', arguments: { cmd: 'git reset --hard' } }),
+      reply('I will ask the user.'),
+    ]);
+    const before = startTree(setup);
+    const content = inventory(setup.sandbox.repo);
+    const run = await codexExec(setup, 'tidy up').exited;
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(setup.mock.remaining(), 0, 'the model script was used up');
+    // The command never ran: the user's edit, the untracked file and the agent's edit are all still there.
+    assert.deepEqual(treeOf(setup.sandbox.repo), { ...before, 'src.txt': 'one\nagent\n' });
+    const turns = await turnsOf(setup.sandbox.repo);
+    assertGuardDenied(setup.sandbox, {
+      request: setup.mock.turnRequests().at(-1)!.body,
+      label: 'git reset --hard',
+      turnId: turns[0].id,
+      event: 'PreToolUse',
+    });
+    saveModelRequest(setup.sandbox, 'codex', 'guard-denied', setup.mock.turnRequests().at(-1)!.body);
+    assertNothingLost(setup.sandbox.repo, content);
   });
 
   it('a question turn after it (exec resume --last) changes nothing: plain Undo still undoes the turn before it (#1)', async () => {

@@ -41,7 +41,7 @@ import {
   lastUserText,
   startGeminiMock,
 } from './support/geminiMock';
-import { assertEachCheckpointRestores, prepareCheckpointTurn } from './support/commandCheckpoints';
+import { assertEachCheckpointRestores, assertGuardDenied, prepareCheckpointTurn } from './support/commandCheckpoints';
 import { TmuxSession } from './support/tmuxSession';
 import { assertNothingLost, cleanupTempDirs } from '../support/gitFixtures';
 
@@ -218,24 +218,14 @@ describe('Gemini CLI 0.61.0 (real binary, mock model: Gemini API on 127.0.0.1): 
     assert.equal(mock.remaining(), 0, 'the model script was used up');
     // The command never ran: the agent's edit and the untracked file are still there.
     assert.deepEqual(treeOf(repo), { ...start, 'src.txt': 'one\nagent\n' });
-    // The model's next request carries the refusal with our reason instead of the command's output.
-    const last = JSON.stringify(mock.turnRequests().at(-1)!.body);
-    assert.match(last, /Agent Version History stopped this command: `rm -r` can destroy work/);
     const turns = await turnsOf(repo);
-    const list = avhJson<{ id: string; label: string; turnId: string }[]>(sandbox, ['checkpoints']);
-    assert.deepEqual(
-      list.map((k) => [k.label, k.turnId]),
-      [['rm -r', turns[0].id]],
-      'the checkpoint is taken all the same',
-    );
+    assertGuardDenied(sandbox, {
+      request: mock.turnRequests().at(-1)!.body,
+      label: 'rm -r',
+      turnId: turns[0].id,
+      event: 'BeforeTool',
+    });
     assertNothingLost(repo, content);
-    const timings = hookTimings(sandbox);
-    for (const t of timings) assert.equal(t.code, 0, `${t.event}: our hook exited ${t.code}`);
-    // Only the destructive command's BeforeTool printed (the deny answer).
-    assert.deepEqual(
-      timings.filter((t) => t.stdoutBytes > 0).map((t) => t.event),
-      ['BeforeTool'],
-    );
   });
 
   it('an API error and a SIGINT send no AfterAgent: SessionEnd ends each turn cancelled; Undo takes the partial work away', async () => {

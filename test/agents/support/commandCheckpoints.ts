@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { avhJson, inventory, Sandbox, treeOf } from './agentSandbox';
+import { avhJson, hookTimings, inventory, Sandbox, treeOf } from './agentSandbox';
 import { assertNothingLost, git } from '../../support/gitFixtures';
 
 /**
@@ -166,4 +166,34 @@ export function assertEachCheckpointRestores(
 
 function withoutBuild(tree: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(tree).filter(([file]) => !file.startsWith('build/')));
+}
+
+/**
+ * `connect <agent> --guard-destructive` stopped `label` (the caller checks the command never ran: the exact tree):
+ * the agent's next model request (`request`, its whole body) carries our reason — what was recognised and the
+ * checkpoint taken all the same, which is the turn's only one — and of our hook runs only the pre-tool `event`
+ * printed (the deny answer); none failed.
+ */
+export function assertGuardDenied(
+  sandbox: Sandbox,
+  options: { request: unknown; label: string; turnId: string; event: string },
+): void {
+  const body = JSON.stringify(options.request);
+  const reason = new RegExp(`Agent Version History stopped this command: \`${options.label}\` can destroy work`);
+  assert.match(body, reason, 'the model’s next request carries the refusal with our reason');
+  const list = avhJson<Checkpoint[]>(sandbox, ['checkpoints']);
+  assert.deepEqual(
+    list.map((k) => [k.label, k.turnId]),
+    [[options.label, options.turnId]],
+    'the checkpoint is taken all the same',
+  );
+  assert.ok(body.includes(`undo --before-command ${list[0].id}`), 'the reason names the checkpoint');
+  const timings = hookTimings(sandbox);
+  assert.ok(timings.length > 0, 'our hooks ran');
+  for (const t of timings) assert.equal(t.code, 0, `${t.event}: our hook exited ${t.code}`);
+  assert.deepEqual(
+    timings.filter((t) => t.stdoutBytes > 0).map((t) => t.event),
+    [options.event],
+    'only the destructive command’s pre-tool hook printed (the deny answer)',
+  );
 }
