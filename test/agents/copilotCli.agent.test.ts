@@ -40,7 +40,7 @@ import {
   OpenAiChatMock,
   startOpenAiChatMock,
 } from './support/openaiChatMock';
-import { assertEachCheckpointRestores, prepareCheckpointTurn } from './support/commandCheckpoints';
+import { assertEachCheckpointRestores, assertGuardDenied, prepareCheckpointTurn } from './support/commandCheckpoints';
 import { assertNothingLost, cleanupTempDirs } from '../support/gitFixtures';
 
 const CAPTURED = [
@@ -207,6 +207,36 @@ describe('GitHub Copilot CLI 1.0.102 (real binary, mock model: Chat Completions 
       tools.map((e) => (e.payload.tool_input as { command?: unknown }).command),
     );
     assertQuietHooks();
+  });
+
+  it('connect --guard-destructive: PreToolUse denies git reset --hard (the command never runs, the model reads why), after its checkpoint (issue 34)', async () => {
+    const { repo } = sandbox;
+    // Connected again with the guard (the timed entries of beforeEach are not connect's own form any more).
+    fs.rmSync(path.join(repo, '.github/hooks/agent-versions.json'));
+    const r = avh(sandbox, ['connect', 'copilot', '--project', '--guard-destructive', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    timeOurHooks(sandbox, (JSON.parse(r.stdout) as { file: string }).file);
+    commitSettings(sandbox, '.github');
+    const start = treeOf(repo);
+    const content = inventory(repo);
+    mock.script([
+      chatToolCalls({ name: 'bash', arguments: { command: "printf 'agent\\n' >> src.txt", description: 'edit' } }),
+      chatToolCalls({ name: 'bash', arguments: { command: 'git reset --hard', description: 'reset' } }),
+      chatReply('I will ask the user.'),
+    ]);
+    const exit = await prompt('tidy up the repository').exited;
+    assert.equal(exit.code, 0, exit.stderr);
+    assert.equal(mock.remaining(), 0, 'the model script was used up');
+    // The command never ran: the user's edit, the untracked file and the agent's edit are all still there.
+    assert.deepEqual(treeOf(repo), { ...start, 'src.txt': 'one\nagent\n' });
+    const turns = await turnsOf(repo);
+    assertGuardDenied(sandbox, {
+      request: mock.turnRequests().at(-1)!.body,
+      label: 'git reset --hard',
+      turnId: turns[0].id,
+      event: 'PreToolUse',
+    });
+    assertNothingLost(repo, content);
   });
 
   it('Undo that the agent hears about: after `agent-versions undo`, the resumed session’s next prompt carries one note as a <system_reminder>', async () => {

@@ -15,6 +15,7 @@ import {
 } from '../hooks/hookEvent';
 import type { ToolWrites } from '../../core/turns/toolWrites';
 import { topLevelContext } from '../hooks/contextChannel';
+import { copilotPreToolUseDeny } from '../hooks/guardAnswers';
 import type { ConnectableAgent, ReviewContext, ReviewFinding } from './agent';
 
 /**
@@ -62,6 +63,7 @@ export const copilot: ConnectableAgent = {
   readEvent: async ({ readStdin, env }) => copilotEvent(parseJsonObject(await readStdin(), WHAT), env),
   toolWrites: copilotToolWrites,
   context: topLevelContext,
+  guard: copilotPreToolUseDeny,
   settings: {
     displayName: 'GitHub Copilot',
     files: { project: '.github/hooks/agent-versions.json' },
