@@ -45,7 +45,7 @@ import {
   seedPluginDependencies,
   turnEvents,
 } from './support/opencodeWorld';
-import { assertEachCheckpointRestores, prepareCheckpointTurn } from './support/commandCheckpoints';
+import { assertEachCheckpointRestores, assertGuardDenied, prepareCheckpointTurn } from './support/commandCheckpoints';
 import { TmuxSession } from './support/tmuxSession';
 import { eventually } from '../support/eventually';
 import { assertNothingLost, cleanupTempDirs } from '../support/gitFixtures';
@@ -204,6 +204,38 @@ describe('opencode 1.18.33 (real binary, mock model: Chat Completions on 127.0.0
       turn.id,
       before.map((c) => c.output.args.command),
     );
+  });
+
+  it('connect --guard-destructive: the plugin throws in tool.execute.before for git reset --hard (the command never runs, the model reads why), after its checkpoint (issue 34)', async () => {
+    const { repo } = sandbox;
+    const r = avh(sandbox, ['connect', 'opencode', '--project', '--guard-destructive']);
+    assert.equal(r.code, 0, r.stderr);
+    commitSettings(sandbox, '.opencode');
+    const start = treeOf(repo);
+    const content = inventory(repo);
+    mock.script([
+      chatToolCalls({ name: 'bash', arguments: { command: "printf 'agent\\n' >> src.txt", description: 'edit' } }),
+      chatToolCalls({ name: 'bash', arguments: { command: 'git reset --hard', description: 'reset' } }),
+      chatReply('I will ask the user.'),
+    ]);
+    const exit = await run('tidy up the repository').exited;
+    assert.equal(exit.code, 0, exit.stderr);
+    assert.equal(mock.remaining(), 0, 'the model script was used up');
+    // The command never ran: the user's edit, the untracked file and the agent's edit are all still there.
+    assert.deepEqual(treeOf(repo), { ...start, 'src.txt': 'one\nagent\n' });
+    const [turn] = await eventually(
+      'the session.idle hook to end the turn',
+      () => turnsOf(repo),
+      (turns) => turns[0]?.outcome != null && (turns[0].version !== null || turns[0].noVersionReason !== 'pending'),
+      { timeoutMs: 30_000 },
+    );
+    assertGuardDenied(sandbox, {
+      request: mock.turnRequests().at(-1)!.body,
+      label: 'git reset --hard',
+      turnId: turn.id,
+      event: null,
+    });
+    assertNothingLost(repo, content);
   });
 
   it('Undo that the agent hears about: after `agent-versions undo`, the next prompt (--continue) carries one note as a synthetic text part the plugin adds', async () => {
