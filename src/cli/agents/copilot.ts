@@ -41,7 +41,9 @@ import type { ConnectableAgent, ReviewContext, ReviewFinding } from './agent';
  * - Paths a tool wrote: PostToolUse `tool_input.path` for `Write` (create) and `Edit` (Claude tool names in the
  *   PascalCase payload); Bash has only `tool_input.command`.
  * - Before a tool runs: PreToolUse, the shell tool's `tool_input.command` (Copilot CLI's `Bash`, VS Code's
- *   `run_in_terminal`; issue 34: a checkpoint before a destructive one).
+ *   `run_in_terminal`; issue 34: a checkpoint before a destructive one). The guard (--guard-destructive) answers
+ *   the top-level `{"permissionDecision": "deny", "permissionDecisionReason"}` (Copilot CLI 1.0.102: the model reads
+ *   "Denied by preToolUse hook: <reason>"; a hook that exits non-zero denies too, fail-closed, with no reason).
  */
 
 const WHAT = 'hook event';
