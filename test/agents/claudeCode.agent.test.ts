@@ -41,6 +41,7 @@ import {
   setUpClaudeCode,
   submitPrompt,
 } from './support/claudeCodeSession';
+import { assertEachCheckpointRestores, assertGuardDenied, prepareCheckpointTurn } from './support/commandCheckpoints';
 import { TmuxSession } from './support/tmuxSession';
 import { assertNothingLost, cleanupTempDirs } from '../support/gitFixtures';
 
@@ -364,52 +365,22 @@ describe('Claude Code 2.1.197 (real binary, mock model: Anthropic API on 127.0.0
     );
   });
 
-  it('the agent runs git reset --hard, then git clean -fdx mid-turn: each checkpoint restores the exact tree before it (issue 34)', async () => {
+  it('one turn runs git reset --hard, git stash, git clean -fdx and rm -rf src between its edits: each checkpoint restores the exact tree before its command, then the turn’s Undo (issue 34)', async () => {
     const setup = await claude('checkpoints', []);
-    const { repo } = setup.sandbox;
-    fs.mkdirSync(path.join(repo, 'ignored'), { recursive: true });
-    fs.writeFileSync(path.join(repo, 'ignored', 'cache.bin'), 'ignored bytes\n');
+    const world = prepareCheckpointTurn(setup.sandbox);
     setup.mock.script([
-      useTools({ name: 'Bash', input: { command: "printf 'agent\\n' >> src.txt", description: 'Edit src.txt' } }),
-      useTools({ name: 'Bash', input: { command: 'git reset --hard', description: 'Reset' } }),
-      useTools({ name: 'Bash', input: { command: 'git clean -fdx', description: 'Clean' } }),
+      ...world.commands.map((command) => useTools({ name: 'Bash', input: { command, description: 'Run' } })),
       say('Done.'),
     ]);
-    const start = treeOf(repo);
-    const content = inventory(repo);
     const run = await claudePrint(setup, 'tidy up the repository').exited;
     assert.equal(run.code, 0, run.stderr);
     assert.equal(setup.mock.remaining(), 0, 'the model script was used up');
-    const after = treeOf(repo);
-    assert.equal(after['README.md'] === USER_EDIT, false, 'git reset --hard took the user’s edit away');
-    assert.equal(after['notes.txt'], undefined, 'git clean -fdx deleted the untracked file');
-    assert.equal(after['ignored/cache.bin'], undefined, '…and the ignored one');
-    const events = capturedEvents(setup.sandbox);
-    assert.deepEqual(
-      ofEvent(events, 'PreToolUse').map((e) => (e.payload.tool_input as { command: string }).command),
-      ["printf 'agent\\n' >> src.txt", 'git reset --hard', 'git clean -fdx'],
+    const seen = ofEvent(capturedEvents(setup.sandbox), 'PreToolUse').map(
+      (e) => (e.payload.tool_input as { command: string }).command,
     );
-    const turns = await turnsOf(repo);
-    const list = avhJson<{ id: string; label: string; turnId: string; savedFiles: number }[]>(setup.sandbox, [
-      'checkpoints',
-    ]);
-    assert.deepEqual(
-      list.map((k) => [k.label, k.turnId, k.savedFiles]),
-      [
-        ['git reset --hard', turns[0].id, 0],
-        ['git clean -x', turns[0].id, 1],
-      ],
-    );
-    const beforeClean = avhJson<{ broughtBack: number }>(setup.sandbox, ['undo', '--before-command', list[1].id]);
-    assert.equal(beforeClean.broughtBack, 1, 'the ignored file git clean -x deleted is written back');
-    assert.deepEqual(treeOf(repo), { ...start, 'README.md': after['README.md'] }, 'just before git clean -fdx');
-    avhJson(setup.sandbox, ['undo', '--before-command', list[0].id]);
-    assert.deepEqual(
-      treeOf(repo),
-      { ...start, 'src.txt': 'one\nagent\n' },
-      'just before git reset --hard: the user’s edit, the untracked file and the agent’s edit',
-    );
-    assertNothingLost(repo, content);
+    const turns = await turnsOf(setup.sandbox.repo);
+    assert.equal(turns.length, 1);
+    assertEachCheckpointRestores(setup.sandbox, world, turns[0].id, seen);
     assertQuietHooks(setup, 'checkpoints');
   });
 
@@ -427,25 +398,15 @@ describe('Claude Code 2.1.197 (real binary, mock model: Anthropic API on 127.0.0
     assert.equal(setup.mock.remaining(), 0, 'the model script was used up');
     // The command never ran: the user's edit, the untracked file and the agent's edit are all still there.
     assert.deepEqual(treeOf(repo), { ...startTree(setup), 'src.txt': 'one\nagent\n' });
-    // The model's next request carries the tool's refusal with our reason, not the command's output.
-    const last = JSON.stringify(setup.mock.loopRequests().at(-1)!.body);
-    assert.match(last, /Agent Version History stopped this command: `git reset --hard` can destroy work/);
     const turns = await turnsOf(repo);
-    const list = avhJson<{ id: string; label: string; turnId: string }[]>(setup.sandbox, ['checkpoints']);
-    assert.deepEqual(
-      list.map((k) => [k.label, k.turnId]),
-      [['git reset --hard', turns[0].id]],
-      'the checkpoint is taken all the same',
-    );
-    assert.ok(last.includes(`undo --before-command ${list[0].id}`), 'the reason names the checkpoint');
+    assertGuardDenied(setup.sandbox, {
+      request: setup.mock.loopRequests().at(-1)!.body,
+      label: 'git reset --hard',
+      turnId: turns[0].id,
+      event: 'PreToolUse',
+    });
+    saveTimings(setup.sandbox, 'claude-code', 'guard');
     assertNothingLost(repo, content);
-    const timings = saveTimings(setup.sandbox, 'claude-code', 'guard');
-    for (const t of timings) assert.equal(t.code, 0, `${t.event}: our hook exited ${t.code}`);
-    // Only the destructive command's PreToolUse printed (the deny answer): every other event stays quiet.
-    assert.deepEqual(
-      timings.filter((t) => t.stdoutBytes > 0).map((t) => t.event),
-      ['PreToolUse'],
-    );
   });
 
   it('a resumed session (--resume <id>) keeps the session id: one chat, a version per turn, Undo walks back', async () => {

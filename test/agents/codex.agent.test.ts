@@ -49,6 +49,7 @@ import {
   responsesHttpError,
   ResponsesStep,
 } from './support/openaiResponsesMock';
+import { assertEachCheckpointRestores, assertGuardDenied, prepareCheckpointTurn } from './support/commandCheckpoints';
 import { TmuxSession } from './support/tmuxSession';
 import { assertNothingLost, cleanupTempDirs } from '../support/gitFixtures';
 
@@ -284,42 +285,49 @@ describe('Codex 0.171.0 (real binary, mock model: Responses API on 127.0.0.1): h
     assertQuietHooks(setup, 'completed');
   });
 
-  it('the agent runs git stash, then rm -r of a folder mid-turn: each checkpoint restores the exact tree before it (issue 34)', async () => {
-    const setup = await codex('checkpoints', [
-      callFunctions({ name: 'exec_command', arguments: { cmd: "printf 'agent\\n' >> src.txt" } }),
-      callFunctions({ name: 'exec_command', arguments: { cmd: 'git stash' } }),
-      // Codex itself refuses `rm -rf` without an approval (its own check): `rm -r` runs.
-      callFunctions({ name: 'exec_command', arguments: { cmd: 'rm -r lib' } }),
+  it('one turn runs git reset --hard, git stash, git clean -fdx and rm -r src between its edits: each checkpoint restores the exact tree before its command, then the turn’s Undo (issue 34)', async () => {
+    const setup = await codex('checkpoints', []);
+    // Codex itself refuses `rm -rf` without an approval (its own check): `rm -r` runs.
+    const world = prepareCheckpointTurn(setup.sandbox, { rm: 'rm -r src' });
+    setup.mock.script([
+      ...world.commands.map((cmd) => callFunctions({ name: 'exec_command', arguments: { cmd } })),
       reply('Done.'),
     ]);
-    const { repo } = setup.sandbox;
-    fs.mkdirSync(path.join(repo, 'lib'));
-    fs.writeFileSync(path.join(repo, 'lib', 'util.txt'), 'util, untracked\n');
-    const start = treeOf(repo);
-    const content = inventory(repo);
     const run = await codexExec(setup, 'tidy up').exited;
     assert.equal(run.code, 0, run.stderr);
-    const after = treeOf(repo);
-    assert.equal(after['src.txt'], 'one\n', 'git stash took the agent’s edit away');
-    assert.equal(after['lib/util.txt'], undefined, 'rm -r lib deleted the folder');
-    const events = capturedEvents(setup.sandbox);
-    const commands = ofEvent(events, 'PreToolUse').map((e) => (e.payload.tool_input as { command: unknown }).command);
-    assert.deepEqual(commands, ["printf 'agent\\n' >> src.txt", 'git stash', 'rm -r lib']);
-    const turns = await turnsOf(repo);
-    const list = avhJson<{ id: string; label: string; turnId: string }[]>(setup.sandbox, ['checkpoints']);
-    assert.deepEqual(
-      list.map((k) => [k.label, k.turnId]),
-      [
-        ['git stash', turns[0].id],
-        ['rm -r', turns[0].id],
-      ],
+    assert.equal(setup.mock.remaining(), 0, 'the model script was used up');
+    const seen = ofEvent(capturedEvents(setup.sandbox), 'PreToolUse').map(
+      (e) => (e.payload.tool_input as { command: unknown }).command,
     );
-    avhJson(setup.sandbox, ['undo', '--before-command', list[1].id]);
-    assert.deepEqual(treeOf(repo), { ...after, 'lib/util.txt': 'util, untracked\n' }, 'just before rm -r lib');
-    avhJson(setup.sandbox, ['undo', '--before-command', list[0].id]);
-    assert.deepEqual(treeOf(repo), { ...start, 'src.txt': 'one\nagent\n' }, 'just before git stash');
-    assertNothingLost(repo, content);
+    const turns = await turnsOf(setup.sandbox.repo);
+    assert.equal(turns.length, 1);
+    assertEachCheckpointRestores(setup.sandbox, world, turns[0].id, seen);
     assertQuietHooks(setup, 'checkpoints');
+  });
+
+  it('connect --guard-destructive: PreToolUse denies git reset --hard (the command never runs, the model reads why), after its checkpoint (issue 34)', async () => {
+    const setup = await codex('guard', [], { connectArgs: ['--guard-destructive'] });
+    setup.mock.script([
+      callFunctions({ name: 'exec_command', arguments: { cmd: "printf 'agent\\n' >> src.txt" } }),
+      callFunctions({ name: 'exec_command', arguments: { cmd: 'git reset --hard' } }),
+      reply('I will ask the user.'),
+    ]);
+    const before = startTree(setup);
+    const content = inventory(setup.sandbox.repo);
+    const run = await codexExec(setup, 'tidy up').exited;
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(setup.mock.remaining(), 0, 'the model script was used up');
+    // The command never ran: the user's edit, the untracked file and the agent's edit are all still there.
+    assert.deepEqual(treeOf(setup.sandbox.repo), { ...before, 'src.txt': 'one\nagent\n' });
+    const turns = await turnsOf(setup.sandbox.repo);
+    assertGuardDenied(setup.sandbox, {
+      request: setup.mock.turnRequests().at(-1)!.body,
+      label: 'git reset --hard',
+      turnId: turns[0].id,
+      event: 'PreToolUse',
+    });
+    saveModelRequest(setup.sandbox, 'codex', 'guard-denied', setup.mock.turnRequests().at(-1)!.body);
+    assertNothingLost(setup.sandbox.repo, content);
   });
 
   it('a question turn after it (exec resume --last) changes nothing: plain Undo still undoes the turn before it (#1)', async () => {

@@ -40,6 +40,7 @@ import {
   OpenAiChatMock,
   startOpenAiChatMock,
 } from './support/openaiChatMock';
+import { assertEachCheckpointRestores, assertGuardDenied, prepareCheckpointTurn } from './support/commandCheckpoints';
 import { assertNothingLost, cleanupTempDirs } from '../support/gitFixtures';
 
 const CAPTURED = [
@@ -180,49 +181,62 @@ describe('GitHub Copilot CLI 1.0.102 (real binary, mock model: Chat Completions 
     assertQuietHooks();
   });
 
-  it('the agent edits a file, then runs git reset --hard mid-turn: its checkpoint restores the exact tree before it (issue 34)', async () => {
+  it('one turn runs git reset --hard, git stash, git clean -fdx and rm -rf src between its edits: each checkpoint restores the exact tree before its command, then the turn’s Undo (issue 34)', async () => {
+    const world = prepareCheckpointTurn(sandbox);
+    mock.script([
+      ...world.commands.map((command) => chatToolCalls({ name: 'bash', arguments: { command, description: 'run' } })),
+      chatReply('Done.'),
+    ]);
+    const exit = await prompt('tidy up the repository').exited;
+    assert.equal(exit.code, 0, exit.stderr);
+    assert.equal(mock.remaining(), 0, 'the model script was used up');
+    const tools = capturedEvents(sandbox).filter((e) => e.event === 'PreToolUse');
+    saveSamples(sandbox, 'copilot-cli', 'pre-tool', tools);
+    // Copilot CLI 1.0.102's PreToolUse (PascalCase event, snake_case payload): its shell tool arrives as `Bash`.
+    assert.deepEqual(new Set(tools.map((e) => e.payload.tool_name)), new Set(['Bash']));
+    const turns = await turnsOf(sandbox.repo);
+    assert.deepEqual(
+      turns.map((t) => t.agent),
+      ['copilot-cli'],
+    );
+    // One checkpoint per command: hook claude-code, which Copilot CLI runs too, leaves the event to hook copilot.
+    assertEachCheckpointRestores(
+      sandbox,
+      world,
+      turns[0].id,
+      tools.map((e) => (e.payload.tool_input as { command?: unknown }).command),
+    );
+    assertQuietHooks();
+  });
+
+  it('connect --guard-destructive: PreToolUse denies git reset --hard (the command never runs, the model reads why), after its checkpoint (issue 34)', async () => {
     const { repo } = sandbox;
+    // Connected again with the guard (the timed entries of beforeEach are not connect's own form any more).
+    fs.rmSync(path.join(repo, '.github/hooks/agent-versions.json'));
+    const r = avh(sandbox, ['connect', 'copilot', '--project', '--guard-destructive', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    timeOurHooks(sandbox, (JSON.parse(r.stdout) as { file: string }).file);
+    commitSettings(sandbox, '.github');
     const start = treeOf(repo);
     const content = inventory(repo);
     mock.script([
       chatToolCalls({ name: 'bash', arguments: { command: "printf 'agent\\n' >> src.txt", description: 'edit' } }),
       chatToolCalls({ name: 'bash', arguments: { command: 'git reset --hard', description: 'reset' } }),
-      chatReply('Done.'),
+      chatReply('I will ask the user.'),
     ]);
     const exit = await prompt('tidy up the repository').exited;
     assert.equal(exit.code, 0, exit.stderr);
-    const after = treeOf(repo);
-    assert.equal(after['src.txt'], 'one\n', 'git reset --hard took the agent’s edit away');
-    assert.equal(after['README.md'] === start['README.md'], false, '…and the user’s');
-    const tools = capturedEvents(sandbox).filter((e) => e.event === 'PreToolUse');
-    saveSamples(sandbox, 'copilot-cli', 'pre-tool', tools);
-    // Copilot CLI 1.0.102's PreToolUse (PascalCase event, snake_case payload): its shell tool arrives as `Bash`.
-    assert.deepEqual(
-      tools.map((e) => [e.payload.tool_name, (e.payload.tool_input as { command?: unknown }).command]),
-      [
-        ['Bash', "printf 'agent\\n' >> src.txt"],
-        ['Bash', 'git reset --hard'],
-      ],
-    );
+    assert.equal(mock.remaining(), 0, 'the model script was used up');
+    // The command never ran: the user's edit, the untracked file and the agent's edit are all still there.
+    assert.deepEqual(treeOf(repo), { ...start, 'src.txt': 'one\nagent\n' });
     const turns = await turnsOf(repo);
-    assert.deepEqual(
-      turns.map((t) => t.agent),
-      ['copilot-cli'],
-    );
-    const list = avhJson<{ id: string; label: string; turnId: string; savedFiles: number }[]>(sandbox, ['checkpoints']);
-    assert.deepEqual(
-      list.map((k) => [k.label, k.turnId, k.savedFiles]),
-      [['git reset --hard', turns[0].id, 0]],
-      'one checkpoint: hook claude-code, which Copilot CLI runs too, left the event to hook copilot',
-    );
-    avhJson(sandbox, ['undo', '--before-command', list[0].id]);
-    assert.deepEqual(
-      treeOf(repo),
-      { ...start, 'src.txt': 'one\nagent\n' },
-      'just before git reset --hard: the user’s edit, the untracked file and the agent’s edit',
-    );
+    assertGuardDenied(sandbox, {
+      request: mock.turnRequests().at(-1)!.body,
+      label: 'git reset --hard',
+      turnId: turns[0].id,
+      event: 'PreToolUse',
+    });
     assertNothingLost(repo, content);
-    assertQuietHooks();
   });
 
   it('Undo that the agent hears about: after `agent-versions undo`, the resumed session’s next prompt carries one note as a <system_reminder>', async () => {

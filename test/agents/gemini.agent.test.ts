@@ -41,6 +41,7 @@ import {
   lastUserText,
   startGeminiMock,
 } from './support/geminiMock';
+import { assertEachCheckpointRestores, assertGuardDenied, prepareCheckpointTurn } from './support/commandCheckpoints';
 import { TmuxSession } from './support/tmuxSession';
 import { assertNothingLost, cleanupTempDirs } from '../support/gitFixtures';
 
@@ -167,54 +168,29 @@ describe('Gemini CLI 0.61.0 (real binary, mock model: Gemini API on 127.0.0.1): 
     assertQuietHooks();
   });
 
-  it('the agent edits a file, then runs git clean -fdx mid-turn: its checkpoint restores the exact tree before it, ignored files included (issue 34)', async () => {
-    const { repo } = sandbox;
-    // An ignored secret and an ignored cache: `git clean -x` deletes both, only the checkpoint keeps them (a build
-    // folder would not be kept: HEAVY_PATTERNS).
-    fs.mkdirSync(path.join(repo, 'ignored', 'cache'), { recursive: true });
-    fs.writeFileSync(path.join(repo, 'ignored', '.env'), 'TOKEN=not-a-real-one\n');
-    fs.writeFileSync(path.join(repo, 'ignored', 'cache', 'data.bin'), 'cached\n');
-    const start = treeOf(repo);
-    const content = inventory(repo);
+  it('one turn runs git reset --hard, git stash, git clean -fdx and rm -rf src between its edits: each checkpoint restores the exact tree before its command, then the turn’s Undo (issue 34)', async () => {
+    const world = prepareCheckpointTurn(sandbox);
     mock.script([
-      geminiCalls({
-        name: 'run_shell_command',
-        args: { command: "printf 'agent\\n' >> src.txt", description: 'edit' },
-      }),
-      geminiCalls({ name: 'run_shell_command', args: { command: 'git clean -fdx', description: 'clean' } }),
+      ...world.commands.map((command) =>
+        geminiCalls({ name: 'run_shell_command', args: { command, description: 'run' } }),
+      ),
       geminiReply('Done.'),
     ]);
     const exit = await prompt('tidy up the repository').exited;
     assert.equal(exit.code, 0, exit.stderr);
-    const after = treeOf(repo);
-    assert.equal(after['src.txt'], 'one\nagent\n', 'the agent’s edit ran');
-    assert.equal(after['notes.txt'], undefined, 'git clean -fdx deleted the untracked file');
-    assert.equal(after['ignored/.env'], undefined, '…and the ignored ones');
+    assert.equal(mock.remaining(), 0, 'the model script was used up');
     const tools = capturedEvents(sandbox).filter((e) => e.event === 'BeforeTool');
     saveSamples(sandbox, 'gemini', 'before-tool', tools);
     // Gemini 0.61's BeforeTool: the tool's name and its arguments as the model sent them.
-    assert.deepEqual(
-      tools.map((e) => [e.payload.tool_name, (e.payload.tool_input as { command?: unknown }).command]),
-      [
-        ['run_shell_command', "printf 'agent\\n' >> src.txt"],
-        ['run_shell_command', 'git clean -fdx'],
-      ],
-    );
-    const turns = await turnsOf(repo);
+    assert.deepEqual(new Set(tools.map((e) => e.payload.tool_name)), new Set(['run_shell_command']));
+    const turns = await turnsOf(sandbox.repo);
     assert.equal(turns.length, 1);
-    const list = avhJson<{ id: string; label: string; turnId: string; savedFiles: number }[]>(sandbox, ['checkpoints']);
-    assert.deepEqual(
-      list.map((k) => [k.label, k.turnId, k.savedFiles]),
-      [['git clean -x', turns[0].id, 2]],
+    assertEachCheckpointRestores(
+      sandbox,
+      world,
+      turns[0].id,
+      tools.map((e) => (e.payload.tool_input as { command?: unknown }).command),
     );
-    const restored = avhJson<{ broughtBack: number }>(sandbox, ['undo', '--before-command', list[0].id]);
-    assert.equal(restored.broughtBack, 2, 'the ignored files git clean -x deleted are written back');
-    assert.deepEqual(
-      treeOf(repo),
-      { ...start, 'src.txt': 'one\nagent\n' },
-      'just before git clean -fdx: the user’s edit, the untracked and ignored files, and the agent’s edit',
-    );
-    assertNothingLost(repo, content);
     assertQuietHooks();
   });
 
@@ -242,24 +218,14 @@ describe('Gemini CLI 0.61.0 (real binary, mock model: Gemini API on 127.0.0.1): 
     assert.equal(mock.remaining(), 0, 'the model script was used up');
     // The command never ran: the agent's edit and the untracked file are still there.
     assert.deepEqual(treeOf(repo), { ...start, 'src.txt': 'one\nagent\n' });
-    // The model's next request carries the refusal with our reason instead of the command's output.
-    const last = JSON.stringify(mock.turnRequests().at(-1)!.body);
-    assert.match(last, /Agent Version History stopped this command: `rm -r` can destroy work/);
     const turns = await turnsOf(repo);
-    const list = avhJson<{ id: string; label: string; turnId: string }[]>(sandbox, ['checkpoints']);
-    assert.deepEqual(
-      list.map((k) => [k.label, k.turnId]),
-      [['rm -r', turns[0].id]],
-      'the checkpoint is taken all the same',
-    );
+    assertGuardDenied(sandbox, {
+      request: mock.turnRequests().at(-1)!.body,
+      label: 'rm -r',
+      turnId: turns[0].id,
+      event: 'BeforeTool',
+    });
     assertNothingLost(repo, content);
-    const timings = hookTimings(sandbox);
-    for (const t of timings) assert.equal(t.code, 0, `${t.event}: our hook exited ${t.code}`);
-    // Only the destructive command's BeforeTool printed (the deny answer).
-    assert.deepEqual(
-      timings.filter((t) => t.stdoutBytes > 0).map((t) => t.event),
-      ['BeforeTool'],
-    );
   });
 
   it('an API error and a SIGINT send no AfterAgent: SessionEnd ends each turn cancelled; Undo takes the partial work away', async () => {

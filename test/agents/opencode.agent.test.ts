@@ -45,6 +45,7 @@ import {
   seedPluginDependencies,
   turnEvents,
 } from './support/opencodeWorld';
+import { assertEachCheckpointRestores, assertGuardDenied, prepareCheckpointTurn } from './support/commandCheckpoints';
 import { TmuxSession } from './support/tmuxSession';
 import { eventually } from '../support/eventually';
 import { assertNothingLost, cleanupTempDirs } from '../support/gitFixtures';
@@ -175,51 +176,65 @@ describe('opencode 1.18.33 (real binary, mock model: Chat Completions on 127.0.0
     assertNothingLost(sandbox.repo, content);
   });
 
-  it('the agent edits a file, then runs git stash mid-turn: the plugin awaits the checkpoint, which restores the exact tree before it (issue 34)', async () => {
-    const { repo } = sandbox;
-    const start = treeOf(repo);
-    const content = inventory(repo);
+  it('one turn runs git reset --hard, git stash, git clean -fdx and rm -rf src between its edits: the plugin awaits each checkpoint, which restores the exact tree before its command, then the turn’s Undo (issue 34)', async () => {
+    const world = prepareCheckpointTurn(sandbox);
     mock.script([
-      chatToolCalls({ name: 'bash', arguments: { command: "printf 'agent\\n' >> src.txt", description: 'edit' } }),
-      chatToolCalls({ name: 'bash', arguments: { command: 'git stash', description: 'stash' } }),
+      ...world.commands.map((command) => chatToolCalls({ name: 'bash', arguments: { command, description: 'run' } })),
       chatReply('Done.'),
     ]);
     const exit = await run('tidy up the repository').exited;
     assert.equal(exit.code, 0, exit.stderr);
-    const after = treeOf(repo);
-    assert.equal(after['src.txt'], 'one\n', 'git stash took the agent’s edit away');
-    assert.equal(after['README.md'] === start['README.md'], false, '…and the user’s');
+    assert.equal(mock.remaining(), 0, 'the model script was used up');
     saveOpencodeSample(sandbox.root, 'tool-execute-before', capture);
     // opencode 1.18.33's tool.execute.before: the tool's name in the input, its arguments in the output.
-    const before = opencodeCalls(capture).filter((c) => c.hook === 'tool.execute.before');
-    assert.deepEqual(
-      before.map((c) => {
-        const { input, output } = c.data as { input: { tool: string }; output: { args: { command: string } } };
-        return [input.tool, output.args.command];
-      }),
-      [
-        ['bash', "printf 'agent\\n' >> src.txt"],
-        ['bash', 'git stash'],
-      ],
-    );
+    const before = opencodeCalls(capture)
+      .filter((c) => c.hook === 'tool.execute.before')
+      .map((c) => c.data as { input: { tool: string }; output: { args: { command: string } } });
+    assert.deepEqual(new Set(before.map((c) => c.input.tool)), new Set(['bash']));
     // `opencode run` exits without waiting for the session.idle handler: the turn ends on its own.
+    const [turn] = await eventually(
+      'the session.idle hook to end the turn',
+      () => turnsOf(sandbox.repo),
+      (turns) => turns[0]?.outcome != null && (turns[0].version !== null || turns[0].noVersionReason !== 'pending'),
+      { timeoutMs: 30_000 },
+    );
+    assertEachCheckpointRestores(
+      sandbox,
+      world,
+      turn.id,
+      before.map((c) => c.output.args.command),
+    );
+  });
+
+  it('connect --guard-destructive: the plugin throws in tool.execute.before for git reset --hard (the command never runs, the model reads why), after its checkpoint (issue 34)', async () => {
+    const { repo } = sandbox;
+    const r = avh(sandbox, ['connect', 'opencode', '--project', '--guard-destructive']);
+    assert.equal(r.code, 0, r.stderr);
+    commitSettings(sandbox, '.opencode');
+    const start = treeOf(repo);
+    const content = inventory(repo);
+    mock.script([
+      chatToolCalls({ name: 'bash', arguments: { command: "printf 'agent\\n' >> src.txt", description: 'edit' } }),
+      chatToolCalls({ name: 'bash', arguments: { command: 'git reset --hard', description: 'reset' } }),
+      chatReply('I will ask the user.'),
+    ]);
+    const exit = await run('tidy up the repository').exited;
+    assert.equal(exit.code, 0, exit.stderr);
+    assert.equal(mock.remaining(), 0, 'the model script was used up');
+    // The command never ran: the user's edit, the untracked file and the agent's edit are all still there.
+    assert.deepEqual(treeOf(repo), { ...start, 'src.txt': 'one\nagent\n' });
     const [turn] = await eventually(
       'the session.idle hook to end the turn',
       () => turnsOf(repo),
       (turns) => turns[0]?.outcome != null && (turns[0].version !== null || turns[0].noVersionReason !== 'pending'),
       { timeoutMs: 30_000 },
     );
-    const list = avhJson<{ id: string; label: string; turnId: string; savedFiles: number }[]>(sandbox, ['checkpoints']);
-    assert.deepEqual(
-      list.map((k) => [k.label, k.turnId, k.savedFiles]),
-      [['git stash', turn.id, 0]],
-    );
-    avhJson(sandbox, ['undo', '--before-command', list[0].id]);
-    assert.deepEqual(
-      treeOf(repo),
-      { ...start, 'src.txt': 'one\nagent\n' },
-      'just before git stash: the user’s edit, the untracked file and the agent’s edit',
-    );
+    assertGuardDenied(sandbox, {
+      request: mock.turnRequests().at(-1)!.body,
+      label: 'git reset --hard',
+      turnId: turn.id,
+      event: null,
+    });
     assertNothingLost(repo, content);
   });
 

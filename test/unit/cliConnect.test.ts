@@ -684,7 +684,7 @@ describe('CLI connect / disconnect (real settings files, real processes)', funct
     assert.deepEqual(commandsOf(settings, 'Stop'), [OUR_COMMAND]);
     const copilot = cliIn(repo, home, 'connect', 'copilot', '--guard-destructive');
     assert.equal(copilot.code, 0, copilot.stderr);
-    assert.match(copilot.stdout, /GitHub Copilot.* gets no deny answer from the guard .*only takes the checkpoint/);
+    assert.match(copilot.stdout, /GitHub Copilot is told not to run it .*\(preToolUse permissionDecision "deny"\)/);
     // Connecting again without the flag takes the guard away.
     const plain = JSON.parse(cliIn(repo, home, 'connect', 'claude-code', '--json').stdout) as {
       changes: { event: string; action: string }[];

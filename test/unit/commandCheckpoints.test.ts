@@ -36,12 +36,12 @@ interface Run {
   stderr: string;
 }
 
-function cli(args: string[], cwd: string, input = '', fullPath = false): Run {
+function cli(args: string[], cwd: string, input = '', fullPath = false, env: NodeJS.ProcessEnv = {}): Run {
   const r = spawnSync(process.execPath, [fullPath ? TEST_BUILD_CLI : DIST_CLI, ...args], {
     cwd,
     input,
     encoding: 'utf8',
-    env: { ...testGitEnv(), COPILOT_CLI: '', ...(fullPath ? { AVH_HOOK_FAST: 'off' } : {}) },
+    env: { ...testGitEnv(), COPILOT_CLI: '', ...(fullPath ? { AVH_HOOK_FAST: 'off' } : {}), ...env },
     timeout: 60_000,
     maxBuffer: 64 * 1024 * 1024,
   });
@@ -401,7 +401,7 @@ describe('before a tool runs: nothing to destroy, the guard, bad input (issue 34
       assertNothingLost(repo, before);
     });
 
-    it(`--guard-destructive: the agent's own deny answer for a destructive command, the checkpoint taken all the same; nothing for a harmless one or an agent with no deny form (${fullPath ? 'the full path' : 'the fast path'})`, () => {
+    it(`--guard-destructive: the agent's own deny answer for a destructive command, the checkpoint taken all the same; nothing for a harmless one (${fullPath ? 'the full path' : 'the fast path'})`, () => {
       const repo = repoWithIgnored();
       assert.equal(hook('claude-code', 'claude-code/UserPromptSubmit.json', repo).action, 'began');
       write(repo, 'a.txt', 'a by the agent\n');
@@ -433,15 +433,21 @@ describe('before a tool runs: nothing to destroy, the guard, bad input (issue 34
       assert.equal(geminiAnswer.decision, 'deny');
       assert.match(geminiAnswer.reason, /`rm -r` can destroy work/);
       assert.ok(!geminiAnswer.reason.includes('src'), 'the reason never holds the command’s paths');
-      // Copilot CLI: no deny form of ours: nothing printed.
+      // Copilot CLI's preToolUse form (top level), though the turn is recorded as copilot-cli, not the hook's agent.
       const copilot = cli(
         ['hook', 'copilot', '--tool', '--guard-destructive'],
         repo,
         payload('copilot-cli/PreToolUse-Bash.json', repo, { tool_input: { command: 'git stash' } }),
         fullPath,
+        { COPILOT_CLI: '1' },
       );
       assert.equal(copilot.code, 0, copilot.stderr);
-      assert.equal(copilot.stdout, '');
+      const copilotAnswer = JSON.parse(copilot.stdout) as {
+        permissionDecision: string;
+        permissionDecisionReason: string;
+      };
+      assert.equal(copilotAnswer.permissionDecision, 'deny');
+      assert.match(copilotAnswer.permissionDecisionReason, /`git stash` can destroy work/);
     });
   }
 

@@ -15,6 +15,7 @@ import {
 } from '../hooks/hookEvent';
 import type { ToolWrites } from '../../core/turns/toolWrites';
 import { topLevelContext } from '../hooks/contextChannel';
+import { copilotPreToolUseDeny } from '../hooks/guardAnswers';
 import type { ConnectableAgent, ReviewContext, ReviewFinding } from './agent';
 
 /**
@@ -40,7 +41,9 @@ import type { ConnectableAgent, ReviewContext, ReviewFinding } from './agent';
  * - Paths a tool wrote: PostToolUse `tool_input.path` for `Write` (create) and `Edit` (Claude tool names in the
  *   PascalCase payload); Bash has only `tool_input.command`.
  * - Before a tool runs: PreToolUse, the shell tool's `tool_input.command` (Copilot CLI's `Bash`, VS Code's
- *   `run_in_terminal`; issue 34: a checkpoint before a destructive one).
+ *   `run_in_terminal`; issue 34: a checkpoint before a destructive one). The guard (--guard-destructive) answers
+ *   the top-level `{"permissionDecision": "deny", "permissionDecisionReason"}` (Copilot CLI 1.0.102: the model reads
+ *   "Denied by preToolUse hook: <reason>"; a hook that exits non-zero denies too, fail-closed, with no reason).
  */
 
 const WHAT = 'hook event';
@@ -62,6 +65,7 @@ export const copilot: ConnectableAgent = {
   readEvent: async ({ readStdin, env }) => copilotEvent(parseJsonObject(await readStdin(), WHAT), env),
   toolWrites: copilotToolWrites,
   context: topLevelContext,
+  guard: copilotPreToolUseDeny,
   settings: {
     displayName: 'GitHub Copilot',
     files: { project: '.github/hooks/agent-versions.json' },

@@ -67,10 +67,11 @@ export async function checkpointHook(
 /**
  * The agent's own answer that stops a destructive command and has the model ask the user first (connect
  * --guard-destructive), or null when the agent has none. The reason names what was recognised (content-free) and the
- * checkpoint taken, never the command's text.
+ * checkpoint taken, never the command's text. `hookAgent` is the hook command's agent (`hook copilot`), whose answer
+ * the agent reads: not the agent the turn is recorded as (`copilot-cli`, which names no hook).
  */
-export function guardAnswer(event: HookEvent, found: DestructiveCommand, result: HookResult): string | null {
-  const guard = agentNamed(event.agent).guard;
+export function guardAnswer(hookAgent: string, found: DestructiveCommand, result: HookResult): string | null {
+  const guard = agentNamed(hookAgent).guard;
   if (!guard) return null;
   const saved =
     result.action === 'checkpoint' && result.checkpointId !== undefined

@@ -100,7 +100,7 @@ async function fastHook(
     if (!found) return { kind: 'done', result: ignored(invocation.event), json: invocation.json };
     const answer = await checkpoint(invocation, found, invocation.event.action.command, cwd);
     if (answer.kind !== 'done' || !invocation.guard || answer.json) return answer;
-    const stdout = guardAnswer(invocation.event, found, answer.result);
+    const stdout = guardAnswer(invocation.agent, found, answer.result);
     return stdout !== null ? { ...answer, stdout } : answer;
   }
   const prepared = await prepare(invocation, cwd, early);
@@ -291,6 +291,8 @@ async function unmake(repo: GitRepository, made: MadeRef | undefined): Promise<v
 }
 
 interface Invocation {
+  /** The hook command's agent (`hook <agent>`). */
+  agent: string;
   event: HookEvent;
   json: boolean;
   repo?: string;
@@ -306,7 +308,13 @@ async function readInvocation(argv: readonly string[], readStdin: () => Promise<
   const { values, args } = invocation;
   if (values.verbose) decline('verbose');
   const event = await parseHookInput({ agent: args[0], payload: args[1], readStdin });
-  return { event, json: values.json === true, repo: values.repo, guard: values['guard-destructive'] === true };
+  return {
+    agent: args[0],
+    event,
+    json: values.json === true,
+    repo: values.repo,
+    guard: values['guard-destructive'] === true,
+  };
 }
 
 /** Everything decided before the lease: the repository and its facts. */

@@ -20,3 +20,9 @@ export const beforeToolDeny: AgentGuard = {
   help: 'BeforeTool decision "deny"',
   answer: (reason) => JSON.stringify({ decision: 'deny', reason }),
 };
+
+/** Copilot CLI's preToolUse: top-level `permissionDecision: "deny"` with `permissionDecisionReason`. */
+export const copilotPreToolUseDeny: AgentGuard = {
+  help: 'preToolUse permissionDecision "deny"',
+  answer: (reason) => JSON.stringify({ permissionDecision: 'deny', permissionDecisionReason: reason }),
+};

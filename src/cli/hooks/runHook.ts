@@ -54,7 +54,7 @@ export async function runHook(request: HookRequest): Promise<HookResult> {
     if (!found) return ignored(event);
     const result = await checkpointHook(event, found, () => request.openHookHistory(folder, false), request.stderr);
     // The guard (connect --guard-destructive): the agent's deny answer, on its context channel (stdout).
-    const denial = request.guardDestructive ? guardAnswer(event, found, result) : null;
+    const denial = request.guardDestructive ? guardAnswer(request.agent, found, result) : null;
     if (denial !== null) request.printContext?.(denial);
     return result;
   }

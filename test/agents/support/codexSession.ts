@@ -55,6 +55,8 @@ export interface CodexOptions {
   trustProject?: boolean;
   script?: ResponsesStep[];
   env?: NodeJS.ProcessEnv;
+  /** More options for `connect` (`--guard-destructive`). */
+  connectArgs?: string[];
 }
 
 export function writeCodexConfig(codexHome: string, options: { mockUrl: string; repo: string; trustProject: boolean }) {
@@ -106,7 +108,9 @@ export async function setUpCodex(sandbox: Sandbox, options: CodexOptions = {}): 
   let hooksFile: string | null = null;
   const scope = options.connect ?? 'project';
   if (scope !== 'none') {
-    const r = avh(sandbox, ['connect', 'codex', `--${scope}`, '--json'], { CODEX_HOME: codexHome });
+    const r = avh(sandbox, ['connect', 'codex', `--${scope}`, '--json', ...(options.connectArgs ?? [])], {
+      CODEX_HOME: codexHome,
+    });
     if (r.code !== 0) throw new Error(`connect codex --${scope} failed: ${r.stderr}`);
     hooksFile = (JSON.parse(r.stdout) as { file: string }).file;
     if (options.timeHooks) timeOurHooks(sandbox, hooksFile);
