@@ -16,6 +16,7 @@ import { installHookLauncher } from './vscode/launcherInstall';
 import { registerRestoreCommands, RestoreRunner, TurnCancelledEvent } from './vscode/restoreCommands';
 import { registerShowTurnChanges } from './vscode/versionChanges';
 import { registerBlame } from './vscode/blameCommands';
+import { ChatForkUi, registerChatForkCommands } from './vscode/chatForkCommands';
 import { CheckpointNotices, registerCheckpointCommands } from './vscode/checkpointCommands';
 
 /**
@@ -40,9 +41,14 @@ export function activate(context: vscode.ExtensionContext): AgentVersionHistoryA
   if (typeof AVH_PRODUCTION_BUILD === 'undefined')
     context.subscriptions.push(vscode.commands.registerCommand(RECENT_LOG_COMMAND, recent));
   const branchLoss = registerBranchLoss(context, registry, log);
-  const runner = new RestoreRunner(log, turnCancelled, branchLoss);
+  const chatFork = new ChatForkUi(log);
+  const runner = new RestoreRunner(log, turnCancelled, branchLoss, chatFork);
   registerRecoveryUi(context, registry, log);
   registerRestoreCommands(context, registry, runner);
+  registerChatForkCommands(context, registry, chatFork, async (controller, turnId) => {
+    const r = await runner.performFor(controller, { kind: 'undo', turnId }, 'Undo Agent Turn', { quiet: true });
+    return { undone: r?.result === 'restored' || r?.result === 'no-change' };
+  });
   registerCheckpointCommands(context, registry, runner);
   context.subscriptions.push(new CheckpointNotices(registry, runner, context.globalState, log));
   registerShowTurnChanges(context, registry, log);

@@ -34,7 +34,7 @@ import type { SecretFinding } from './secrets/secretScanner';
 import { archivedCounts } from './store/archive';
 import { rebuildFromTrailers } from './turns/rebuildFromTrailers';
 import { countTurns, getTurn, openTurns } from './turns/turnRecords';
-import { type StoredTurnAnchor, turnAnchorOf } from './chats/turnAnchors';
+import { type ConversationTurn, conversationTurnsOf, type StoredTurnAnchor, turnAnchorOf } from './chats/turnAnchors';
 import {
   bringBackSavedFiles,
   checkpointBeforeCommand,
@@ -477,6 +477,14 @@ export class VersionHistory {
       if (!turn) throw new AvhError('turn-unknown', 'No turn with this id exists in this repository.');
       return { turnId: id, agent: turn.agent, chatId: turn.chat_id, anchor: turnAnchorOf(r, id) };
     });
+  }
+
+  /** The newest turns on the current branch (50 at most), for the palette's Continue Chat pick (issue 32). */
+  async conversationTurns(): Promise<ConversationTurn[]> {
+    const ref = readSymbolicHead(this.ctx.repo.gitDir);
+    if (!ref) return [];
+    const branch = ref.slice('refs/heads/'.length);
+    return this.ctx.store.read((r) => conversationTurnsOf(r, branch, 50));
   }
 
   /** Whether this repository recorded the turn (the extension finds a turn's repository after a reload). */

@@ -10,6 +10,7 @@ import type { RepositoryController } from './repositoryController';
 import type { RepositoryRegistry } from './repositoryRegistry';
 import { RECOVERY_COPY, removeShownStaleLocks } from './recoverySession';
 import { UNDO_FILE_COMMAND, versionFileOf, workspaceControllerFor } from './versionChanges';
+import { CONTINUE_CHAT, type ChatForkUi } from './chatForkCommands';
 
 export interface TurnCancelledEvent {
   turnId: string;
@@ -60,20 +61,58 @@ export class RestoreRunner {
     private readonly log: EventLog,
     private readonly turnCancelled: vscode.EventEmitter<TurnCancelledEvent>,
     private readonly branchLoss?: BranchLossUi,
+    /** Undo's toast offers Continue Chat from Before This Turn where the turn's agent can (issue 32). */
+    private readonly chatFork?: ChatForkUi,
   ) {}
 
   async perform(controller: RepositoryController, request: RunnerRequest, title: RestoreTitle): Promise<void> {
+    await this.performFor(controller, request, title);
+  }
+
+  /**
+   * perform, resolving with the result when it ran (restored or no-change); undefined when it was declined, refused
+   * or failed (the failure was shown). `quiet`: no Continue Chat button on the toast (Undo Turn and Its Conversation
+   * continues the chat itself).
+   */
+  async performFor(
+    controller: RepositoryController,
+    request: RunnerRequest,
+    title: RestoreTitle,
+    options: { quiet?: boolean } = {},
+  ): Promise<RunResult | undefined> {
     try {
       const result = await this.run(controller, request, title);
       if (request.kind === 'beforeCommand') this.reportBeforeCommand(controller, result, request.label);
-      else this.report(controller, result, request.kind);
+      else await this.report(controller, result, request.kind, options.quiet === true);
+      return result;
     } catch (error) {
       controller.notifyChanged();
       // A chat's branch that is gone (SPEC §7): its own notification; Try again runs this same command again.
-      if (this.branchLoss?.offer(controller, error, () => this.perform(controller, request, title))) return;
-      if (await this.offerStaleLockRemoval(controller, request.kind, error)) return;
+      if (
+        this.branchLoss?.offer(controller, error, async () => {
+          await this.perform(controller, request, title);
+        })
+      )
+        return undefined;
+      if (await this.offerStaleLockRemoval(controller, request.kind, error)) return undefined;
       this.reportFailure(request.kind, error);
+      return undefined;
     }
+  }
+
+  /** The Undo toast's extra button when the undone turn's conversation can be continued from before it. */
+  private async continueButton(
+    controller: RepositoryController,
+    turnId: string | undefined,
+    quiet: boolean,
+  ): Promise<string[]> {
+    if (quiet || !this.chatFork || !turnId) return [];
+    const can = await this.chatFork.continuability(controller, turnId).catch(() => null);
+    return can?.ok ? [CONTINUE_CHAT] : [];
+  }
+
+  private offerContinue(controller: RepositoryController, turnId: string | undefined, choice: string | undefined) {
+    if (choice === CONTINUE_CHAT && turnId && this.chatFork) void this.chatFork.continueChat(controller, turnId);
   }
 
   /**
@@ -272,11 +311,12 @@ export class RestoreRunner {
     );
   }
 
-  private report(
+  private async report(
     controller: RepositoryController,
     result: RestoreResult | undefined,
     kind: RestoreRequest['kind'],
-  ): void {
+    quiet: boolean,
+  ): Promise<void> {
     controller.notifyChanged();
     if (!result) return;
     // Nested repositories: once each.
@@ -297,14 +337,17 @@ export class RestoreRunner {
         const target = result.target?.slice(0, 7) ?? '';
         if (result.preserved && result.turnId) {
           const turnId = result.turnId;
+          const more = await this.continueButton(controller, turnId, quiet);
           // Not awaited: the command finishes now; the button stays usable as long as the toast is.
           void vscode.window
             .showInformationMessage(
               'Agent turn undone. Its partial changes were saved as an Interrupted entry in Version History ' +
                 `(${result.preserved.slice(0, 7)}).`,
               'Copy Prompt',
+              ...more,
             )
             .then(async (choice) => {
+              this.offerContinue(controller, turnId, choice);
               if (choice !== 'Copy Prompt') return;
               const prompt = await controller.history.promptOf(turnId);
               if (prompt !== null) await vscode.env.clipboard.writeText(prompt);
@@ -321,13 +364,20 @@ export class RestoreRunner {
           const saved = result.preserved
             ? ` Your uncommitted changes were saved first (${result.preserved.slice(0, 7)}).`
             : '';
-          void vscode.window.showInformationMessage(
-            `${what} — a new [Revert] version ${result.restoreCommit?.slice(0, 7) ?? ''} was added.${saved}`,
-          );
+          const more = result.scope === 'turn' ? await this.continueButton(controller, result.turnId, quiet) : [];
+          void vscode.window
+            .showInformationMessage(
+              `${what} — a new [Revert] version ${result.restoreCommit?.slice(0, 7) ?? ''} was added.${saved}`,
+              ...more,
+            )
+            .then((choice) => this.offerContinue(controller, result.turnId, choice));
           return;
         }
         const verb = kind === 'undo' ? 'Agent turn undone' : kind === 'redo' ? 'Agent turn redone' : 'Version restored';
-        void vscode.window.showInformationMessage(`${verb} — restored version ${target} as a new [Restore] version.`);
+        const more = kind === 'undo' ? await this.continueButton(controller, result.turnId, quiet) : [];
+        void vscode.window
+          .showInformationMessage(`${verb} — restored version ${target} as a new [Restore] version.`, ...more)
+          .then((choice) => this.offerContinue(controller, result.turnId, choice));
       }
     }
   }

@@ -41,7 +41,13 @@ describe('Version History view model (real git, real sql.js files)', function ()
       write(repo, 'hello.txt', 'one\ntwo\n');
       write(repo, 'README.md', '# demo\nchanged\n');
       await history.endTurn(t1.turnId, 'completed');
-      const t2 = await history.beginTurn({ chatId: 'chat-b', prompt: 'Remove hello', agent: 'codex' });
+      // Codex's hook named where the turn sits in its thread (issue 32): Continue Chat applies to its row.
+      const t2 = await history.beginTurn({
+        chatId: 'chat-b',
+        prompt: 'Remove hello',
+        agent: 'codex',
+        anchor: { chatRef: 'thread-b', turnRef: 'turn-b' },
+      });
       fs.rmSync(path.join(repo, 'hello.txt'));
       await history.endTurn(t2.turnId, 'completed');
       const t3 = await history.beginTurn({ chatId: 'chat-a', prompt: 'Add world' });
@@ -83,9 +89,11 @@ describe('Version History view model (real git, real sql.js files)', function ()
         outcome: 'completed',
         undone: false,
         canUndo: true,
+        canContinueChat: false,
         chatIndex: 1,
       });
       assert.equal(rows[1].turn?.agent, 'codex');
+      assert.equal(rows[1].turn?.canContinueChat, true, 'an anchor recorded for its own agent');
       // Rows of one conversation share a number: chat-a (newest first) is 1, chat-b is 2.
       assert.deepEqual(
         rows.map((r) => r.turn?.chatIndex ?? 0),

@@ -152,6 +152,7 @@ export function turn(overrides: Partial<NonNullable<VersionRow['turn']>> = {}): 
     outcome: 'completed',
     undone: false,
     canUndo: true,
+    canContinueChat: false,
     chatIndex: 1,
     ...overrides,
   };

@@ -6,6 +6,7 @@
  * for: nothing is read on the hook path. A turn without a row has an unknown anchor; nothing guesses one.
  */
 import { AvhError } from '../errors';
+import { agentSubject } from '../turns/promptSummary';
 import type { JournalStatement } from '../store/journal';
 import type { StoreReader, StoreTx } from '../store/readOnlyGuard';
 
@@ -87,4 +88,50 @@ export function turnAnchorOf(r: StoreReader | StoreTx, turnId: string): StoredTu
     turnRef: row.turn_ref,
     ...(row.transcript !== null ? { transcript: row.transcript } : {}),
   };
+}
+
+/** A recent turn for the palette's Continue Chat from Before This Turn (issue 32): ids, summary, anchor's agent. */
+export interface ConversationTurn {
+  turnId: string;
+  chatId: string;
+  chatTitle: string | null;
+  agent: string | null;
+  createdAt: number;
+  /** First line of the prompt (the version's summary); stays local. */
+  summary: string;
+  undone: boolean;
+  /** The agent whose hook recorded where the turn sits in its conversation, or null (unknown). */
+  anchorAgent: string | null;
+}
+
+/** The newest `limit` turns of `branch` (hot store only: an archived turn's fork is refused anyway), newest first. */
+export function conversationTurnsOf(r: StoreReader | StoreTx, branch: string, limit: number): ConversationTurn[] {
+  return r
+    .all<{
+      id: string;
+      chat_id: string;
+      title: string | null;
+      agent: string | null;
+      chat_agent: string | null;
+      created_at: number;
+      prompt: string;
+      undone_by: string | null;
+      anchor_agent: string | null;
+    }>(
+      `SELECT t.id, t.chat_id, c.title, t.agent, c.agent AS chat_agent, t.created_at, t.prompt, t.undone_by,
+              a.agent AS anchor_agent
+         FROM turns t JOIN chats c ON c.id = t.chat_id LEFT JOIN turn_anchors a ON a.turn_id = t.id
+        WHERE t.branch = ? ORDER BY t.created_at DESC, t.rowid DESC LIMIT ?`,
+      [branch, limit],
+    )
+    .map((row) => ({
+      turnId: row.id,
+      chatId: row.chat_id,
+      chatTitle: row.title,
+      agent: row.agent ?? row.chat_agent,
+      createdAt: row.created_at,
+      summary: agentSubject(row.prompt).slice('[Agent] '.length),
+      undone: row.undone_by !== null,
+      anchorAgent: row.anchor_agent,
+    }));
 }

@@ -1,10 +1,16 @@
 // What the host does for each message the webview may send: one handler per message type, keyed by the type
 // (the mapped types make the compiler ask for a handler when protocol.ts gains a message). Messages arrive
 // here validated (host.ts parses them first); requests are answered by the host with one reply or error.
+import * as vscode from 'vscode';
 import type { RestoreTitle, RestoreRunner, RunnerRequest } from '../../vscode/restoreCommands';
 import type { BranchLossUi } from '../../vscode/branchLoss';
 import type { RepositoryController } from '../../vscode/repositoryController';
 import { AvhError } from '../../core/errors';
+import {
+  CONTINUE_CHAT_COMMAND,
+  UNDO_WITH_CONVERSATION,
+  UNDO_WITH_CONVERSATION_COMMAND,
+} from '../../vscode/chatForkCommands';
 import { showVersionChanges } from '../../vscode/versionChanges';
 import { showLinesOwned } from '../../vscode/blameCommands';
 import { beforeCommandRequest, RESTORE_BEFORE_COMMAND } from '../../vscode/checkpointCommands';
@@ -89,6 +95,10 @@ export const REQUEST_HANDLERS: HandlerMap<WebviewRequest, Promise<void>> = {
     const row = view.kind === 'versions' ? view.rows.find((r) => r.turn?.id === turnId) : undefined;
     await showLinesOwned(await host.controller(), turnId, row?.label ?? 'Agent turn');
   },
+  // Issue 32: the palette's commands with the row's turn (they find its repository and say why when it cannot).
+  continueChat: (_host, { turnId }) => runCommand(CONTINUE_CHAT_COMMAND, turnId),
+  undoWithConversation: (host, { turnId }) =>
+    host.whileBusy(`${UNDO_WITH_CONVERSATION}…`, () => runCommand(UNDO_WITH_CONVERSATION_COMMAND, turnId)),
   redo: (host) => runRestore(host, 'Redo Agent Turn', { kind: 'redo' }),
   restore: (host, { oid }) => runRestore(host, 'Restore Version', { kind: 'restore', target: oid }),
   restoreBeforeCommand: async (host, { checkpointId }) => {
@@ -106,6 +116,10 @@ function stepsShown(view: VersionsView): Set<string> {
     ...(view.openTurns ?? []).flatMap((t) => (t.steps ?? []).map((s) => s.id)),
     ...(view.checkpoints ?? []).flatMap((t) => t.steps.map((s) => s.id)),
   ]);
+}
+
+async function runCommand(command: string, turnId: string): Promise<void> {
+  await vscode.commands.executeCommand(command, turnId);
 }
 
 /** Undo, Redo and Restore run as the palette's commands do (preview, confirmation, progress, result). */

@@ -37,6 +37,8 @@ export const WEBVIEW_MESSAGE = v.variant('type', [
   v.strictObject({ type: v.literal('undo'), id: REQUEST_ID, turnId: TURN_ID }),
   // Issue 26: the lines of the working tree a turn still owns (count and files), shown by the host.
   v.strictObject({ type: v.literal('showOwnedLines'), id: REQUEST_ID, turnId: TURN_ID }),
+  v.strictObject({ type: v.literal('continueChat'), id: REQUEST_ID, turnId: TURN_ID }),
+  v.strictObject({ type: v.literal('undoWithConversation'), id: REQUEST_ID, turnId: TURN_ID }),
   v.strictObject({ type: v.literal('redo'), id: REQUEST_ID }),
   v.strictObject({ type: v.literal('restore'), id: REQUEST_ID, oid: OID }),
   // Issue 34: Restore to Before This Command, of a step the view showed (the host checks it is one it listed).
@@ -94,6 +96,11 @@ const TURN_OF_ROW = v.object({
   canUndo: v.boolean(),
   /** 1-based number of the turn's conversation among the chats listed, so rows of one chat share a mark. */
   chatIndex: v.number(),
+  /**
+   * Continue Chat from Before This Turn applies: the turn's hook recorded where it sits in its agent's conversation
+   * (only agents with a way to fork it record that: Claude Code, Codex; docs/design/conversation-rollback.md).
+   */
+  canContinueChat: v.boolean(),
   /** The chat's branch is gone from this repository (SPEC §7); absent when it is here. */
   chatBranch: v.optional(BRANCH_STATE),
 });

@@ -38,6 +38,8 @@ interface TurnJoinRow {
   version_commit: string | null;
   no_version_reason: string | null;
   title: string | null;
+  /** The agent whose hook recorded where the turn sits in its conversation (turn_anchors), or null. */
+  anchor_agent: string | null;
 }
 
 /**
@@ -73,7 +75,8 @@ export async function buildVersionsView(ctx: RepoContext, limit: number): Promis
         turns.push(
           ...r.all<TurnJoinRow>(
             `SELECT t.id, t.chat_id, t.agent, t.recovery, t.terminal_outcome, t.undone_by, t.branch, t.base_commit,
-              t.version_commit, t.no_version_reason, c.title
+              t.version_commit, t.no_version_reason, c.title,
+              (SELECT a.agent FROM turn_anchors a WHERE a.turn_id = t.id) AS anchor_agent
          FROM turns t LEFT JOIN chats c ON c.id = t.chat_id WHERE t.id IN (${chunk.map(() => '?').join(',')})`,
             chunk,
           ),
@@ -131,6 +134,8 @@ export async function buildVersionsView(ctx: RepoContext, limit: number): Promis
             // action that helps.
             canUndo: kind === 'agent' && (undoable.has(t.id) || (t.undone_by === null && chatBranchOf.has(t.chat_id))),
             chatIndex,
+            // Only the hooks of agents with a way to fork their conversation record an anchor (issue 32).
+            canContinueChat: kind === 'agent' && t.anchor_agent !== null && t.anchor_agent === t.agent,
             ...(chatBranchOf.has(t.chat_id) ? { chatBranch: chatBranchOf.get(t.chat_id) } : {}),
           }
         : null,

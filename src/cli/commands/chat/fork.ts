@@ -1,7 +1,5 @@
 import { CommandContext, CommandOutput, CommandSpec, withHistory } from '../../command';
-import { installedAgent, refusal, shellLine } from '../../conversations/mechanism';
-import { conversationMechanismOf, NO_MECHANISM } from '../../conversations/registry';
-import { EXIT } from '../../exitCodes';
+import { forkTurnConversation } from '../../conversations/forkTurn';
 import { terminalSafe } from '../../output';
 
 export const spec: CommandSpec = {
@@ -23,43 +21,12 @@ export const spec: CommandSpec = {
 
 export function run(c: CommandContext): Promise<CommandOutput> {
   return withHistory(c, async (history) => {
-    const turn = await history.turnAnchor(c.args[0]);
-    const mechanism = conversationMechanismOf(turn.agent);
-    if (!mechanism) throw refusal(NO_MECHANISM, EXIT.usage);
-    if (!turn.anchor || turn.anchor.agent !== mechanism.agent) {
-      const cause = mechanism.unknownAnchor ? ` ${mechanism.unknownAnchor}` : '';
-      throw refusal(
-        `Where this turn sits in its ${mechanism.displayName} conversation is unknown: its hook did not name it ` +
-          `(recorded before this version, or by \`turn begin\`).${cause}`,
-        EXIT.usage,
-      );
-    }
-    const installed = installedAgent(mechanism, process.env);
-    if (!installed.file)
-      throw refusal(
-        `${mechanism.displayName}’s command \`${mechanism.command}\` is not on PATH, so a fork could not be resumed.`,
-      );
-    if (installed.version === null || !mechanism.supports(installed.version))
-      throw refusal(
-        `${mechanism.displayName} ${installed.version ?? '(version unknown)'} is not a version whose conversations ` +
-          `can be forked here (verified with ${mechanism.verifiedVersion}).`,
-      );
-    const prerequisite = mechanism.prerequisite?.(installed.file, process.env);
-    if (prerequisite && !prerequisite.met) throw refusal(prerequisite.message);
-    const fork = await mechanism.fork(turn.anchor, process.env, c.folder);
-    const command = shellLine(fork.resume.argv);
+    const { displayName, ...fork } = await forkTurnConversation(history, c.args[0], process.env, c.folder);
     return {
-      json: {
-        turnId: turn.turnId,
-        agent: mechanism.agent,
-        chatId: turn.chatId,
-        forkId: fork.forkId,
-        anchorId: fork.anchorId,
-        resume: { ...fork.resume, command },
-      },
+      json: fork,
       text:
-        `Forked the ${mechanism.displayName} conversation just before this turn (the original is kept). ` +
-        `Continue it in ${terminalSafe(fork.resume.cwd)} with:\n  ${terminalSafe(command)}`,
+        `Forked the ${displayName} conversation just before this turn (the original is kept). ` +
+        `Continue it in ${terminalSafe(fork.resume.cwd)} with:\n  ${terminalSafe(fork.resume.command)}`,
     };
   });
 }

@@ -29,6 +29,23 @@ export function actionsOf(row: VersionRow): RowAction[] {
       icon: 'discard',
       body: { type: 'undo', turnId: row.turn.id },
     });
+  if (row.turn?.canUndo && row.turn.canContinueChat)
+    actions.push({
+      label: 'Undo Turn and Its Conversation',
+      name: `Undo agent turn and its conversation: ${row.label}`,
+      icon: 'discard',
+      body: { type: 'undoWithConversation', turnId: row.turn.id },
+      menuOnly: true,
+    });
+  if (row.turn?.canContinueChat)
+    actions.push({
+      label: 'Continue Chat from Before This Turn',
+      name: `Continue the chat from before this turn: ${row.label}`,
+      icon: 'comment-discussion',
+      body: { type: 'continueChat', turnId: row.turn.id },
+      // After an Undo it is the row's next step: a button; otherwise in the menu only.
+      menuOnly: !row.turn.undone,
+    });
   if (row.kind === 'agent' && row.turn)
     actions.push({
       label: 'Lines It Still Owns',
