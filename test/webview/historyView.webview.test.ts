@@ -111,6 +111,36 @@ describe('Version History webview (Vite-built page in real Chromium, fake host i
     await host.page.getByRole('button', { name: 'Redo the last undone turn' }).waitFor({ state: 'detached' });
   });
 
+  it('Continue Chat from Before This Turn: a button on an undone turn that can continue, none on one that cannot', async () => {
+    const codex = turn({ agent: 'codex', undone: true, canUndo: false, canContinueChat: true });
+    const gemini = turn({ agent: 'gemini', undone: true, canUndo: false, canContinueChat: false });
+    await host.showView(
+      versions([
+        row({ kind: 'agent', label: 'Add world', turn: codex }),
+        row({ kind: 'agent', label: 'Add moon', turn: gemini }),
+      ]),
+    );
+    await options().first().click();
+    // The row's icon buttons are aria-hidden (the row's menu is their accessible form).
+    const button = options()
+      .first()
+      .getByRole('button', { name: 'Continue the chat from before this turn: Add world', includeHidden: true });
+    await button.waitFor();
+    await screenshot(host.page, 'continue-chat-button');
+    await button.click();
+    await host.page.waitForFunction(() => window.__posted.some((m) => m.type === 'continueChat'));
+    const sent = (await host.posted()).find((m) => m.type === 'continueChat');
+    assert.equal(sent!.turnId, codex.id);
+    await options().nth(1).click();
+    assert.equal(
+      await options()
+        .nth(1)
+        .getByRole('button', { name: 'Continue the chat from before this turn: Add moon', includeHidden: true })
+        .count(),
+      0,
+    );
+  });
+
   it('branch loss: the warning row with its metadata, a lost chat with Continue on a New Branch, on-remote and unknown with their one action', async () => {
     const lostTurn = turn({ chatId: 'chat-lost', chatTitle: 'Login', chatBranch: 'lost', canUndo: false });
     await host.showView(
