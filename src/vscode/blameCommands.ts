@@ -11,6 +11,7 @@ import type { RepositoryController } from './repositoryController';
 import type { RepositoryRegistry } from './repositoryRegistry';
 import type { RestoreRunner } from './restoreCommands';
 import { showVersionChanges } from './versionChanges';
+import { literalPickText } from './pickText';
 
 /** Test builds: the hover of the active editor's cursor line, timed in the extension host (content-free result). */
 export const HOVER_TEST_COMMAND = 'agentVersions._test.lineHover';
@@ -172,7 +173,7 @@ export async function showLinesOwned(controller: RepositoryController, turnId: s
   const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
   const files = plural(owned.files.length, 'file');
   const picked = await vscode.window.showQuickPick(
-    owned.files.map((f) => ({ label: f.path, description: plural(f.lines, 'line'), file: f })),
+    owned.files.map((f) => ({ label: literalPickText(f.path), description: plural(f.lines, 'line'), file: f })),
     {
       title: `Turn "${label}" still owns ${plural(owned.lines, 'line')} in ${files}${gone}`,
       placeHolder: 'Pick a file to open it at the turn’s first line there',

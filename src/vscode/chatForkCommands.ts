@@ -9,6 +9,7 @@ import type { ConversationTurn } from '../core/chats/turnAnchors';
 import { relativeTime } from '../views/versionHistory/copy';
 import type { RepositoryController } from './repositoryController';
 import type { RepositoryRegistry } from './repositoryRegistry';
+import { literalPickText } from './pickText';
 
 /** Issue 32 in VS Code: the commands' titles (also the Undo toast's button and the view's menu items). */
 export const CONTINUE_CHAT = 'Continue Chat from Before This Turn';
@@ -120,9 +121,9 @@ async function pickTurn(controller: RepositoryController, title: string): Promis
     turns.map((t) => {
       const can = continuabilityOf(t);
       return {
-        label: t.summary,
+        label: literalPickText(t.summary),
         description: [
-          t.chatTitle ?? `Chat ${t.chatId.slice(0, 8)}`,
+          literalPickText(t.chatTitle ?? `Chat ${t.chatId.slice(0, 8)}`),
           t.agent ?? 'agent',
           ...(t.undone ? ['undone'] : []),
           relativeTime(now - t.createdAt / 1000),

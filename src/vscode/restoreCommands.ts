@@ -11,6 +11,7 @@ import type { RepositoryRegistry } from './repositoryRegistry';
 import { RECOVERY_COPY, removeShownStaleLocks } from './recoverySession';
 import { UNDO_FILE_COMMAND, versionFileOf, workspaceControllerFor } from './versionChanges';
 import { CONTINUE_CHAT, type ChatForkUi } from './chatForkCommands';
+import { literalPickText } from './pickText';
 
 export interface TurnCancelledEvent {
   turnId: string;
@@ -438,9 +439,9 @@ async function pickChatTurn(controller: RepositoryController): Promise<RestoreRe
   const now = Date.now() / 1000;
   const picked = await vscode.window.showQuickPick(
     turns.map((t, i) => ({
-      label: t.chatTitle ?? `Chat ${t.chatId.slice(0, 8)}`,
+      label: literalPickText(t.chatTitle ?? `Chat ${t.chatId.slice(0, 8)}`),
       description: `${i === 0 ? 'latest · ' : ''}${t.agent ?? 'agent'} · ${relativeTime(now - t.createdAt / 1000)}`,
-      detail: t.summary,
+      detail: literalPickText(t.summary),
       turnId: t.turnId,
     })),
     {
@@ -480,7 +481,7 @@ async function pickVersion(controller: RepositoryController): Promise<RestoreReq
   const now = Date.now() / 1000;
   const picked = await vscode.window.showQuickPick(
     versions.map((v) => ({
-      label: v.subject,
+      label: literalPickText(v.subject),
       description: [
         KIND_LABEL[v.kind] + (v.outcome ? ` · ${v.outcome}` : ''),
         v.oid.slice(0, 7),

@@ -112,6 +112,8 @@ describe('Undo Only This Turn, then Continue past "another chat wrote these file
       (s) => s.startsWith('[Revert] Undid turn "'),
       { timeoutMs: 30_000 },
     );
+    // The commit lands before git has written the files back: the notice comes when the restore has finished.
+    await waitForNotification(page, /undone/i);
     assert.equal(fs.readFileSync(path.join(folder, SHARED), 'utf8'), 'shared before\n', "chat A's turn is undone");
     assert.equal(fs.readFileSync(path.join(folder, LATER_B), 'utf8'), 'B\n', "chat B's later turn stays");
     assert.equal(git(folder, 'status', '--porcelain', '--untracked-files=all').trim(), '', 'clean');
@@ -122,6 +124,5 @@ describe('Undo Only This Turn, then Continue past "another chat wrote these file
       0,
       'no refusal after Continue',
     );
-    await waitForNotification(page, /undone/i);
   });
 });
