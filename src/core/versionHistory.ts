@@ -28,6 +28,7 @@ import type { RestoreOptions, RestorePreview, RestoreRequest, RestoreResult } fr
 import { runRestore } from './restore/restoreService';
 import { reconcileOperations } from './session/reconciliation';
 import { DurableStore } from './store/durableStore';
+import type { StoreReader } from './store/readOnlyGuard';
 import { secretsInTrackedFiles } from './git/secretExclusion';
 import { attachSecretChoices, ignoreInGitignore, includeInVersions } from './secrets/secretChoices';
 import type { SecretFinding } from './secrets/secretScanner';
@@ -466,17 +467,20 @@ export class VersionHistory {
 
   /**
    * A turn and where it sits in its agent's own conversation (issue 32): null anchor when its hook named none.
-   * Read-only.
+   * An archived turn counts (its anchor row stays hot: the history archive moves only `turns`), read from the
+   * archive only when the hot table lacks it. Read-only.
    */
   async turnAnchor(
     turnId: unknown,
   ): Promise<{ turnId: string; agent: string | null; chatId: string; anchor: StoredTurnAnchor | null }> {
     const id = validateTurnId(turnId);
-    return this.ctx.store.read((r) => {
+    const read = (r: StoreReader) => {
       const turn = getTurn(r, id);
-      if (!turn) throw new AvhError('turn-unknown', 'No turn with this id exists in this repository.');
-      return { turnId: id, agent: turn.agent, chatId: turn.chat_id, anchor: turnAnchorOf(r, id) };
-    });
+      return turn ? { turnId: id, agent: turn.agent, chatId: turn.chat_id, anchor: turnAnchorOf(r, id) } : null;
+    };
+    const found = (await this.ctx.store.read(read)) ?? (await this.ctx.store.read(read, { history: true }));
+    if (!found) throw new AvhError('turn-unknown', 'No turn with this id exists in this repository.');
+    return found;
   }
 
   /** The newest turns on the current branch (50 at most), for the palette's Continue Chat pick (issue 32). */
@@ -487,9 +491,13 @@ export class VersionHistory {
     return this.ctx.store.read((r) => conversationTurnsOf(r, branch, 50));
   }
 
-  /** Whether this repository recorded the turn (the extension finds a turn's repository after a reload). */
+  /**
+   * Whether this repository recorded the turn (the extension finds a turn's repository after a reload); an archived
+   * turn counts (the archive is read only when the hot table lacks the turn).
+   */
   async knowsTurn(turnId: string): Promise<boolean> {
-    return this.ctx.store.read((r) => getTurn(r, turnId) !== undefined);
+    const known = (r: StoreReader) => getTurn(r, turnId) !== undefined;
+    return (await this.ctx.store.read(known)) || this.ctx.store.read(known, { history: true });
   }
 
   /** `undo:N redo:M` for the status bar. */

@@ -43,6 +43,23 @@ function forkFailure(error: unknown): string {
   return `${safeMessage(error)} while forking the conversation. ${NOTHING_CREATED}`;
 }
 
+/** How Undo Turn and Its Conversation begins its message when the Undo ran and the fork did not. */
+export const UNDO_STANDS = 'The turn was undone (that stands), but its conversation was not continued:';
+/** What replaces the fork's "Nothing was created." there: the Undo did create a version. */
+export const NO_FORK_MADE = 'No fork was made; the original conversation was left untouched.';
+
+/**
+ * Undo Turn and Its Conversation's message when the Undo ran but the fork did not: the Undo stands, and exactly what
+ * did not happen. The fork's "Nothing was created." would read as if the Undo made nothing either, so it becomes
+ * NO_FORK_MADE; a refusal that left something behind (it names it instead) is kept as it is.
+ */
+export function undoStandsMessage(forkMessage: string): string {
+  const what = forkMessage.endsWith(NOTHING_CREATED)
+    ? `${forkMessage.slice(0, -NOTHING_CREATED.length)}${NO_FORK_MADE}`
+    : forkMessage;
+  return `${UNDO_STANDS} ${what}`;
+}
+
 /**
  * Continue Chat from Before This Turn and Undo Turn and Its Conversation (issue 32,
  * docs/design/conversation-rollback.md): the fork the CLI's `chat fork` makes (the same code), then a terminal in
@@ -58,13 +75,13 @@ export class ChatForkUi {
   }
 
   /**
-   * Forks and opens the terminal; on failure shows `failurePrefix` + the fork's message. Returns the fork, or null
-   * when none was made.
+   * Forks and opens the terminal; on failure shows the fork's message (`afterUndo`: as undoStandsMessage). Returns
+   * the fork, or null when none was made.
    */
   async continueChat(
     controller: RepositoryController,
     turnId: string,
-    failurePrefix = '',
+    options: { afterUndo?: boolean } = {},
   ): Promise<TurnConversationFork | null> {
     let fork: TurnConversationFork;
     try {
@@ -76,7 +93,10 @@ export class ChatForkUi {
       this.log.warn('chat.fork-failed', {
         reason: error instanceof CliError ? `exit-${error.exitCode}` : isAvhError(error) ? error.reason : 'unexpected',
       });
-      void vscode.window.showErrorMessage(`Agent Version History: ${failurePrefix}${forkFailure(error)}`);
+      const message = forkFailure(error);
+      void vscode.window.showErrorMessage(
+        `Agent Version History: ${options.afterUndo ? undoStandsMessage(message) : message}`,
+      );
       return null;
     }
     this.log.info('chat.forked', { agent: fork.agent, turnId: fork.turnId, forkId: fork.forkId });
@@ -188,11 +208,7 @@ export function registerChatForkCommands(
       }
       const { undone } = await undo(target.controller, target.turnId);
       if (!undone) return; // declined, refused or nothing to do: the Undo said so
-      await ui.continueChat(
-        target.controller,
-        target.turnId,
-        'The turn was undone (that stands), but its conversation was not continued: ',
-      );
+      await ui.continueChat(target.controller, target.turnId, { afterUndo: true });
     }),
   );
 }

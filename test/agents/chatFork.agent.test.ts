@@ -4,7 +4,7 @@
  * fork resumed with a fourth prompt. The mock's request log is the proof: the fourth request carries the first two
  * turns' messages and nothing of the third; the original session still resumes with all three. The refusals
  * (first turn, session file gone, agent not on PATH, Claude Agent SDK not installed) create nothing. Claude Code,
- * Codex and opencode; one chat each.
+ * Codex and opencode; one chat each. Codex also forks a turn the history archive moved out.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -40,6 +40,8 @@ import {
 import { opencodeUserConfig, seedPluginDependencies } from './support/opencodeWorld';
 import { eventually } from '../support/eventually';
 import { assertNothingLost, cleanupTempDirs } from '../support/gitFixtures';
+import { DurableStore } from '../../src/core/store/durableStore';
+import { getTurn } from '../../src/core/turns/turnRecords';
 
 const setups: (ClaudeCodeSetup | CodexSetup)[] = [];
 
@@ -347,6 +349,50 @@ describe('Codex 0.171.0 (real binary, mock model: Responses API on 127.0.0.1): c
     for (const heard of ['PROMPT-ONE', 'PROMPT-TWO', 'PROMPT-THREE', 'third.txt', 'ANSWER-THREE', 'PROMPT-FIVE'])
       assert.ok(original.includes(heard), `the original's request carries ${heard}`);
     assert.ok(!original.includes('PROMPT-FOUR'), 'the fork’s prompt never reached the original');
+
+    // The history archive moves turns one and two out (as a long history would at the default keep, 1,500): turn
+    // two's anchor stays, so its fork still works, and holds turn one only.
+    const stateDir = path.join(repo, '.git', 'agent-versions');
+    const { store } = await DurableStore.open(stateDir, { compactEvery: 1, archiveKeep: 0, archiveMargin: 1 });
+    try {
+      await store.transaction((tx) => tx.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('test_rotation', '1')"));
+      await store.read(() => undefined);
+      assert.equal(await store.read((r) => getTurn(r, turns[1].id)), undefined, 'turn two is archived');
+    } finally {
+      await store.close();
+    }
+    const codexTurnIds = capturedEvents(sandbox)
+      .filter((e) => e.event === 'UserPromptSubmit')
+      .map((e) => String(e.payload.turn_id));
+    const archivedFork = avhJson<ForkJson>(sandbox, ['chat', 'fork', turns[1].id], env);
+    assert.equal(archivedFork.anchorId, codexTurnIds[0], 'the fork ends with turn one');
+    setup.mock.script([reply('ANSWER-SIX')]);
+    assert.equal((await codexExec(setup, 'PROMPT-SIX', { resume: archivedFork.forkId }).exited).code, 0);
+    const fromArchived = JSON.stringify((setup.mock.turnRequests().at(-1)!.body as { input?: unknown }).input);
+    for (const heard of ['PROMPT-ONE', 'ANSWER-ONE', 'PROMPT-SIX'])
+      assert.ok(fromArchived.includes(heard), `the archived turn's fork carries ${heard}`);
+    for (const gone of ['PROMPT-TWO', 'ANSWER-TWO', 'PROMPT-THREE'])
+      assert.ok(!fromArchived.includes(gone), `the archived turn's fork carries nothing from turn two on (${gone})`);
+
+    // The thread's session file deleted: refused, nothing created.
+    const rollouts = (dir: string): string[] =>
+      fs
+        .readdirSync(dir, { withFileTypes: true })
+        .flatMap((e) => (e.isDirectory() ? rollouts(path.join(dir, e.name)) : [path.join(dir, e.name)]))
+        .filter((f) => f.endsWith('.jsonl'))
+        .sort();
+    const sessions = path.join(setup.codexHome, 'sessions');
+    const own = rollouts(sessions).filter((f) => path.basename(f).includes(thread));
+    assert.equal(own.length, 1, `one session file for the thread: ${own.join(', ')}`);
+    fs.rmSync(own[0]);
+    const left = rollouts(sessions);
+    const gone = avh(sandbox, ['chat', 'fork', turns[2].id], env);
+    assert.equal(gone.code, 1, gone.stderr);
+    assert.match(
+      gone.stderr,
+      /Codex has no thread with this turn’s id any more \(deleted or archived\)\. Nothing was created\./,
+    );
+    assert.deepEqual(rollouts(sessions), left, 'no session file was created');
     assertNothingLost(repo, content);
   });
 });

@@ -5,18 +5,22 @@
 // The view's Codex row offers the command in its menu, the Gemini row does not; the palette's pick of the Gemini
 // turn says the CLI's refusal; Undo of the Codex turn offers it on the toast, and the click forks the thread through
 // the real `codex app-server` and opens a terminal named "Codex — continued chat" running `codex resume <fork>`;
-// Undo of the Gemini turn's toast does not offer it.
+// Undo of the Gemini turn's toast does not offer it. Undo Turn and Its Conversation (one command: the Undo, then the
+// fork): from the row's menu of a third Codex turn it undoes the turn (git checked) and forks the thread before it —
+// the fork, resumed, sends the model turns one and two and nothing of the third; from the palette, with the thread's
+// session file deleted (the fork fails for a real reason), the Undo stands in git and the message says so and that
+// no fork was made.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { NO_MECHANISM } from '../../src/cli/conversations/registry';
 import { killProcessesUnder, stopAllAgents } from '../agents/support/agentProcess';
-import { capturedEvents, makeSandbox, removeSandbox, type Sandbox } from '../agents/support/agentSandbox';
+import { capturedEvents, makeSandbox, removeSandbox, type Sandbox, turnsOf } from '../agents/support/agentSandbox';
 import { type CodexSetup, codexExec, setUpCodex } from '../agents/support/codexSession';
 import { applyPatch, reply } from '../agents/support/openaiResponsesMock';
 import { eventually } from '../support/eventually';
-import { assertNothingLost, cleanupTempDirs, contentInventory } from '../support/gitFixtures';
+import { assertNothingLost, cleanupTempDirs, contentInventory, git } from '../support/gitFixtures';
 import { dist } from '../support/turnFixtures';
 import {
   moveMouseAway,
@@ -32,6 +36,7 @@ const GEMINI_FIXTURES = path.resolve(__dirname, '../../../test/fixtures/hooks/ge
 const CAPTURED_REPO = '/home/user/work/repo';
 const GEMINI_SESSION = '6e733568-e2e3-4f44-9b43-7fcea2f53ebc';
 const CONTINUE = 'Continue Chat from Before This Turn';
+const UNDO_BOTH = 'Undo Turn and Its Conversation';
 
 /** Gemini CLI's hook event from its captured payload, pointed at `repo`, through dist/cli.js. */
 function geminiHook(repo: string, name: string, overrides: Record<string, unknown> = {}): void {
@@ -56,6 +61,17 @@ function codexResumes(): [number, string][] {
     if (at > 0 && path.basename(argv[at - 1]) === 'codex' && argv[at + 1]) found.push([Number(entry), argv[at + 1]]);
   }
   return found;
+}
+
+/** Codex's session files (rollouts) under `codexHome`, sorted. */
+function sessionFiles(codexHome: string): string[] {
+  const under = (dir: string): string[] =>
+    fs
+      .readdirSync(dir, { withFileTypes: true })
+      .flatMap((e) => (e.isDirectory() ? under(path.join(dir, e.name)) : [path.join(dir, e.name)]))
+      .filter((f) => f.endsWith('.jsonl'));
+  const sessions = path.join(codexHome, 'sessions');
+  return fs.existsSync(sessions) ? under(sessions).sort() : [];
 }
 
 /** Opens a Version History row's context menu and returns its items' texts. */
@@ -234,5 +250,141 @@ describe('Continue Chat from Before This Turn: offered for a real Codex 0.171.0 
     );
     await workbench!.screenshot('continue-chat-6-gemini-undo-toast');
     assert.equal(await toast.getByRole('button', { name: CONTINUE }).count(), 0, 'not offered for Gemini CLI');
+  });
+
+  it('Undo Turn and Its Conversation from the Codex row’s menu: the turn is undone in git, the thread forked just before it; the fork, resumed, hears turns one and two and nothing of the third', async () => {
+    const page = workbench!.page;
+    const repo = sandbox.repo;
+    await runCommand(page, 'Notifications: Clear All Notifications');
+    setup.mock.script([
+      applyPatch('*** Begin Patch\n*** Add File: third.txt\n+third turn\n*** End Patch\n'),
+      reply('ANSWER-THREE'),
+    ]);
+    assert.equal((await codexExec(setup, 'PROMPT-THREE writes third.txt', { resume: thread }).exited).code, 0);
+    assert.equal(fs.readFileSync(path.join(repo, 'third.txt'), 'utf8'), 'third turn\n');
+    const third = (await turnsOf(repo)).at(-1)!;
+    assert.equal(third.chatId, `codex:${thread}`);
+    const versionBefore = git(repo, 'rev-parse', 'HEAD').trim();
+    assert.equal(versionBefore, third.version, 'the third turn made the latest version');
+    const before = contentInventory(repo);
+    const resumesBefore = codexResumes().map(([, id]) => id);
+
+    const view = versionHistoryPane(page);
+    await openVersionHistory(page);
+    await view.getByRole('option', { name: /^Agent: PROMPT-THREE writes third\.txt/ }).waitFor({ timeout: 60_000 });
+    await menuOf(page, /^Agent: PROMPT-THREE writes third\.txt/);
+    const item = view.getByRole('menu').getByRole('menuitem', { name: /^Undo agent turn and its conversation: / });
+    assert.equal(await item.innerText(), UNDO_BOTH);
+    await item.click();
+
+    // The Undo: a new [Restore] version of the tree before the turn, the turn marked undone.
+    await waitForNotification(page, /Agent turn undone — restored version/, { timeout: 60_000 });
+    assert.equal(fs.existsSync(path.join(repo, 'third.txt')), false, 'third.txt taken back');
+    assert.match(git(repo, 'log', '-1', '--format=%s'), /^\[Restore\]/);
+    assert.equal(
+      git(repo, 'rev-parse', 'HEAD^{tree}').trim(),
+      git(repo, 'rev-parse', `${third.version}^^{tree}`).trim(),
+    );
+    assert.notEqual((await turnsOf(repo)).find((t) => t.id === third.id)!.undoneBy, null, 'the turn is undone');
+    // The fork, then its terminal.
+    await waitForNotification(page, /Continued the Codex conversation from just before this turn/, {
+      timeout: 90_000,
+    });
+    const forked = await eventually(
+      'the fork of the third turn in the log',
+      () => new RegExp(`chat\\.forked agent=codex turnId=${third.id} forkId=(\\S+)`).exec(workbench!.extensionLog()),
+      (m) => m !== null,
+      { timeoutMs: 30_000 },
+    );
+    const forkId = forked![1];
+    assert.ok(![thread, ...resumesBefore].includes(forkId), 'a new fork, not the thread or the earlier fork');
+    const resumes = await eventually(
+      'the terminal runs codex resume <the fork>',
+      () => codexResumes().filter(([, id]) => id === forkId),
+      (r) => r.length > 0,
+      { timeoutMs: 60_000 },
+    );
+    await workbench!.screenshot('continue-chat-7-undo-with-conversation');
+    assertNothingLost(repo, before);
+
+    // The fork's terminal is left; the fork, resumed with a prompt (codex exec, one process at a time on the fork):
+    // the model hears turns one and two and nothing of the third.
+    for (const [pid] of resumes) process.kill(pid);
+    await eventually(
+      'the terminal’s codex ended',
+      () => codexResumes().filter(([, id]) => id === forkId),
+      (r) => r.length === 0,
+      {
+        timeoutMs: 30_000,
+      },
+    );
+    setup.mock.script([reply('ANSWER-FOUR')]);
+    assert.equal((await codexExec(setup, 'PROMPT-FOUR', { resume: forkId }).exited).code, 0);
+    const heard = JSON.stringify((setup.mock.turnRequests().at(-1)!.body as { input?: unknown }).input);
+    for (const said of ['PROMPT-ONE', 'ANSWER-ONE', 'PROMPT-TWO', 'ANSWER-TWO', 'PROMPT-FOUR'])
+      assert.ok(heard.includes(said), `the fork's request carries ${said}`);
+    for (const gone of ['PROMPT-THREE', 'third.txt', 'ANSWER-THREE'])
+      assert.ok(!heard.includes(gone), `the fork's request carries nothing of the undone turn (${gone})`);
+    assertNothingLost(repo, before);
+  });
+
+  it('Undo Turn and Its Conversation when the fork fails (the Codex thread’s session file deleted): the Undo stands in git, and the message says so and that no fork was made', async () => {
+    const page = workbench!.page;
+    const repo = sandbox.repo;
+    await runCommand(page, 'Notifications: Clear All Notifications');
+    setup.mock.script([
+      applyPatch('*** Begin Patch\n*** Add File: fifth.txt\n+fifth turn\n*** End Patch\n'),
+      reply('ANSWER-FIVE'),
+    ]);
+    assert.equal((await codexExec(setup, 'PROMPT-FIVE writes fifth.txt', { resume: thread }).exited).code, 0);
+    const fifth = (await turnsOf(repo)).at(-1)!;
+    assert.equal(fifth.chatId, `codex:${thread}`);
+    assert.equal(git(repo, 'rev-parse', 'HEAD').trim(), fifth.version);
+    // The user deleted the chat in Codex: its session file is gone.
+    const own = sessionFiles(setup.codexHome).filter((f) => path.basename(f).includes(thread));
+    assert.equal(own.length, 1, `one session file for the thread: ${own.join(', ')}`);
+    fs.rmSync(own[0]);
+    const sessionsLeft = sessionFiles(setup.codexHome);
+    const resumesBefore = codexResumes();
+    const before = contentInventory(repo);
+
+    await runCommand(page, `Agent Versions: ${UNDO_BOTH}`);
+    const pick = page
+      .locator('.quick-input-widget .monaco-list-row', { hasText: 'PROMPT-FIVE writes fifth.txt' })
+      .first();
+    await pick.waitFor({ state: 'visible', timeout: 20_000 });
+    await pick.click();
+    const failed = await waitForNotification(
+      page,
+      /The turn was undone \(that stands\), but its conversation was not continued/,
+      {
+        timeout: 90_000,
+      },
+    );
+    await workbench!.screenshot('continue-chat-8-undo-stands-fork-failed');
+    const text = await failed.innerText();
+    assert.match(
+      text,
+      /The turn was undone \(that stands\), but its conversation was not continued: Codex has no thread with this turn’s id any more \(deleted or archived\)\. No fork was made; the original conversation was left untouched\./,
+    );
+    assert.ok(!text.includes('Nothing was created'), 'the Undo made a version: the message does not say nothing was');
+    const undone = await waitForNotification(page, /Agent turn undone — restored version/);
+    assert.equal(await undone.getByRole('button', { name: CONTINUE }).count(), 0, 'the Undo’s toast offers no fork');
+
+    // The Undo stands: a [Restore] version of the tree before the turn, the turn undone, fifth.txt gone.
+    assert.equal(fs.existsSync(path.join(repo, 'fifth.txt')), false, 'fifth.txt taken back');
+    assert.match(git(repo, 'log', '-1', '--format=%s'), /^\[Restore\]/);
+    assert.equal(
+      git(repo, 'rev-parse', 'HEAD^{tree}').trim(),
+      git(repo, 'rev-parse', `${fifth.version}^^{tree}`).trim(),
+    );
+    assert.notEqual((await turnsOf(repo)).find((t) => t.id === fifth.id)!.undoneBy, null, 'the turn is undone');
+    // What did not happen: no fork (no session file, no log line, no terminal).
+    assert.deepEqual(sessionFiles(setup.codexHome), sessionsLeft, 'no session file was created');
+    const log = workbench!.extensionLog();
+    assert.ok(!log.includes(`chat.forked agent=codex turnId=${fifth.id}`), 'no fork was logged');
+    assert.match(log, /chat\.fork-failed reason=exit-1/);
+    assert.deepEqual(codexResumes(), resumesBefore, 'no terminal was opened');
+    assertNothingLost(repo, before);
   });
 });

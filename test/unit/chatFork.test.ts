@@ -2,16 +2,19 @@
  * Issue 32 through the shipped CLI (dist/cli.js): the hooks record where each Claude Code and opencode turn sits in
  * its conversation (ids only, on the full and the fast path; unknown when the payload names none), and `chat fork`
  * refuses, creating nothing, what it cannot continue: an unknown turn, an agent without a way to continue from an
- * earlier turn, a turn whose anchor is unknown, an agent missing from PATH. The fork itself is proven with the real
- * binary in test/agents/chatFork.agent.test.ts.
+ * earlier turn, a turn whose anchor is unknown, an agent missing from PATH. A turn the history archive moved out is
+ * still found, with its anchor. The fork itself (of an archived turn too) is proven with the real binary in
+ * test/agents/chatFork.agent.test.ts.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { contextOf } from '../../src/core/repoContextOf';
+import { DurableStore } from '../../src/core/store/durableStore';
+import { getTurn } from '../../src/core/turns/turnRecords';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { runCliProcess, TEST_BUILD_CLI } from '../support/cliProcess';
-import { cleanupTempDirs, makeRepo, tempDir, write } from '../support/gitFixtures';
+import { assertNothingLost, cleanupTempDirs, contentInventory, makeRepo, tempDir, write } from '../support/gitFixtures';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const FIXTURES = path.join(ROOT, 'test/fixtures/hooks');
@@ -208,5 +211,58 @@ describe('Continue the chat from before a turn (issue 32): anchors and refusals,
     );
     const { anchors } = await anchorsOf(repo);
     assert.deepEqual(anchors, [], 'a Gemini CLI turn records no anchor');
+  });
+
+  it('a turn the history archive moved out keeps its anchor: chat fork finds it (not "no turn with this id"), reads nothing back into the hot store', async () => {
+    const repo = makeRepo();
+    const home = tempDir('avh-fork-home-');
+    const env = { HOME: home };
+    const hook = (input: string) => {
+      const r = runCliProcess(['hook', 'claude-code'], { cwd: repo, input, env });
+      assert.equal(r.code, 0, r.stderr);
+    };
+    const promptIds = [
+      '3ecf7708-62df-4d29-99a7-9490232c962b',
+      'not an id', // its anchor is unknown
+      '5a0c1e2d-3b4f-4a6b-8c7d-9e0f1a2b3c4d',
+      '7b1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f',
+    ];
+    for (const [i, prompt_id] of promptIds.entries()) {
+      hook(payload('claude-code/UserPromptSubmit.json', repo, home, { prompt_id }));
+      write(repo, `f${i}.txt`, `turn ${i}\n`);
+      hook(payload('claude-code/Stop.json', repo, home, { prompt_id }));
+    }
+    const { turns } = await anchorsOf(repo);
+    assert.equal(turns.length, 4);
+    // The history archive moves the old turns out, as a long history would at the default keep (1,500): all but the
+    // chat's latest.
+    const stateDir = path.join(repo, '.git', 'agent-versions');
+    const { store } = await DurableStore.open(stateDir, { compactEvery: 1, archiveKeep: 0, archiveMargin: 1 });
+    await store.transaction((tx) => tx.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('test_rotation', '1')"));
+    await store.read(() => undefined);
+    const hot = () => store.read((r) => turns.map((id) => getTurn(r, id) !== undefined));
+    assert.deepEqual(await hot(), [false, false, false, true], 'the first three turns are archived');
+    const before = contentInventory(repo);
+
+    const fork = (turn: string) =>
+      runCliProcess(['chat', 'fork', turn], { cwd: repo, env: { HOME: home, PATH: path.dirname(process.execPath) } });
+    const archived = fork(turns[0]);
+    assert.equal(archived.code, 1, archived.stderr);
+    assert.match(archived.stderr, /`claude` is not on PATH, so a fork could not be resumed\. Nothing was created\./);
+    const archivedUnknown = fork(turns[1]);
+    assert.equal(archivedUnknown.code, 2, archivedUnknown.stderr);
+    assert.match(
+      archivedUnknown.stderr,
+      /Where this turn sits in its Claude Code conversation is unknown.*Nothing was created\./,
+    );
+    const unknown = fork('0b6e2c1f-5a4d-4c1e-9f3a-2d7e8b9c0a11');
+    assert.equal(unknown.code, 1, unknown.stderr);
+    assert.match(unknown.stderr, /No turn with this id exists in this repository\./);
+
+    await store.read(() => undefined);
+    assert.deepEqual(await hot(), [false, false, false, true], 'the fork only read: the archived turns stay archived');
+    await store.close();
+    assert.equal(fs.existsSync(path.join(home, '.claude')), false, 'nothing was created');
+    assertNothingLost(repo, before);
   });
 });

@@ -104,7 +104,7 @@ export interface ConversationTurn {
   anchorAgent: string | null;
 }
 
-/** The newest `limit` turns of `branch` (hot store only: an archived turn's fork is refused anyway), newest first. */
+/** The newest `limit` turns of `branch` (hot store only: the palette lists recent turns), newest first. */
 export function conversationTurnsOf(r: StoreReader | StoreTx, branch: string, limit: number): ConversationTurn[] {
   return r
     .all<{
