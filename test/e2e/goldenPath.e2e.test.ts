@@ -123,8 +123,11 @@ describe('golden path: demo → Version History → stop → Undo → Redo → c
 
   afterEach(async function () {
     const test = this.currentTest;
-    if (test?.state === 'failed' && workbench)
+    if (test?.state === 'failed' && workbench) {
       console.log(`    screenshot: ${await workbench.screenshot('golden-failed')}`);
+      // The extension's content-free event log: what the host did, for a failure seen only in CI.
+      console.log(`    extension log (last 60 lines):\n${workbench.extensionLog().split('\n').slice(-60).join('\n')}`);
+    }
   });
 
   after(async () => {
@@ -239,6 +242,7 @@ describe('golden path: demo → Version History → stop → Undo → Redo → c
     await elementScreenshot(notice, 'readme-recovery-notice');
 
     // 7. Use current version: git's stale index.lock blocks it, with what to do; the user removes it, then Check again.
+    assert.ok(fs.existsSync(path.join(demo, '.git', 'index.lock')), "the killed read-tree's index.lock is still there");
     await clickNotificationButton(page, REQUIRED, 'Use current version');
     await waitForNotification(page, INDEX_LOCKED);
     await shot('blocked-index-lock');
