@@ -90,8 +90,8 @@ export function turnAnchorOf(r: StoreReader | StoreTx, turnId: string): StoredTu
   };
 }
 
-/** A recent turn for the palette's Continue Chat from Before This Turn (issue 32): ids, summary, anchor's agent. */
-export interface ConversationTurn {
+/** A turn as the palette's picks show it: the chat's title and agent, when the turn began, its summary. */
+export interface PickedTurn {
   turnId: string;
   chatId: string;
   chatTitle: string | null;
@@ -99,6 +99,10 @@ export interface ConversationTurn {
   createdAt: number;
   /** First line of the prompt (the version's summary); stays local. */
   summary: string;
+}
+
+/** A recent turn for the palette's Continue Chat from Before This Turn (issue 32): ids, summary, anchor's agent. */
+export interface ConversationTurn extends PickedTurn {
   undone: boolean;
   /** The agent whose hook recorded where the turn sits in its conversation, or null (unknown). */
   anchorAgent: string | null;

@@ -6,6 +6,7 @@ import type { StoreReader } from '../store/durableStore';
 import { agentSubject } from '../turns/promptSummary';
 import { changedSomething, type TurnEffectFields, UNDOABLE_SQL, workWithoutVersion } from '../turns/turnEffect';
 import { getTurn, type TurnRow } from '../turns/turnRecords';
+import type { PickedTurn } from '../chats/turnAnchors';
 
 export interface HistoryCounts {
   /** The Undo actions Version History offers on the current branch (undoCount): never a turn that changed nothing. */
@@ -186,15 +187,7 @@ export function undoTargetIsHot(ctx: RepoContext, branch: string, turnId?: strin
 }
 
 /** An undoable turn with what the chat picker shows: the chat's title and agent, and when the turn began. */
-export interface UndoableTurn {
-  turnId: string;
-  chatId: string;
-  chatTitle: string | null;
-  agent: string | null;
-  createdAt: number;
-  /** First line of the prompt (the version's summary); stays local. */
-  summary: string;
-}
+export type UndoableTurn = PickedTurn;
 
 /** The latest undoable turn of each chat on the current branch, newest first. Read-only. */
 export async function undoableTurnsWithChats(ctx: RepoContext): Promise<UndoableTurn[]> {
