@@ -21,6 +21,7 @@ import {
   clickNotificationButton,
   elementScreenshot,
   extensionHostPids,
+  gitProcessesIn,
   moveMouseAway,
   runCommand,
   startWorkbench,
@@ -198,18 +199,21 @@ describe('golden path: demo → Version History → stop → Undo → Redo → c
     const hosts = extensionHostPids(wb.server.pid);
     assert.ok(hosts.length > 0, 'an extension host runs');
     await runCommand(page, UNDO);
-    // read-tree takes the index's lock when it starts and dies holding it (the failpoint fires 2.5 s into it): seen
-    // first, so the host death waited for next is the one at the failpoint.
-    await eventually(
-      "read-tree to start (it takes the index's lock)",
-      () => fs.existsSync(path.join(demo, '.git', 'index.lock')),
-      (held) => held,
+    // The restore's read-tree (it takes the index's lock when it starts): the host that started it is the one the
+    // failpoint kills 2.5 s into it, after SIGKILLing it. Waiting for that host by pid, not for any host to go: a
+    // host that ends for another reason would leave read-tree running, and the server's stop below would then end
+    // it with a signal, on which git removes its own lock.
+    const [readTree] = await eventually(
+      "the restore's read-tree to start",
+      () => gitProcessesIn(demo, ['read-tree', '-u']),
+      (found) => found.length > 0,
       { timeoutMs: 60_000, intervalMs: 50 },
     );
+    assert.ok(hosts.includes(readTree.parent), 'the read-tree was started by an extension host');
     await eventually(
-      'the extension host to die at the failpoint',
-      () => hosts.some((pid) => !fs.existsSync(`/proc/${pid}`)),
-      (dead) => dead,
+      'the extension host that ran the restore to die at the failpoint',
+      () => fs.existsSync(`/proc/${readTree.parent}`) || fs.existsSync(`/proc/${readTree.pid}`),
+      (running) => !running,
       { timeoutMs: 60_000, intervalMs: 200 },
     );
     await shot('host-killed');

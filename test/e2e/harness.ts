@@ -175,6 +175,27 @@ export function extensionHostPids(serverPid: number): number[] {
   return pids;
 }
 
+/**
+ * The git processes running now in `cwd` whose arguments include every one of `args`, each with its parent's pid
+ * (the process that started it), read from /proc.
+ */
+export function gitProcessesIn(cwd: string, args: readonly string[]): { pid: number; parent: number }[] {
+  const found: { pid: number; parent: number }[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const argv = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (path.basename(argv[0] ?? '') !== 'git' || !args.every((a) => argv.includes(a))) continue;
+      if (fs.readlinkSync(`/proc/${entry}/cwd`) !== cwd) continue;
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      found.push({ pid: Number(entry), parent: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) });
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return found;
+}
+
 export async function screenshot(page: Page, name: string): Promise<string> {
   fs.mkdirSync(codeServer.artifactsDir, { recursive: true });
   const file = path.join(codeServer.artifactsDir, `${name.replace(/[^\w.-]+/g, '-')}.png`);

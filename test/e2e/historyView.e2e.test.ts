@@ -251,8 +251,11 @@ describe('Version History in a two-folder workspace: the repository picker in it
 
   afterEach(async function () {
     const test = this.currentTest;
-    if (test?.state === 'failed' && workbench)
+    if (test?.state === 'failed' && workbench) {
       console.log(`    screenshot: ${await workbench.screenshot(`e2e-view-picker-${test.fullTitle()}`)}`);
+      // The extension's content-free event log: what the host did, for a failure seen only in CI.
+      console.log(`    extension log (last 40 lines):\n${workbench.extensionLog().split('\n').slice(-40).join('\n')}`);
+    }
   });
 
   after(async () => {

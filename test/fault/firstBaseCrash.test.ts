@@ -26,6 +26,12 @@ function repoWithoutCommits(): { repo: string; inventory: Set<string> } {
   return { repo, inventory: contentInventory(repo) };
 }
 
+/** Every `*.lock` file under `dir`, relative to it: what a refusal for a held lock names, in a failure's message. */
+function lockFilesUnder(dir: string): string {
+  const found = (fs.readdirSync(dir, { recursive: true }) as string[]).filter((name) => name.endsWith('.lock'));
+  return found.length > 0 ? found.join(', ') : 'none';
+}
+
 const branchCommits = (repo: string) => {
   const r = spawnSync('git', ['rev-list', 'refs/heads/main'], { cwd: repo, encoding: 'utf8' });
   return r.status === 0 ? r.stdout.split('\n').filter(Boolean) : [];
@@ -127,7 +133,7 @@ describe('first turn in a repository without commits, killed while [Base] is mad
         fs.rmSync(path.join(repo, '.git', 'HEAD.lock'), { force: true });
         retry = runCliProcess(['turn', 'begin', '--chat', 'c1', '--prompt', 'first again', '--json'], { cwd: repo });
       }
-      assert.equal(retry.code, 0, retry.stderr);
+      assert.equal(retry.code, 0, `${retry.stderr}\nlock files under .git: ${lockFilesUnder(path.join(repo, '.git'))}`);
       assert.ok((JSON.parse(retry.stdout) as { turnId?: string }).turnId, retry.stdout);
       const commits = branchCommits(repo);
       assert.equal(commits.length, 1, 'exactly one commit on the branch: the [Base]');
