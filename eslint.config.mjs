@@ -13,13 +13,13 @@ export default tseslint.config(
       'no-restricted-imports': 'off',
     },
   },
-  // The vscode-free code: the core and the CLI run under plain Node, and so do the parts of the Version History
-  // view they use (its protocol, copy, model builder and page), and the copy the end-to-end tests import.
+  // The vscode-free code: the core and the CLI run under plain Node, and so do the Version History view's protocol
+  // and page (the webview and plain-Node tests load them), and the copy the end-to-end tests import.
   {
     files: [
       'src/core/**/*.ts',
       'src/cli/**/*.ts',
-      'src/views/versionHistory/{protocol,copy,viewModel,html}.ts',
+      'src/vscode/historyView/{protocol,html}.ts',
       'src/vscode/enableCopy.ts',
     ],
     rules: {
@@ -30,7 +30,7 @@ export default tseslint.config(
           patterns: [
             { regex: '^svelte(/|$)|\\.svelte$|/app(/|$)', message: 'The Svelte app is the webview only.' },
             { regex: '(^|/)vscode/(?!enableCopy$)[^/]+$', message: 'src/vscode imports vscode.' },
-            { regex: '(^|/|versionHistory/)(host|messageHandlers)$', message: 'The view host imports vscode.' },
+            { regex: '(^|/)historyView/(host|messageHandlers|turnChanges)$', message: 'The view host imports vscode.' },
           ],
         },
       ],
@@ -52,9 +52,10 @@ export default tseslint.config(
       ],
     },
   },
-  // The webview's app reaches the host only by messages: it imports the view's protocol and copy, nothing else.
+  // The webview's app reaches the host only by messages: it imports the view's protocol and the core's wording,
+  // nothing else.
   {
-    files: ['src/views/versionHistory/app/**/*.ts'],
+    files: ['src/vscode/historyView/app/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -62,8 +63,8 @@ export default tseslint.config(
           paths: [{ name: 'vscode', message: 'The webview has no vscode module (acquireVsCodeApi only).' }],
           patterns: [
             {
-              regex: '^\\.\\./(?!(protocol|copy)$)|^\\.\\./\\.\\./',
-              message: 'The webview imports only ../protocol and ../copy of its feature folder.',
+              regex: '^\\.\\./(?!(protocol|\\.\\./\\.\\./core/history/wording)$)',
+              message: "The webview imports only its feature folder's ../protocol and the core's history/wording.",
             },
           ],
         },

@@ -1,11 +1,11 @@
-// Builds the Version History webview (src/views/versionHistory/app/, Svelte 5) into dist/webview/ with fixed file
-// names, which the host names directly (src/views/versionHistory/host.ts). One entry, one script, one stylesheet,
+// Builds the Version History webview (src/vscode/historyView/app/, Svelte 5) into dist/webview/ with fixed file
+// names, which the host names directly (src/vscode/historyView/host.ts). One entry, one script, one stylesheet,
 // no chunks.
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
-const app = (file: string) => fileURLToPath(new URL(`./src/views/versionHistory/app/${file}`, import.meta.url));
+const app = (file: string) => fileURLToPath(new URL(`./src/vscode/historyView/app/${file}`, import.meta.url));
 
 export default defineConfig({
   root: app(''),

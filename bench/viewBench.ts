@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { versionLogArgs } from '../src/core/git/versionLog';
 import { rebuildFromTrailers } from '../src/core/turns/rebuildFromTrailers';
 import { VersionHistory } from '../src/core/versionHistory';
-import type { VersionRow } from '../src/views/versionHistory/protocol';
+import type { VersionRow } from '../src/vscode/historyView/protocol';
 import { launchChromium, openFakeHostPage } from '../test/webview/webviewPage';
 import { fmtRatio, git, GitProcessCounter, median, ms, timed } from './benchUtil';
 import type { GoalRow } from './gitBench';

@@ -12,7 +12,7 @@
 //   (test/support/cliProcess.ts). Every other CLI test runs dist/cli.js itself: the bundles users get.
 // While the test runner's unit and fault layers run dist/ (AVH_DIST_READ_ONLY, scripts/test.mjs), this script refuses
 // to rewrite it: a bundle rewritten under a running test is half a file, and its code cache is gone.
-// The Version History webview (src/views/versionHistory/app/, Svelte) is built first by Vite into dist/webview/;
+// The Version History webview (src/vscode/historyView/app/, Svelte) is built first by Vite into dist/webview/;
 // both builds ship it.
 import { build } from 'esbuild';
 import { build as viteBuild } from 'vite';

@@ -75,7 +75,7 @@ if (!only || only === 'webview')
   step('type check webview (svelte-check)', process.execPath, [
     path.join(root, 'node_modules/svelte-check/bin/svelte-check'),
     '--tsconfig',
-    path.join(root, 'src/views/versionHistory/app/tsconfig.json'),
+    path.join(root, 'src/vscode/historyView/app/tsconfig.json'),
     '--fail-on-warnings',
     '--output',
     'human',

@@ -8,7 +8,7 @@ import { TEST_AGENT_TURN_COMMAND } from './vscode/enableCopy';
 import { EnableVersionHistory, runTestAgentTurn } from './vscode/enableVersionHistory';
 import { registerBranchLoss } from './vscode/branchLoss';
 import { createApi, AgentVersionHistoryApi } from './vscode/extensionApi';
-import { registerHistoryView } from './views/versionHistory/host';
+import { registerHistoryView } from './vscode/historyView/host';
 import { createOutputLog, RECENT_LOG_COMMAND } from './vscode/outputLog';
 import { RepositoryRegistry } from './vscode/repositoryRegistry';
 import { registerRecoveryUi } from './vscode/recoveryUi';

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { launcherInUseNow } from '../cli/installation';
 import { launcherTarget } from '../cli/launcherScript';
-import type { ConnectionState } from '../views/versionHistory/protocol';
+import type { ConnectionState } from './historyView/protocol';
 import { AgentConnector, CONNECT_AGENT_COMMAND, ConnectArgs, displayPath } from './agentConnect';
 import { AgentConnections } from './agentStates';
 import { AgentConnectionState, fileOfCheck, stateText } from './connectionStates';

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { AgentConnectionView } from '../views/versionHistory/protocol';
+import type { AgentConnectionView } from './historyView/protocol';
 import { AgentConnectionState, agentConnectionStates } from './connectionStates';
 
 /** Set while some agent is connected here: the walkthrough's first step completes on it. */

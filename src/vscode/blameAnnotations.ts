@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { ownerBlocks } from '../core/blame/attributionCache';
-import { relativeTime } from '../views/versionHistory/copy';
+import { relativeTime } from '../core/history/wording';
 import { CHAT_COLORS, type LineAttributions } from './blameAttributions';
 import { turnAuthor, turnTime } from './blameHover';
 

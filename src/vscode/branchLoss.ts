@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { ContinuationInfo } from '../core/chats/chatBranches';
 import { AvhError, safeMessage } from '../core/errors';
 import type { EventLog } from '../core/log';
-import { continuationWarningText } from '../views/versionHistory/copy';
+import { continuationWarningText } from '../core/history/wording';
 import type { RepositoryController } from './repositoryController';
 import type { RepositoryRegistry } from './repositoryRegistry';
 

@@ -6,7 +6,7 @@ import { CliError } from '../cli/exitCodes';
 import { AvhError, isAvhError, safeMessage } from '../core/errors';
 import type { EventLog } from '../core/log';
 import type { ConversationTurn } from '../core/chats/turnAnchors';
-import { relativeTime } from '../views/versionHistory/copy';
+import { relativeTime } from '../core/history/wording';
 import type { RepositoryController } from './repositoryController';
 import type { RepositoryRegistry } from './repositoryRegistry';
 import { literalPickText } from './pickText';

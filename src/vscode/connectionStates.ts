@@ -2,7 +2,7 @@ import type { ConnectableAgent } from '../cli/agents/agent';
 import { CONNECTABLE_AGENTS } from '../cli/agents/registry';
 import type { Check } from '../cli/doctor/check';
 import { checkHooks } from '../cli/doctor/hookChecks';
-import type { ConnectionState } from '../views/versionHistory/protocol';
+import type { ConnectionState } from './historyView/protocol';
 
 /**
  * Each agent's connection, as doctor checks it (cli/doctor/hookChecks.ts: the same function, so VS Code and

@@ -4,7 +4,7 @@ import type { EventLog } from '../core/log';
 import type { RestorePreview, RestoreRequest, RestoreResult, UndoOnly } from '../core/restore/restoreService';
 import { otherChatsRefusal, revertConflictStatement } from '../core/restore/restoreCopy';
 import { anyLaterWork, describeLaterWork } from '../core/restore/revertPlan';
-import { KIND_LABEL, relativeTime } from '../views/versionHistory/copy';
+import { KIND_LABEL, relativeTime } from '../core/history/wording';
 import type { BranchLossUi } from './branchLoss';
 import type { RepositoryController } from './repositoryController';
 import type { RepositoryRegistry } from './repositoryRegistry';

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { AvhError, safeMessage } from '../core/errors';
 import type { EventLog } from '../core/log';
-import { KIND_LABEL, relativeTime } from '../views/versionHistory/copy';
+import { KIND_LABEL, relativeTime } from '../core/history/wording';
 import type { RepositoryController } from './repositoryController';
 import type { RepositoryRegistry } from './repositoryRegistry';
 

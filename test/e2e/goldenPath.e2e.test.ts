@@ -13,7 +13,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { INTERRUPTED_SUBJECT, RECOVERY_SUBJECT } from '../../src/core/turns/promptSummary';
-import { BLOCKED_MESSAGE } from '../../src/views/versionHistory/copy';
+import { BLOCKED_MESSAGE } from '../../src/core/history/wording';
 import { recoveryLatchPresent } from '../support/assertions';
 import { eventually } from '../support/eventually';
 import { assertNothingLost, contentInventory, git, head, subjectOf, testGitEnv } from '../support/gitFixtures';

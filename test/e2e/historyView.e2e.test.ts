@@ -9,7 +9,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { FrameLocator, Locator, Page } from 'playwright-core';
-import { BLOCKED_MESSAGE } from '../../src/views/versionHistory/copy';
+import { BLOCKED_MESSAGE } from '../../src/core/history/wording';
 import { seedRecoveryLatch } from '../support/assertions';
 import { cliJson } from '../support/cliProcess';
 import {

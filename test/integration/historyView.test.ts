@@ -7,7 +7,7 @@ import type { AgentVersionHistoryApi } from '../../src/vscode/extensionApi';
 import {
   HISTORY_VIEW_TEST_DESCRIBE_COMMAND,
   HISTORY_VIEW_TEST_MESSAGE_COMMAND,
-} from '../../src/views/versionHistory/host';
+} from '../../src/vscode/historyView/host';
 import { eventually } from '../support/eventually';
 import { assertNothingLost, contentInventory, git } from '../support/gitFixtures';
 

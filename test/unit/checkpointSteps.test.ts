@@ -10,8 +10,8 @@ import * as path from 'node:path';
 import { DurableStore } from '../../src/core/store/durableStore';
 import { CHECKPOINT_REF_PREFIX, savedFilesDir } from '../../src/core/turns/commandCheckpoints';
 import { VersionHistory } from '../../src/core/versionHistory';
-import { checkpointNoticeText } from '../../src/views/versionHistory/copy';
-import type { VersionsView } from '../../src/views/versionHistory/protocol';
+import { checkpointNoticeText } from '../../src/core/history/wording';
+import type { VersionsView } from '../../src/vscode/historyView/protocol';
 import {
   assertNothingLost,
   cleanupTempDirs,

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { parseHostMessage, parseVersionRow, parseWebviewMessage } from '../../src/views/versionHistory/protocol';
-import { historyViewHtml } from '../../src/views/versionHistory/html';
+import { parseHostMessage, parseVersionRow, parseWebviewMessage } from '../../src/vscode/historyView/protocol';
+import { historyViewHtml } from '../../src/vscode/historyView/html';
 
 const OID = 'a'.repeat(40);
 const assets = {

@@ -17,7 +17,7 @@ import { archivedCounts } from '../../src/core/store/archive';
 import { rebuildFromTrailers } from '../../src/core/turns/rebuildFromTrailers';
 import { countTurns, getTurn, openTurns, type TurnRow } from '../../src/core/turns/turnRecords';
 import { VersionHistory } from '../../src/core/versionHistory';
-import type { VersionRow, VersionsView } from '../../src/views/versionHistory/protocol';
+import type { VersionRow, VersionsView } from '../../src/vscode/historyView/protocol';
 import { assertNothingLost, cleanupTempDirs, contentInventory, head, makeRepo, write } from '../support/gitFixtures';
 import { contextOf } from '../../src/core/repoContextOf';
 

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { contextOf } from '../../src/core/repoContextOf';
 import { getTurn, type TurnRow } from '../../src/core/turns/turnRecords';
 import { VersionHistory } from '../../src/core/versionHistory';
-import type { OpenTurn } from '../../src/views/versionHistory/protocol';
+import type { OpenTurn } from '../../src/vscode/historyView/protocol';
 import {
   assertNothingLost,
   cleanupTempDirs,

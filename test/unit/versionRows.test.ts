@@ -4,8 +4,8 @@ import * as path from 'node:path';
 import { configureGitExecutable } from '../../src/core/git/gitRunner';
 import { setRecovery } from '../../src/core/recovery/recoveryLatch';
 import { VersionHistory } from '../../src/core/versionHistory';
-import { BLOCKED_MESSAGE } from '../../src/views/versionHistory/copy';
-import type { VersionRow, VersionsView } from '../../src/views/versionHistory/protocol';
+import { BLOCKED_MESSAGE } from '../../src/core/history/wording';
+import type { VersionRow, VersionsView } from '../../src/vscode/historyView/protocol';
 import {
   assertNothingLost,
   cleanupTempDirs,

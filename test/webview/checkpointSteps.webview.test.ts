@@ -3,7 +3,7 @@
 // Each step says what ran (the label, and the command as the agent wrote it), the files gone or changed, and its
 // Restore to Before This Command posts the checkpoint's id once per double click; busy disables it.
 import * as assert from 'node:assert/strict';
-import type { CheckpointedTurn, CommandStep, OpenTurn } from '../../src/views/versionHistory/protocol';
+import type { CheckpointedTurn, CommandStep, OpenTurn } from '../../src/vscode/historyView/protocol';
 import { minutesAgo, useFakeHostPage } from './fakeHostSuite';
 import { row, screenshot, turn, versions } from './webviewPage';
 

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { BLOCKED_MESSAGE } from '../../src/views/versionHistory/copy';
+import { BLOCKED_MESSAGE } from '../../src/core/history/wording';
 import { rowsInView, titleReports, type TitleReport } from './rowGeometry';
 import { FakeHostPage, launchChromium, openFakeHostPage, row, screenshot, turn, versions } from './webviewPage';
 

@@ -3,7 +3,7 @@
 // one whose version could not be made, and a question that changed nothing (one muted line, no action). Their
 // buttons post the right requests, have names and tooltips, never cover the title, and the busy state disables them.
 import * as assert from 'node:assert/strict';
-import type { OpenTurn } from '../../src/views/versionHistory/protocol';
+import type { OpenTurn } from '../../src/vscode/historyView/protocol';
 import { minutesAgo, useFakeHostPage } from './fakeHostSuite';
 import { row, screenshot, turn, versions } from './webviewPage';
 

@@ -6,8 +6,8 @@ import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { historyViewHtml } from '../../src/views/versionHistory/html';
-import type { HostMessage, VersionRow, VersionsView } from '../../src/views/versionHistory/protocol';
+import { historyViewHtml } from '../../src/vscode/historyView/html';
+import type { HostMessage, VersionRow, VersionsView } from '../../src/vscode/historyView/protocol';
 
 // The page's globals, as the callbacks passed to page.evaluate see them (this project compiles without the DOM lib).
 declare const window: {

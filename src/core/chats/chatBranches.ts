@@ -1,4 +1,4 @@
-import type { ChatBranchNotice } from '../../views/versionHistory/protocol';
+import type { ChatBranchNotice } from '../history/versionsModel';
 import type { RepoContext } from '../context';
 import { AvhError } from '../errors';
 import { readSymbolicHead } from '../git/healthProbe';

@@ -1,5 +1,5 @@
 import type { ContinuationInfo } from '../../../core/chats/chatBranches';
-import { continuationWarningText } from '../../../views/versionHistory/copy';
+import { continuationWarningText } from '../../../core/history/wording';
 import { terminalSafe } from '../../output';
 
 /** The warning entry's sentence (the same words as Version History). */

@@ -4,8 +4,8 @@
 // the real file, so the diff follows the agent's edits as they land.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { RepositoryController } from '../../vscode/repositoryController';
-import { versionFileUri } from '../../vscode/versionChanges';
+import type { RepositoryController } from '../repositoryController';
+import { versionFileUri } from '../versionChanges';
 
 /** Opens the diff of `turnId`'s changes so far; returns how many files it shows (0: a message says none). */
 export async function showTurnChangesSoFar(

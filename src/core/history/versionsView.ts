@@ -1,20 +1,20 @@
-// Builds the Version History view's model in the extension host: plain data the webview renders (protocol.ts).
+// Builds the Version History's data for the core's façade: what the view renders (versionsModel.ts).
 // No vscode: the core's façade (VersionHistory.versionsView) calls it, and plain-Node tests run it.
-import { branchNotices } from '../../core/chats/chatBranches';
-import type { RepoContext } from '../../core/context';
-import { isAvhError } from '../../core/errors';
-import { readVersionLog } from '../../core/git/versionLog';
-import type { TerminalOutcome } from '../../core/outcomes';
-import { readRecovery } from '../../core/recovery/recoveryLatch';
-import { isUndoable, redoStack, turnsAboveVersions, type TurnsAboveVersions } from '../../core/restore/historyCounts';
-import { type CheckpointStep, checkpointSteps } from '../../core/turns/checkpointSteps';
-import { agentSubject, kindOfSubject } from '../../core/turns/promptSummary';
-import { readSymbolicHead } from '../../core/turns/turnLedger';
-import { getChat, type TurnRow } from '../../core/turns/turnRecords';
-import type { StoreReader } from '../../core/store/durableStore';
-import { workingChanges } from '../../core/turns/workingChanges';
-import type { ChangedFile } from '../../core/git/versionLog';
-import { BLOCKED_MESSAGE } from './copy';
+import { branchNotices } from '../chats/chatBranches';
+import type { RepoContext } from '../context';
+import { isAvhError } from '../errors';
+import { readVersionLog } from '../git/versionLog';
+import type { TerminalOutcome } from '../outcomes';
+import { readRecovery } from '../recovery/recoveryLatch';
+import { isUndoable, redoStack, turnsAboveVersions, type TurnsAboveVersions } from '../restore/historyCounts';
+import { type CheckpointStep, checkpointSteps } from '../turns/checkpointSteps';
+import { agentSubject, kindOfSubject } from '../turns/promptSummary';
+import { readSymbolicHead } from '../turns/turnLedger';
+import { getChat, type TurnRow } from '../turns/turnRecords';
+import type { StoreReader } from '../store/durableStore';
+import { workingChanges } from '../turns/workingChanges';
+import type { ChangedFile } from '../git/versionLog';
+import { BLOCKED_MESSAGE } from './wording';
 import {
   type BranchNotices,
   type CheckpointedTurn,
@@ -24,7 +24,7 @@ import {
   STEP_FILES_LISTED,
   type VersionRow,
   type VersionsView,
-} from './protocol';
+} from './versionsModel';
 
 interface TurnJoinRow {
   id: string;

@@ -2,18 +2,14 @@
 // (the mapped types make the compiler ask for a handler when protocol.ts gains a message). Messages arrive
 // here validated (host.ts parses them first); requests are answered by the host with one reply or error.
 import * as vscode from 'vscode';
-import type { RestoreTitle, RestoreRunner, RunnerRequest } from '../../vscode/restoreCommands';
-import type { BranchLossUi } from '../../vscode/branchLoss';
-import type { RepositoryController } from '../../vscode/repositoryController';
+import type { RestoreTitle, RestoreRunner, RunnerRequest } from '../restoreCommands';
+import type { BranchLossUi } from '../branchLoss';
+import type { RepositoryController } from '../repositoryController';
 import { AvhError } from '../../core/errors';
-import {
-  CONTINUE_CHAT_COMMAND,
-  UNDO_WITH_CONVERSATION,
-  UNDO_WITH_CONVERSATION_COMMAND,
-} from '../../vscode/chatForkCommands';
-import { showVersionChanges } from '../../vscode/versionChanges';
-import { showLinesOwned } from '../../vscode/blameCommands';
-import { beforeCommandRequest, RESTORE_BEFORE_COMMAND } from '../../vscode/checkpointCommands';
+import { CONTINUE_CHAT_COMMAND, UNDO_WITH_CONVERSATION, UNDO_WITH_CONVERSATION_COMMAND } from '../chatForkCommands';
+import { showVersionChanges } from '../versionChanges';
+import { showLinesOwned } from '../blameCommands';
+import { beforeCommandRequest, RESTORE_BEFORE_COMMAND } from '../checkpointCommands';
 import { showTurnChangesSoFar } from './turnChanges';
 import type { ReadmeSection, VersionsView, WebviewCommand, WebviewRequest } from './protocol';
 
