@@ -24,7 +24,7 @@ import {
   TemporaryIndex,
   VERSION_FILTERS,
 } from '../src/core/git/workingTree';
-import { scanForSecrets } from '../src/core/secrets/secretScanner';
+import { scanForSecrets } from '../src/core/git/secretScanner';
 import { VersionHistory } from '../src/core/versionHistory';
 import { assertClean, BenchRepo, buildRepo, median, ms, now, percentile, resetTo } from './benchUtil';
 

@@ -1,10 +1,18 @@
-// Lint step: fails when the import graph of src/ (and the webview app) has a cycle. Every relative import counts,
-// type-only ones too: a type cycle ties two files together as much as a value cycle does. Prints each cycle.
+// Lint step: fails when the import graph of src/ (and the webview app) has a cycle, or when a file imports one of a
+// layer above its own (scripts/importLayers.mjs: the rule `layers/no-upward-import`). Every relative import counts,
+// type-only ones too: a type cycle ties two files together as much as a value cycle does. Prints each finding.
+// `--root DIR` checks another tree laid out like this repository (the rule's own test runs it on a fixture).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { LAYERS, upwardImports } from './importLayers.mjs';
 
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const roots = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['src'];
+const args = process.argv.slice(2);
+const rootFlag = args.indexOf('--root');
+const root =
+  rootFlag >= 0
+    ? path.resolve(args.splice(rootFlag, 2)[1])
+    : path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const roots = args.length > 0 ? args : ['src'];
 const EXTENSIONS = ['.ts', '.svelte', '.mjs', '.js'];
 const IMPORT =
   /(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|(?:import|require)\(\s*['"]([^'"]+)['"]\s*\)/g;
@@ -80,10 +88,29 @@ function connect(v) {
 }
 for (const v of edges.keys()) if (!meta.has(v)) connect(v);
 
-if (cycles.length === 0) {
-  console.log(`import graph: ${all.length} files, no cycles`);
+// Layers: only files of src/ have one (declaration files declare, they import nothing).
+const layerName = (rank) => LAYERS[rank][0];
+const ranked = new Map([...edges].filter(([file]) => file.startsWith(`src${path.sep}`) && !file.endsWith('.d.ts')));
+const upward = upwardImports(new Map([...ranked].map(([f, targets]) => [posix(f), [...targets].map(posix)])));
+for (const f of upward) {
+  if (f.unranked)
+    console.error(`layers/unranked-file: ${f.from} belongs to no layer: add its folder to scripts/importLayers.mjs`);
+  else
+    console.error(
+      `layers/no-upward-import: ${f.from} (layer of ${layerName(f.fromRank)}) imports ${f.to} ` +
+        `(layer of ${layerName(f.toRank)}, above it)`,
+    );
+}
+
+function posix(file) {
+  return file.split(path.sep).join('/');
+}
+
+if (cycles.length === 0 && upward.length === 0) {
+  console.log(`import graph: ${all.length} files, no cycles, no import from a lower layer to a higher one`);
 } else {
   for (const c of cycles) console.error(`import cycle: ${c.join(' <-> ')}`);
-  console.error(`${cycles.length} import cycle(s) in ${roots.join(', ')}`);
+  if (cycles.length > 0) console.error(`${cycles.length} import cycle(s) in ${roots.join(', ')}`);
+  if (upward.length > 0) console.error(`${upward.length} layer finding(s) (scripts/importLayers.mjs)`);
   process.exitCode = 1;
 }

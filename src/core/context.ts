@@ -9,4 +9,10 @@ export interface RepoContext {
   readonly log: EventLog;
   /** How long a turn or restore waits for the repository lease held by another process. */
   readonly leaseWaitMs: number;
+  /**
+   * Settles what a crashed process left unfinished, under the lease just taken (recovery/reconciliation.ts): how the
+   * operation log (operations/runOperation.ts) reaches the restore saga without importing the layers above it. Set
+   * by the façade; returns whether it settled anything.
+   */
+  readonly settle: (ctx: RepoContext) => Promise<boolean>;
 }

@@ -3,7 +3,7 @@ import { AvhError } from './errors';
 import { inspectRepositoryHealth, readSymbolicHead, RepositoryHealth } from './git/healthProbe';
 import { GitRepository, resolveRepository } from './git/repository';
 import { EventLog, silentLog } from './log';
-import { readRecovery, RecoveryLatch, setRecovery } from './recovery/recoveryLatch';
+import { readRecovery, RecoveryLatch, setRecovery } from './operations/recoveryLatch';
 import {
   AcceptOptions,
   acceptCurrentVersion,
@@ -22,16 +22,16 @@ import {
   UndoableTurn,
   undoableTurnsWithChats,
 } from './restore/historyCounts';
-import { inFlightOperation } from './restore/operationRecords';
+import { inFlightOperation } from './operations/operationRecords';
 import { previewRestore } from './restore/confirmation';
 import type { RestoreOptions, RestorePreview, RestoreRequest, RestoreResult } from './restore/restoreRequest';
 import { runRestore } from './restore/restoreService';
-import { reconcileOperations } from './session/reconciliation';
+import { reconcileOperations, settleUnderLease } from './recovery/reconciliation';
 import { DurableStore } from './store/durableStore';
 import type { StoreReader } from './store/readOnlyGuard';
 import { secretsInTrackedFiles } from './git/secretExclusion';
 import { attachSecretChoices, ignoreInGitignore, includeInVersions } from './secrets/secretChoices';
-import type { SecretFinding } from './secrets/secretScanner';
+import type { SecretFinding } from './git/secretScanner';
 import { archivedCounts } from './store/archive';
 import { rebuildFromTrailers } from './turns/rebuildFromTrailers';
 import { countTurns, getTurn, openTurns } from './turns/turnRecords';
@@ -63,7 +63,7 @@ import { continueOnNewBranch, ContinueResult, settleChatContinuations } from './
 import { listVersions, VersionInfo } from './turns/versions';
 import { buildVersionsView } from './history/versionsView';
 import { ChangedFile, changedFilesOf, readBlobAt } from './git/versionLog';
-import type { VersionsView } from './history/versionsModel';
+import type { VersionsView } from './domain/versionsModel';
 import { FULL_OID } from './git/objectId';
 import { storeFacts } from './blame/attributionFacts';
 import { attributeFile, type FileAttribution } from './blame/lineAttribution';
@@ -157,7 +157,7 @@ export class VersionHistory {
   static async openRepository(repo: GitRepository, options: OpenOptions = {}): Promise<VersionHistory> {
     const log = options.log ?? silentLog;
     const { store, quarantined } = await DurableStore.open(repo.stateDir);
-    const ctx: RepoContext = { repo, store, log, leaseWaitMs: options.leaseWaitMs ?? 10_000 };
+    const ctx: RepoContext = { repo, store, log, leaseWaitMs: options.leaseWaitMs ?? 10_000, settle: settleUnderLease };
     attachSecretChoices(ctx);
     const notices: StartupNotice[] = [];
     if (quarantined) {

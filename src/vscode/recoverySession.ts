@@ -5,7 +5,7 @@ import { safeMessage } from '../core/errors';
 import type { EventLog } from '../core/log';
 import { describeAge, StaleGitLock } from '../core/recovery/staleLocks';
 import { isRecoveryPending, recoveryMachine, RecoveryStateValue } from '../core/recovery/recoveryMachine';
-import { RECOVERY_SUBJECT } from '../core/turns/promptSummary';
+import { RECOVERY_SUBJECT } from '../core/domain/promptSummary';
 import type { RepositoryController } from './repositoryController';
 
 type RecoverySnapshot = SnapshotFrom<typeof recoveryMachine>;

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { safeMessage } from '../core/errors';
 import { leftOutMessage } from '../core/secrets/secretChoices';
-import type { SecretFinding } from '../core/secrets/secretScanner';
+import type { SecretFinding } from '../core/git/secretScanner';
 import type { RepositoryController } from './repositoryController';
 
 export const INCLUDE_IN_VERSIONS = 'Include in Versions';

@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
-import { INTERRUPTED_SUBJECT, RECOVERY_SUBJECT } from '../../src/core/turns/promptSummary';
+import { INTERRUPTED_SUBJECT, RECOVERY_SUBJECT } from '../../src/core/domain/promptSummary';
 import { BLOCKED_MESSAGE } from '../../src/core/history/wording';
 import { recoveryLatchPresent } from '../support/assertions';
 import { eventually } from '../support/eventually';

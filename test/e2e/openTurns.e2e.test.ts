@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
-import { INTERRUPTED_SUBJECT } from '../../src/core/turns/promptSummary';
+import { INTERRUPTED_SUBJECT } from '../../src/core/domain/promptSummary';
 import { assertNothingLost, contentInventory, git, makeRepo, write } from '../support/gitFixtures';
 import { distBegin, distJson, porcelain, treeOf, worktreeTree } from '../support/turnFixtures';
 import {

@@ -3,7 +3,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { RECOVERY_SUBJECT } from '../../src/core/turns/promptSummary';
+import { RECOVERY_SUBJECT } from '../../src/core/domain/promptSummary';
 import { createGitWorkspace, type TestWorkspace } from '../integration/workspace';
 import { recoveryLatchPresent, seedRecoveryLatch } from '../support/assertions';
 import { git, gitStatus } from '../support/gitFixtures';

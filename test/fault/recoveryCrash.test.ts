@@ -2,8 +2,8 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readRecovery, setRecovery } from '../../src/core/recovery/recoveryLatch';
-import { RECOVERY_SUBJECT } from '../../src/core/turns/promptSummary';
+import { readRecovery, setRecovery } from '../../src/core/operations/recoveryLatch';
+import { RECOVERY_SUBJECT } from '../../src/core/domain/promptSummary';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { runCliProcess, TEST_BUILD_CLI } from '../support/cliProcess';
 import {

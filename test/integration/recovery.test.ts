@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { RECOVERY_SUBJECT } from '../../src/core/turns/promptSummary';
+import { RECOVERY_SUBJECT } from '../../src/core/domain/promptSummary';
 import { recoveryLatchPresent, seedRecoveryLatch } from '../support/assertions';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { eventually } from '../support/eventually';

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AvhError } from '../../src/core/errors';
 import { EventLog, formatEvent } from '../../src/core/log';
-import { readRecovery, setRecovery } from '../../src/core/recovery/recoveryLatch';
+import { readRecovery, setRecovery } from '../../src/core/operations/recoveryLatch';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { contextOf } from '../../src/core/repoContextOf';
 

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { type PhaseDeclaration, RESTORE_PHASE_REGISTRY } from '../../src/core/restore/restorePhases';
+import { type PhaseDeclaration, RESTORE_PHASE_REGISTRY } from '../../src/core/domain/restorePhases';
 import { CLI, cliJson, TEST_BUILD_CLI } from './cliProcess';
 import { assertNothingLost, cleanupTempDirs, contentInventory, git, head, testGitEnv } from './gitFixtures';
 import { killedWhileRunning, slowGit } from './slowGit';

@@ -3,7 +3,7 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { checkRepository, saveAndAcceptCurrentVersion } from '../../src/core/recovery/recoveryActions';
-import { setRecovery } from '../../src/core/recovery/recoveryLatch';
+import { setRecovery } from '../../src/core/operations/recoveryLatch';
 import { getTurn } from '../../src/core/turns/turnRecords';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { expectReason } from '../support/assertions';

@@ -10,8 +10,8 @@ import {
   RecoveryBlocker,
   saveAndAcceptCurrentVersion,
 } from '../../src/core/recovery/recoveryActions';
-import { readRecovery, setRecovery } from '../../src/core/recovery/recoveryLatch';
-import { RECOVERY_SUBJECT } from '../../src/core/turns/promptSummary';
+import { readRecovery, setRecovery } from '../../src/core/operations/recoveryLatch';
+import { RECOVERY_SUBJECT } from '../../src/core/domain/promptSummary';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { recordingLog, repoPicture } from '../support/assertions';
 import { runCliProcess } from '../support/cliProcess';

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { RepoContext } from '../../src/core/context';
 import { resolveRepository } from '../../src/core/git/repository';
-import type { OperationRow } from '../../src/core/restore/operationRecords';
+import type { OperationRow } from '../../src/core/operations/operationRecords';
 import { prewriteRestoreCommit, writeRestoreCommit } from '../../src/core/restore/restoreEffects';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { cleanupTempDirs, git, head, makeRepo, write } from '../support/gitFixtures';

@@ -2,11 +2,11 @@ import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CONTENT_RULES, CONTENT_SCAN_LIMIT_BYTES, NAME_RULES } from '../../src/core/secrets/secretRules';
+import { CONTENT_RULES, CONTENT_SCAN_LIMIT_BYTES, NAME_RULES } from '../../src/core/git/secretRules';
 import { runGit } from '../../src/core/git/gitRunner';
 import { encodeBytes, fsPath } from '../../src/core/git/pathBytes';
 import { untrackedEntries } from '../../src/core/git/workingTreeSnapshot';
-import { scanForSecrets } from '../../src/core/secrets/secretScanner';
+import { scanForSecrets } from '../../src/core/git/secretScanner';
 import { FAKE } from '../support/fakeSecrets';
 import { cleanupTempDirs, tempDir, testGitEnv, write } from '../support/gitFixtures';
 

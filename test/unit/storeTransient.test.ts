@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isAvhError } from '../../src/core/errors';
 import { acceptCurrentVersion } from '../../src/core/recovery/recoveryActions';
-import { readRecovery, setRecovery } from '../../src/core/recovery/recoveryLatch';
+import { readRecovery, setRecovery } from '../../src/core/operations/recoveryLatch';
 import { DurableStore, JOURNAL_FILE, SNAPSHOT_FILE, type StoreFileSystem } from '../../src/core/store/durableStore';
 import { STATE_REBUILT_REASON, VersionHistory } from '../../src/core/versionHistory';
 import { expectReason } from '../support/assertions';

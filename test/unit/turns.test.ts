@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { acceptCurrentVersion } from '../../src/core/recovery/recoveryActions';
-import { setRecovery } from '../../src/core/recovery/recoveryLatch';
+import { setRecovery } from '../../src/core/operations/recoveryLatch';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { expectReason, recordingLog, repoPicture } from '../support/assertions';
 import { cliJson, runCliProcess } from '../support/cliProcess';

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { configureGitExecutable } from '../../src/core/git/gitRunner';
-import { setRecovery } from '../../src/core/recovery/recoveryLatch';
+import { setRecovery } from '../../src/core/operations/recoveryLatch';
 import { VersionHistory } from '../../src/core/versionHistory';
 import { BLOCKED_MESSAGE } from '../../src/core/history/wording';
 import type { VersionRow, VersionsView } from '../../src/vscode/historyView/protocol';

@@ -11,8 +11,8 @@
 import * as fs from 'node:fs';
 import { AvhError } from '../../core/errors';
 import { failpoint } from '../../core/failpoints';
-import { type OperationSteps, runWithSteps } from '../../core/session/operationGate';
-import { OPERATIONS } from '../../core/session/operationKinds';
+import { type OperationSteps, runWithSteps } from '../../core/operations/operationGate';
+import { OPERATIONS } from '../../core/operations/operationKinds';
 import { readLockHolder } from '../../core/store/pidLock';
 import { appendRecordIfUnchanged, journalFileKey, type JournalState } from '../../core/store/journalAppend';
 import { processGit } from '../../core/git/gitRunner';
@@ -134,7 +134,7 @@ async function fastHook(
 }
 
 /**
- * The full path's opening (session/operationGate.ts), bound to the facts file and the direct probe: prepare()
+ * The full path's opening (operations/operationGate.ts), bound to the facts file and the direct probe: prepare()
  * declined whatever would need settling, so nothing is left to settle under the lease. A dead holder's lease
  * declines: the full open settles what it left.
  */

@@ -5,7 +5,7 @@
  */
 import { insertTurnAnchorStatement, type TurnAnchor } from '../../core/chats/turnAnchors';
 import type { GitRepository } from '../../core/git/repository';
-import type { GatePassed } from '../../core/session/operationGate';
+import type { GatePassed } from '../../core/operations/operationGate';
 import type { JournalStatement } from '../../core/store/journal';
 import { DEFAULT_COMPACT_EVERY } from '../../core/store/storeLayout';
 import { randomUuid } from '../../core/randomId';
@@ -18,7 +18,7 @@ import { commitWorkingTree, type WorkingTreeCommitRequest } from '../../core/git
 import { baseSnapshotRequest } from '../../core/turns/baseSnapshot';
 import { type CheckpointInput, takeCheckpoint } from '../../core/turns/checkpointSnapshot';
 import type { HookChatFacts, HookFacts, HookRunningTurn } from '../../core/turns/hookFacts';
-import { agentSubject } from '../../core/turns/promptSummary';
+import { agentSubject } from '../../core/domain/promptSummary';
 import {
   cancellationOrder,
   cleanTreeBase,

@@ -1,7 +1,7 @@
 import type { TerminalOutcome } from '../outcomes';
 import type { DurableStore, StoreReader } from '../store/durableStore';
 import type { OperationKind, UndoScope } from '../store/schema';
-import { agentSubject } from '../turns/promptSummary';
+import { agentSubject } from '../domain/promptSummary';
 
 /**
  * What attribution needs to know from our records, behind one small interface so it can be tested (and fed from

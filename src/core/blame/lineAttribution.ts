@@ -4,7 +4,7 @@ import { AvhError } from '../errors';
 import { guessBranchTip, readSymbolicHead } from '../git/healthProbe';
 import type { GitRepository } from '../git/repository';
 import type { TerminalOutcome } from '../outcomes';
-import { kindOfSubject } from '../turns/promptSummary';
+import { kindOfSubject } from '../domain/promptSummary';
 import { Ancestry, buildAncestry, commitsNeedingParents, graftLines, unsavedWork } from './ancestry';
 import type { AttributionFacts, AttributionFactsSource, TurnFact } from './attributionFacts';
 import {

@@ -1,7 +1,7 @@
 import { AvhError, NOTHING_CHANGED } from '../errors';
 import type { GitRepository } from '../git/repository';
 import { blobOid } from '../git/worktreeUpdate';
-import { REVERT_PREFIX } from '../turns/promptSummary';
+import { REVERT_PREFIX } from '../domain/promptSummary';
 import type { AttributionFactsSource } from './attributionFacts';
 import { lineAt } from './attributionCache';
 import { blobAt, blobHunks, isAncestor, reverseTurnTree, treeEntry, treeWithFile } from './blameGit';

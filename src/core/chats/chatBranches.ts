@@ -1,4 +1,4 @@
-import type { ChatBranchNotice } from '../history/versionsModel';
+import type { ChatBranchNotice } from '../domain/versionsModel';
 import type { RepoContext } from '../context';
 import { AvhError } from '../errors';
 import { readSymbolicHead } from '../git/healthProbe';
@@ -14,8 +14,8 @@ import {
 } from '../git/remoteBranch';
 import type { GitRepository } from '../git/repository';
 import { readRef } from '../git/workingTree';
-import { OPERATIONS } from '../session/operationKinds';
-import { runOperation } from '../session/runOperation';
+import { OPERATIONS } from '../operations/operationKinds';
+import { runOperation } from '../operations/runOperation';
 import { ChatBranchRow, ChatEventRow, chatsOffBranch, continuationsOf, getChatBranch, warningsOn } from './chatRecords';
 
 /**

@@ -8,10 +8,10 @@ import { readSymbolicHead } from '../git/healthProbe';
 import { branchNameTaken, resolveBranchStart, switchToBranch } from '../git/remoteBranch';
 import type { GitRepository } from '../git/repository';
 import { compareAndSetRef, readRef, ZERO_OID } from '../git/workingTree';
-import { FS_CLOCK_SLACK_MS } from '../recovery/staleLocks';
-import { OPERATIONS } from '../session/operationKinds';
-import { runIfFree } from '../session/operationLease';
-import { runOperation } from '../session/runOperation';
+import { FS_CLOCK_SLACK_MS } from '../store/lockLiveness';
+import { OPERATIONS } from '../operations/operationKinds';
+import { runIfFree } from '../operations/operationLease';
+import { runOperation } from '../operations/runOperation';
 import { branchProblem, chatBranchState, continuationInfo, type ContinuationInfo } from './chatBranches';
 import {
   type ChatBranchRow,

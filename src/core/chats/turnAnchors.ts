@@ -6,7 +6,7 @@
  * for: nothing is read on the hook path. A turn without a row has an unknown anchor; nothing guesses one.
  */
 import { AvhError } from '../errors';
-import { agentSubject } from '../turns/promptSummary';
+import { agentSubject } from '../domain/promptSummary';
 import type { JournalStatement } from '../store/journal';
 import type { StoreReader, StoreTx } from '../store/readOnlyGuard';
 

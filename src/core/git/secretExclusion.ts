@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AvhError } from '../errors';
-import { includedPaths } from '../secrets/secretPolicy';
-import { ScanEntry, scanForSecrets, SecretFinding } from '../secrets/secretScanner';
+import { includedPaths } from './secretPolicy';
+import { ScanEntry, scanForSecrets, SecretFinding } from './secretScanner';
 import { editExcludeBlock, EXCLUDE_BLOCK_END, excludePattern, pathOfPattern, readExcludeBlock } from './infoExclude';
 import { hasEscapedBytes } from './pathBytes';
 import type { GitRepository } from './repository';

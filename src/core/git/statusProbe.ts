@@ -288,7 +288,7 @@ export function runProbeStatus(
  * The hook entry's early status (cli/hooks/earlyProbe.ts), handed to the full path when the fast path declined
  * (issue 36, one look at the working tree per event: a new chat's first prompt, a prompt with a note to deliver):
  * the first gate probe of the same repository that follows no settling takes it instead of running a status of its
- * own (session/runOperation.ts). A declined event changed neither the tree nor the index, so the status is as good
+ * own (operations/runOperation.ts). A declined event changed neither the tree nor the index, so the status is as good
  * as one run a moment later. Kept on `globalThis`: the entry and the full CLI are separate bundles in one process.
  */
 const HANDED_OVER = Symbol.for('agent-versions.early-status');

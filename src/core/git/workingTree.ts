@@ -11,7 +11,7 @@ import type { StatusListing } from './statusProbe';
 import { readCachedIndexTree } from './indexFlags';
 import { commitTreeOf, isLooseObject } from './looseObject';
 import { excludeNewSecretPaths } from './secretExclusion';
-import type { SecretFinding } from '../secrets/secretScanner';
+import type { SecretFinding } from './secretScanner';
 import { TemporaryIndex } from './temporaryIndex';
 import { snapshotWorkingTree, type SnapshotFilters, type WorkingTreeSnapshot } from './workingTreeSnapshot';
 

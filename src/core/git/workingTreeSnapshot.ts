@@ -1,4 +1,4 @@
-import type { SecretFinding } from '../secrets/secretScanner';
+import type { SecretFinding } from './secretScanner';
 import { coverAgain, uncoverHiddenEntries } from './localOnlyFiles';
 import type { GitRepository } from './repository';
 import type { StatusListing } from './statusProbe';

@@ -5,10 +5,10 @@ import type { RepoContext } from '../context';
 import { isAvhError } from '../errors';
 import { readVersionLog } from '../git/versionLog';
 import type { TerminalOutcome } from '../outcomes';
-import { readRecovery } from '../recovery/recoveryLatch';
+import { readRecovery } from '../operations/recoveryLatch';
 import { isUndoable, redoStack, turnsAboveVersions, type TurnsAboveVersions } from '../restore/historyCounts';
 import { type CheckpointStep, checkpointSteps } from '../turns/checkpointSteps';
-import { agentSubject, kindOfSubject } from '../turns/promptSummary';
+import { agentSubject, kindOfSubject } from '../domain/promptSummary';
 import { readSymbolicHead } from '../turns/turnLedger';
 import { getChat, type TurnRow } from '../turns/turnRecords';
 import type { StoreReader } from '../store/durableStore';
@@ -24,7 +24,7 @@ import {
   STEP_FILES_LISTED,
   type VersionRow,
   type VersionsView,
-} from './versionsModel';
+} from '../domain/versionsModel';
 
 interface TurnJoinRow {
   id: string;

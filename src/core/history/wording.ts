@@ -1,6 +1,6 @@
 // Wording the Version History view shares with the palette (src/vscode) and the CLI, so all of them say the
 // same. No vscode, no DOM: the webview, the host, the core's model builder and the CLI import it.
-import type { VersionKindName } from './versionsModel';
+import type { VersionKindName } from '../domain/versionsModel';
 
 export const KIND_LABEL: Record<VersionKindName, string> = {
   agent: 'Agent',

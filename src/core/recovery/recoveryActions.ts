@@ -11,10 +11,10 @@ import {
   reasonForBlocker,
 } from '../git/repositoryGate';
 import { commitWorkingTree } from '../git/workingTree';
-import { OPERATIONS } from '../session/operationKinds';
-import { runOperation } from '../session/runOperation';
-import { RECOVERY_SUBJECT } from '../turns/promptSummary';
-import { clearRecovery, readRecovery, RecoveryLatch } from './recoveryLatch';
+import { OPERATIONS } from '../operations/operationKinds';
+import { runOperation } from '../operations/runOperation';
+import { RECOVERY_SUBJECT } from '../domain/promptSummary';
+import { clearRecovery, readRecovery, RecoveryLatch } from '../operations/recoveryLatch';
 
 /** The gate's blockers that recovery can meet (the latch itself and a restore in flight are what recovery settles). */
 export type RecoveryBlocker = Exclude<GateBlocker, 'recovery-required' | 'restore-in-flight'>;

@@ -15,9 +15,10 @@ import { AvhError } from '../errors';
 import { leasePath } from '../git/repositoryLease';
 import { GitRepository } from '../git/repository';
 import { recordedProcessGone, removeOrphanedTemporaryIndexes } from '../git/workingTree';
-import { inFlightOperation, latestSettledOperation, OperationRow } from '../restore/operationRecords';
-import { OPERATIONS } from '../session/operationKinds';
-import { runIfFree } from '../session/operationLease';
+import { inFlightOperation, latestSettledOperation, OperationRow } from '../operations/operationRecords';
+import { OPERATIONS } from '../operations/operationKinds';
+import { runIfFree } from '../operations/operationLease';
+import { FS_CLOCK_SLACK_MS } from '../store/lockLiveness';
 import { readLockHolder } from '../store/pidLock';
 
 export interface StaleGitLock {
@@ -28,11 +29,6 @@ export interface StaleGitLock {
   /** The operation whose git child left it (its id). */
   operationId: string;
 }
-
-/**
- * File-system timestamps can trail Date.now() by their granularity; a lock this much older than the start still counts.
- */
-export const FS_CLOCK_SLACK_MS = 2_000;
 
 /**
  * git lock files left by an operation of ours that died, read-only. A lock is offered only when all hold:

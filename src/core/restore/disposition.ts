@@ -1,7 +1,7 @@
 import type { RepoContext } from '../context';
 import { inspectRepositoryHealth } from '../git/healthProbe';
-import { RESTORE_PHASES, type RestorePhase, type ResumablePhase } from './restorePhases';
-import type { OperationRow } from './operationRecords';
+import { RESTORE_PHASES, type RestorePhase, type ResumablePhase } from '../domain/restorePhases';
+import type { OperationRow } from '../operations/operationRecords';
 import { pathsHold, treeChanges, worktreeMatches } from '../git/worktreeUpdate';
 import { isOwnPreserveCommit } from './restoreEffects';
 import { ZERO_OID } from '../git/workingTree';

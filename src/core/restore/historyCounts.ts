@@ -3,8 +3,8 @@ import { readSymbolicHead } from '../git/healthProbe';
 import { readHead } from '../git/history';
 import { archivedCounts, archiveIdentities } from '../store/archive';
 import type { StoreReader } from '../store/durableStore';
-import { agentSubject } from '../turns/promptSummary';
-import { changedSomething, type TurnEffectFields, UNDOABLE_SQL, workWithoutVersion } from '../turns/turnEffect';
+import { agentSubject } from '../domain/promptSummary';
+import { changedSomething, type TurnEffectFields, UNDOABLE_SQL, workWithoutVersion } from '../domain/turnEffect';
 import { getTurn, type TurnRow } from '../turns/turnRecords';
 import type { PickedTurn } from '../chats/turnAnchors';
 

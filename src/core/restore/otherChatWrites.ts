@@ -3,7 +3,7 @@ import { AvhError } from '../errors';
 import { type CommitRange, commitsAfterIn, commitsSince, type LaterCommit } from '../git/reverseMerge';
 import { ZERO_OID } from '../git/refUpdate';
 import type { UndoScope } from '../store/schema';
-import { kindOfSubject } from '../turns/promptSummary';
+import { kindOfSubject } from '../domain/promptSummary';
 import { chatWritesSince, readTurnWrites } from '../turns/toolWrites';
 import { openTurns, type TurnRow } from '../turns/turnRecords';
 import { turnsByIds } from './historyCounts';

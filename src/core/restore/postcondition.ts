@@ -2,7 +2,7 @@ import type { RepoContext } from '../context';
 import { AvhError } from '../errors';
 import { guessBranchTip, inspectRepositoryHealth } from '../git/healthProbe';
 import { pathsHold, type TreeChange, treeChanges } from '../git/worktreeUpdate';
-import type { OperationRow } from './operationRecords';
+import type { OperationRow } from '../operations/operationRecords';
 import { baseOf, currentHead } from './restoreEffects';
 
 /** The restored files do not match the target: the saga latches recovery (worktree-partially-restored). */

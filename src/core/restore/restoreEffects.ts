@@ -19,9 +19,9 @@ import {
   saveAndRemove,
 } from '../git/ignoreRules';
 import { getTurn } from '../turns/turnRecords';
-import { INTERRUPTED_SUBJECT, restoreSubject, SAVED_EDITS_SUBJECT } from '../turns/promptSummary';
+import { INTERRUPTED_SUBJECT, restoreSubject, SAVED_EDITS_SUBJECT } from '../domain/promptSummary';
 import { failpoint } from '../failpoints';
-import type { OperationRow } from './operationRecords';
+import type { OperationRow } from '../operations/operationRecords';
 
 /**
  * The restore's git effects. Each is safe to run twice: it first checks whether its result is already in

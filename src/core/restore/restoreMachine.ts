@@ -1,6 +1,6 @@
 import { assign, fromPromise, type PromiseActorLogic, setup } from 'xstate';
 import type { Disposition } from './disposition';
-import { EFFECT_PHASES, type EffectPhase, RESTORE_PHASE_REGISTRY, type ResumablePhase } from './restorePhases';
+import { EFFECT_PHASES, type EffectPhase, RESTORE_PHASE_REGISTRY, type ResumablePhase } from '../domain/restorePhases';
 
 /** Machine context: the commits produced so far, the failure being handled, and how it was classified. */
 export interface RestoreMachineContext {

@@ -15,7 +15,7 @@ import { ZERO_OID } from '../git/workingTree';
 import type { CommitRange } from '../git/reverseMerge';
 import { type TreeChange, treeChanges } from '../git/worktreeUpdate';
 import type { PreservationReason, UndoScope } from '../store/schema';
-import { kindOfSubject } from '../turns/promptSummary';
+import { kindOfSubject } from '../domain/promptSummary';
 import { getTurn, openTurns, type TurnRow } from '../turns/turnRecords';
 import { undoableTurns } from './historyCounts';
 import {

@@ -3,9 +3,15 @@ import type { RepoContext } from '../context';
 import { AvhError } from '../errors';
 import { failpoint } from '../failpoints';
 import type { TreeChange } from '../git/worktreeUpdate';
-import { readRecovery, setRecovery } from '../recovery/recoveryLatch';
+import { readRecovery, setRecovery } from '../operations/recoveryLatch';
 import { classifyOperation, type Disposition } from './disposition';
-import { finishOperation, getOperation, type OperationRow, recordCommits, setPhase } from './operationRecords';
+import {
+  finishOperation,
+  getOperation,
+  type OperationRow,
+  recordCommits,
+  setPhase,
+} from '../operations/operationRecords';
 import { PostconditionError } from './postcondition';
 import { type PrewrittenCommit, WorktreeUpdateRefused } from './restoreEffects';
 import {
@@ -15,7 +21,7 @@ import {
   type RestoreMachineInput,
   type RestoreMachineOutput,
 } from './restoreMachine';
-import { EFFECT_PHASES, type EffectPhase } from './restorePhases';
+import { EFFECT_PHASES, type EffectPhase } from '../domain/restorePhases';
 import { PHASE_EFFECTS, type SagaRun } from './sagaPhases';
 
 /** What the process that planned the restore knows beyond the operation row (reconciliation knows none of it). */

@@ -15,9 +15,9 @@ import {
 } from '../git/reverseMerge';
 import { type TreeChange, treeChanges } from '../git/worktreeUpdate';
 import type { UndoScope } from '../store/schema';
-import { agentSubject, kindOfSubject, REVERT_PREFIX } from '../turns/promptSummary';
+import { agentSubject, kindOfSubject, REVERT_PREFIX } from '../domain/promptSummary';
 import { openTurns, TurnRow } from '../turns/turnRecords';
-import type { OperationRow } from './operationRecords';
+import type { OperationRow } from '../operations/operationRecords';
 import { turnsByIds } from './historyCounts';
 
 /**

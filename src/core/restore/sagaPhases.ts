@@ -9,7 +9,7 @@ import { type TreeChange, treeChanges } from '../git/worktreeUpdate';
 import { emptyTree, ZERO_OID } from '../git/workingTree';
 import { queueChatNotes } from '../chats/chatNotes';
 import { getTurn } from '../turns/turnRecords';
-import { applyTurnStoreMutation, getOperation, type OperationRow, recordCommits } from './operationRecords';
+import { applyTurnStoreMutation, getOperation, type OperationRow, recordCommits } from '../operations/operationRecords';
 import { PostconditionError, postconditionHolds } from './postcondition';
 import {
   baseOf,
@@ -25,7 +25,7 @@ import {
   writeRestoreCommit,
 } from './restoreEffects';
 import type { EffectInput } from './restoreMachine';
-import type { EffectPhaseName } from './restorePhases';
+import type { EffectPhaseName } from '../domain/restorePhases';
 import { conflictError, revertSubject, undoTree } from './revertPlan';
 import { changeContent, storedChange } from './changePlan';
 

@@ -7,7 +7,7 @@ import { type TreeChange, treeChanges } from '../git/worktreeUpdate';
 import { assertTurnBranchUsable } from '../chats/chatBranches';
 import type { StoreReader } from '../store/durableStore';
 import type { PreservationReason } from '../store/schema';
-import { changedSomething } from '../turns/turnEffect';
+import { changedSomething } from '../domain/turnEffect';
 import { getTurn, type TurnRow } from '../turns/turnRecords';
 import { promoteUndoTarget, redoStack, undoableTurns, undoTargetIsHot } from './historyCounts';
 import type { RestoreContent } from './restoreEffects';

@@ -1,7 +1,7 @@
 import type { TerminalOutcome } from '../outcomes';
 import type { PreservationReason } from '../store/schema';
 import type { StoreReader, StoreTx } from '../store/durableStore';
-import { workWithoutVersion } from '../turns/turnEffect';
+import { workWithoutVersion } from '../domain/turnEffect';
 import type { TurnRow } from '../turns/turnRecords';
 
 /**

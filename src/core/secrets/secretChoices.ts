@@ -1,9 +1,9 @@
 import type { RepoContext } from '../context';
 import { AvhError } from '../errors';
 import { appendToGitignore, excludedSecretPaths, removeExclusion } from '../git/secretExclusion';
-import { OPERATIONS } from '../session/operationKinds';
-import { runOperation } from '../session/runOperation';
-import { setIncludedPathsSource } from './secretPolicy';
+import { OPERATIONS } from '../operations/operationKinds';
+import { runOperation } from '../operations/runOperation';
+import { setIncludedPathsSource } from '../git/secretPolicy';
 
 /** The user's answers to "this file looks like it holds secrets". Owns the `secret_inclusions` table. */
 

@@ -14,7 +14,7 @@
  */
 import type { Database, SqlJsStatic } from 'sql.js';
 import { failpoint } from '../failpoints';
-import { changedSomething, type TurnEffectFields, UNDOABLE_SQL } from '../turns/turnEffect';
+import { changedSomething, type TurnEffectFields, UNDOABLE_SQL } from '../domain/turnEffect';
 import { writeFileAtomic } from './atomicWrite';
 import { lineage, scalar } from './databaseMeta';
 import { checksum, type SqlValue } from './journal';

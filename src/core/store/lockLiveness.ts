@@ -7,6 +7,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 
 /**
+ * File-system timestamps can trail Date.now() by their granularity; a file this much older than a process's start
+ * still counts as written by it (stale git locks, a conversation's session file).
+ */
+export const FS_CLOCK_SLACK_MS = 2_000;
+
+/**
  * The platform-specific half of lock staleness, behind an interface so tests can run each provider anywhere.
  * A holder is alive when its pid exists, the lock was taken in this boot, and (where known) the pid's start
  * time is the recorded one; where start times are unknown, holders refresh the file's mtime (`heartbeat`).

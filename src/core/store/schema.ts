@@ -1,5 +1,5 @@
 import { TERMINAL_OUTCOMES, TURN_RECOVERY_STATES } from '../outcomes';
-import { RESTORE_PHASES, type RestorePhase } from '../restore/restorePhases';
+import { RESTORE_PHASES, type RestorePhase } from '../domain/restorePhases';
 
 const sqlList = (values: readonly string[]) => values.map((v) => `'${v}'`).join(', ');
 

@@ -4,8 +4,8 @@ import type { RepoContext } from '../context';
 import { isAvhError } from '../errors';
 import { refsUnder } from '../git/history';
 import { compareAndSetRef, ZERO_OID } from '../git/refUpdate';
-import { OPERATIONS } from '../session/operationKinds';
-import { runOperation } from '../session/runOperation';
+import { OPERATIONS } from '../operations/operationKinds';
+import { runOperation } from '../operations/runOperation';
 import type { StoreReader, StoreTx } from '../store/durableStore';
 import {
   CHECKPOINT_REF_PREFIX,

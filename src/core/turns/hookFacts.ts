@@ -11,12 +11,12 @@ import * as path from 'node:path';
 import type { RepoContext } from '../context';
 import { pendingNoteCount } from '../chats/chatNotes';
 import { pendingContinuations } from '../chats/chatRecords';
-import { readRecovery } from '../recovery/recoveryLatch';
-import { inFlightOperation } from '../restore/operationRecords';
+import { readRecovery } from '../operations/recoveryLatch';
+import { inFlightOperation } from '../operations/operationRecords';
 import type { StoreReader } from '../store/durableStore';
 import type { JournalState } from '../store/journalAppend';
 import { SCHEMA_VERSION } from '../store/schema';
-import { agentSubject } from './promptSummary';
+import { agentSubject } from '../domain/promptSummary';
 import { getChat, maxTurnSeq, openTurns, pendingTurns } from './turnRecords';
 
 export const HOOK_FACTS_FILE = 'hook-facts.json';

@@ -1,7 +1,7 @@
 import type { RepoContext } from '../context';
 import { versionRecords } from '../git/versionLog';
 import type { TerminalOutcome } from '../outcomes';
-import { kindOfSubject, VersionKind } from './promptSummary';
+import { kindOfSubject, VersionKind } from '../domain/promptSummary';
 
 export interface VersionInfo {
   oid: string;

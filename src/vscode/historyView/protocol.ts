@@ -1,6 +1,6 @@
 // The Version History view's message protocol, declared once as valibot schemas; every type here is inferred
 // from its schema. The data it carries (the versions, turns and notices) is the core's
-// (src/core/history/versionsModel.ts), re-exported here so the host and the webview (app/) import one module.
+// (src/core/domain/versionsModel.ts), re-exported here so the host and the webview (app/) import one module.
 // No vscode, no DOM: plain data and schemas.
 //
 // - Commands (webview → host, no reply): `ready` (the handshake), `openReadme`, `connectAgent`,
@@ -17,7 +17,7 @@ import {
   VERSIONS_VIEW_SCHEMA,
   versionsViewOf,
   type VersionRow,
-} from '../../core/history/versionsModel';
+} from '../../core/domain/versionsModel';
 
 export {
   STEP_FILES_LISTED,
@@ -32,7 +32,7 @@ export {
   type VersionKindName,
   type VersionRow,
   type VersionsView,
-} from '../../core/history/versionsModel';
+} from '../../core/domain/versionsModel';
 
 const OID = v.pipe(v.string(), v.regex(FULL_OID, 'a full commit id'));
 const TURN_ID = v.pipe(v.string(), v.minLength(1), v.maxLength(200));

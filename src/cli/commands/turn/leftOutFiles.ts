@@ -1,5 +1,5 @@
 import { leftOutMessage } from '../../../core/secrets/secretChoices';
-import type { SecretFinding } from '../../../core/secrets/secretScanner';
+import type { SecretFinding } from '../../../core/git/secretScanner';
 import type { CommandContext } from '../../command';
 
 /**

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { fsPath } from '../git/pathBytes';
+import { fsPath } from './pathBytes';
 import { CONTENT_RULES, CONTENT_SCAN_LIMIT_BYTES, NAME_RULES } from './secretRules';
 
 /** A file that looks like it holds a secret, and the name of the rule that said so (never the matched text). */

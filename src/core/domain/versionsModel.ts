@@ -1,5 +1,5 @@
-// The Version History's data, as the core's façade returns it (versionsView.ts builds it) and the view shows it:
-// declared once as valibot schemas, every type inferred from its schema. The view's message protocol
+// The Version History's data, as the core's façade returns it (history/versionsView.ts builds it) and the view
+// shows it: declared once as valibot schemas, every type inferred from its schema. The view's message protocol
 // (src/vscode/historyView/protocol.ts) carries it and checks it with these schemas. Plain data: no vscode, no DOM.
 import * as v from 'valibot';
 import { TERMINAL_OUTCOMES } from '../outcomes';

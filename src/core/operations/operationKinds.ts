@@ -57,7 +57,7 @@ export interface OperationKind {
   readonly lease: OperationLease | null;
   /** Refused before the lease is taken while the recovery latch is set. */
   readonly refusedInRecovery: boolean;
-  /** Under the lease, first of all: what a crashed process left unfinished is settled (session/reconciliation.ts). */
+  /** Under the lease, first of all: what a crashed process left unfinished is settled (recovery/reconciliation.ts). */
   readonly settles: boolean;
   readonly gate: OperationGate;
 }

@@ -1,5 +1,5 @@
 import { AvhError } from '../errors';
-import { RESTORE_IN_PROGRESS_MESSAGE } from '../session/operationLease';
+import { RESTORE_IN_PROGRESS_MESSAGE } from './operationLease';
 import type { StoreReader, StoreTx } from '../store/durableStore';
 import type { OperationKind, OperationStatus, PreservationReason, RestorePhase, UndoScope } from '../store/schema';
 

@@ -1,12 +1,12 @@
 import type { RepoContext } from '../context';
 import { leasePath } from '../git/repositoryLease';
 import { clearOwnStaleIndexLock, indexRepairPending, repairRecordedIndex } from '../git/workingTree';
-import { removeLeftoverTempFiles } from '../recovery/staleLocks';
-import { countAttempt, inFlightOperation } from '../restore/operationRecords';
+import { removeLeftoverTempFiles } from './staleLocks';
+import { countAttempt, inFlightOperation } from '../operations/operationRecords';
 import { runSaga } from '../restore/restoreSaga';
 import { readLockHolder } from '../store/pidLock';
-import { OPERATIONS } from './operationKinds';
-import { runIfFree } from './operationLease';
+import { OPERATIONS } from '../operations/operationKinds';
+import { runIfFree } from '../operations/operationLease';
 
 /** Finishes or settles an operation left unfinished by a crashed process (SPEC §5.4). Idempotent; never sleeps. */
 export async function reconcileOperations(ctx: RepoContext): Promise<boolean> {
@@ -26,7 +26,7 @@ export async function reconcileOperations(ctx: RepoContext): Promise<boolean> {
 }
 
 /**
- * The first step of every operation whose kind settles (session/operationKinds.ts), under the repository lease
+ * The first step of every operation whose kind settles (operations/operationKinds.ts), under the repository lease
  * the caller just took (possibly by breaking a dead holder's): whatever a crashed process left unfinished is
  * settled before anything is snapshotted or committed, so no turn ever records a half-restored tree. An
  * operation in flight is finished, rolled back or latched as recovery; our own stale index.lock and temp files

@@ -1,11 +1,10 @@
 import type { RepoContext } from '../context';
 import { inspectRepositoryHealth } from '../git/healthProbe';
 import { takeHandedOverStatus } from '../git/statusProbe';
-import { assertNoRecovery, readRecovery } from '../recovery/recoveryLatch';
-import { inFlightOperation } from '../restore/operationRecords';
+import { assertNoRecovery, readRecovery } from './recoveryLatch';
+import { inFlightOperation } from './operationRecords';
 import type { RunKind } from './operationKinds';
 import { type Opened, type OperationSteps, runWithSteps } from './operationGate';
-import { settleUnderLease } from './reconciliation';
 
 /** The sequence's steps for a repository opened by the core: its store, the full health probe, reconciliation. */
 function coreSteps(ctx: RepoContext): OperationSteps {
@@ -13,7 +12,7 @@ function coreSteps(ctx: RepoContext): OperationSteps {
   return {
     refuseRecovery: () => assertNoRecovery(ctx.store),
     settle: async () => {
-      settled = await settleUnderLease(ctx);
+      settled = await ctx.settle(ctx);
     },
     // A hook's early status, when the fast path declined (statusProbe.ts takeHandedOverStatus): used unless settling
     // just changed the repository.

@@ -1,7 +1,7 @@
-import type { IncludedPathsSource } from '../git/gitClient';
-import type { GitRepository } from '../git/repository';
+import type { IncludedPathsSource } from './gitClient';
+import type { GitRepository } from './repository';
 
-export type { IncludedPathsSource } from '../git/gitClient';
+export type { IncludedPathsSource } from './gitClient';
 
 // The answer lives with the repository's git client, so the git layer reaches the user's choices without touching
 // the store: whoever opens the store for a repository registers its reader here.

@@ -1,0 +1,66 @@
+// The layers of src/, lowest first: a file may import files of its own layer and of layers below it, never one
+// above (docs/design.md, "Layers"). The rank of a file is that of the longest entry its path starts with. Checked by
+// scripts/checkImportCycles.mjs (lint and `npm test`) as the rule `layers/no-upward-import`.
+export const LAYERS = [
+  // The core's base: plain values and helpers that import nothing of ours.
+  ['src/core/errors.ts', 'src/core/log.ts', 'src/core/outcomes.ts', 'src/core/failpoints.ts', 'src/core/sha256.ts'],
+  ['src/core/randomId.ts', 'src/core/publicError.ts'],
+  // The domain's vocabulary, pure data: version subjects, a turn's effect, the restore's phases, the history's rows.
+  ['src/core/domain/'],
+  // The durable store (sql.js, journal, lock files): knows no git.
+  ['src/core/store/'],
+  // git: one process runner, the repository's files, the commit path and the secret filter it applies.
+  ['src/core/git/'],
+  ['src/core/context.ts'],
+  // The operation log: kinds, gate, lease, run, operation records, recovery latch.
+  ['src/core/operations/'],
+  ['src/core/chats/'],
+  ['src/core/turns/'],
+  ['src/core/blame/'],
+  ['src/core/restore/'],
+  // Recovery, reconciliation of what a crash left, and the user's choices about secrets (operations of their own).
+  ['src/core/recovery/', 'src/core/secrets/'],
+  // The history as the view shows it.
+  ['src/core/history/'],
+  // The façade: what the CLI and the extension act through.
+  ['src/core/versionHistory.ts', 'src/core/repoContextOf.ts', 'src/core/diagnostics.ts'],
+  ['src/cli/'],
+  ['src/vscode/'],
+  ['src/extension.ts'],
+];
+
+/** The rank of `file` (a path from the repository root, `/`-separated), or null when no layer names it. */
+export function rankOf(file, layers = LAYERS) {
+  let best = null;
+  let bestLength = -1;
+  layers.forEach((entries, rank) => {
+    for (const entry of entries) {
+      const matches = entry.endsWith('/') ? file.startsWith(entry) : file === entry;
+      if (matches && entry.length > bestLength) {
+        best = rank;
+        bestLength = entry.length;
+      }
+    }
+  });
+  return best;
+}
+
+/**
+ * The imports that go up: `edges` maps each file to the files it imports. Each is `{ from, to, fromRank, toRank }`.
+ * A file no layer names is itself a finding (`unranked`): every file of src/ belongs to a layer.
+ */
+export function upwardImports(edges, layers = LAYERS) {
+  const findings = [];
+  for (const [from, targets] of edges) {
+    const fromRank = rankOf(from, layers);
+    if (fromRank === null) {
+      findings.push({ from, unranked: true });
+      continue;
+    }
+    for (const to of targets) {
+      const toRank = rankOf(to, layers);
+      if (toRank !== null && toRank > fromRank) findings.push({ from, to, fromRank, toRank });
+    }
+  }
+  return findings;
+}
