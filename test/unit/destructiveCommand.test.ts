@@ -1,5 +1,5 @@
 /**
- * The classifier of commands that destroy working-tree content (src/cli/hooks/destructiveCommand.ts, issue 34):
+ * The classifier of commands that destroy working-tree content (src/cli/hooks/destructiveCommand/, issue 34):
  * one row per command line, destructive ones with their label and whether they reach ignored files, harmless
  * look-alikes and unparseable lines with null; argvs as Codex sends them; huge and deeply nested input.
  */
@@ -581,16 +581,19 @@ describe('destructive command classifier: cost', () => {
     }
   });
 
-  it('the module imports nothing at run time but its first test, which imports nothing (both are loaded for every shell tool call)', () => {
+  it('the module folder imports nothing at run time but its own files and its first test, which imports nothing (both are loaded for every shell tool call)', () => {
     const runtimeImports = (file: string) => {
       const source = fs.readFileSync(path.join(__dirname, '../../../src/cli/hooks', file), 'utf8');
       assert.ok(!/\brequire\(/.test(source), file);
-      return source
-        .split('\n')
-        .filter((line) => /^\s*(import|export .* from)\b/.test(line))
-        .filter((line) => !/^\s*import type\b/.test(line));
+      // the module each runtime import or re-export names (an import written over several lines counts once)
+      return [...source.matchAll(/^\s*(import|export)\b(?!\s+type\b)[^;]*?\bfrom\s*'([^']+)'/gm)].map((m) => m[2]);
     };
-    assert.deepEqual(runtimeImports('destructiveCommand.ts'), ["import { mayMention } from './commandMentions';"]);
+    const folder = 'destructiveCommand';
+    const outside = new Set<string>();
+    for (const file of fs.readdirSync(path.join(__dirname, '../../../src/cli/hooks', folder))) {
+      for (const from of runtimeImports(path.join(folder, file))) if (!/^\.\/\w+$/.test(from)) outside.add(from);
+    }
+    assert.deepEqual([...outside], ['../commandMentions']);
     assert.deepEqual(runtimeImports('commandMentions.ts'), []);
   });
 });

@@ -1,4 +1,4 @@
-// The classifier's cheap first test (destructiveCommand.ts), in a module of its own so that the CLI's small entry
+// The classifier's cheap first test (destructiveCommand/), in a module of its own so that the CLI's small entry
 // (cli/entry.ts, through toolShortcut.ts) can answer most pre-tool events before any other hook code loads.
 
 /**

@@ -39,7 +39,7 @@ export type HookAction =
   | ({ kind: 'wrote' } & ToolWrites)
   /**
    * A tool of the running turn is about to run this shell command (issue 34): a checkpoint is taken first when the
-   * command destroys working-tree content (destructiveCommand.ts); anything else returns at once.
+   * command destroys working-tree content (destructiveCommand/); anything else returns at once.
    */
   | { kind: 'before-command'; command: string; argv?: readonly string[] }
   /** `another-agent`: the event came from an agent that records itself through its own hooks (claudeCode.ts). */

@@ -20,7 +20,7 @@ export const CHECKPOINT_REF_PREFIX = 'refs/agent-versions/checkpoints/';
 const SAVED_BYTES_CAP = 200 * 1024 * 1024;
 export const SAVED_FILES_MANIFEST = 'manifest.json';
 
-/** What the classifier recognised (cli/hooks/destructiveCommand.ts), and the command's text. */
+/** What the classifier recognised (cli/hooks/destructiveCommand/), and the command's text. */
 export interface CheckpointInput {
   chatId: string;
   /** The shell text the agent is about to run (stored with the turn, never logged). */
