@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { createSeededRepository } from '../core/git/initRepository';
 import { codeCacheFile, runBundle } from './codeCache';
 import type { tryFastHook } from './hooks/fastHook';
 
@@ -42,10 +43,7 @@ async function warmHookPath(dist: string, fastHook: typeof tryFastHook): Promise
       prompt: name === 'UserPromptSubmit' ? 'warm up' : undefined,
     });
   try {
-    run('git', ['init', '-q']);
-    fs.writeFileSync(path.join(repo, 'file.txt'), 'one\n');
-    run('git', ['add', 'file.txt']);
-    run('git', ['commit', '-q', '--no-verify', '--no-gpg-sign', '-m', 'first']);
+    await createSeededRepository(repo, { 'file.txt': 'one\n' });
     const cli = path.join(dist, 'cli.js');
     for (const name of ['UserPromptSubmit', 'Stop']) run(process.execPath, [cli, 'hook', 'claude-code'], event(name));
     // The fast path's four cases: a prompt and a Stop on a clean tree, a prompt that ends an interrupted turn (its

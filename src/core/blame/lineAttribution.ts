@@ -15,7 +15,7 @@ import {
   commitParents,
   readHead,
   turnTrailers,
-} from './blameGit';
+} from '../git/blameGit';
 import { BlameGroup, parseIncremental } from './blamePorcelain';
 
 /**

@@ -1,10 +1,11 @@
 import { AvhError, NOTHING_CHANGED } from '../errors';
+import { firstParent } from '../git/history';
 import type { GitRepository } from '../git/repository';
 import { blobOid } from '../git/worktreeUpdate';
 import { REVERT_PREFIX } from '../domain/promptSummary';
 import type { AttributionFactsSource } from './attributionFacts';
 import { lineAt } from './attributionCache';
-import { blobAt, blobHunks, isAncestor, reverseTurnTree, treeEntry, treeWithFile } from './blameGit';
+import { blobAt, blobHunks, isAncestor, reverseTurnTree, treeEntry, treeWithFile } from '../git/blameGit';
 import {
   attributeFile,
   attributeWithAncestry,
@@ -130,7 +131,7 @@ export async function changeAtLine(request: {
     );
   // The turn's own change is against its attribution parent: its base snapshot (the last graft parent), else git's.
   const grafted = ancestry.grafts.get(commit);
-  const pre = grafted ? grafted[grafted.length - 1] : await gitParent(repo, commit);
+  const pre = grafted ? grafted[grafted.length - 1] : await firstParent(repo, commit);
   const prePath =
     range.previous && (!grafted || range.previous.commit === pre) ? range.previous.path : range.origin.path;
   const preExists = pre !== '' && range.previous !== null && (await treeEntry(repo, pre, prePath)) !== null;
@@ -155,14 +156,6 @@ export const partialWork = () =>
     'This line is not in a version yet (an uncommitted edit, or partial work of a turn that is not a version yet), ' +
       'so there is no change of a turn to undo. Undo the turn to take its partial work back (it is saved first).',
   );
-
-/** The commit's first parent ('' for a root commit). Read-only. */
-async function gitParent(repo: GitRepository, commit: string): Promise<string> {
-  const { stdout, code } = await repo.git.run(repo.root, ['rev-parse', '--verify', '--quiet', `${commit}^`], {
-    okCodes: [1],
-  });
-  return code === 0 ? stdout.trim() : '';
-}
 
 /** The tree of `ours` with the change taken back, and the files it conflicts in (never used then). Objects only. */
 export interface ChangeTree {

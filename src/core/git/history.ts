@@ -30,6 +30,27 @@ export async function resolveCommit(repo: GitRepository, rev: string): Promise<s
   }
 }
 
+/** The commit's first parent ('' for a root commit). */
+export async function firstParent(repo: GitRepository, commit: string): Promise<string> {
+  const { stdout, code } = await repo.git.run(repo.root, ['rev-parse', '--verify', '--quiet', `${commit}^`], {
+    okCodes: [1],
+  });
+  return code === 0 ? stdout.trim() : '';
+}
+
+/**
+ * The paths that differ between two trees (or commits), or that `commit` changed against its first parent (all of a
+ * root commit's) when `to` is absent: names only, no renames. The one `diff-tree --name-only` of the product.
+ */
+export async function changedPaths(repo: GitRepository, from: string, to?: string): Promise<string[]> {
+  const args = ['diff-tree', '-r', '-z', '--name-only', '--no-renames'];
+  const { stdout } = await repo.git.run(
+    repo.root,
+    to === undefined ? [...args, '--no-commit-id', '--root', from] : [...args, from, to],
+  );
+  return stdout.split('\0').filter((p) => p.length > 0);
+}
+
 /** Subjects of the commits in `since..HEAD`, newest first. */
 export async function subjectsSince(repo: GitRepository, since: string): Promise<string[]> {
   // The zero id (a turn that began on an unborn branch): all of HEAD's history came after it.

@@ -159,6 +159,22 @@ function exists(root: string, rel: string): boolean {
 }
 
 /**
+ * The ignored entries on disk, relative to the root: files, and folders git ignores as a whole (`--directory`: one
+ * entry ending in `/`, not walked). Read-only.
+ */
+export async function ignoredEntries(repo: GitRepository): Promise<string[]> {
+  const { stdout } = await repo.git.run(repo.root, [
+    'ls-files',
+    '-z',
+    '--others',
+    '--ignored',
+    '--exclude-standard',
+    '--directory',
+  ]);
+  return stdout.split('\0').filter((p) => p.length > 0);
+}
+
+/**
  * Ignored files on disk that `to`'s rules would show (they would be left behind as untracked files, in no commit)
  * and that were born at or after `since`: an undone turn's output its own rule hid. Read-only.
  */

@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { GitClient } from './gitClient';
 import { GitCommandError } from './gitErrors';
@@ -44,4 +45,19 @@ export async function initRepository(folder: string, git: GitClient = processGit
 
 function branchOf(repo: GitRepository): string | null {
   return readSymbolicHead(repo.gitDir)?.slice('refs/heads/'.length) ?? null;
+}
+
+/**
+ * A new repository in the empty folder `folder` whose one commit holds `files` (name → text), made with the process's
+ * environment (its identity and configuration): the code cache writer's warm-up repository (cli/codeCacheWriter.ts).
+ */
+export async function createSeededRepository(
+  folder: string,
+  files: Readonly<Record<string, string>>,
+  git: GitClient = processGit(),
+): Promise<void> {
+  await git.run(folder, ['init', '-q']);
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(folder, name), text);
+  await git.run(folder, ['add', '--', ...Object.keys(files)]);
+  await git.run(folder, ['commit', '-q', '--no-verify', '--no-gpg-sign', '-m', 'first']);
 }

@@ -1,6 +1,7 @@
 import type { RepoContext } from '../context';
 import { AvhError } from '../errors';
 import { type CommitRange, commitsAfterIn, commitsSince, type LaterCommit } from '../git/reverseMerge';
+import { changedPaths } from '../git/history';
 import { ZERO_OID } from '../git/refUpdate';
 import type { UndoScope } from '../store/schema';
 import { kindOfSubject } from '../domain/promptSummary';
@@ -45,7 +46,7 @@ export async function otherChatWritesIn(
   let touched: Promise<ReadonlySet<string>> | null = null;
   const touchedPaths = () =>
     (touched ??= Promise.resolve(
-      scope === 'file' && file !== null ? new Set([file]) : changedPaths(ctx, version).then((p) => new Set(p)),
+      scope === 'file' && file !== null ? new Set([file]) : changedPaths(ctx.repo, version).then((p) => new Set(p)),
     ));
   const files = new Set<string>();
   const chats = new Map<string, string>();
@@ -80,7 +81,7 @@ export async function otherChatWritesIn(
     await hit(other.chat_id, other.agent, record.paths);
     // Shell edits: whatever its version changed may be its own.
     if (record.shell && other.version_commit)
-      await hit(other.chat_id, other.agent, await changedPaths(ctx, other.version_commit));
+      await hit(other.chat_id, other.agent, await changedPaths(ctx.repo, other.version_commit));
   }
   // 3. Other chats' turns still running: what they reported so far.
   const running = await ctx.store.read((r) => openTurns(r).filter((t) => t.chat_id !== turn.chat_id));
@@ -129,19 +130,4 @@ export async function assertOtherChatsConfirmed(
 function chatLabel(chatId: string, agent: string | null): string {
   const id = chatId.includes(':') ? chatId.slice(chatId.indexOf(':') + 1) : chatId;
   return `${agent ?? 'agent'} chat ${id.slice(0, 8)}`;
-}
-
-/** The paths a commit changed against its first parent (all of a root commit's). */
-async function changedPaths(ctx: RepoContext, commit: string): Promise<string[]> {
-  const { stdout } = await ctx.repo.git.run(ctx.repo.root, [
-    'diff-tree',
-    '-r',
-    '-z',
-    '--name-only',
-    '--no-renames',
-    '--no-commit-id',
-    '--root',
-    commit,
-  ]);
-  return stdout.split('\0').filter((p) => p.length > 0);
 }

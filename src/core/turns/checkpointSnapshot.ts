@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AvhError } from '../errors';
 import { HEAVY_PATTERNS, LARGE_FILE_BYTES } from '../git/heavyFolders';
+import { ignoredEntries } from '../git/ignoreRules';
 import { compareAndSetRef, ZERO_OID } from '../git/refUpdate';
 import type { GitRepository } from '../git/repository';
 import type { RepositoryHealth } from '../git/statusProbe';
@@ -139,14 +140,7 @@ export interface SavedEntry {
  * dependency and build folders (HEAVY_PATTERNS: reinstallable) or `.git`.
  */
 async function listIgnoredFiles(repo: GitRepository): Promise<string[]> {
-  const { stdout } = await repo.git.run(repo.root, [
-    'ls-files',
-    '-z',
-    '--others',
-    '--ignored',
-    '--exclude-standard',
-    '--directory',
-  ]);
+  const ignored = await ignoredEntries(repo);
   const heavy = new Set(HEAVY_PATTERNS.map((p) => p.replace(/\/$/, '')));
   const files: string[] = [];
   const walk = (rel: string, depth: number): void => {
@@ -165,8 +159,7 @@ async function listIgnoredFiles(repo: GitRepository): Promise<string[]> {
       else if (e.isFile() || e.isSymbolicLink()) files.push(child);
     }
   };
-  for (const entry of stdout.split('\0')) {
-    if (!entry) continue;
+  for (const entry of ignored) {
     const rel = entry.replace(/\/$/, '');
     if (rel.split('/').some((part) => heavy.has(part))) continue;
     if (entry.endsWith('/')) walk(rel, 0);

@@ -1,4 +1,5 @@
 import type { RepoContext } from '../context';
+import { changedPaths } from '../git/history';
 import type { PathFromCommit } from '../git/workingTree';
 import { openTurns, type TurnRow } from './turnRecords';
 import { chatReportsWrites, chatWritesSince, recordOverlap, type TurnWritesRecord } from './toolWrites';
@@ -77,17 +78,9 @@ export async function noteOverlap(
     for (const t of turns) chats.set(t.id, t);
   }
   if (concurrent.shellTurns.length > 0) {
-    const { stdout } = await ctx.repo.git.run(ctx.repo.root, [
-      'diff-tree',
-      '-r',
-      '-z',
-      '--name-only',
-      '--no-renames',
-      parentTree,
-      tree,
-    ]);
+    const changed = await changedPaths(ctx.repo, parentTree, tree);
     const reported = new Set([...own.paths, ...concurrent.othersReported]);
-    const unreported = stdout.split('\0').filter((p) => p.length > 0 && !reported.has(p));
+    const unreported = changed.filter((p) => !reported.has(p));
     for (const p of unreported) paths.add(p);
     if (unreported.length > 0) for (const t of concurrent.shellTurns) chats.set(t.id, t);
   }

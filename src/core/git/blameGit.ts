@@ -2,13 +2,13 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { commonGitDir } from '../git/gitDirs';
-import { GitCommandError } from '../git/gitErrors';
-import { readHead, resolveCommit } from '../git/history';
-import { looseCommitParents } from '../git/looseObject';
-import type { GitRepository } from '../git/repository';
-import { reverseTurnTree } from '../git/reverseMerge';
-import { TemporaryIndex } from '../git/temporaryIndex';
+import { commonGitDir } from './gitDirs';
+import { GitCommandError } from './gitErrors';
+import { readHead, resolveCommit } from './history';
+import { looseCommitParents } from './looseObject';
+import type { GitRepository } from './repository';
+import { reverseTurnTree } from './reverseMerge';
+import { TemporaryIndex } from './temporaryIndex';
 
 // Git work of other modules that attribution uses, re-exported so this file lists every git call the module makes.
 export { readHead, resolveCommit, reverseTurnTree };
