@@ -36,8 +36,8 @@ export default tseslint.config(
       ],
     },
   },
-  // The shape of src/ (STYLE.md): no line over 120 characters, strings and comments included (prettier wraps code,
-  // not strings or comments).
+  // The shape of src/ (docs/design.md, "Code shape"): no line over 120 characters, strings and comments included
+  // (prettier wraps code, not strings or comments).
   { files: ['src/**/*.ts'], rules: { 'max-len': ['error', { code: 120, tabWidth: 2 }] } },
   // The product acts on a repository through the façade (VersionHistory); its context is for the core's tests.
   {

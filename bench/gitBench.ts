@@ -828,7 +828,7 @@ async function simpleGitBench(repo: BenchRepo, history: VersionHistory, reps: nu
   const sgMs = median(times.get('simple-git')!);
   const rgMs = median(times.get('runGit')!);
   const markdown = [
-    '## simple-git vs our spawn wrapper (SPEC §10)',
+    '## simple-git vs our spawn wrapper ([product contract §10](../docs/product-contract.md#10-performance-facts))',
     '',
     `One snapshot of the ${shortSize(repo)} tree with 100 files modified, through a temporary index copied from ` +
       '`.git/index`: `git add -A`, `git write-tree`, `git commit-tree`. simple-git 3 with its default configuration ' +

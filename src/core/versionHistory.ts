@@ -530,7 +530,9 @@ export class VersionHistory {
     return chatStatus(this.ctx, validateChatId(chatId));
   }
 
-  /** Continue on a New Branch (SPEC §7): only when the chat's branch is confirmed lost; idempotent. */
+  /**
+   * Continue on a New Branch (docs/design/branch-loss.md): only when the chat's branch is confirmed lost; idempotent.
+   */
   async continueChatOnNewBranch(chatId: unknown): Promise<ContinueResult> {
     const result = await continueOnNewBranch(this.ctx, validateChatId(chatId));
     forgetBranchAnswers(this.ctx);

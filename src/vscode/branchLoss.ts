@@ -11,7 +11,7 @@ export const CONTINUE_ON_NEW_BRANCH = 'Continue on a New Branch';
 export const TRY_AGAIN = 'Try again';
 export const restoreFromLabel = (remote: string): string => `Restore from ${remote}`;
 
-/** What API listeners get when a chat continues on a new branch (SPEC §7). */
+/** What API listeners get when a chat continues on a new branch (docs/product-contract.md §7). */
 export type ChatContinuedEvent = ContinuationInfo;
 
 const BRANCH_REASONS = new Set(['branch-lost', 'branch-on-remote', 'branch-unavailable']);
@@ -22,9 +22,9 @@ export function isBranchProblem(error: unknown): error is AvhError {
 }
 
 /**
- * Branch loss in VS Code (SPEC §7): the error notification with its one action (Continue on a New Branch when the
- * branch is confirmed lost, Restore from <remote> when only the remote has it, Try again when the remote could
- * not be asked). Nothing is replaced until the user clicks; the click re-checks inside the action.
+ * Branch loss in VS Code (docs/design/branch-loss.md): the error notification with its one action (Continue on a New
+ * Branch when the branch is confirmed lost, Restore from <remote> when only the remote has it, Try again when the
+ * remote could not be asked). Nothing is replaced until the user clicks; the click re-checks inside the action.
  */
 export class BranchLossUi implements vscode.Disposable {
   private readonly continued = new vscode.EventEmitter<ChatContinuedEvent>();

@@ -5,7 +5,7 @@ import { EventLog, formatEvent } from '../core/log';
 export const RECENT_LOG_COMMAND = 'agentVersions._test.recentLog';
 const RECENT_LIMIT = 500;
 
-/** The content-free event log (SPEC §9) on a LogOutputChannel named "Agent Version History". */
+/** The content-free event log (docs/product-contract.md §9) on a LogOutputChannel named "Agent Version History". */
 export function createOutputLog(channel: vscode.LogOutputChannel): { log: EventLog; recent: () => string[] } {
   const recent: string[] = [];
   const keep = (line: string) => {

@@ -10,7 +10,7 @@ import type { RepositoryController } from './repositoryController';
 
 type RecoverySnapshot = SnapshotFrom<typeof recoveryMachine>;
 
-/** Button labels and notice copy (SPEC §6, with the product's name). */
+/** Button labels and notice copy (docs/product-contract.md §6, with the product's name). */
 export const RECOVERY_COPY = {
   useCurrentVersion: 'Use current version',
   saveAndUse: 'Save changes & use current version',

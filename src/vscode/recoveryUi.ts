@@ -34,10 +34,10 @@ export interface RecoveryUiState {
 }
 
 /**
- * Guided recovery in VS Code (SPEC §6): one RecoverySession per opened repository, the palette commands, the
- * context keys their enablement uses, and the status bar item. Every opened repository is checked for a
- * recovery latch; the default repository is opened in the background at activation, so a latch left by a
- * crash, a reload or another process shows its notice again.
+ * Guided recovery in VS Code (docs/design/recovery.md, docs/product-contract.md §6): one RecoverySession per opened
+ * repository, the palette commands, the context keys their enablement uses, and the status bar item. Every opened
+ * repository is checked for a recovery latch; the default repository is opened in the background at activation, so a
+ * latch left by a crash, a reload or another process shows its notice again.
  */
 export function registerRecoveryUi(
   context: vscode.ExtensionContext,

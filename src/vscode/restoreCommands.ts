@@ -47,7 +47,10 @@ export interface BeforeCommandRequest {
 export type RunnerRequest = RestoreRequest | BeforeCommandRequest;
 type RunResult = RestoreResult & { broughtBack?: number };
 
-/** The two ways to undo a turn after which other work landed (SPEC wording, also the buttons). */
+/**
+ * The two ways to undo a turn after which other work landed (wording of docs/design/undo-only-this-turn.md; also the
+ * buttons).
+ */
 export const UNDO_ONLY_TURN = 'Undo Only This Turn';
 export const RESTORE_EVERYTHING = 'Restore Everything to Before This Turn';
 
@@ -87,7 +90,8 @@ export class RestoreRunner {
       return result;
     } catch (error) {
       controller.notifyChanged();
-      // A chat's branch that is gone (SPEC §7): its own notification; Try again runs this same command again.
+      // A chat's branch that is gone (docs/product-contract.md §7): its own notification; Try again runs this same
+      // command again.
       if (
         this.branchLoss?.offer(controller, error, async () => {
           await this.perform(controller, request, title);

@@ -142,7 +142,10 @@ export function reachableContent(repo: string): Set<string> {
   return set;
 }
 
-/** Fails when any content that existed before is neither in the worktree nor reachable (SPEC §9 "nothing lost"). */
+/**
+ * Fails when any content that existed before is neither in the worktree nor reachable (docs/product-contract.md §9,
+ * "nothing lost").
+ */
 export function assertNothingLost(repo: string, before: Set<string>): void {
   const after = reachableContent(repo);
   const lost = [...before].filter((oid) => !after.has(oid));

@@ -1,6 +1,7 @@
 /**
- * Errors carry no raw git output (SPEC §9 privacy): git's stderr can name files and remote URLs. A canary in real
- * git stderr never reaches an error handed to API callers, nor anything the CLI prints (with --json and --verbose).
+ * Errors carry no raw git output (docs/product-contract.md §9, privacy): git's stderr can name files and remote URLs. A
+ * canary in real git stderr never reaches an error handed to API callers, nor anything the CLI prints (with --json and
+ * --verbose).
  */
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

@@ -1,6 +1,6 @@
 /**
- * Which git runs: always an absolute path resolved outside the repository (SPEC §9 security). A `git` placed in
- * the repository (its root, or a folder of it on PATH) is never run, by the core or by the CLI process.
+ * Which git runs: always an absolute path resolved outside the repository (docs/product-contract.md §9, security). A
+ * `git` placed in the repository (its root, or a folder of it on PATH) is never run, by the core or by the CLI process.
  */
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

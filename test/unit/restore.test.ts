@@ -263,7 +263,8 @@ describe('undo, redo and restore (real git, real store)', function () {
       const t = await history.beginTurn({ chatId: 'c', prompt: 'nothing' });
       await history.endTurn(t.turnId, 'completed');
       const h = head(repo);
-      // A turn that changed nothing is never plain Undo's target (SPEC §5.1); undone by its id, it says so.
+      // A turn that changed nothing is never plain Undo's target (docs/product-contract.md §5.1); undone by its id, it
+      // says so.
       assert.equal((await history.undo()).result, 'nothing-to-undo');
       assert.deepEqual(await history.undo(t.turnId), { result: 'no-change', turnId: t.turnId });
       assert.equal(head(repo), h);

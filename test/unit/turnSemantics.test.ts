@@ -1,9 +1,10 @@
 /**
- * Turn semantics (issues 23 #1, 24, 25; SPEC §5.1, §8): a turn that changed nothing never blocks Undo, a cancelled
- * turn's partial work stays its own when a later turn began on top of it, a completed turn whose version could not
- * be made is undone like a cancelled one, and what the pane lists above the versions is what the status bar counts.
- * Real git in temp repositories, the real store, through the VersionHistory façade; the same Undo sequences through
- * the shipped CLI bundle (node dist/cli.js) with exact trees. Every test checks that nothing was lost.
+ * Turn semantics (issues 23 #1, 24, 25; docs/product-contract.md §5.1, §8): a turn that changed nothing never blocks
+ * Undo, a cancelled turn's partial work stays its own when a later turn began on top of it, a completed turn whose
+ * version could not be made is undone like a cancelled one, and what the pane lists above the versions is what the
+ * status bar counts. Real git in temp repositories, the real store, through the VersionHistory façade; the same Undo
+ * sequences through the shipped CLI bundle (node dist/cli.js) with exact trees. Every test checks that nothing was
+ * lost.
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';

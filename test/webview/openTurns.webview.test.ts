@@ -1,7 +1,8 @@
-// The turns above the versions (SPEC §8, issue 24) in the Vite-built page in real Chromium, fake host in the page:
-// a running turn with its files changed so far, a stopped one whose partial work is in the tree, an errored one,
-// one whose version could not be made, and a question that changed nothing (one muted line, no action). Their
-// buttons post the right requests, have names and tooltips, never cover the title, and the busy state disables them.
+// The turns above the versions (docs/product-contract.md §8, issue 24) in the Vite-built page in real Chromium, fake
+// host in the page: a running turn with its files changed so far, a stopped one whose partial work is in the tree, an
+// errored one, one whose version could not be made, and a question that changed nothing (one muted line, no action).
+// Their buttons post the right requests, have names and tooltips, never cover the title, and the busy state disables
+// them.
 import * as assert from 'node:assert/strict';
 import type { OpenTurn } from '../../src/vscode/historyView/protocol';
 import { minutesAgo, useFakeHostPage } from './fakeHostSuite';

@@ -11,7 +11,7 @@ import type { AttributionFacts, OperationFact, TurnFact } from './attributionFac
  * - a `[Revert]` (Undo Only This Turn / This File) is a three-way reverse: its parents become its real parent and
  *   the undone turn's base snapshot, so what it puts back is credited to the pre-turn authors;
  * - a base snapshot taken on top of a stopped turn's partial work: its parent becomes that turn's base snapshot, and
- *   its own lines are that turn's (a cancelled turn's partial work stays its own, SPEC §5.1).
+ *   its own lines are that turn's (a cancelled turn's partial work stays its own, docs/product-contract.md §5.1).
  * Pure: git parents come in through `parentsOf`.
  */
 

@@ -211,10 +211,10 @@ const issueCache = new WeakMap<RepoContext, Map<string, { at: number; state: Bra
 const ISSUE_CACHE_MS = 60_000;
 
 /**
- * What the Version History view shows about branches (SPEC §7, §8): the warning entries of the current branch
- * and the chats (all, or `onlyChats`: the view passes those with rows in the list) whose branch is gone. One
- * `for-each-ref` when some chat works on another branch; the remote is asked only for branches missing locally, and its
- * answer is reused for a minute unless `fresh`. Read-only.
+ * What the Version History view shows about branches (docs/product-contract.md §7, §8): the warning entries of the
+ * current branch and the chats (all, or `onlyChats`: the view passes those with rows in the list) whose branch is gone.
+ * One `for-each-ref` when some chat works on another branch; the remote is asked only for branches missing locally, and
+ * its answer is reused for a minute unless `fresh`. Read-only.
  */
 export async function branchNotices(
   ctx: RepoContext,

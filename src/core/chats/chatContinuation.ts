@@ -33,11 +33,11 @@ export interface ContinueResult {
 const MAX_SUFFIX = 1000;
 
 /**
- * Continue on a New Branch (SPEC §7), only ever on the user's explicit request: re-checks that the chat's branch
- * is lost, creates a unique `<old>-2`, `-3`, … from the chat's base branch, checks it out, points the chat at it
- * (its resume identity is kept) and stores exactly one warning entry. Write-ahead: the continuation is persisted
- * 'pending' (with the new name) before the branch is created, so a retry or reconciliation after a crash finishes
- * the same branch and never makes a second one or a second warning.
+ * Continue on a New Branch (docs/design/branch-loss.md), only ever on the user's explicit request: re-checks that the
+ * chat's branch is lost, creates a unique `<old>-2`, `-3`, … from the chat's base branch, checks it out, points the
+ * chat at it (its resume identity is kept) and stores exactly one warning entry. Write-ahead: the continuation is
+ * persisted 'pending' (with the new name) before the branch is created, so a retry or reconciliation after a crash
+ * finishes the same branch and never makes a second one or a second warning.
  */
 export function continueOnNewBranch(ctx: RepoContext, chatId: string): Promise<ContinueResult> {
   return runOperation(ctx, OPERATIONS.chatContinue, async ({ branch: current }) => {

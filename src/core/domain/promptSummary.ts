@@ -1,4 +1,4 @@
-/** `[Agent] <first line of the prompt, at most 72 characters>` (SPEC §4.3). */
+/** `[Agent] <first line of the prompt, at most 72 characters>` (docs/product-contract.md §4.3). */
 export function agentSubject(prompt: string): string {
   const firstLine =
     prompt

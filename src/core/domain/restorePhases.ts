@@ -1,9 +1,9 @@
 /**
- * The restore saga's phases (SPEC §5.3), in order: the one registry the store's phase list (schema.ts), the
- * machine (restoreMachine.ts), the crash points (failpoints), the disposition's ordinals (disposition.ts) and the
- * fault suites' crash sweep (test/support/crashSweep.ts) are all derived from. Adding a phase here adds it to each
- * of them; its effect is then required by the saga (sagaPhases.ts) at compile time. Pure data: the store imports it,
- * and no crash point's name is spelled here (they ship in no production bundle: failpoints.ts).
+ * The restore saga's phases (docs/design/restore-saga.md), in order: the one registry the store's phase list
+ * (schema.ts), the machine (restoreMachine.ts), the crash points (failpoints), the disposition's ordinals
+ * (disposition.ts) and the fault suites' crash sweep (test/support/crashSweep.ts) are all derived from. Adding a phase
+ * here adds it to each of them; its effect is then required by the saga (sagaPhases.ts) at compile time. Pure data: the
+ * store imports it, and no crash point's name is spelled here (they ship in no production bundle: failpoints.ts).
  */
 
 /** One phase: its persisted name and, when it runs an effect, the machine state and the promise actor it invokes. */
@@ -41,8 +41,8 @@ export const RESTORE_PHASE_REGISTRY = [
     writeAhead: 'with-commits',
     run: { state: 'preflight', effect: 'preflight' },
   },
-  // SPEC's phase for checking out the turn's branch: an Undo of a turn on another branch is refused instead, so it
-  // never runs (docs/design.md); it stays in the store's list of phases.
+  // The first specification's phase for checking out the turn's branch: an Undo of a turn on another branch is refused
+  // instead, so it never runs (docs/product-contract.md §5.3); it stays in the store's list of phases.
   { name: 'checkout-branch', writeAhead: 'none' },
   {
     name: 'preserve-dirty-tree',
@@ -89,7 +89,7 @@ type Registered = (typeof RESTORE_PHASE_REGISTRY)[number];
 
 export type RestorePhase = Registered['name'];
 
-/** Restore phases in order (SPEC §5.3); the schema's CHECK list and the disposition's ordinals. */
+/** Restore phases in order (docs/design/restore-saga.md); the schema's CHECK list and the disposition's ordinals. */
 export const RESTORE_PHASES: readonly RestorePhase[] = RESTORE_PHASE_REGISTRY.map((p) => p.name);
 
 /** A phase that runs an effect in the machine. */

@@ -32,7 +32,7 @@ const TURN_OF_ROW = v.object({
    * (only agents with a way to fork it record that: Claude Code, Codex; docs/design/conversation-rollback.md).
    */
   canContinueChat: v.boolean(),
-  /** The chat's branch is gone from this repository (SPEC §7); absent when it is here. */
+  /** The chat's branch is gone from this repository (docs/product-contract.md §7); absent when it is here. */
   chatBranch: v.optional(BRANCH_STATE),
 });
 export type TurnOfRow = v.InferOutput<typeof TURN_OF_ROW>;
@@ -58,9 +58,9 @@ export const VERSION_ROW = v.object({
 export type VersionRow = v.InferOutput<typeof VERSION_ROW>;
 
 /**
- * What a turn listed above the versions is (SPEC §8): running; ended without a version with its work still in the
- * tree (`stopped` by the user, `errored`, or `unrecorded`: it completed but its version could not be made); or
- * `no-change`: it changed nothing (a question), listed quietly, never Undo's target.
+ * What a turn listed above the versions is (docs/product-contract.md §8): running; ended without a version with its
+ * work still in the tree (`stopped` by the user, `errored`, or `unrecorded`: it completed but its version could not be
+ * made); or `no-change`: it changed nothing (a question), listed quietly, never Undo's target.
  */
 const OPEN_TURN_STATE = v.picklist(['running', 'stopped', 'errored', 'unrecorded', 'no-change']);
 export type OpenTurnState = v.InferOutput<typeof OPEN_TURN_STATE>;

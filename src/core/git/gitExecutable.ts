@@ -1,7 +1,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-/** Which git runs (SPEC §9 security): an absolute path, never one found inside the repository. No state. */
+/**
+ * Which git runs (docs/product-contract.md §9, security): an absolute path, never one found inside the repository.
+ * No state.
+ */
 
 export const GIT_NOT_FOUND = 'Git was not found on PATH. Install git, then try again.';
 export const GIT_ONLY_INSIDE =

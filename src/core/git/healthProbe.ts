@@ -19,8 +19,8 @@ export { GIT_OPERATIONS, operationsInProgress, parseStatus, PROBE_STATUS_ARGS } 
 export type { GitOperation, RepositoryHealth, WorkingTreeCounts } from './statusProbe';
 
 /**
- * The single source of truth for repository health (SPEC §5.5): restore preflight, failure disposition,
- * reconciliation and recovery acceptance all call this. Read-only: GIT_OPTIONAL_LOCKS=0 keeps status from
+ * The single source of truth for repository health (docs/product-contract.md §5.5): restore preflight, failure
+ * disposition, reconciliation and recovery acceptance all call this. Read-only: GIT_OPTIONAL_LOCKS=0 keeps status from
  * rewriting the index, so the probe never changes a byte of the repository. Uncommitted changes inside a
  * submodule's own working tree are not ours to capture or restore (we record submodules by commit), so they
  * do not count as dirt; a submodule checked out at another commit does.

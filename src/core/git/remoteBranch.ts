@@ -4,7 +4,7 @@ import { compareAndSetRef, readRef, ZERO_OID } from './refUpdate';
 import type { GitRepository } from './repository';
 
 /**
- * Where a chat's branch stands (SPEC §7), decided by one function (`classifyBranch`):
+ * Where a chat's branch stands (docs/design/branch-loss.md), decided by one function (`classifyBranch`):
  * - `ok`: the local branch exists;
  * - `on-remote`: not local, but the remote says it has it (restorable: never called lost);
  * - `lost`: not local, and the remote answered that it does not have it (or there is no remote at all);
@@ -112,7 +112,7 @@ export function remoteFailureOf(error: unknown): RemoteFailure {
 }
 
 /**
- * Classifies `branch` (SPEC §7): local ref present → ok without asking anyone; else one bounded
+ * Classifies `branch` (docs/product-contract.md §7): local ref present → ok without asking anyone; else one bounded
  * `git ls-remote --exit-code --heads <remote> <branch>` with no prompts. Read-only; never throws for a remote
  * that cannot be asked (that is `unknown`).
  */

@@ -34,7 +34,7 @@ export interface StatusListing {
   folders: string[];
 }
 
-/** Everything SPEC §5.5 asks of repository health, from one status call plus marker files. */
+/** Everything docs/product-contract.md §5.5 asks of repository health, from one status call plus marker files. */
 export interface RepositoryHealth {
   exists: boolean;
   /** HEAD's commit, or null when HEAD does not resolve (unborn branch, or repository missing). */

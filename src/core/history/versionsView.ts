@@ -283,8 +283,9 @@ function stoppedState(turn: TurnRow): OpenTurnState {
 }
 
 /**
- * The branch-loss part of the view (SPEC §7, §8): warning entries of this branch and chats whose branch is gone.
- * Absent when there is nothing to show. A failure to work them out never breaks the list (it is logged, content-free).
+ * The branch-loss part of the view (docs/product-contract.md §7, §8): warning entries of this branch and chats whose
+ * branch is gone. Absent when there is nothing to show. A failure to work them out never breaks the list (it is logged,
+ * content-free).
  */
 async function viewNotices(
   ctx: RepoContext,

@@ -29,11 +29,11 @@ export function relativeTime(seconds: number): string {
   return 'just now';
 }
 
-/** The text the pane shows while recovery is required (SPEC §6), with no buttons of its own. */
+/** The text the pane shows while recovery is required (docs/product-contract.md §6), with no buttons of its own. */
 export const BLOCKED_MESSAGE =
   'Version History is temporarily unavailable — Resolve the version recovery notice to continue.';
 
-/** The branch-loss warning entry's sentence (SPEC §7), the same in Version History and the CLI. */
+/** The branch-loss warning entry's sentence (docs/product-contract.md §7), the same in Version History and the CLI. */
 export function continuationWarningText(newBranch: string, oldBranch: string): string {
   return `Conversation continues on \`${newBranch}\`; code changes from \`${oldBranch}\` were not recovered.`;
 }

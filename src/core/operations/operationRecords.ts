@@ -3,7 +3,7 @@ import { RESTORE_IN_PROGRESS_MESSAGE } from './operationLease';
 import type { StoreReader, StoreTx } from '../store/durableStore';
 import type { OperationKind, OperationStatus, PreservationReason, RestorePhase, UndoScope } from '../store/schema';
 
-/** The durable record of one Undo/Redo/Restore (SPEC §5.3), written before each effect. */
+/** The durable record of one Undo/Redo/Restore (docs/product-contract.md §5.3), written before each effect. */
 export interface OperationRow {
   id: string;
   kind: OperationKind;

@@ -2,7 +2,7 @@ import { AvhError } from '../errors';
 import { RECOVERY_REQUIRED_MESSAGE } from '../git/repositoryGate';
 import type { DurableStore, StoreReader, StoreTx } from '../store/durableStore';
 
-/** The persisted "recovery required" latch (SPEC §6): set when a restore's outcome is ambiguous. */
+/** The persisted "recovery required" latch (docs/design/recovery.md): set when a restore's outcome is ambiguous. */
 export interface RecoveryLatch {
   generation: number;
   operationId: string | null;

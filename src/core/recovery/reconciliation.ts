@@ -8,7 +8,10 @@ import { readLockHolder } from '../store/pidLock';
 import { OPERATIONS } from '../operations/operationKinds';
 import { runIfFree } from '../operations/operationLease';
 
-/** Finishes or settles an operation left unfinished by a crashed process (SPEC §5.4). Idempotent; never sleeps. */
+/**
+ * Finishes or settles an operation left unfinished by a crashed process (docs/product-contract.md §5.4). Idempotent;
+ * never sleeps.
+ */
 export async function reconcileOperations(ctx: RepoContext): Promise<boolean> {
   const cleaned = removeLeftoverTempFiles(ctx.repo); // only files whose process is gone: needs no lease
   if (cleaned > 0) ctx.log.info('reconcile.temp-files-removed', { count: cleaned });

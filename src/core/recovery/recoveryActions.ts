@@ -19,7 +19,10 @@ import { clearRecovery, readRecovery, RecoveryLatch } from '../operations/recove
 /** The gate's blockers that recovery can meet (the latch itself and a restore in flight are what recovery settles). */
 export type RecoveryBlocker = Exclude<GateBlocker, 'recovery-required' | 'restore-in-flight'>;
 
-/** What the read-only repository check found (SPEC §6). Only `healthy` can be accepted; only `dirty` can be saved. */
+/**
+ * What the read-only repository check found (docs/product-contract.md §6). Only `healthy` can be accepted; only
+ * `dirty` can be saved.
+ */
 export type RecoveryAssessment =
   | { kind: 'healthy'; branch: string; head: string }
   | { kind: 'dirty'; branch: string; head: string; counts: WorkingTreeCounts }
@@ -46,7 +49,10 @@ export function blockerMessage(blocker: RecoveryBlocker): string {
   return gateMessage(blocker, 'check');
 }
 
-/** Classifies one health probe through the one gate (SPEC §5.5 order); a passing repository is healthy or dirty. */
+/**
+ * Classifies one health probe through the one gate (its order: docs/product-contract.md §5.5); a passing repository
+ * is healthy or dirty.
+ */
 export function assessHealth(health: Omit<RepositoryHealth, 'listed'>): RecoveryAssessment {
   const result = gate(factsFromHealth(health), 'check');
   if (!result.ok) return { kind: 'blocked', blocker: result.blocker as RecoveryBlocker, message: result.message };

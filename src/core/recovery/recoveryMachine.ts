@@ -58,8 +58,8 @@ const settledTransitions = [
 ] as const;
 
 /**
- * The UI side of guided recovery (SPEC §6): idle/required → validating → accepted | dirty | blocked;
- * dirty → saving → accepted | failed. Validating and saving live only in memory: the durable truth is the
+ * The UI side of guided recovery (docs/product-contract.md §6): idle/required → validating → accepted | dirty |
+ * blocked; dirty → saving → accepted | failed. Validating and saving live only in memory: the durable truth is the
  * latch in the store, so a restarted window reads it again and starts from required. Clicks that arrive
  * while an action runs are ignored (the transient states do not handle ACCEPT, SAVE or RETRY).
  */

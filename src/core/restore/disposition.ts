@@ -6,7 +6,7 @@ import { pathsHold, treeChanges, worktreeMatches } from '../git/worktreeUpdate';
 import { isOwnPreserveCommit } from './restoreEffects';
 import { ZERO_OID } from '../git/workingTree';
 
-/** What a failed or interrupted operation means for the repository (SPEC §5.4). */
+/** What a failed or interrupted operation means for the repository (docs/product-contract.md §5.4). */
 export type Disposition =
   /** Failed before any git mutation: an ordinary failure, no recovery state. */
   | { kind: 'ordinary' }

@@ -34,9 +34,9 @@ export function isUndoable(
 
 /**
  * Turns of `branch` not yet undone that have a base snapshot to return to and changed something, newest first:
- * plain Undo takes the first (SPEC §5.1; a turn that changed nothing is never its target and never hides the one
- * before it). With a hot reader it lists the hot turns only (the newest ones: enough for the latest); with a history
- * reader, all of them.
+ * plain Undo takes the first (docs/product-contract.md §5.1; a turn that changed nothing is never its target and never
+ * hides the one before it). With a hot reader it lists the hot turns only (the newest ones: enough for the latest);
+ * with a history reader, all of them.
  */
 export function undoableTurns(
   r: StoreReader,
@@ -59,7 +59,10 @@ export function undoableTurns(
   );
 }
 
-/** The turns Version History lists above the versions (SPEC §8): what Undo acts on before any version. */
+/**
+ * The turns Version History lists above the versions (docs/product-contract.md §8): what Undo acts on before any
+ * version.
+ */
 export interface TurnsAboveVersions {
   /** The branch's running turns, newest first: each is listed live and can be undone (Undo stops it first). */
   running: TurnRow[];

@@ -339,8 +339,9 @@ export async function refuseWritesThatCannotLand(ctx: RepoContext, changes: read
 }
 
 /**
- * The refusal of a restore over uncommitted changes that are no cancelled turn's (SPEC §5.2), naming the files (up
- * to ten): after a file-system monitor hid an edit from git, this is what tells the user what would have gone.
+ * The refusal of a restore over uncommitted changes that are no cancelled turn's (docs/product-contract.md §5.2),
+ * naming the files (up to ten): after a file-system monitor hid an edit from git, this is what tells the user what
+ * would have gone.
  */
 export async function dirtyTreeRefusal(ctx: RepoContext, laterWork: boolean): Promise<AvhError> {
   const files = await uncommittedPaths(ctx.repo).catch(() => []);

@@ -139,10 +139,10 @@ const resumeTransitions = RESTORE_PHASE_REGISTRY.filter(
 }));
 
 /**
- * The restore saga (SPEC §5.3), built from the phase registry (restorePhases.ts). Each state's effect is a named
- * promise actor that persists its phase before acting (write-ahead) — the saga (restoreSaga.ts) provides them;
- * tests swap them with `.provide()`. Any failure goes to `classifying`, whose disposition (from the persisted phase
- * and a repository probe) decides between rolling forward once, settling as rolled back / ordinary failure, and
+ * The restore saga (docs/design/restore-saga.md), built from the phase registry (restorePhases.ts). Each state's effect
+ * is a named promise actor that persists its phase before acting (write-ahead) — the saga (restoreSaga.ts) provides
+ * them; tests swap them with `.provide()`. Any failure goes to `classifying`, whose disposition (from the persisted
+ * phase and a repository probe) decides between rolling forward once, settling as rolled back / ordinary failure, and
  * latching recovery.
  */
 export const restoreMachine = machineSetup.createMachine({

@@ -427,7 +427,10 @@ async function wholeTargetPlan(
   return { ...plan, changes, userCommits };
 }
 
-/** Commits after `since` on HEAD's history that no agent turn or restore of ours made (SPEC §5.3 confirmation). */
+/**
+ * Commits after `since` on HEAD's history that no agent turn or restore of ours made (docs/product-contract.md §5.3,
+ * confirmation).
+ */
 async function countUserCommits(ctx: RepoContext, since: string): Promise<number> {
   return (await subjectsSince(ctx.repo, since)).filter((s) => kindOfSubject(s) === 'user').length;
 }

@@ -20,9 +20,9 @@ import { conflictError } from './revertPlan';
 export type { RestoreOptions, RestorePreview, RestoreRequest, RestoreResult, UndoOnly } from './restoreRequest';
 
 /**
- * Undo, Redo or Restore as one durable saga (SPEC §5). Nothing is lost: partial work of a cancelled turn is
- * committed before anything moves; a dirty tree otherwise fails before anything is touched; any ambiguity after a
- * destructive step latches recovery. Holds the repository lease throughout.
+ * Undo, Redo or Restore as one durable saga (docs/product-contract.md §5). Nothing is lost: partial work of a cancelled
+ * turn is committed before anything moves; a dirty tree otherwise fails before anything is touched; any ambiguity after
+ * a destructive step latches recovery. Holds the repository lease throughout.
  */
 export function runRestore(
   ctx: RepoContext,

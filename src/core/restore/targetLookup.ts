@@ -137,7 +137,8 @@ async function lookUpTarget(
     }
     turn = found.row;
     if (turn.undone_by) throw new AvhError('invalid-input', 'This turn was already undone. Use Redo to bring it back.');
-    await assertTurnBranchUsable(ctx, turn, branch); // SPEC §7: a lost branch is said so, never "check it out"
+    // docs/product-contract.md §7: a lost branch is said so, never "check it out".
+    await assertTurnBranchUsable(ctx, turn, branch);
     if (turn.branch !== branch)
       throw new AvhError(
         'invalid-input',

@@ -5,9 +5,9 @@ import { workWithoutVersion } from '../domain/turnEffect';
 import type { TurnRow } from '../turns/turnRecords';
 
 /**
- * The one place that decides whether Undo preserves the dirty tree (SPEC §5.2). A running turn is cancelled by
- * Undo first (active-cancel); a durable cancelled/errored outcome preserves, and so does a completed turn whose
- * version could not be made (index.lock at its end, a moved branch, a crash before the commit: its work is in the
+ * The one place that decides whether Undo preserves the dirty tree (docs/product-contract.md §5.2). A running turn is
+ * cancelled by Undo first (active-cancel); a durable cancelled/errored outcome preserves, and so does a completed turn
+ * whose version could not be made (index.lock at its end, a moved branch, a crash before the commit: its work is in the
  * tree as a stopped turn's is, issue 25); a completed turn with a version, or one that changed nothing, and an
  * unknown outcome never do.
  *

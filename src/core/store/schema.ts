@@ -3,7 +3,7 @@ import { RESTORE_PHASES, type RestorePhase } from '../domain/restorePhases';
 
 const sqlList = (values: readonly string[]) => values.map((v) => `'${v}'`).join(', ');
 
-/** Restore phases in order (SPEC §5.3): derived from the saga's phase registry, their one source. */
+/** Restore phases in order (docs/design/restore-saga.md): derived from the saga's phase registry, their one source. */
 export { RESTORE_PHASES, type RestorePhase };
 
 export const OPERATION_KINDS = ['undo', 'redo', 'restore'] as const;

@@ -11,10 +11,10 @@ export function baseSnapshotMessage(turnId: string, chatId: string): string {
 }
 
 /**
- * The commit request of a turn's base snapshot on a branch with a commit (SPEC §4.1): a private ref created at the
- * exact pre-turn state (staged tree included), HEAD, the index and the files left as they are. A commit even when
- * nothing differs from HEAD unless the tree was `clean` (entries status cannot see: issue 25); the snapshot stages
- * exactly the paths the gate's status listed (issue 36: no second look at the whole tree). beginTurn
+ * The commit request of a turn's base snapshot on a branch with a commit (docs/product-contract.md §4.1): a private ref
+ * created at the exact pre-turn state (staged tree included), HEAD, the index and the files left as they are. A commit
+ * even when nothing differs from HEAD unless the tree was `clean` (entries status cannot see: issue 25); the snapshot
+ * stages exactly the paths the gate's status listed (issue 36: no second look at the whole tree). beginTurn
  * (turnLedger.ts) and the hook fast path (src/cli/hooks/fastHook.ts) make it from here, so the two cannot drift.
  */
 export function baseSnapshotRequest(

@@ -14,14 +14,17 @@ export interface TurnBase {
   baseTree: string | null;
 }
 
-/** The base of a turn begun on a clean tree with a commit: HEAD itself, with no snapshot commit (SPEC §4.1). */
+/**
+ * The base of a turn begun on a clean tree with a commit: HEAD itself, with no snapshot commit
+ * (docs/product-contract.md §4.1).
+ */
 export function cleanTreeBase(head: string): TurnBase {
   return { baseHead: head, baseCommit: head, baseTree: null };
 }
 
 /**
- * What a turn's terminal write records about its version (SPEC §4.2), before any commit: 'pending' for a
- * completed turn until its commit settles it, 'recovery-required' when recovery is latched (nothing is committed
+ * What a turn's terminal write records about its version (docs/product-contract.md §4.2), before any commit: 'pending'
+ * for a completed turn until its commit settles it, 'recovery-required' when recovery is latched (nothing is committed
  * then). A turn that did not complete never gets a version: 'no-changes' when its end found the tree exactly at its
  * base (`changed` false: it changed nothing, so it is never Undo's target), else 'not-completed' (its partial work
  * is in the tree).

@@ -66,8 +66,8 @@ export interface BeginTurnResult {
 }
 
 /**
- * Persists a new turn and captures its base snapshot (SPEC §4.1). Never touches HEAD, the index or the
- * working tree; writes nothing to git when the tree is clean. Refused while recovery is required. On an unborn
+ * Persists a new turn and captures its base snapshot (docs/product-contract.md §4.1). Never touches HEAD, the index or
+ * the working tree; writes nothing to git when the tree is clean. Refused while recovery is required. On an unborn
  * branch (issue 13) the first turn records too: see startFirstTurn.
  */
 export function beginTurn(
@@ -78,7 +78,7 @@ export function beginTurn(
   // A restore another process left unfinished is settled first (it may latch recovery, which the gate then refuses).
   return runOperation(ctx, OPERATIONS.turnBegin, async ({ health, branch, head }) => {
     // An existing chat whose branch is gone (lost, only on the remote, or not checkable) is refused, nothing replaced;
-    // a new chat records its branch, base branch and remote (SPEC §7).
+    // a new chat records its branch, base branch and remote (docs/design/branch-loss.md).
     const known = await ctx.store.read((r) => getChat(r, input.chatId) !== undefined);
     if (known) await assertChatBranchUsable(ctx, input.chatId, branch);
     const origin = known ? null : await chatOrigin(ctx.repo, branch, input.baseBranch);

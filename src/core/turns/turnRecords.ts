@@ -200,7 +200,7 @@ export function runStatement(tx: StoreTx, statement: JournalStatement): void {
   tx.run(statement.sql, statement.params);
 }
 
-/** Persists the terminal outcome and `recovery = terminal` in one durable write (SPEC §4.2). */
+/** Persists the terminal outcome and `recovery = terminal` in one durable write (docs/product-contract.md §4.2). */
 export function markTurnTerminal(
   tx: StoreTx,
   id: string,

@@ -63,7 +63,8 @@ export const WEBVIEW_MESSAGE = v.variant('type', [
   // Issue 34: Restore to Before This Command, of a step the view showed (the host checks it is one it listed).
   v.strictObject({ type: v.literal('restoreBeforeCommand'), id: REQUEST_ID, checkpointId: CHECKPOINT_ID }),
   v.strictObject({ type: v.literal('loadMore'), id: REQUEST_ID }),
-  // Branch loss (SPEC §7): each acts on one chat the view showed; the core re-checks before anything changes.
+  // Branch loss (docs/product-contract.md §7): each acts on one chat the view showed; the core re-checks before
+  // anything changes.
   v.strictObject({ type: v.literal('continueOnNewBranch'), id: REQUEST_ID, chatId: CHAT_ID }),
   v.strictObject({ type: v.literal('restoreChatBranch'), id: REQUEST_ID, chatId: CHAT_ID }),
   v.strictObject({ type: v.literal('checkBranchesAgain'), id: REQUEST_ID }),

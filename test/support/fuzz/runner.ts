@@ -534,7 +534,8 @@ export function runFuzz(options: FuzzOptions): FuzzResult {
         const status = cli(repo, ['status', '--json']);
         const s = json<{ recovery: unknown; operation: unknown }>(status);
         if (!s || ![0, 3].includes(status.code)) fail(`status after the kill exited ${status.code}: ${status.stderr}`);
-        // The next command settled the killed operation (SPEC §5.3): rolled back, forward, or recovery required.
+        // The next command settled the killed operation (docs/product-contract.md §5.4): rolled back, forward, or
+        // recovery required.
         if (s!.operation !== null) fail('an operation is still in flight after status');
         if (fs.existsSync(path.join(repo, '.git', 'agent-versions', 'repository.lease')))
           fail('the repository lease is still held after status');
