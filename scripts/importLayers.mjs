@@ -22,8 +22,8 @@ export const LAYERS = [
   ['src/core/recovery/', 'src/core/secrets/'],
   // The history as the view shows it.
   ['src/core/history/'],
-  // The façade: what the CLI and the extension act through.
-  ['src/core/versionHistory.ts', 'src/core/repoContextOf.ts', 'src/core/diagnostics.ts'],
+  // The façade: what the CLI and the extension act through (facade/: the groups of its operations it delegates to).
+  ['src/core/versionHistory.ts', 'src/core/facade/', 'src/core/repoContextOf.ts', 'src/core/diagnostics.ts'],
   ['src/cli/'],
   ['src/vscode/'],
   ['src/extension.ts'],

@@ -24,6 +24,8 @@ export interface CommandSpec {
   required?: readonly OptionName[];
   /** Options of which at most one may be given. */
   exclusive?: readonly (readonly OptionName[])[];
+  /** Help of options whose wording is the command's (an option the table declares without `help`). */
+  optionHelp?: Readonly<Partial<Record<OptionName, string>>>;
   summary: string;
   description: string;
   example: string;

@@ -58,6 +58,13 @@ export function usageFor(commands: readonly CommandSpec[], command: string | und
   return `Usage: agent-versions ${synopsis(spec)}\nRun "agent-versions help ${spec.name}" for details.`;
 }
 
+/** An option's help: the command's own wording of it, else the table's. */
+function optionHelp(spec: CommandSpec, name: OptionName): string {
+  const help = spec.optionHelp?.[name] ?? (OPTIONS[name] as OptionDecl).help;
+  if (help === undefined) throw new Error(`--${name} has no help: ${spec.name}'s spec gives it (optionHelp)`);
+  return help;
+}
+
 /** Full help for one command: synopsis, description, options, example, --json shape. */
 export function commandHelp(spec: CommandSpec): string {
   const rows = (names: readonly OptionName[]) => {
@@ -66,7 +73,7 @@ export function commandHelp(spec: CommandSpec): string {
       return `${decl.short ? `-${decl.short}, ` : ''}--${n}${decl.type === 'string' ? ` ${placeholder(n)}` : ''}`;
     });
     const width = Math.max(...labels.map((l) => l.length));
-    return labels.map((l, i) => `  ${l.padEnd(width)}  ${OPTIONS[names[i]].help}`);
+    return labels.map((l, i) => `  ${l.padEnd(width)}  ${optionHelp(spec, names[i])}`);
   };
   return [
     `Usage: agent-versions ${synopsis(spec)}`,

@@ -1,5 +1,3 @@
-import { scopeAgentsText, settingsFilesText } from './agents/registry';
-
 /**
  * Every option of the command line, declared once: the parser (commandParser.ts) reads them with node:util
  * `parseArgs`, and help (commandHelp.ts) lists them from the same declarations.
@@ -10,7 +8,11 @@ export interface OptionDecl {
   short?: string;
   /** The value's placeholder in help, for string options. */
   value?: string;
-  help: string;
+  /**
+   * What help says of it; absent for an option whose wording its command's spec gives (`optionHelp`): the scope
+   * options name the agents' settings files, and this table imports no agent (the parser and help load it).
+   */
+  help?: string;
   /** The only values a string option takes (`--only must be turn or everything, not "x"`). */
   choices?: readonly string[];
   /** A string option that takes a whole number in this range (`--limit must be a whole number from 1 to 100000`). */
@@ -49,15 +51,10 @@ export const OPTIONS = {
     help: 'when work landed after the turn: undo only its own changes (later work stays), or everything since it',
     choices: ['turn', 'everything'],
   },
-  project: {
-    type: 'boolean',
-    help: `the project’s ${settingsFilesText('project')} (default; usually committed with the project)`,
-  },
-  local: {
-    type: 'boolean',
-    help: `the project’s ${settingsFilesText('local')} (yours only, not committed${scopeAgentsText('local')})`,
-  },
-  user: { type: 'boolean', help: `your ${settingsFilesText('user')} (every project)` },
+  // Their help names the agents' settings files: connect's and disconnect's specs give it (agents/registry.ts).
+  project: { type: 'boolean' },
+  local: { type: 'boolean' },
+  user: { type: 'boolean' },
   'dry-run': { type: 'boolean', help: 'show what would change and write nothing' },
   init: {
     type: 'boolean',

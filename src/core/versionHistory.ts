@@ -1,9 +1,6 @@
 import type { RepoContext } from './context';
-import { AvhError } from './errors';
-import { inspectRepositoryHealth, readSymbolicHead, RepositoryHealth } from './git/healthProbe';
 import { GitRepository, resolveRepository } from './git/repository';
-import { EventLog, silentLog } from './log';
-import { readRecovery, RecoveryLatch, setRecovery } from './operations/recoveryLatch';
+import { readRecovery, RecoveryLatch } from './operations/recoveryLatch';
 import {
   AcceptOptions,
   acceptCurrentVersion,
@@ -22,31 +19,16 @@ import {
   UndoableTurn,
   undoableTurnsWithChats,
 } from './restore/historyCounts';
-import { inFlightOperation } from './operations/operationRecords';
 import { previewRestore } from './restore/confirmation';
 import type { RestoreOptions, RestorePreview, RestoreRequest, RestoreResult } from './restore/restoreRequest';
 import { runRestore } from './restore/restoreService';
-import { reconcileOperations, settleUnderLease } from './recovery/reconciliation';
-import { DurableStore } from './store/durableStore';
-import type { StoreReader } from './store/readOnlyGuard';
+import { reconcileOperations } from './recovery/reconciliation';
 import { secretsInTrackedFiles } from './git/secretExclusion';
-import { attachSecretChoices, ignoreInGitignore, includeInVersions } from './secrets/secretChoices';
+import { ignoreInGitignore, includeInVersions } from './secrets/secretChoices';
 import type { SecretFinding } from './git/secretScanner';
-import { archivedCounts } from './store/archive';
-import { rebuildFromTrailers } from './turns/rebuildFromTrailers';
-import { countTurns, getTurn, openTurns } from './turns/turnRecords';
-import { type ConversationTurn, conversationTurnsOf, type StoredTurnAnchor, turnAnchorOf } from './chats/turnAnchors';
-import {
-  bringBackSavedFiles,
-  checkpointBeforeCommand,
-  checkpointById,
-  type CheckpointInput,
-  type CheckpointRow,
-  type CheckpointResult,
-  checkpointsOf,
-} from './turns/commandCheckpoints';
-import { type CheckpointStep, checkpointSteps } from './turns/checkpointSteps';
-export type { CheckpointStep } from './turns/checkpointSteps';
+import type { ConversationTurn } from './chats/turnAnchors';
+import { checkpointBeforeCommand, type CheckpointInput, type CheckpointResult } from './turns/commandCheckpoints';
+import type { CheckpointStep } from './turns/checkpointSteps';
 import {
   beginTurn,
   BeginTurnResult,
@@ -54,95 +36,52 @@ import {
   endTurn,
   EndTurnResult,
   reEndLatestTurnOfChat,
-  settlePendingTurns,
 } from './turns/turnLedger';
 import { validateBeginTurn, validateChatId, validateOutcome, validateTurnId } from './turns/validation';
-import { workingChanges } from './turns/workingChanges';
-import { branchNotices, ChatStatus, chatStatus, forgetBranchAnswers, restoreChatBranch } from './chats/chatBranches';
-import { continueOnNewBranch, ContinueResult, settleChatContinuations } from './chats/chatContinuation';
+import { type branchNotices, ChatStatus, chatStatus, forgetBranchAnswers } from './chats/chatBranches';
+import type { ContinueResult } from './chats/chatContinuation';
 import { listVersions, VersionInfo } from './turns/versions';
 import { buildVersionsView } from './history/versionsView';
-import { ChangedFile, changedFilesOf, readBlobAt } from './git/versionLog';
+import type { ChangedFile } from './git/versionLog';
 import type { VersionsView } from './domain/versionsModel';
-import { FULL_OID } from './git/objectId';
 import { storeFacts } from './blame/attributionFacts';
 import { attributeFile, type FileAttribution } from './blame/lineAttribution';
+import { attributionRequest, type AttributeOptions, type OwnedLines, ownedLines } from './blame/blameRequests';
+import { openContext, type OpenOptions, type StartupNotice } from './facade/opening';
 import {
-  attributionRequest,
-  type AttributeOptions,
-  changeRequest,
-  type OwnedLines,
-  ownedLines,
-  turnAtLine,
-} from './blame/blameRequests';
+  type CheckpointInfo,
+  checkpointInfoOf,
+  checkpointList,
+  checkpointCommand,
+  restoreBeforeCommand,
+  stepsOfEndedTurns,
+} from './facade/checkpoints';
+import { runningTurnsOfChat, type RunningTurnInfo, type StatusReport, statusReport } from './facade/statusReport';
+import {
+  changedFiles,
+  conversationTurns,
+  fileAt,
+  knowsTurn,
+  promptOf,
+  turnAnchor,
+  type TurnAnchorInfo,
+  turnChangesSoFar,
+} from './facade/historyReads';
+import { continueChatOnNewBranch, currentBranchNotices, restoreBranchOfChat } from './facade/chatActions';
+import { restoreTo, undoChange, undoFile, undoTurn } from './facade/restoreActions';
 
-export interface OpenOptions {
-  log?: EventLog;
-  /** How long turns and restores wait for another process's repository lease (default 10 s). */
-  leaseWaitMs?: number;
-}
-
-/** Something the user must be told once after opening (the CLI prints it; the extension shows a warning). */
-export interface StartupNotice {
-  kind: 'state-rebuilt';
-  message: string;
-  movedTo: string;
-  turnsRecovered: number;
-}
-
-export interface RunningTurnInfo {
-  turnId: string;
-  chatId: string;
-  agent: string | null;
-  startedAt: number;
-}
-
-export interface StatusReport {
-  root: string;
-  /** Without the paths the status listed (internal to snapshots; thousands in a big repository, never reported). */
-  health: Omit<RepositoryHealth, 'listed'>;
-  runningTurns: RunningTurnInfo[];
-  counts: { turns: number; runningTurns: number };
-  recovery: RecoveryLatch | null;
-  /** A restore in flight (in this or another process), if any. */
-  operation: { id: string; kind: string; phase: string } | null;
-}
-
-/**
- * Recovery latch reason after a damaged state file was rebuilt: what it held (a latch, a restore in flight) is unknown.
- */
-export const STATE_REBUILT_REASON = 'state-rebuilt';
+// The façade's types live with the modules it delegates to (src/core/facade/); callers import them from here.
+export type { CheckpointStep } from './turns/checkpointSteps';
+export { type OpenOptions, STATE_REBUILT_REASON, type StartupNotice } from './facade/opening';
+export type { CheckpointInfo } from './facade/checkpoints';
+export type { RunningTurnInfo, StatusReport } from './facade/statusReport';
 
 /**
  * One repository's Agent Version History: the façade the CLI and the extension share. Inputs from outside
- * (API callers, CLI arguments, hook events) are validated here before they reach the core.
+ * (API callers, CLI arguments, hook events) are validated here before they reach the core. Groups of its
+ * operations live in src/core/facade/ (opening, status, history reads, undo and restore, checkpoints, chat actions):
+ * modules of the façade that take its context.
  */
-/** A checkpoint taken before a destructive command of an agent (no command text: checkpointCommand reads it). */
-export interface CheckpointInfo {
-  id: string;
-  turnId: string;
-  chatId: string;
-  label: string;
-  commit: string;
-  savedFiles: number;
-  createdAt: number;
-}
-
-/** A checkpoint's id: a UUID as commandCheckpoints.ts makes them. */
-const CHECKPOINT_ID = /^[0-9a-f-]{36}$/;
-
-function checkpointInfo(c: CheckpointRow): CheckpointInfo {
-  return {
-    id: c.id,
-    turnId: c.turn_id,
-    chatId: c.chat_id,
-    label: c.label,
-    commit: c.commit_oid,
-    savedFiles: c.saved_files,
-    createdAt: c.created_at,
-  };
-}
-
 export class VersionHistory {
   private constructor(
     private readonly ctx: RepoContext,
@@ -155,33 +94,7 @@ export class VersionHistory {
   }
 
   static async openRepository(repo: GitRepository, options: OpenOptions = {}): Promise<VersionHistory> {
-    const log = options.log ?? silentLog;
-    const { store, quarantined } = await DurableStore.open(repo.stateDir);
-    const ctx: RepoContext = { repo, store, log, leaseWaitMs: options.leaseWaitMs ?? 10_000, settle: settleUnderLease };
-    attachSecretChoices(ctx);
-    const notices: StartupNotice[] = [];
-    if (quarantined) {
-      const turnsRecovered = await rebuildFromTrailers(ctx);
-      // Fail closed: the damaged file may have held a recovery latch or a restore in flight, and the rebuilt
-      // store cannot know. The repository is checked (recover check / Use current version) before any restore.
-      await store.transaction((tx) => setRecovery(tx, null, STATE_REBUILT_REASON, null, Date.now()));
-      log.warn('store.quarantined', { reason: quarantined.reason, turnsRecovered });
-      notices.push({
-        kind: 'state-rebuilt',
-        movedTo: quarantined.movedTo,
-        turnsRecovered,
-        message:
-          `Agent Version History found its state file damaged, moved it aside (${quarantined.movedTo}) and ` +
-          `rebuilt ${turnsRecovered} turn(s) from commit trailers. Check the repository before restoring (Use ` +
-          `current version, or \`agent-versions recover check\`).`,
-      });
-    }
-    // Every open (each CLI command, each activation) settles a restore that a crashed process left unfinished.
-    await reconcileOperations(ctx);
-    // ...and a turn a crashed process left between "completed" and its commit.
-    await settlePendingTurns(ctx);
-    // ...and a chat continuation a crashed process left between its new branch and the chat's update.
-    await settleChatContinuations(ctx);
+    const { ctx, notices } = await openContext(repo, options);
     return new VersionHistory(ctx, notices);
   }
 
@@ -223,11 +136,7 @@ export class VersionHistory {
   }
 
   runningTurnsOfChat(chatId: string): Promise<RunningTurnInfo[]> {
-    return this.ctx.store.read((r) =>
-      openTurns(r)
-        .filter((t) => t.chat_id === chatId)
-        .map(toRunningInfo),
-    );
+    return runningTurnsOfChat(this.ctx, chatId);
   }
 
   getVersions(limit = 100, skip = 0): Promise<VersionInfo[]> {
@@ -244,8 +153,7 @@ export class VersionHistory {
 
   /** Files a version changed against its first parent. Read-only. */
   async changedFiles(oid: string): Promise<{ parent: string | null; files: ChangedFile[] }> {
-    assertFullOid(oid);
-    return changedFilesOf(this.ctx.repo.root, oid);
+    return changedFiles(this.ctx, oid);
   }
 
   /**
@@ -253,43 +161,16 @@ export class VersionHistory {
    * working tree differs from it now. Read-only: no object is written.
    */
   async turnChangesSoFar(turnId: unknown): Promise<{ base: string; files: ChangedFile[] }> {
-    const id = validateTurnId(turnId);
-    const turn = await this.ctx.store.read((r) => getTurn(r, id));
-    if (!turn) throw new AvhError('turn-unknown', 'No turn with this id exists in this repository.');
-    if (!turn.base_commit)
-      throw new AvhError('invalid-input', 'This turn has no base snapshot (it stopped before it started).');
-    const { changes } = await workingChanges(this.ctx.repo, [turn.base_commit]);
-    return { base: turn.base_commit, files: changes.get(turn.base_commit) ?? [] };
+    return turnChangesSoFar(this.ctx, turnId);
   }
 
   /** A file's text as it was in a version (null when the version has no such file). Read-only. */
   async fileAt(oid: string, path: string): Promise<string | null> {
-    assertFullOid(oid);
-    return readBlobAt(this.ctx.repo.root, oid, path);
+    return fileAt(this.ctx, oid, path);
   }
 
   async status(): Promise<StatusReport> {
-    const [health, state] = await Promise.all([
-      inspectRepositoryHealth(this.ctx.repo),
-      this.ctx.store.read((r) => ({
-        running: openTurns(r),
-        counts: countTurns(r),
-        archived: archivedCounts(r).rows,
-        recovery: readRecovery(r),
-        operation: inFlightOperation(r),
-      })),
-    ]);
-    const { listed: _listed, ...shown } = health;
-    return {
-      root: this.ctx.repo.root,
-      health: shown,
-      runningTurns: state.running.map(toRunningInfo),
-      counts: { turns: state.counts.total + state.archived, runningTurns: state.counts.open },
-      recovery: state.recovery,
-      operation: state.operation
-        ? { id: state.operation.id, kind: state.operation.kind, phase: state.operation.phase }
-        : null,
-    };
+    return statusReport(this.ctx);
   }
 
   /**
@@ -298,14 +179,7 @@ export class VersionHistory {
    * Undo (everything), refused unconfirmed when later turns or user commits would go with it.
    */
   async undo(turnId?: unknown, options: RestoreOptions & { only?: unknown } = {}): Promise<RestoreResult> {
-    const { only, ...rest } = options;
-    if (only !== undefined && only !== 'turn' && only !== 'everything')
-      throw new AvhError('invalid-input', "only must be 'turn' or 'everything'.");
-    return runRestore(
-      this.ctx,
-      { kind: 'undo', ...(turnId === undefined ? {} : { turnId: validateTurnId(turnId) }), ...(only ? { only } : {}) },
-      rest,
-    );
+    return undoTurn(this.ctx, turnId, options);
   }
 
   /**
@@ -313,9 +187,7 @@ export class VersionHistory {
    * stays.
    */
   async undoFile(turnId: unknown, path: unknown, options: RestoreOptions = {}): Promise<RestoreResult> {
-    if (typeof path !== 'string' || path.length === 0)
-      throw new AvhError('invalid-input', 'Undo This File needs the path of a file the turn changed.');
-    return runRestore(this.ctx, { kind: 'undo', turnId: validateTurnId(turnId), path }, options);
+    return undoFile(this.ctx, turnId, path, options);
   }
 
   /**
@@ -328,13 +200,7 @@ export class VersionHistory {
     line: unknown,
     options: RestoreOptions & { turnId?: unknown } = {},
   ): Promise<RestoreResult> {
-    const { turnId, ...rest } = options;
-    const change = changeRequest(this.ctx.repo, path, line);
-    const turn =
-      turnId === undefined
-        ? await turnAtLine(this.ctx.repo, this.ctx.store, change.path, change.line)
-        : validateTurnId(turnId);
-    return runRestore(this.ctx, { kind: 'undo', turnId: turn, change }, rest);
+    return undoChange(this.ctx, path, line, options);
   }
 
   /**
@@ -374,9 +240,7 @@ export class VersionHistory {
 
   /** Restore the working tree to a chosen commit, as a new `[Restore]` commit. */
   async restore(target: unknown, options: RestoreOptions = {}): Promise<RestoreResult> {
-    if (typeof target !== 'string' || target.length === 0)
-      throw new AvhError('invalid-input', 'restore needs a commit id.');
-    return runRestore(this.ctx, { kind: 'restore', target }, options);
+    return restoreTo(this.ctx, target, options);
   }
 
   /**
@@ -389,16 +253,12 @@ export class VersionHistory {
 
   /** The checkpoints taken before commands, of one turn or of all, oldest first (no command text). */
   async checkpoints(turnId?: unknown): Promise<CheckpointInfo[]> {
-    const id = turnId === undefined ? undefined : validateTurnId(turnId);
-    const rows = await this.ctx.store.read((r) => checkpointsOf(r, id));
-    return rows.map(checkpointInfo);
+    return checkpointList(this.ctx, turnId);
   }
 
   /** One checkpoint (no command text), or null when this repository has none with that id (any input). */
   async checkpoint(id: unknown): Promise<CheckpointInfo | null> {
-    if (typeof id !== 'string' || !CHECKPOINT_ID.test(id)) return null;
-    const c = await this.ctx.store.read((r) => checkpointById(r, id));
-    return c ? checkpointInfo(c) : null;
+    return checkpointInfoOf(this.ctx, id);
   }
 
   /**
@@ -407,23 +267,12 @@ export class VersionHistory {
    * now): what the extension's end-of-turn notice tells. Hot turns only.
    */
   async stepsOfEndedTurns(since: number): Promise<CheckpointStep[]> {
-    const ended = await this.ctx.store.read((r) =>
-      r.all<{ id: string; version_commit: string | null }>(
-        `SELECT DISTINCT t.id, t.version_commit FROM turns t JOIN command_checkpoints c ON c.turn_id = t.id
-         WHERE t.ended_at IS NOT NULL AND t.ended_at >= ?`,
-        [since],
-      ),
-    );
-    const steps = await checkpointSteps(
-      this.ctx,
-      ended.map((t) => ({ turnId: t.id, end: t.version_commit })),
-    );
-    return [...steps.values()].flat().sort((a, b) => a.createdAt - b.createdAt);
+    return stepsOfEndedTurns(this.ctx, since);
   }
 
   /** The command a checkpoint was taken before (shown to the user who asks; never logged). */
   async checkpointCommand(id: string): Promise<string | null> {
-    return (await this.ctx.store.read((r) => checkpointById(r, id)))?.command ?? null;
+    return checkpointCommand(this.ctx, id);
   }
 
   /**
@@ -435,17 +284,7 @@ export class VersionHistory {
     checkpointId: unknown,
     options: RestoreOptions = {},
   ): Promise<RestoreResult & { broughtBack: number }> {
-    if (typeof checkpointId !== 'string' || !CHECKPOINT_ID.test(checkpointId))
-      throw new AvhError('invalid-input', 'A checkpoint id is 36 characters (agent-versions checkpoints lists them).');
-    const row = await this.ctx.store.read((r) => checkpointById(r, checkpointId));
-    if (!row) throw new AvhError('invalid-input', 'No checkpoint with this id exists in this repository.');
-    const result = await runRestore(this.ctx, { kind: 'restore', target: row.commit_oid }, options);
-    const broughtBack =
-      result.result === 'restored' || result.result === 'no-change'
-        ? bringBackSavedFiles(this.ctx.repo.stateDir, this.ctx.repo.root, row.id).length
-        : 0;
-    if (broughtBack > 0) this.ctx.log.info('restore.checkpoint-files', { checkpoint: row.id, files: broughtBack });
-    return { ...result, broughtBack };
+    return restoreBeforeCommand(this.ctx, checkpointId, options);
   }
 
   /** What a restore would do (user commits it would undo), without doing it. */
@@ -460,9 +299,7 @@ export class VersionHistory {
 
   /** The stored prompt of a turn, for "Copy prompt" after an Undo (never logged). */
   async promptOf(turnId: string): Promise<string | null> {
-    return this.ctx.store.read(
-      (r) => r.get<{ prompt: string }>('SELECT prompt FROM turns WHERE id = ?', [turnId])?.prompt ?? null,
-    );
+    return promptOf(this.ctx, turnId);
   }
 
   /**
@@ -470,25 +307,13 @@ export class VersionHistory {
    * An archived turn counts (its anchor row stays hot: the history archive moves only `turns`), read from the
    * archive only when the hot table lacks it. Read-only.
    */
-  async turnAnchor(
-    turnId: unknown,
-  ): Promise<{ turnId: string; agent: string | null; chatId: string; anchor: StoredTurnAnchor | null }> {
-    const id = validateTurnId(turnId);
-    const read = (r: StoreReader) => {
-      const turn = getTurn(r, id);
-      return turn ? { turnId: id, agent: turn.agent, chatId: turn.chat_id, anchor: turnAnchorOf(r, id) } : null;
-    };
-    const found = (await this.ctx.store.read(read)) ?? (await this.ctx.store.read(read, { history: true }));
-    if (!found) throw new AvhError('turn-unknown', 'No turn with this id exists in this repository.');
-    return found;
+  async turnAnchor(turnId: unknown): Promise<TurnAnchorInfo> {
+    return turnAnchor(this.ctx, turnId);
   }
 
   /** The newest turns on the current branch (50 at most), for the palette's Continue Chat pick (issue 32). */
   async conversationTurns(): Promise<ConversationTurn[]> {
-    const ref = readSymbolicHead(this.ctx.repo.gitDir);
-    if (!ref) return [];
-    const branch = ref.slice('refs/heads/'.length);
-    return this.ctx.store.read((r) => conversationTurnsOf(r, branch, 50));
+    return conversationTurns(this.ctx);
   }
 
   /**
@@ -496,8 +321,7 @@ export class VersionHistory {
    * turn counts (the archive is read only when the hot table lacks the turn).
    */
   async knowsTurn(turnId: string): Promise<boolean> {
-    const known = (r: StoreReader) => getTurn(r, turnId) !== undefined;
-    return (await this.ctx.store.read(known)) || this.ctx.store.read(known, { history: true });
+    return knowsTurn(this.ctx, turnId);
   }
 
   /** `undo:N redo:M` for the status bar. */
@@ -534,22 +358,17 @@ export class VersionHistory {
    * Continue on a New Branch (docs/design/branch-loss.md): only when the chat's branch is confirmed lost; idempotent.
    */
   async continueChatOnNewBranch(chatId: unknown): Promise<ContinueResult> {
-    const result = await continueOnNewBranch(this.ctx, validateChatId(chatId));
-    forgetBranchAnswers(this.ctx);
-    return result;
+    return continueChatOnNewBranch(this.ctx, chatId);
   }
 
   /** Recreates a chat's branch deleted locally from the remote that still has it (nothing else changes). */
   async restoreChatBranch(chatId: unknown): Promise<{ branch: string; remote: string; commit: string }> {
-    const result = await restoreChatBranch(this.ctx, validateChatId(chatId));
-    forgetBranchAnswers(this.ctx);
-    return result;
+    return restoreBranchOfChat(this.ctx, chatId);
   }
 
   /** Warning entries of the current branch and chats whose branch is gone (the view's branch notices). Read-only. */
   async branchNotices(fresh = false): Promise<Awaited<ReturnType<typeof branchNotices>>> {
-    const ref = readSymbolicHead(this.ctx.repo.gitDir);
-    return branchNotices(this.ctx, ref ? ref.slice('refs/heads/'.length) : null, { fresh });
+    return currentBranchNotices(this.ctx, fresh);
   }
 
   /** Asks the remotes again on the next view refresh (Try again). */
@@ -595,12 +414,4 @@ export class VersionHistory {
   close(): Promise<void> {
     return this.ctx.store.close();
   }
-}
-
-function assertFullOid(oid: string): void {
-  if (!FULL_OID.test(oid)) throw new AvhError('invalid-input', 'A version is named by its full commit id.');
-}
-
-function toRunningInfo(t: { id: string; chat_id: string; agent: string | null; created_at: number }): RunningTurnInfo {
-  return { turnId: t.id, chatId: t.chat_id, agent: t.agent, startedAt: t.created_at };
 }

@@ -40,8 +40,20 @@ export function scopesOf(agent: ConnectableAgent): SettingsScope[] {
   return SCOPES.filter((scope) => (scope === 'user' ? agent.settings.user : agent.settings.files[scope]) !== undefined);
 }
 
+/**
+ * Help of the scope options (connect's and disconnect's specs give it: the option table loads no agent), each naming
+ * the agents' settings files of its scope.
+ */
+export function scopeOptionHelp(): Record<SettingsScope, string> {
+  return {
+    project: `the project’s ${settingsFilesText('project')} (default; usually committed with the project)`,
+    local: `the project’s ${settingsFilesText('local')} (yours only, not committed${scopeAgentsText('local')})`,
+    user: `your ${settingsFilesText('user')} (every project)`,
+  };
+}
+
 /** The settings files of one scope as help names them: `.claude/settings.json, .codex/hooks.json, …`. */
-export function settingsFilesText(scope: SettingsScope): string {
+function settingsFilesText(scope: SettingsScope): string {
   return CONNECTABLE_AGENTS.flatMap((a) => {
     const file = scope === 'user' ? a.settings.user?.help : a.settings.files[scope];
     return file === undefined ? [] : [file];
@@ -49,7 +61,7 @@ export function settingsFilesText(scope: SettingsScope): string {
 }
 
 /** `; Claude Code only` when some agent has no settings file of the scope; nothing when all have one. */
-export function scopeAgentsText(scope: SettingsScope): string {
+function scopeAgentsText(scope: SettingsScope): string {
   const having = CONNECTABLE_AGENTS.filter((a) => scopesOf(a).includes(scope));
   if (having.length === CONNECTABLE_AGENTS.length) return '';
   return `; ${having.map((a) => a.settings.displayName).join(' and ')} only`;

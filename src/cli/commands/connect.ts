@@ -1,5 +1,5 @@
 import { connectRequest, runConnect } from '../agentConnection';
-import { CONNECTABLE_AGENTS } from '../agents/registry';
+import { CONNECTABLE_AGENTS, scopeOptionHelp } from '../agents/registry';
 import type { CommandContext, CommandOutput, CommandSpec } from '../command';
 import { SCOPE_OPTIONS } from '../commandOptions';
 
@@ -8,6 +8,7 @@ export const spec: CommandSpec = {
   args: [{ name: 'agent', choices: CONNECTABLE_AGENTS.map((a) => a.name), what: 'agent' }],
   options: [...SCOPE_OPTIONS, 'dry-run', 'init', 'guard-destructive'],
   exclusive: [SCOPE_OPTIONS],
+  optionHelp: scopeOptionHelp(),
   summary: 'add this CLI’s hooks to the agent’s settings file (idempotent)',
   description:
     'Adds one hook entry per event to the agent’s settings file (opencode: a plugin file of its own), calling this ' +

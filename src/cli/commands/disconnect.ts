@@ -1,5 +1,5 @@
 import { connectRequest, runConnect } from '../agentConnection';
-import { CONNECTABLE_AGENTS } from '../agents/registry';
+import { CONNECTABLE_AGENTS, scopeOptionHelp } from '../agents/registry';
 import type { CommandContext, CommandOutput, CommandSpec } from '../command';
 import { SCOPE_OPTIONS } from '../commandOptions';
 
@@ -8,6 +8,7 @@ export const spec: CommandSpec = {
   args: [{ name: 'agent', choices: CONNECTABLE_AGENTS.map((a) => a.name), what: 'agent' }],
   options: [...SCOPE_OPTIONS, 'dry-run'],
   exclusive: [SCOPE_OPTIONS],
+  optionHelp: scopeOptionHelp(),
   summary: 'remove exactly this CLI’s hooks from the agent’s settings file',
   description:
     'Removes the hook entries that run agent-versions (from any installation) and nothing else; containers left ' +
