@@ -4,7 +4,7 @@
 // `--root DIR` checks another tree laid out like this repository (the rule's own test runs it on a fixture).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { LAYERS, upwardImports } from './importLayers.mjs';
+import { internalImports, LAYERS, upwardImports } from './importLayers.mjs';
 
 const args = process.argv.slice(2);
 const rootFlag = args.indexOf('--root');
@@ -91,7 +91,9 @@ for (const v of edges.keys()) if (!meta.has(v)) connect(v);
 // Layers: only files of src/ have one (declaration files declare, they import nothing).
 const layerName = (rank) => LAYERS[rank][0];
 const ranked = new Map([...edges].filter(([file]) => file.startsWith(`src${path.sep}`) && !file.endsWith('.d.ts')));
-const upward = upwardImports(new Map([...ranked].map(([f, targets]) => [posix(f), [...targets].map(posix)])));
+const posixEdges = new Map([...ranked].map(([f, targets]) => [posix(f), [...targets].map(posix)]));
+const upward = upwardImports(posixEdges);
+const internal = internalImports(posixEdges);
 for (const f of upward) {
   if (f.unranked)
     console.error(`layers/unranked-file: ${f.from} belongs to no layer: add its folder to scripts/importLayers.mjs`);
@@ -102,15 +104,25 @@ for (const f of upward) {
     );
 }
 
+for (const f of internal)
+  console.error(
+    `layers/core-through-facade: ${f.from} imports ${f.to}, an internal of the core: import it through ` +
+      'src/core/versionHistory.ts (or name the module in CORE_PUBLIC, scripts/importLayers.mjs)',
+  );
+
 function posix(file) {
   return file.split(path.sep).join('/');
 }
 
-if (cycles.length === 0 && upward.length === 0) {
-  console.log(`import graph: ${all.length} files, no cycles, no import from a lower layer to a higher one`);
+if (cycles.length === 0 && upward.length === 0 && internal.length === 0) {
+  console.log(
+    `import graph: ${all.length} files, no cycles, no import from a lower layer to a higher one, ` +
+      'the core reached through its façade',
+  );
 } else {
   for (const c of cycles) console.error(`import cycle: ${c.join(' <-> ')}`);
   if (cycles.length > 0) console.error(`${cycles.length} import cycle(s) in ${roots.join(', ')}`);
-  if (upward.length > 0) console.error(`${upward.length} layer finding(s) (scripts/importLayers.mjs)`);
+  if (upward.length + internal.length > 0)
+    console.error(`${upward.length + internal.length} layer finding(s) (scripts/importLayers.mjs)`);
   process.exitCode = 1;
 }

@@ -64,3 +64,49 @@ export function upwardImports(edges, layers = LAYERS) {
   }
   return findings;
 }
+
+/**
+ * What src/cli and src/vscode may import of the core: the façade (versionHistory.ts, which also re-exports the
+ * types and helpers they use, and facade/), the base and the domain's vocabulary, and these named public modules —
+ * never another of the core's internals (the rule `layers/core-through-facade`).
+ */
+export const CORE_PUBLIC = [
+  'src/core/versionHistory.ts',
+  'src/core/facade/',
+  'src/core/diagnostics.ts',
+  'src/core/errors.ts',
+  'src/core/log.ts',
+  'src/core/outcomes.ts',
+  'src/core/failpoints.ts',
+  'src/core/sha256.ts',
+  'src/core/randomId.ts',
+  'src/core/publicError.ts',
+  'src/core/domain/',
+  // The words the view, the palette and the CLI share.
+  'src/core/history/wording.ts',
+  // Finding and creating a repository, before there is a façade to open.
+  'src/core/git/repository.ts',
+  'src/core/git/initRepository.ts',
+  // Writing a file so a crash leaves the old or the new one (the agents' settings, the launcher script).
+  'src/core/store/atomicWrite.ts',
+  // Where a turn sits in its agent's conversation: the agents' adapters record it (in the hook's own bundle).
+  'src/core/chats/turnAnchors.ts',
+];
+
+/**
+ * The hook fast path (dist/cli.js's entry and dist/cliHook.js) reaches below the façade by design: it answers a hook
+ * event in one git status, without loading sql.js or the façade (docs/design/hooks-and-fast-path.md).
+ */
+export const FAST_PATH = ['src/cli/entry.ts', 'src/cli/hooks/'];
+
+const under = (file, entries) => entries.some((e) => (e.endsWith('/') ? file.startsWith(e) : file === e));
+
+/** The imports from src/cli or src/vscode into the core's internals: `{ from, to }` each. */
+export function internalImports(edges) {
+  const findings = [];
+  for (const [from, targets] of edges) {
+    if (!/^src\/(cli|vscode)\//.test(from) || under(from, FAST_PATH)) continue;
+    for (const to of targets) if (to.startsWith('src/core/') && !under(to, CORE_PUBLIC)) findings.push({ from, to });
+  }
+  return findings;
+}

@@ -1,8 +1,7 @@
 import { findRepository, initRepository } from '../core/git/initRepository';
 import { GitRepository, resolveRepository } from '../core/git/repository';
 import type { EventLog } from '../core/log';
-import { loadSqlJs } from '../core/store/sqlJsLoader';
-import { VersionHistory } from '../core/versionHistory';
+import { loadSqlJs, VersionHistory } from '../core/versionHistory';
 import type { CommandContext } from './command';
 import { HOOK_LEASE_WAIT_MS } from './hooks/hookInput';
 

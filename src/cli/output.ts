@@ -1,6 +1,4 @@
-import type { RestoreResult } from '../core/restore/restoreService';
-import type { VersionInfo } from '../core/turns/versions';
-import type { StatusReport } from '../core/versionHistory';
+import type { RestoreResult, StatusReport, VersionInfo } from '../core/versionHistory';
 
 /** How results read at a terminal. Everything that came from a repository is made single-line and escape-free first. */
 

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import { ownerBlocks } from '../core/blame/attributionCache';
 import { relativeTime } from '../core/history/wording';
 import { CHAT_COLORS, type LineAttributions } from './blameAttributions';
 import { turnAuthor, turnTime } from './blameHover';
+import { ownerBlocks } from '../core/versionHistory';
 
 /** Remembered per workspace (off by default). */
 const STATE_KEY = 'agentVersions.lineAnnotations';

@@ -1,13 +1,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { AttributionCache, attributionKey } from '../core/blame/attributionCache';
-import type { FileAttribution } from '../core/blame/lineAttribution';
 import { isAvhError } from '../core/errors';
-import { guessBranchTip } from '../core/git/healthProbe';
 import type { EventLog } from '../core/log';
 import type { RepositoryController } from './repositoryController';
 import type { RepositoryRegistry } from './repositoryRegistry';
+import { AttributionCache, attributionKey, type FileAttribution, guessBranchTip } from '../core/versionHistory';
 
 /** What a document's lines are attributed to, with the repository they were attributed in. */
 export interface DocumentAttribution {

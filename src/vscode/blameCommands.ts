@@ -1,7 +1,5 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { lineAt } from '../core/blame/attributionCache';
-import type { LineRange } from '../core/blame/lineAttribution';
 import { AvhError, safeMessage } from '../core/errors';
 import type { EventLog } from '../core/log';
 import { ANNOTATIONS_TEST_COMMAND, LineAnnotations, TOGGLE_ANNOTATIONS_COMMAND } from './blameAnnotations';
@@ -12,6 +10,7 @@ import type { RepositoryRegistry } from './repositoryRegistry';
 import type { RestoreRunner } from './restoreCommands';
 import { showVersionChanges } from './versionChanges';
 import { literalPickText } from './pickText';
+import { lineAt, type LineRange } from '../core/versionHistory';
 
 /** Test builds: the hover of the active editor's cursor line, timed in the extension host (content-free result). */
 export const HOVER_TEST_COMMAND = 'agentVersions._test.lineHover';

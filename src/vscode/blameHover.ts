@@ -1,8 +1,7 @@
 import * as vscode from 'vscode';
-import { lineAt } from '../core/blame/attributionCache';
-import type { LineRange, TurnAttribution } from '../core/blame/lineAttribution';
 import { relativeTime } from '../core/history/wording';
 import type { LineAttributions } from './blameAttributions';
+import { lineAt, type LineRange, type TurnAttribution } from '../core/versionHistory';
 
 /** The commands a turn's hover offers (blameCommands.ts registers them; the hover's links may run only these). */
 export const LINE_COMMANDS = {

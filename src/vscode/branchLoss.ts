@@ -1,10 +1,10 @@
 import * as vscode from 'vscode';
-import type { ContinuationInfo } from '../core/chats/chatBranches';
 import { AvhError, safeMessage } from '../core/errors';
 import type { EventLog } from '../core/log';
 import { continuationWarningText } from '../core/history/wording';
 import type { RepositoryController } from './repositoryController';
 import type { RepositoryRegistry } from './repositoryRegistry';
+import type { ContinuationInfo } from '../core/versionHistory';
 
 export const CONTINUE_ON_NEW_BRANCH_COMMAND = 'agentVersions.continueOnNewBranch';
 export const CONTINUE_ON_NEW_BRANCH = 'Continue on a New Branch';

@@ -3,10 +3,15 @@ import * as vscode from 'vscode';
 import { Actor, createActor, SnapshotFrom, waitFor } from 'xstate';
 import { safeMessage } from '../core/errors';
 import type { EventLog } from '../core/log';
-import { describeAge, StaleGitLock } from '../core/recovery/staleLocks';
-import { isRecoveryPending, recoveryMachine, RecoveryStateValue } from '../core/recovery/recoveryMachine';
 import { RECOVERY_SUBJECT } from '../core/domain/promptSummary';
 import type { RepositoryController } from './repositoryController';
+import {
+  describeAge,
+  isRecoveryPending,
+  recoveryMachine,
+  RecoveryStateValue,
+  StaleGitLock,
+} from '../core/versionHistory';
 
 type RecoverySnapshot = SnapshotFrom<typeof recoveryMachine>;
 

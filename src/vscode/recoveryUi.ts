@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
 import { AvhError, safeMessage } from '../core/errors';
 import type { EventLog } from '../core/log';
-import type { RecoveryStateValue } from '../core/recovery/recoveryMachine';
 import type { RepositoryController } from './repositoryController';
 import { activeFileDirectory, RepositoryRegistry } from './repositoryRegistry';
 import { RecoverySession } from './recoverySession';
 import { HistoryStatusBar, RESURFACE_RECOVERY_COMMAND, StatusView } from './statusBar';
+import type { RecoveryStateValue } from '../core/versionHistory';
 
 /**
  * `recoveryRequired` / `recoveryDirty`: some repository of the window needs recovery (enables the recovery

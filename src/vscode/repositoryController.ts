@@ -1,9 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { commonGitDir } from '../core/git/gitDirs';
 import { EventLog } from '../core/log';
-import { VersionHistory } from '../core/versionHistory';
+import { commonGitDir, VersionHistory } from '../core/versionHistory';
 
 /** Files in the git dir whose change means the versions changed: HEAD moved or a packed ref did. */
 const GIT_DIR_FILES = new Set(['HEAD', 'packed-refs']);

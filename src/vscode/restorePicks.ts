@@ -3,12 +3,12 @@
 
 import * as vscode from 'vscode';
 import { AvhError } from '../core/errors';
-import type { RestoreRequest } from '../core/restore/restoreService';
 import { KIND_LABEL, relativeTime } from '../core/history/wording';
 import type { RepositoryController } from './repositoryController';
 import type { RepositoryRegistry } from './repositoryRegistry';
 import { versionFileOf, workspaceControllerFor } from './versionChanges';
 import { literalPickText } from './pickText';
+import type { RestoreRequest } from '../core/versionHistory';
 
 /**
  * Undo Agent Turn: the latest turn of the chat the user picks when several chats have turns on this branch (the

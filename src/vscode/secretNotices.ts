@@ -1,8 +1,7 @@
 import * as vscode from 'vscode';
 import { safeMessage } from '../core/errors';
-import { leftOutMessage } from '../core/secrets/secretChoices';
-import type { SecretFinding } from '../core/git/secretScanner';
 import type { RepositoryController } from './repositoryController';
+import { leftOutMessage, type SecretFinding } from '../core/versionHistory';
 
 export const INCLUDE_IN_VERSIONS = 'Include in Versions';
 export const ADD_TO_GITIGNORE = 'Add to .gitignore';

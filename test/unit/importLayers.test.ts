@@ -27,7 +27,10 @@ describe('the import check: folders are layers (scripts/checkImportCycles.mjs)',
   it('passes on this repository', () => {
     const r = spawnSync(process.execPath, [CHECK], { encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
-    assert.match(r.stdout, /no cycles, no import from a lower layer to a higher one/);
+    assert.match(
+      r.stdout,
+      /no cycles, no import from a lower layer to a higher one, the core reached through its façade/,
+    );
   });
 
   it('fails on an import from a lower layer to a higher one, naming the rule, the file and both layers', () => {
@@ -61,10 +64,41 @@ describe('the import check: folders are layers (scripts/checkImportCycles.mjs)',
   it('passes imports downwards and within a layer', () => {
     const r = check(
       tree({
-        'src/vscode/statusBar.ts': "import { verb } from '../core/git/gitVerb';\nexport const label = verb;\n",
+        'src/vscode/statusBar.ts': "import { verb } from '../core/versionHistory';\nexport const label = verb;\n",
+        'src/core/versionHistory.ts': "export { verb } from './git/gitVerb';\n",
         'src/core/git/gitVerb.ts': "import { GitError } from './gitErrors';\nexport const verb = String(GitError);\n",
         'src/core/git/gitErrors.ts': "import { fail } from '../errors';\nexport const GitError = fail;\n",
         'src/core/errors.ts': 'export const fail = 1;\n',
+      }),
+    );
+    assert.equal(r.code, 0, r.err);
+  });
+
+  it('fails on an import from the CLI or the extension into an internal of the core, not through the façade', () => {
+    const r = check(
+      tree({
+        'src/vscode/undoButton.ts': "import { plan } from '../core/restore/restorePlan';\nexport const go = plan;\n",
+        'src/core/restore/restorePlan.ts': 'export const plan = 1;\n',
+      }),
+    );
+    assert.equal(r.code, 1);
+    assert.match(
+      r.err,
+      /layers\/core-through-facade: src\/vscode\/undoButton\.ts imports src\/core\/restore\/restorePlan\.ts, an internal/,
+    );
+  });
+
+  it('passes the façade, a named public module, and the hook fast path reaching below the façade', () => {
+    const r = check(
+      tree({
+        'src/cli/commands/undo.ts':
+          "import { VersionHistory } from '../../core/versionHistory';\n" +
+          "import { resolveRepository } from '../../core/git/repository';\nexport const u = [VersionHistory, resolveRepository];\n",
+        'src/core/versionHistory.ts': 'export class VersionHistory {}\n',
+        'src/core/git/repository.ts': 'export const resolveRepository = 1;\n',
+        'src/cli/hooks/fastHook.ts':
+          "import { append } from '../../core/store/journalAppend';\nexport const f = append;\n",
+        'src/core/store/journalAppend.ts': 'export const append = 1;\n',
       }),
     );
     assert.equal(r.code, 0, r.err);

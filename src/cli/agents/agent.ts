@@ -1,7 +1,7 @@
-import type { ToolWrites } from '../../core/turns/toolWrites';
 import type { HookEvent, HookEventTable, JsonObject } from '../hooks/hookEvent';
 import type { ContextChannel } from '../hooks/contextChannel';
 import type { HookCommands } from '../installation';
+import type { ToolWrites } from '../../core/versionHistory';
 
 /**
  * One agent whose turns Version History records, declared once in its own file and listed in registry.ts: the

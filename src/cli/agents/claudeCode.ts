@@ -12,11 +12,11 @@ import {
   reportedPath,
   snakeCaseFields,
 } from '../hooks/hookEvent';
-import type { ToolWrites } from '../../core/turns/toolWrites';
 import { hookSpecificContext } from '../hooks/contextChannel';
 import { preToolUseDeny } from '../hooks/guardAnswers';
 import type { ConnectableAgent } from './agent';
 import { vsCodeEvent } from './copilot';
+import type { ToolWrites } from '../../core/versionHistory';
 
 /**
  * `agent-versions hook claude-code`: Claude Code (verified against 2.1.197, test/agents/claudeCode.agent.test.ts).

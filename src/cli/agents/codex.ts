@@ -15,11 +15,11 @@ import {
   requiredString,
   snakeCaseFields,
 } from '../hooks/hookEvent';
-import type { ToolWrites } from '../../core/turns/toolWrites';
 import type { TerminalOutcome } from '../../core/outcomes';
 import { hookSpecificContext } from '../hooks/contextChannel';
 import { preToolUseDeny } from '../hooks/guardAnswers';
 import type { ConnectableAgent, OurEntry, ReviewContext, ReviewFinding } from './agent';
+import type { ToolWrites } from '../../core/versionHistory';
 
 /**
  * `agent-versions hook codex`: OpenAI Codex CLI (verified against 0.171.0, test/agents/codex.agent.test.ts).

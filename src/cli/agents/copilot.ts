@@ -13,10 +13,10 @@ import {
   shellCommandOf,
   snakeCaseFields,
 } from '../hooks/hookEvent';
-import type { ToolWrites } from '../../core/turns/toolWrites';
 import { topLevelContext } from '../hooks/contextChannel';
 import { copilotPreToolUseDeny } from '../hooks/guardAnswers';
 import type { ConnectableAgent, ReviewContext, ReviewFinding } from './agent';
+import type { ToolWrites } from '../../core/versionHistory';
 
 /**
  * `agent-versions hook copilot`: GitHub Copilot — the Copilot CLI (verified against 1.0.102,

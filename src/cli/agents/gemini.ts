@@ -11,10 +11,10 @@ import {
   shellCommandOf,
   snakeCaseFields,
 } from '../hooks/hookEvent';
-import type { ToolWrites } from '../../core/turns/toolWrites';
 import { hookSpecificContext } from '../hooks/contextChannel';
 import { beforeToolDeny } from '../hooks/guardAnswers';
 import type { ConnectableAgent, ReviewContext, ReviewFinding } from './agent';
+import type { ToolWrites } from '../../core/versionHistory';
 
 /**
  * `agent-versions hook gemini`: Google's Gemini CLI (verified against 0.61.0, test/agents/gemini.agent.test.ts).

@@ -13,10 +13,10 @@ import {
   shellCommandOf,
   snakeCaseFields,
 } from '../hooks/hookEvent';
-import type { ToolWrites } from '../../core/turns/toolWrites';
 import { type HookCommands, isOurHookCommand } from '../installation';
 import { topLevelContext } from '../hooks/contextChannel';
 import type { ConnectableAgent, OurEntry, SettingsEdit, SettingsFormat } from './agent';
+import type { ToolWrites } from '../../core/versionHistory';
 
 /**
  * `agent-versions hook opencode`: opencode (verified against 1.18.33, test/agents/opencode.agent.test.ts).

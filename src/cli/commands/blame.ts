@@ -1,8 +1,7 @@
 import * as path from 'node:path';
-import { ownerBlocks } from '../../core/blame/attributionCache';
-import type { FileAttribution, LineRange } from '../../core/blame/lineAttribution';
 import { CommandContext, CommandOutput, CommandSpec, withHistory } from '../command';
 import { localTime, terminalSafe } from '../output';
+import { type FileAttribution, type LineRange, ownerBlocks } from '../../core/versionHistory';
 
 export const spec: CommandSpec = {
   name: 'blame',

@@ -1,7 +1,11 @@
-import { RecoveryAssessment, RecoveryBlockedError, RecoverySettlement } from '../../core/recovery/recoveryActions';
-import { describeAge } from '../../core/recovery/staleLocks';
 import { RECOVERY_SUBJECT } from '../../core/domain/promptSummary';
-import type { VersionHistory } from '../../core/versionHistory';
+import {
+  describeAge,
+  RecoveryAssessment,
+  RecoveryBlockedError,
+  RecoverySettlement,
+  type VersionHistory,
+} from '../../core/versionHistory';
 import { CommandContext, CommandOutput, CommandSpec, withHistory } from '../command';
 import { EXIT, UsageError } from '../exitCodes';
 

@@ -1,12 +1,12 @@
+import type { GitRepository } from '../../core/git/repository';
+import { Check, ok, warning } from './check';
 import {
   indexScale,
   isLarge,
   needsUntrackedCache,
   UNTRACKED_CACHE_FIX,
   UNTRACKED_CACHE_GAIN,
-} from '../../core/git/largeRepository';
-import type { GitRepository } from '../../core/git/repository';
-import { Check, ok, warning } from './check';
+} from '../../core/versionHistory';
 
 /**
  * Doctor's `large-repository` line (issue 36), only for a repository above LARGE_REPOSITORY_ENTRIES files: ok when

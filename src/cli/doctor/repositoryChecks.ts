@@ -2,8 +2,7 @@ import * as path from 'node:path';
 import { commitIdentity, stateFileFacts } from '../../core/diagnostics';
 import { isAvhError, safeMessage } from '../../core/errors';
 import type { GitRepository } from '../../core/git/repository';
-import { assessHealth, RecoveryAssessment } from '../../core/recovery/recoveryActions';
-import { StatusReport, VersionHistory } from '../../core/versionHistory';
+import { assessHealth, RecoveryAssessment, StatusReport, VersionHistory } from '../../core/versionHistory';
 import { terminalSafe } from '../output';
 import { Check, ok, problem, warning } from './check';
 

@@ -2,7 +2,7 @@ import { type ConversationTurn, conversationTurnsOf, type StoredTurnAnchor, turn
 import type { RepoContext } from '../context';
 import { AvhError } from '../errors';
 import { readSymbolicHead } from '../git/healthProbe';
-import { FULL_OID } from '../git/objectId';
+import { FULL_OID } from '../domain/objectId';
 import { type ChangedFile, changedFilesOf, readBlobAt } from '../git/versionLog';
 import type { StoreReader } from '../store/readOnlyGuard';
 import { getTurn } from '../turns/turnRecords';

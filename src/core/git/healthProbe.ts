@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { commonGitDir } from './gitDirs';
 import { hiddenEntryCount } from './indexFlags';
-import { FULL_OID } from './objectId';
+import { FULL_OID } from '../domain/objectId';
 import type { GitRepository } from './repository';
 import type { GateFacts } from './repositoryGate';
 import {

@@ -11,7 +11,7 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { commonGitDir } from './gitDirs';
-import { FULL_OID, OID_OF_FORMAT } from './objectId';
+import { FULL_OID, OID_OF_FORMAT } from '../domain/objectId';
 import type { GitRepository } from './repository';
 
 /**

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { AvhError } from '../errors';
 import { commonGitDir } from './gitDirs';
 import { GitCommandError } from './gitErrors';
-import { OID_OF_FORMAT } from './objectId';
+import { OID_OF_FORMAT } from '../domain/objectId';
 import { objectFormatFromFiles, type GitRepository } from './repository';
 
 /** Reading a ref, and the one compare-and-set every ref move of ours goes through. */

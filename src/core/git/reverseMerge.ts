@@ -1,6 +1,6 @@
 import { AvhError } from '../errors';
 import { writeLooseCommit } from './looseObject';
-import { OID_HEX } from './objectId';
+import { OID_HEX } from '../domain/objectId';
 import type { GitRepository } from './repository';
 import { createCommit } from './commitObjects';
 import { TemporaryIndex } from './temporaryIndex';

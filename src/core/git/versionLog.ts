@@ -1,7 +1,7 @@
 import type { GitClient } from './gitClient';
 import { GitCommandError } from './gitErrors';
 import { processGit } from './gitRunner';
-import { FULL_OID } from './objectId';
+import { FULL_OID } from '../domain/objectId';
 
 /** One commit of the current branch as the Version History view needs it. */
 export interface LoggedCommit {

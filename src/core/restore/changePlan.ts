@@ -2,7 +2,7 @@ import { storeFacts } from '../blame/attributionFacts';
 import { changeAtLine, changeSubject, changeTree, conflictOf, partialWork, type TurnChange } from '../blame/undoChange';
 import type { RepoContext } from '../context';
 import { AvhError } from '../errors';
-import { FULL_OID } from '../git/objectId';
+import { FULL_OID } from '../domain/objectId';
 import { workingTreeCommit } from '../git/reverseMerge';
 import { agentSubject } from '../domain/promptSummary';
 import type { TurnRow } from '../turns/turnRecords';

@@ -10,7 +10,7 @@
 // The host validates every inbound message with WEBVIEW_MESSAGE and ignores anything else; the webview
 // validates host messages with RECEIVED_HOST_MESSAGE the same way (a stray postMessage must not break the page).
 import * as v from 'valibot';
-import { FULL_OID } from '../../core/git/objectId';
+import { FULL_OID } from '../../core/domain/objectId';
 import {
   CHECKPOINT_ID,
   VERSION_ROW,

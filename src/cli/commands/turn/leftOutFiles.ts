@@ -1,6 +1,5 @@
-import { leftOutMessage } from '../../../core/secrets/secretChoices';
-import type { SecretFinding } from '../../../core/git/secretScanner';
 import type { CommandContext } from '../../command';
+import { leftOutMessage, type SecretFinding } from '../../../core/versionHistory';
 
 /**
  * One stderr line per file left out of a version (a likely secret: its name and rule, never its content; nested
