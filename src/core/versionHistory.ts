@@ -75,35 +75,9 @@ export type { CheckpointStep } from './turns/checkpointSteps';
 export { type OpenOptions, STATE_REBUILT_REASON, type StartupNotice } from './facade/opening';
 export type { CheckpointInfo } from './facade/checkpoints';
 export type { RunningTurnInfo, StatusReport } from './facade/statusReport';
-// What the CLI and the extension use besides the class: they import the core through this module (and the
-// named public modules of scripts/importLayers.mjs), never its internals (rule layers/core-through-facade).
-export { AttributionCache, attributionKey, lineAt, ownerBlocks } from './blame/attributionCache';
-export type { FileAttribution, LineRange, TurnAttribution } from './blame/lineAttribution';
-export type { ContinuationInfo } from './chats/chatBranches';
-export { commonGitDir } from './git/gitDirs';
-export { guessBranchTip } from './git/healthProbe';
-export {
-  indexScale,
-  isLarge,
-  needsUntrackedCache,
-  UNTRACKED_CACHE_FIX,
-  UNTRACKED_CACHE_GAIN,
-} from './git/largeRepository';
-export type { SecretFinding } from './git/secretScanner';
-export {
-  assessHealth,
-  type RecoveryAssessment,
-  RecoveryBlockedError,
-  type RecoverySettlement,
-} from './recovery/recoveryActions';
-export { isRecoveryPending, recoveryMachine, type RecoveryStateValue } from './recovery/recoveryMachine';
-export { describeAge, type StaleGitLock } from './recovery/staleLocks';
-export type { HistoryCounts } from './restore/historyCounts';
-export type { RestoreRequest, RestoreResult } from './restore/restoreService';
-export { leftOutMessage } from './secrets/secretChoices';
-export { loadSqlJs } from './store/sqlJsLoader';
-export type { ToolWrites } from './turns/toolWrites';
-export type { VersionInfo } from './turns/versions';
+// What the CLI and the extension use besides the class (they never import the core's internals: the rule
+// layers/core-through-facade).
+export * from './facade/publicSurface';
 
 /**
  * One repository's Agent Version History: the façade the CLI and the extension share. Inputs from outside

@@ -1,9 +1,6 @@
 import * as vscode from 'vscode';
 import { AvhError, isAvhError, safeMessage } from '../core/errors';
 import type { EventLog } from '../core/log';
-import type { RestorePreview, RestoreRequest, RestoreResult, UndoOnly } from '../core/restore/restoreService';
-import { otherChatsRefusal, revertConflictStatement } from '../core/restore/restoreCopy';
-import { anyLaterWork, describeLaterWork } from '../core/restore/revertPlan';
 import type { BranchLossUi } from './branchLoss';
 import type { RepositoryController } from './repositoryController';
 import type { RepositoryRegistry } from './repositoryRegistry';
@@ -11,6 +8,18 @@ import { RECOVERY_COPY, removeShownStaleLocks } from './recoverySession';
 import { UNDO_FILE_COMMAND } from './versionChanges';
 import { CONTINUE_CHAT, type ChatForkUi } from './chatForkCommands';
 import { pickChatTurn, pickVersion, turnFileRequest } from './restorePicks';
+import {
+  anyLaterWork,
+  ConfirmationRequired,
+  describeLaterWork,
+  keptUndoResult,
+  otherChatsRefusal,
+  type RestorePreview,
+  type RestoreRequest,
+  type RestoreResult,
+  revertConflictStatement,
+  type UndoOnly,
+} from '../core/versionHistory';
 
 export interface TurnCancelledEvent {
   turnId: string;
@@ -219,8 +228,7 @@ export class RestoreRunner {
           () => this.execute(controller, request, options),
         );
       } catch (error) {
-        if (!(error instanceof AvhError && error.details.planChanged === true && asked < MAX_CONFIRMATIONS))
-          throw error;
+        if (!(asksAgain(error) && asked < MAX_CONFIRMATIONS)) throw error;
         this.log.info('restore.plan-changed', { kind: request.kind });
         if (request.kind === 'undo' && request.only)
           request = { kind: 'undo', ...(request.turnId ? { turnId: request.turnId } : {}) };
@@ -359,21 +367,12 @@ export class RestoreRunner {
           return;
         }
         if (result.scope === 'turn' || result.scope === 'file' || result.scope === 'change') {
-          const what =
-            result.scope === 'turn'
-              ? 'Only this turn was undone; later work stays'
-              : result.scope === 'change'
-                ? 'This change of the turn was undone; the rest of the turn and later work stay'
-                : 'The file is back to its content before the turn';
-          const saved = result.preserved
-            ? ` Your uncommitted changes were saved first (${result.preserved.slice(0, 7)}).`
-            : '';
           const more = result.scope === 'turn' ? await this.continueButton(controller, result.turnId, quiet) : [];
+          // The CLI's words, ids of 7. Another chat's files the user confirmed were named in the modal just before;
+          // the toast does not repeat them (the CLI, confirmed by --yes, names them in its result).
+          const { otherChatFiles: _named, ...kept } = result;
           void vscode.window
-            .showInformationMessage(
-              `${what} — a new [Revert] version ${result.restoreCommit?.slice(0, 7) ?? ''} was added.${saved}`,
-              ...more,
-            )
+            .showInformationMessage(keptUndoResult({ ...kept, scope: result.scope }, 7), ...more)
             .then((choice) => this.offerContinue(controller, result.turnId, choice));
           return;
         }
@@ -384,6 +383,22 @@ export class RestoreRunner {
           .then((choice) => this.offerContinue(controller, result.turnId, choice));
       }
     }
+  }
+}
+
+/**
+ * A refusal the runner answers by asking again with the new preview; every other confirmation refusal is shown (a
+ * plan the runner confirmed is pinned, so only a changed plan can refuse it).
+ */
+function asksAgain(error: unknown): boolean {
+  if (!(error instanceof ConfirmationRequired)) return false;
+  switch (error.refusal.kind) {
+    case 'plan-changed':
+      return true;
+    case 'later-work':
+    case 'user-commits':
+    case 'other-chats':
+      return false;
   }
 }
 

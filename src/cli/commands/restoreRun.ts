@@ -1,13 +1,11 @@
-import { AvhError } from '../../core/errors';
 import {
+  ConfirmationRequired,
   type ConfirmationWords,
-  laterWorkEverythingRefusal,
-  laterWorkRefusal,
-  otherChatsRefusal,
-  userCommitsRefusal,
-} from '../../core/restore/restoreCopy';
-import type { RestoreOptions, RestoreResult } from '../../core/restore/restoreService';
-import type { VersionHistory } from '../../core/versionHistory';
+  keptUndoResult,
+  type RestoreOptions,
+  type RestoreResult,
+  type VersionHistory,
+} from '../../core/versionHistory';
 import { CommandContext, CommandOutput, withHistory } from '../command';
 import { restoreJson, restoreText } from '../output';
 
@@ -42,20 +40,7 @@ export function runRestoreCommand(
         : '';
       return { json, text: undoText(r) + back };
     } catch (error) {
-      if (error instanceof AvhError && error.reason === 'confirmation-required' && error.details.planChanged !== true) {
-        // The same refusal in the CLI's words: how to confirm is a flag here.
-        const { choice, laterWork, count, otherChats, files } = error.details;
-        const message =
-          typeof otherChats === 'string' && typeof files === 'string'
-            ? otherChatsRefusal(otherChats.split('\n'), files.split('\n'), CONFIRM_WITH_FLAGS)
-            : typeof laterWork !== 'string'
-              ? userCommitsRefusal(Number(count), CONFIRM_WITH_FLAGS)
-              : choice === true
-                ? laterWorkRefusal(laterWork, CONFIRM_WITH_FLAGS)
-                : laterWorkEverythingRefusal(laterWork, CONFIRM_WITH_FLAGS);
-        throw new AvhError('confirmation-required', message, error.details);
-      }
-      throw error;
+      throw error instanceof ConfirmationRequired ? inCliWords(error) : error;
     }
   });
 }
@@ -65,20 +50,22 @@ const CONFIRM_WITH_FLAGS: ConfirmationWords = {
   confirm: 'Run again with --yes to continue; nothing was changed.',
 };
 
-/** restoreText, naming what an Undo that keeps later work took back. */
+/** The same refusal in the CLI's words: how to confirm is a flag here. */
+function inCliWords(error: ConfirmationRequired): ConfirmationRequired {
+  const { refusal } = error;
+  switch (refusal.kind) {
+    case 'later-work':
+    case 'user-commits':
+    case 'other-chats':
+      return new ConfirmationRequired(refusal, CONFIRM_WITH_FLAGS);
+    case 'plan-changed':
+      // Asked only of a caller that pinned a preview (the CLI pins none): the core's words.
+      return error;
+  }
+}
+
+/** restoreText, or what an Undo that keeps later work did (the extension's words too), with ids of 10. */
 function undoText(r: RestoreResult): string {
   if (r.result !== 'restored' || !r.scope || r.scope === 'everything') return restoreText(r);
-  // "Kept" only where it is true: files another chat also wrote (confirmed with --yes) may have lost its edits.
-  const others = r.otherChatFiles ?? [];
-  const what =
-    r.scope === 'file'
-      ? 'Put the file back to its pre-turn content'
-      : r.scope === 'change'
-        ? 'Undid that change of the turn (the rest of the turn and later work kept)'
-        : others.length > 0
-          ? `Undid only this turn’s changes (later work kept, except another chat’s edits in ${others.length} ` +
-            `file${others.length === 1 ? '' : 's'} you confirmed: ${others.slice(0, 10).join(', ')})`
-          : 'Undid only this turn’s changes (later work kept)';
-  const saved = r.preserved ? ` Your uncommitted changes were saved first (${r.preserved.slice(0, 10)}).` : '';
-  return `${what} as ${r.restoreCommit?.slice(0, 10)}.${saved}`;
+  return keptUndoResult({ ...r, scope: r.scope }, 10);
 }

@@ -1,8 +1,7 @@
 // The confirmation policy: what a restore shows before it runs, and what it refuses to run unconfirmed.
 import * as crypto from 'node:crypto';
 import type { RepoContext } from '../context';
-import { AvhError } from '../errors';
-import { CONFIRM_IN_UI, laterWorkEverythingRefusal, laterWorkRefusal, userCommitsRefusal } from './restoreCopy';
+import { ConfirmationRequired } from './refusals';
 import { OPERATIONS } from '../operations/operationKinds';
 import { runOperation } from '../operations/runOperation';
 import { makePlan, type Plan } from './restorePlan';
@@ -82,12 +81,7 @@ export function planFingerprint(plan: Plan | { nothing: string }): string {
  */
 export function assertConfirmedPlan(plan: Plan | { nothing: string }, options: RestoreOptions): void {
   if (options.expectedPlan !== undefined && planFingerprint(plan) !== options.expectedPlan) {
-    throw new AvhError(
-      'confirmation-required',
-      'What this restore would do changed since it was confirmed (a new turn or a commit). Confirm again; nothing ' +
-        'was changed.',
-      { planChanged: true, count: 'nothing' in plan ? 0 : plan.userCommits },
-    );
+    throw new ConfirmationRequired({ kind: 'plan-changed', userCommits: 'nothing' in plan ? 0 : plan.userCommits });
   }
 }
 
@@ -107,18 +101,15 @@ export function assertConfirmed(plan: Plan, options: RestoreOptions): void {
     plan.request.only === undefined &&
     !options.confirmUserCommits
   ) {
-    const later = describeLaterWork(plan.later!);
-    // A turn without a version has no changes of its own to reverse: Restore Everything is the one way (no choice).
-    const choice = plan.turn?.version_commit !== null;
-    throw new AvhError(
-      'confirmation-required',
-      choice ? laterWorkRefusal(later, CONFIRM_IN_UI) : laterWorkEverythingRefusal(later, CONFIRM_IN_UI),
-      { count: laterTurns, choice, laterWork: later },
-    );
+    throw new ConfirmationRequired({
+      kind: 'later-work',
+      laterTurns,
+      laterWork: describeLaterWork(plan.later!),
+      // A turn without a version has no changes of its own to reverse: Restore Everything is the one way (no choice).
+      choice: plan.turn?.version_commit !== null,
+    });
   }
   if (plan.userCommits > 0 && !options.confirmUserCommits) {
-    throw new AvhError('confirmation-required', userCommitsRefusal(plan.userCommits, CONFIRM_IN_UI), {
-      count: plan.userCommits,
-    });
+    throw new ConfirmationRequired({ kind: 'user-commits', count: plan.userCommits });
   }
 }

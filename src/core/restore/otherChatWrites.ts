@@ -1,5 +1,4 @@
 import type { RepoContext } from '../context';
-import { AvhError } from '../errors';
 import { type CommitRange, commitsAfterIn, commitsSince, type LaterCommit } from '../git/reverseMerge';
 import { changedPaths } from '../git/history';
 import { ZERO_OID } from '../git/refUpdate';
@@ -8,7 +7,7 @@ import { kindOfSubject } from '../domain/promptSummary';
 import { chatWritesSince, readTurnWrites } from '../turns/toolWrites';
 import { openTurns, type TurnRow } from '../turns/turnRecords';
 import { turnsByIds } from './historyCounts';
-import { CONFIRM_IN_UI, otherChatsRefusal } from './restoreCopy';
+import { ConfirmationRequired } from './refusals';
 import type { RestoreOptions } from './restoreRequest';
 
 /**
@@ -119,11 +118,7 @@ export async function assertOtherChatsConfirmed(
   if (!plan.turn || plan.scope === 'everything') return null;
   const found = await otherChatWritesIn(ctx, plan.turn, plan.scope, plan.scopePath, plan.head, plan.listed);
   if (!found || options.confirmOtherChats) return found;
-  throw new AvhError('confirmation-required', otherChatsRefusal(found.chats, found.files, CONFIRM_IN_UI), {
-    count: found.files.length,
-    otherChats: found.chats.join('\n'),
-    files: found.files.join('\n'),
-  });
+  throw new ConfirmationRequired({ kind: 'other-chats', chats: found.chats, files: found.files });
 }
 
 /** `codex chat 01a232c3`: the agent and the start of the chat's id (no prompt, no title). */

@@ -35,6 +35,14 @@ export function laterWorkEverythingRefusal(later: string, words: ConfirmationWor
   );
 }
 
+/**
+ * What the restore would do changed since the user confirmed it (a new turn, a commit): only a caller that pins a
+ * preview (`expectedPlan`: the palette, the view) meets it, and asks again.
+ */
+export const PLAN_CHANGED_REFUSAL =
+  'What this restore would do changed since it was confirmed (a new turn or a commit). Confirm again; nothing ' +
+  'was changed.';
+
 /** The restore would undo commits the user made after the target (they stay reachable). */
 export function userCommitsRefusal(count: number, words: ConfirmationWords): string {
   return (
@@ -67,4 +75,31 @@ export function otherChatsRefusal(
     `${who} ${files.length === 1 ? 'a file' : 'files'} this Undo changes: ${shown}${more}. Its edits there may be ` +
     `taken away with this turn's. ${words.confirm}`
   );
+}
+
+/** What an Undo that keeps later work took back: only the turn's changes, one file of them, or one change. */
+export type KeptUndoScope = 'turn' | 'file' | 'change';
+
+/**
+ * What an Undo that keeps later work did (Undo Only This Turn, Undo This File, Undo This Change), in the CLI's and
+ * the extension's result alike: what went back, the new `[Revert]` version (`abbrev` characters of its id, each
+ * surface's own length) and the uncommitted changes saved first. "Kept" only where it is true: files another chat
+ * also wrote (`otherChatFiles`, the user confirmed them) may have lost that chat's edits, and are named.
+ */
+export function keptUndoResult(
+  r: { scope: KeptUndoScope; restoreCommit?: string; preserved?: string; otherChatFiles?: readonly string[] },
+  abbrev: number,
+): string {
+  const others = r.otherChatFiles ?? [];
+  const what =
+    r.scope === 'file'
+      ? 'The file is back to its content before the turn'
+      : r.scope === 'change'
+        ? 'This change of the turn was undone (the rest of the turn and later work kept)'
+        : others.length > 0
+          ? `Only this turn was undone (later work kept, except another chat’s edits in ${others.length} ` +
+            `file${others.length === 1 ? '' : 's'} you confirmed: ${others.slice(0, 10).join(', ')})`
+          : 'Only this turn was undone (later work kept)';
+  const saved = r.preserved ? ` Your uncommitted changes were saved first (${r.preserved.slice(0, abbrev)}).` : '';
+  return `${what} — a new [Revert] version ${r.restoreCommit?.slice(0, abbrev) ?? ''} was added.${saved}`;
 }
