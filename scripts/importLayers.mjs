@@ -29,14 +29,18 @@ export const LAYERS = [
   ['src/extension.ts'],
 ];
 
+/** Whether a table entry names `file`: a folder (ending in `/`) everything under it, a file itself. */
+function names(entry, file) {
+  return entry.endsWith('/') ? file.startsWith(entry) : file === entry;
+}
+
 /** The rank of `file` (a path from the repository root, `/`-separated), or null when no layer names it. */
 export function rankOf(file, layers = LAYERS) {
   let best = null;
   let bestLength = -1;
   layers.forEach((entries, rank) => {
     for (const entry of entries) {
-      const matches = entry.endsWith('/') ? file.startsWith(entry) : file === entry;
-      if (matches && entry.length > bestLength) {
+      if (names(entry, file) && entry.length > bestLength) {
         best = rank;
         bestLength = entry.length;
       }
@@ -99,7 +103,7 @@ export const CORE_PUBLIC = [
  */
 export const FAST_PATH = ['src/cli/entry.ts', 'src/cli/hooks/'];
 
-const under = (file, entries) => entries.some((e) => (e.endsWith('/') ? file.startsWith(e) : file === e));
+const under = (file, entries) => entries.some((entry) => names(entry, file));
 
 /** The imports from src/cli or src/vscode into the core's internals: `{ from, to }` each. */
 export function internalImports(edges) {

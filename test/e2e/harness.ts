@@ -153,6 +153,12 @@ async function workbenchShown(page: Page): Promise<void> {
     .waitFor({ timeout: 30_000 });
 }
 
+/** The fields of /proc/<pid>/stat after the parenthesised command name: state ppid pgrp … (throws once it ended). */
+function procStatFields(pid: string): string[] {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
 /**
  * The pids of the extension host processes code-server (process group `serverPid`) runs now, read from /proc:
  * the Node processes forked with `--type=extensionHost`.
@@ -163,8 +169,7 @@ export function extensionHostPids(serverPid: number): number[] {
     if (!/^\d+$/.test(entry)) continue;
     try {
       // The fields after the parenthesised command name: state ppid pgrp …
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+      const pgrp = Number(procStatFields(entry)[2]);
       if (pgrp !== serverPid) continue;
       if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes('--type=extensionHost'))
         pids.push(Number(entry));
@@ -187,8 +192,7 @@ export function gitProcessesIn(cwd: string, args: readonly string[]): { pid: num
       const argv = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
       if (path.basename(argv[0] ?? '') !== 'git' || !args.every((a) => argv.includes(a))) continue;
       if (fs.readlinkSync(`/proc/${entry}/cwd`) !== cwd) continue;
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      found.push({ pid: Number(entry), parent: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) });
+      found.push({ pid: Number(entry), parent: Number(procStatFields(entry)[1]) });
     } catch {
       // the process ended while we looked
     }

@@ -178,8 +178,7 @@ export function versionsViewOf<TRows extends v.GenericSchema<unknown, unknown[]>
   ]);
 }
 
-const VERSIONS_VIEW = versionsViewOf(v.array(VERSION_ROW));
+/** VersionsView's schema, rows checked in full (what the host sends). */
+export const VERSIONS_VIEW = versionsViewOf(v.array(VERSION_ROW));
 /** The model the core computes (versionsView.ts) and the view's host sends. */
 export type VersionsView = v.InferOutput<typeof VERSIONS_VIEW>;
-/** VersionsView's schema, rows checked in full (what the host sends). */
-export const VERSIONS_VIEW_SCHEMA = VERSIONS_VIEW;

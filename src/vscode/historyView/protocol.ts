@@ -14,7 +14,7 @@ import { FULL_OID } from '../../core/domain/objectId';
 import {
   CHECKPOINT_ID,
   VERSION_ROW,
-  VERSIONS_VIEW_SCHEMA,
+  VERSIONS_VIEW,
   versionsViewOf,
   type VersionRow,
 } from '../../core/domain/versionsModel';
@@ -122,7 +122,7 @@ function hostMessageOf<TView extends v.GenericSchema>(view: TView) {
 }
 
 /** What the host sends, rows checked in full (the webview parses with RECEIVED_HOST_MESSAGE instead). */
-export const HOST_MESSAGE = hostMessageOf(VERSIONS_VIEW_SCHEMA);
+export const HOST_MESSAGE = hostMessageOf(VERSIONS_VIEW);
 export type HostMessage = v.InferOutput<typeof HOST_MESSAGE>;
 
 const LAZY_ROWS = v.custom<unknown[]>((input) => Array.isArray(input), 'rows must be an array');
