@@ -95,6 +95,8 @@ export const CORE_PUBLIC = [
   'src/core/store/atomicWrite.ts',
   // Where a turn sits in its agent's conversation: the agents' adapters record it (in the hook's own bundle).
   'src/core/chats/turnAnchors.ts',
+  // The recovery notice's state machine, the extension's own (through the façade, every CLI bundle would build it).
+  'src/core/recovery/recoveryMachine.ts',
 ];
 
 /**

@@ -5,13 +5,8 @@ import { safeMessage } from '../core/errors';
 import type { EventLog } from '../core/log';
 import { RECOVERY_SUBJECT } from '../core/domain/promptSummary';
 import type { RepositoryController } from './repositoryController';
-import {
-  describeAge,
-  isRecoveryPending,
-  recoveryMachine,
-  RecoveryStateValue,
-  StaleGitLock,
-} from '../core/versionHistory';
+import { isRecoveryPending, recoveryMachine, RecoveryStateValue } from '../core/recovery/recoveryMachine';
+import { describeAge, StaleGitLock } from '../core/versionHistory';
 
 type RecoverySnapshot = SnapshotFrom<typeof recoveryMachine>;
 

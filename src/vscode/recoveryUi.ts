@@ -5,7 +5,7 @@ import type { RepositoryController } from './repositoryController';
 import { activeFileDirectory, RepositoryRegistry } from './repositoryRegistry';
 import { RecoverySession } from './recoverySession';
 import { HistoryStatusBar, RESURFACE_RECOVERY_COMMAND, StatusView } from './statusBar';
-import type { RecoveryStateValue } from '../core/versionHistory';
+import type { RecoveryStateValue } from '../core/recovery/recoveryMachine';
 
 /**
  * `recoveryRequired` / `recoveryDirty`: some repository of the window needs recovery (enables the recovery

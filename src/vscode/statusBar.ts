@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import type { HistoryCounts, RecoveryStateValue } from '../core/versionHistory';
+import type { RecoveryStateValue } from '../core/recovery/recoveryMachine';
+import type { HistoryCounts } from '../core/versionHistory';
 
 export const RESURFACE_RECOVERY_COMMAND = 'agentVersions._resurfaceRecoveryNotice';
 export const HISTORY_VIEW_ID = 'agentVersions.versionHistory';

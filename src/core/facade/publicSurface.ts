@@ -20,7 +20,6 @@ export {
   RecoveryBlockedError,
   type RecoverySettlement,
 } from '../recovery/recoveryActions';
-export { isRecoveryPending, recoveryMachine, type RecoveryStateValue } from '../recovery/recoveryMachine';
 export { describeAge, type StaleGitLock } from '../recovery/staleLocks';
 export type { HistoryCounts } from '../restore/historyCounts';
 export { ConfirmationRequired } from '../restore/refusals';
