@@ -26,10 +26,9 @@ function repoWithoutCommits(): { repo: string; inventory: Set<string> } {
   return { repo, inventory: contentInventory(repo) };
 }
 
-/** Every `*.lock` file under `dir`, relative to it: what a refusal for a held lock names, in a failure's message. */
-function lockFilesUnder(dir: string): string {
-  const found = (fs.readdirSync(dir, { recursive: true }) as string[]).filter((name) => name.endsWith('.lock'));
-  return found.length > 0 ? found.join(', ') : 'none';
+/** Every `*.lock` file under `dir`, relative to it (what the user removes; a failure's message lists them). */
+function lockFilesUnder(dir: string): string[] {
+  return (fs.readdirSync(dir, { recursive: true }) as string[]).filter((name) => name.endsWith('.lock'));
 }
 
 const branchCommits = (repo: string) => {
@@ -120,8 +119,11 @@ describe('first turn in a repository without commits, killed while [Base] is mad
       let retry = runCliProcess(['turn', 'begin', '--chat', 'c1', '--prompt', 'first again', '--json'], { cwd: repo });
       const lock = path.join(repo, '.git', 'refs', 'heads', 'main.lock');
       if (retry.code !== 0) {
-        // git's own locks on the branch and on HEAD (the branch is the current one), left by the killed update-ref:
-        // refused by name, nothing changed; once the user removes them, as the message says, it works.
+        // git's own locks, left by the killed update-ref: on the branch, on HEAD (the branch is the current one) and
+        // on the transaction's private ref keeping the staged tree (notes.md is staged). Refused, nothing changed; once
+        // the user removes them, as the message says (every .lock under .git/refs, and HEAD.lock), it works. (Leaving
+        // the private ref's lock made the retry fail whenever it ran in the same second: the same commit, the same
+        // ref name.)
         assert.match(
           retry.stderr,
           /git lock file for a branch is held \(a \.lock file under \.git\/refs, or \.git\/HEAD\.lock/,
@@ -129,11 +131,16 @@ describe('first turn in a repository without commits, killed while [Base] is mad
         );
         assert.ok(fs.existsSync(lock), 'refused only for the lock git left');
         assert.ok(branchCommits(repo).length <= 1);
-        fs.rmSync(lock);
+        for (const name of lockFilesUnder(path.join(repo, '.git', 'refs')))
+          fs.rmSync(path.join(repo, '.git', 'refs', name));
         fs.rmSync(path.join(repo, '.git', 'HEAD.lock'), { force: true });
         retry = runCliProcess(['turn', 'begin', '--chat', 'c1', '--prompt', 'first again', '--json'], { cwd: repo });
       }
-      assert.equal(retry.code, 0, `${retry.stderr}\nlock files under .git: ${lockFilesUnder(path.join(repo, '.git'))}`);
+      assert.equal(
+        retry.code,
+        0,
+        `${retry.stderr}\nlock files under .git: ${lockFilesUnder(path.join(repo, '.git')).join(', ') || 'none'}`,
+      );
       assert.ok((JSON.parse(retry.stdout) as { turnId?: string }).turnId, retry.stdout);
       const commits = branchCommits(repo);
       assert.equal(commits.length, 1, 'exactly one commit on the branch: the [Base]');
