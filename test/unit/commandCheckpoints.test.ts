@@ -114,7 +114,7 @@ describe('checkpoints before an agent’s destructive commands (issue 34; dist/c
     const clean = bash(repo, 'git clean -fdx');
     assert.equal(clean.action, 'checkpoint');
     assert.equal(clean.command, 'git clean -x');
-    assert.equal(clean.files, 2, '.env and debug.log copied aside; node_modules/ is not (reinstallable)');
+    assert.equal(clean.files, 3, '.env, debug.log and the small node_modules/ copied aside');
     sh(repo, 'git clean -q -fdx');
     assert.equal(fs.existsSync(path.join(repo, '.env')), false);
     assert.equal(hook('claude-code', 'claude-code/Stop.json', repo).action, 'ended');
@@ -142,13 +142,65 @@ describe('checkpoints before an agent’s destructive commands (issue 34; dist/c
 
     const beforeClean = cli(['undo', '--before-command', clean.checkpointId!, '--json'], repo);
     assert.equal(beforeClean.code, 0, beforeClean.stderr);
-    assert.equal((JSON.parse(beforeClean.stdout) as { broughtBack: number }).broughtBack, 2);
+    assert.equal((JSON.parse(beforeClean.stdout) as { broughtBack: number }).broughtBack, 3);
     const after = repoPicture(repo);
-    for (const file of ['a.txt', 'new.txt', '.env', 'debug.log'])
+    for (const file of ['a.txt', 'new.txt', '.env', 'debug.log', 'node_modules/dep/index.js'])
       assert.equal(after[file], atClean[file], `${file} as just before git clean -fdx`);
     assert.equal(fs.statSync(path.join(repo, '.git/agent-versions')).isDirectory(), true);
     assertNothingLost(repo, before);
   });
+
+  for (const fullPath of [false, true]) {
+    it(`git clean -fdx keeps an ignored build folder whole and a dependency folder past the cap not at all; rm -rf keeps no build folder (${fullPath ? 'the full path' : 'the fast path'})`, () => {
+      const repo = makeRepo();
+      write(repo, '.gitignore', '.env\nbuild/\nnode_modules/\n');
+      write(repo, 'src/app.ts', 'app\n');
+      git(repo, 'add', '-A');
+      git(repo, 'commit', '-q', '-m', 'start');
+      write(repo, '.env', 'SECRET=1\n');
+      write(repo, 'build/app.js', 'built\n');
+      write(repo, 'build/assets/logo.svg', '<svg/>\n');
+      fs.symlinkSync('app.js', path.join(repo, 'build/latest.js'));
+      fs.chmodSync(path.join(repo, 'build/app.js'), 0o755);
+      // 5,001 files: one past what a checkpoint copies of dependency and build folders.
+      for (let i = 0; i <= 5_000; i++) write(repo, `node_modules/dep${i % 50}/f${i}.js`, `${i}\n`);
+      const before = contentInventory(repo);
+      const preTool = (command: string): HookJson => {
+        const input = payload('claude-code/PreToolUse.json', repo, { tool_name: 'Bash', tool_input: { command } });
+        const r = cli(['hook', 'claude-code', '--tool', '--json'], repo, input, fullPath);
+        assert.equal(r.code, 0, r.stderr);
+        return JSON.parse(r.stdout) as HookJson;
+      };
+      assert.equal(hook('claude-code', 'claude-code/UserPromptSubmit.json', repo).action, 'began');
+      const rm = preTool('rm -rf src');
+      assert.equal(rm.action, 'checkpoint', JSON.stringify(rm));
+      assert.equal(rm.files, 1, 'rm -rf: .env only, no build or dependency folder');
+      const atClean = repoPicture(repo);
+      const clean = preTool('git clean -fdx');
+      assert.equal(clean.action, 'checkpoint', JSON.stringify(clean));
+      assert.equal(
+        clean.files,
+        4,
+        '.env and build/ whole (a symlink included); node_modules/ past the cap: none of it',
+      );
+      sh(repo, 'git clean -q -fdx');
+      assert.equal(fs.existsSync(path.join(repo, 'build')), false);
+      assert.equal(hook('claude-code', 'claude-code/Stop.json', repo).action, 'ended');
+
+      const back = cli(['undo', '--before-command', clean.checkpointId!, '--json'], repo);
+      assert.equal(back.code, 0, back.stderr);
+      assert.equal((JSON.parse(back.stdout) as { broughtBack: number }).broughtBack, 4);
+      const now = repoPicture(repo);
+      for (const file of ['.env', 'build/app.js', 'build/assets/logo.svg', 'src/app.ts'])
+        assert.equal(now[file], atClean[file], `${file} as just before git clean -fdx`);
+      assert.equal(fs.readlinkSync(path.join(repo, 'build/latest.js')), 'app.js');
+      assert.equal(fs.statSync(path.join(repo, 'build/app.js')).mode & 0o111, 0o111, 'the exec bit kept');
+      assert.equal(fs.existsSync(path.join(repo, 'node_modules')), false, 'past the cap: left out whole, never half');
+      const kept = savedFilesDir(path.join(repo, '.git', 'agent-versions'), clean.checkpointId!);
+      assert.equal(fs.statSync(kept).mode & 0o777, 0o700);
+      assertNothingLost(repo, before);
+    });
+  }
 
   it('a checkpoint taken by the hook prunes those of turns the history archive moved out (ref, saved files, row)', async () => {
     const repo = repoWithIgnored();

@@ -463,6 +463,20 @@ describe('destructive command classifier: cost', () => {
     assert.deepEqual(classifyShellCommand(under), { label: 'rm -r', reachesIgnored: true, onlyOverChanges: false });
   });
 
+  it('only git clean -x/-X reaches dependency and build folders, wherever it is in the line; rm -rf build does not', () => {
+    const reaches = (line: string) => classifyShellCommand(line)?.reachesBuildFolders === true;
+    for (const line of ['git clean -fdx', 'git clean -fX', 'git stash && git clean -xdf', 'sh -c "git clean -ffdx"'])
+      assert.equal(reaches(line), true, line);
+    for (const line of ['git clean -fd', 'rm -rf build node_modules', 'git reset --hard', 'find . -delete'])
+      assert.equal(reaches(line), false, line);
+    assert.equal(classifyArgv(['bash', '-lc', 'git clean -fdx'])?.reachesBuildFolders, true);
+    assert.equal(
+      classifyShellCommand('find . -name x -exec git clean -fdx \\;')?.reachesBuildFolders,
+      true,
+      'through find -exec',
+    );
+  });
+
   it('10,000 segments `a && a && …` complete in linear time, destructive last or not at all', () => {
     const segments = (last: string) => Array.from({ length: 9999 }, () => 'a').join(' && ') + ' && ' + last;
     const [found, ms] = timed(() => classifyShellCommand(segments('rm -rf x')));

@@ -42,6 +42,7 @@ export async function checkpointHook(
       label: found.label,
       reachesIgnored: found.reachesIgnored,
       onlyOverChanges: found.onlyOverChanges,
+      ...(found.reachesBuildFolders ? { reachesBuildFolders: true } : {}),
     });
     // The next event of this chat can take the fast path again (the journal changed: fastHook.ts); best effort,
     // like the facts themselves: a failure only sends the next event down this path too.

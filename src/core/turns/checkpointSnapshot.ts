@@ -19,6 +19,11 @@ import type { JournalStatement } from '../store/journal';
 
 export const CHECKPOINT_REF_PREFIX = 'refs/agent-versions/checkpoints/';
 const SAVED_BYTES_CAP = 200 * 1024 * 1024;
+/**
+ * The most files of dependency and build folders one checkpoint copies: a folder that would pass it is left out whole
+ * (it is reinstallable or rebuilt, and copying it would hold the agent's command up for seconds).
+ */
+const HEAVY_FILES_CAP = 5_000;
 export const SAVED_FILES_MANIFEST = 'manifest.json';
 
 /** What the classifier recognised (cli/hooks/destructiveCommand/), and the command's text. */
@@ -32,6 +37,8 @@ export interface CheckpointInput {
   reachesIgnored: boolean;
   /** It destroys only what differs from HEAD (`git pull`, `mv a b`): over a clean tree the tree needs no snapshot. */
   onlyOverChanges?: boolean;
+  /** It can delete ignored dependency and build folders (`git clean -x`): they are kept too, whole, within budget. */
+  reachesBuildFolders?: boolean;
 }
 
 /** Where the checkpoint is taken: the running turn, HEAD, and the status the gate decided on. */
@@ -72,11 +79,11 @@ export async function takeCheckpoint(
   input: CheckpointInput,
   now: number,
 ): Promise<TakenCheckpoint | null> {
-  let ignored: string[] | null = null;
+  let ignored: IgnoredFiles | null = null;
   if (input.onlyOverChanges && at.health.clean) {
     if (!input.reachesIgnored) return null;
-    ignored = await listIgnoredFiles(repo);
-    if (ignored.length === 0) return null;
+    ignored = await listIgnoredFiles(repo, input.reachesBuildFolders === true);
+    if (ignoredCount(ignored) === 0) return null;
   }
   const id = randomUuid();
   const ref = `${CHECKPOINT_REF_PREFIX}${id}`;
@@ -96,7 +103,11 @@ export async function takeCheckpoint(
   let savedFiles = 0;
   if (input.reachesIgnored) {
     try {
-      savedFiles = copyIgnoredFiles(repo, id, ignored ?? (await listIgnoredFiles(repo)));
+      savedFiles = copyIgnoredFiles(
+        repo,
+        id,
+        ignored ?? (await listIgnoredFiles(repo, input.reachesBuildFolders === true)),
+      );
     } catch (error) {
       await discardCheckpoint(repo, { ref, commit: made.commit, savedDir: savedFilesDir(repo.stateDir, id) });
       throw error;
@@ -136,68 +147,126 @@ export interface SavedEntry {
 }
 
 /**
- * The ignored files a command could delete, relative to the root: every file git ignores, folders walked, without
- * dependency and build folders (HEAVY_PATTERNS: reinstallable) or `.git`.
+ * The ignored files a command could delete, relative to the root: `plain` those outside dependency and build folders
+ * (`.env`, local config), `heavy` each such folder (HEAVY_PATTERNS: `build/`, `node_modules/`, …) with its files, or
+ * `null` when it holds more than HEAVY_FILES_CAP.
  */
-async function listIgnoredFiles(repo: GitRepository): Promise<string[]> {
-  const ignored = await ignoredEntries(repo);
-  const heavy = new Set(HEAVY_PATTERNS.map((p) => p.replace(/\/$/, '')));
-  const files: string[] = [];
-  const walk = (rel: string, depth: number): void => {
-    if (depth > 64) return;
-    const abs = path.join(repo.root, rel);
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(abs, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      if (heavy.has(e.name) || e.name === '.git') continue;
-      const child = `${rel}/${e.name}`;
-      if (e.isDirectory()) walk(child, depth + 1);
-      else if (e.isFile() || e.isSymbolicLink()) files.push(child);
-    }
-  };
-  for (const entry of ignored) {
-    const rel = entry.replace(/\/$/, '');
-    if (rel.split('/').some((part) => heavy.has(part))) continue;
-    if (entry.endsWith('/')) walk(rel, 0);
-    else files.push(rel);
-  }
-  return files;
+interface IgnoredFiles {
+  plain: string[];
+  heavy: { folder: string; files: string[] | null }[];
 }
 
-/** Copies the ignored files (files over LARGE_FILE_BYTES and past SAVED_BYTES_CAP left out); how many were kept. */
-function copyIgnoredFiles(repo: GitRepository, id: string, files: readonly string[]): number {
-  if (files.length === 0) return 0;
+/** How many files of the listing could be kept. */
+function ignoredCount(ignored: IgnoredFiles): number {
+  return ignored.plain.length + ignored.heavy.reduce((n, h) => n + (h.files?.length ?? 0), 0);
+}
+
+/**
+ * Lists the ignored files, folders walked (`.git` never); the dependency and build folders only when the command
+ * reaches them (`buildFolders`: `git clean -x`), each walk stopping past HEAVY_FILES_CAP files, so a big
+ * `node_modules` costs at most that many entries.
+ */
+async function listIgnoredFiles(repo: GitRepository, buildFolders: boolean): Promise<IgnoredFiles> {
+  const entries = await ignoredEntries(repo);
+  const heavyNames = new Set(HEAVY_PATTERNS.map((p) => p.replace(/\/$/, '')));
+  const listed: IgnoredFiles = { plain: [], heavy: [] };
+  /** Walks `rel` into `into`; false once `into` holds more than `cap` files (the walk stopped). */
+  const walk = (rel: string, depth: number, into: string[], cap: number, heavyFolders: boolean): boolean => {
+    if (depth > 64) return true;
+    let dirents: fs.Dirent[];
+    try {
+      dirents = fs.readdirSync(path.join(repo.root, rel), { withFileTypes: true });
+    } catch {
+      return true;
+    }
+    for (const e of dirents) {
+      if (e.name === '.git') continue;
+      const child = `${rel}/${e.name}`;
+      if (!heavyFolders && heavyNames.has(e.name) && e.isDirectory()) {
+        if (buildFolders) listed.heavy.push({ folder: child, files: heavyFiles(child) });
+      } else if (e.isDirectory()) {
+        if (!walk(child, depth + 1, into, cap, heavyFolders)) return false;
+      } else if (e.isFile() || e.isSymbolicLink()) {
+        into.push(child);
+        if (into.length > cap) return false;
+      }
+    }
+    return true;
+  };
+  const heavyFiles = (folder: string): string[] | null => {
+    const files: string[] = [];
+    return walk(folder, 0, files, HEAVY_FILES_CAP, true) ? files : null;
+  };
+  for (const entry of entries) {
+    const rel = entry.replace(/\/$/, '');
+    const parts = rel.split('/');
+    const heavyAt = parts.findIndex((part) => heavyNames.has(part));
+    if (heavyAt >= 0) {
+      // Inside (or at) a dependency or build folder: that whole folder, listed once.
+      const folder = parts.slice(0, heavyAt + 1).join('/');
+      if (!buildFolders || listed.heavy.some((h) => h.folder === folder)) continue;
+      const st = fs.lstatSync(path.join(repo.root, folder), { throwIfNoEntry: false });
+      if (st?.isDirectory()) listed.heavy.push({ folder, files: heavyFiles(folder) });
+      else if (heavyAt === parts.length - 1) listed.plain.push(rel);
+    } else if (entry.endsWith('/')) walk(rel, 0, listed.plain, Number.POSITIVE_INFINITY, false);
+    else listed.plain.push(rel);
+  }
+  return listed;
+}
+
+/**
+ * Copies the ignored files: the plain ones first (files over LARGE_FILE_BYTES and past SAVED_BYTES_CAP left out),
+ * then each dependency or build folder whole or not at all (half a `node_modules` brought back would be a broken
+ * install): kept when its files fit in what is left of SAVED_BYTES_CAP and HEAVY_FILES_CAP. How many were kept.
+ */
+function copyIgnoredFiles(repo: GitRepository, id: string, ignored: IgnoredFiles): number {
+  if (ignoredCount(ignored) === 0) return 0;
   const dir = savedFilesDir(repo.stateDir, id);
   fs.mkdirSync(path.join(dir, 'files'), { recursive: true, mode: 0o700 });
   const kept: SavedEntry[] = [];
   let bytes = 0;
-  for (const rel of files) {
+  const copy = (rel: string, st: fs.Stats): void => {
     const from = path.join(repo.root, rel);
-    let st: fs.Stats;
-    try {
-      st = fs.lstatSync(from);
-    } catch {
-      continue;
+    if (st.isSymbolicLink()) {
+      kept.push({ path: rel, mode: 0o120000, link: fs.readlinkSync(from) });
+      return;
     }
     const to = path.join(dir, 'files', rel);
+    fs.mkdirSync(path.dirname(to), { recursive: true, mode: 0o700 });
+    fs.copyFileSync(from, to);
+    fs.chmodSync(to, 0o600);
+    bytes += st.size;
+    kept.push({ path: rel, mode: st.mode & 0o111 ? 0o100755 : 0o100644 });
+  };
+  for (const rel of ignored.plain) {
     try {
-      if (st.isSymbolicLink()) {
-        kept.push({ path: rel, mode: 0o120000, link: fs.readlinkSync(from) });
-        continue;
-      }
-      if (!st.isFile() || st.size > LARGE_FILE_BYTES || bytes + st.size > SAVED_BYTES_CAP) continue;
-      fs.mkdirSync(path.dirname(to), { recursive: true, mode: 0o700 });
-      fs.copyFileSync(from, to);
-      fs.chmodSync(to, 0o600);
-      bytes += st.size;
-      kept.push({ path: rel, mode: st.mode & 0o111 ? 0o100755 : 0o100644 });
+      const st = fs.lstatSync(path.join(repo.root, rel));
+      if (st.isSymbolicLink() || (st.isFile() && st.size <= LARGE_FILE_BYTES && bytes + st.size <= SAVED_BYTES_CAP))
+        copy(rel, st);
     } catch {
       // A file that vanished or cannot be read is not kept; the others are.
     }
+  }
+  let heavyKept = 0;
+  for (const { files } of ignored.heavy) {
+    if (files === null || heavyKept + files.length > HEAVY_FILES_CAP) continue;
+    const sizes = new Map<string, fs.Stats>();
+    let folderBytes = 0;
+    for (const rel of files) {
+      const st = fs.lstatSync(path.join(repo.root, rel), { throwIfNoEntry: false });
+      if (!st || !(st.isFile() || st.isSymbolicLink())) continue;
+      sizes.set(rel, st);
+      if (st.isFile()) folderBytes += st.size;
+    }
+    if (bytes + folderBytes > SAVED_BYTES_CAP) continue;
+    for (const [rel, st] of sizes) {
+      try {
+        copy(rel, st);
+      } catch {
+        // As above: a file that vanished or cannot be read is not kept.
+      }
+    }
+    heavyKept += files.length;
   }
   fs.writeFileSync(path.join(dir, SAVED_FILES_MANIFEST), JSON.stringify(kept), { mode: 0o600 });
   return kept.length;

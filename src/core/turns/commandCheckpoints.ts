@@ -27,8 +27,8 @@ import { openTurns, runStatement } from './turnRecords';
  * - For commands that reach ignored files (`git clean -x`, `rm` of paths), the ignored files that are not in that
  *   commit are copied beside the store (`<state>/checkpoints/<id>/`, owner-only), never into a ref: `.env` and other
  *   files our secret rules keep out of versions are among them, and a ref would travel with `git push --mirror`.
- *   Dependency and build folders (HEAVY_PATTERNS) and files over LARGE_FILE_BYTES are not copied (reinstallable, and
- *   not worth the disk), nor more than SAVED_BYTES_CAP in all.
+ *   Files over LARGE_FILE_BYTES are not copied, nor more than SAVED_BYTES_CAP in all; dependency and build folders
+ *   (HEAVY_PATTERNS) only for `git clean -x`, each whole or not at all (checkpointSnapshot.ts).
  * - The row (command text kept like a prompt: never logged) belongs to the turn; Restore to Before This Command is a
  *   restore of the commit through the one saga, then the saved ignored files that are missing are written back.
  */

@@ -18,11 +18,9 @@ import { assertNothingLost, git } from '../../support/gitFixtures';
  * with an ignored `.env` and an ignored build folder, `rm -rf src` — as ONE turn of shell commands, so each agent
  * runs once: the same script for every agent (each test has its mock call the agent's own shell tool with these
  * commands), then every checkpoint is restored, the latest first, each to the exact tree just before its command
- * (the trees are worked out from the start tree, not read back), and the turn's own Undo after them.
- *
- * The one thing no checkpoint brings back is the build folder: `build/` is one of the dependency and build folders
- * a checkpoint leaves out by design (HEAVY_PATTERNS: reinstallable, and often most of the disk;
- * docs/design/command-checkpoints.md). The tests say so where they compare.
+ * (the trees are worked out from the start tree, not read back), and the turn's own Undo after them. The ignored
+ * build folder `git clean -fdx` deletes comes back whole with its checkpoint (a dependency or build folder is kept
+ * when it fits the checkpoint's budget; docs/design/command-checkpoints.md).
  */
 
 export const ENV_FILE = '.env';
@@ -47,7 +45,7 @@ export interface CheckpointWorld {
   /** The tree when the turn starts (treeOf: ignored files included). */
   start: Record<string, string>;
   content: Set<string>;
-  /** The ignored files at the start a checkpoint keeps (all but the build folder's). */
+  /** The ignored files at the start, which the checkpoint of `git clean -fdx` keeps (the build folder's included). */
   keptIgnored: string[];
   /** The files HEAD holds at the start, with their content (the turn's version moves HEAD on). */
   committed: Record<string, string>;
@@ -86,7 +84,7 @@ export function prepareCheckpointTurn(sandbox: Sandbox, options: { rm?: string }
     commands,
     start: exactTree(repo),
     content: inventory(repo),
-    keptIgnored: ignored.filter((f) => f !== '' && !f.startsWith('build/')).sort(),
+    keptIgnored: ignored.filter((f) => f !== '').sort(),
     committed,
   };
 }
@@ -148,33 +146,28 @@ export function assertEachCheckpointRestores(
 
   const broughtBack = avhJson<{ broughtBack: number }>(sandbox, ['undo', '--before-command', clean.id]).broughtBack;
   assert.equal(broughtBack, world.keptIgnored.length, 'the ignored files git clean -x deleted are written back');
-  const { [BUILD_FILE]: build, ...beforeCleanButBuild } = trees.beforeClean;
-  assert.equal(build, 'built\n');
   assert.deepEqual(
     exactTree(repo),
-    beforeCleanButBuild,
-    'just before git clean -fdx: the untracked file and the ignored .env (build/ is left out of checkpoints by design)',
+    trees.beforeClean,
+    'just before git clean -fdx: the untracked file, the ignored .env and the ignored build folder',
   );
   assert.equal(exactTree(repo)[ENV_FILE], ENV_CONTENT);
+  assert.equal(exactTree(repo)[BUILD_FILE], 'built\n');
 
   avhJson(sandbox, ['undo', '--before-command', stash.id]);
-  assert.deepEqual(exactTree(repo), withoutBuild(trees.beforeStash), 'just before git stash: the stashed edit');
+  assert.deepEqual(exactTree(repo), trees.beforeStash, 'just before git stash: the stashed edit');
 
   avhJson(sandbox, ['undo', '--before-command', reset.id]);
   assert.deepEqual(
     exactTree(repo),
-    withoutBuild(trees.beforeReset),
+    trees.beforeReset,
     'just before git reset --hard: the user’s edit, the untracked file and the agent’s edit',
   );
 
   const undo = avhJson<{ result: string; turnId: string }>(sandbox, ['undo', '--turn', turnId, '--yes']);
   assert.deepEqual([undo.result, undo.turnId], ['restored', turnId]);
-  assert.deepEqual(exactTree(repo), withoutBuild(world.start), 'the turn’s own Undo: the exact tree it started from');
+  assert.deepEqual(exactTree(repo), world.start, 'the turn’s own Undo: the exact tree it started from');
   assertNothingLost(repo, world.content);
-}
-
-function withoutBuild(tree: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(tree).filter(([file]) => !file.startsWith('build/')));
 }
 
 /**

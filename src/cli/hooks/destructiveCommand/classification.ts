@@ -22,6 +22,13 @@ export interface DestructiveCommand {
    * snapshot of the tree (docs/design/command-checkpoints.md, "Nothing to destroy").
    */
   onlyOverChanges: boolean;
+  /**
+   * The line can delete dependency and build folders as a side effect: `git clean -x`/`-X` removes every ignored
+   * `build/` and `node_modules/` of the tree. The checkpoint then saves them too, within its budget
+   * (checkpointSnapshot.ts); an `rm -rf build` is a deliberate removal of a rebuildable folder and does not. Present
+   * only when true.
+   */
+  reachesBuildFolders?: true;
 }
 
 export interface Context {
@@ -43,6 +50,16 @@ export const NO_STDIN = { stdinFed: false, stdinText: null, implicitOperands: fa
 
 export function destructive(label: string, reachesIgnored: boolean, onlyOverChanges = false): DestructiveCommand {
   return { label, reachesIgnored, onlyOverChanges };
+}
+
+/** What a line's classification carries out of the walker: the label and the flags, nothing of the words. */
+export function classified(found: DestructiveCommand): DestructiveCommand {
+  return {
+    label: found.label,
+    reachesIgnored: found.reachesIgnored,
+    onlyOverChanges: found.onlyOverChanges,
+    ...(found.reachesBuildFolders ? { reachesBuildFolders: true as const } : {}),
+  };
 }
 
 export function baseName(path: string): string {

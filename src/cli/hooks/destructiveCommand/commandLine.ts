@@ -4,6 +4,7 @@
 
 import {
   baseName,
+  classified,
   type Context,
   destructive,
   type DestructiveCommand,
@@ -45,13 +46,13 @@ export function classifyScript(text: string, depth: number): DestructiveCommand 
     };
     const found = classifyWords(command.words, 0, context, true);
     if (found === null) continue;
-    if (first === null)
-      first = { label: found.label, reachesIgnored: found.reachesIgnored, onlyOverChanges: found.onlyOverChanges };
+    if (first === null) first = classified(found);
     else {
       if (found.reachesIgnored) first.reachesIgnored = true;
       if (!found.onlyOverChanges) first.onlyOverChanges = false;
+      if (found.reachesBuildFolders) first.reachesBuildFolders = true;
     }
-    if (first.reachesIgnored && !first.onlyOverChanges) break;
+    if (first.reachesIgnored && !first.onlyOverChanges && first.reachesBuildFolders) break;
   }
   return first;
 }
@@ -334,8 +335,7 @@ function classifyFind(words: Word[], i: number, ctx: Context): DestructiveComman
       if (!prompts || ctx.stdinFed) {
         const inner: Context = { ...NO_STDIN, depth: ctx.depth, wrappers: ctx.wrappers + 1 };
         const found = classifyWords(words.slice(j + 1, end), 0, inner, false);
-        if (found !== null)
-          return destructive('find -exec ' + found.label, found.reachesIgnored, found.onlyOverChanges);
+        if (found !== null) return { ...classified(found), label: 'find -exec ' + found.label };
       }
       j = end;
     }

@@ -74,8 +74,8 @@ export function classifyGit(words: Word[], i: number, ctx: Context): Destructive
       const args = readArgs(words, rest, 'e', LONG_WITH_VALUE);
       if (hasOption(args, '-n', '--dry-run', '-h', '--help')) return null;
       if (hasOption(args, '-i', '--interactive') && !ctx.stdinFed) return null;
-      if (hasOption(args, '-x')) return destructive('git clean -x', true);
-      if (hasOption(args, '-X')) return destructive('git clean -X', true);
+      if (hasOption(args, '-x')) return { ...destructive('git clean -x', true), reachesBuildFolders: true };
+      if (hasOption(args, '-X')) return { ...destructive('git clean -X', true), reachesBuildFolders: true };
       return git('clean');
     }
     case 'stash':

@@ -25,7 +25,7 @@
 // cmd.exe syntax, and any line the tokenizer cannot read (unbalanced quotes or parentheses) give null.
 
 import { mayMention } from '../commandMentions';
-import { type DestructiveCommand, NO_STDIN } from './classification';
+import { classified, type DestructiveCommand, NO_STDIN } from './classification';
 import { classifyScript, classifyWords } from './commandLine';
 import type { Word } from './shellSyntax';
 
@@ -76,7 +76,5 @@ export function classifyArgv(argv: readonly string[]): DestructiveCommand | null
   if (!mentions) return null;
   const words = argv.map((text): Word => ({ text, dynamic: false, plain: false, assign: false }));
   const found = classifyWords(words, 0, { ...NO_STDIN, depth: 0, wrappers: 0 }, false);
-  return found === null
-    ? null
-    : { label: found.label, reachesIgnored: found.reachesIgnored, onlyOverChanges: found.onlyOverChanges };
+  return found === null ? null : classified(found);
 }
