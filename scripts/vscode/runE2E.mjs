@@ -177,9 +177,10 @@ async function runSideBySide(files, jobs) {
 function packageExtension(extDir, name) {
   // vsce globs every file under the folder before applying .vscodeignore; the 800 MB harness in
   // .vscode-test/ alone makes that take 10+ s. A copy without the folders vsce never ships anyway
-  // (.git, node_modules with --no-dependencies, .vscode-test) packages the same files in about a second.
+  // (.git, node_modules with --no-dependencies, .vscode-test, and the benchmarks' work folder, over a GB after a
+  // large-repository run) packages the same files in about a second.
   const stage = path.join(tmp, `${name}-stage`);
-  const skip = new Set(['.git', 'node_modules', '.vscode-test'].map((d) => path.join(extDir, d)));
+  const skip = new Set(['.git', 'node_modules', '.vscode-test', 'bench/.work'].map((d) => path.join(extDir, d)));
   cpSync(extDir, stage, {
     recursive: true,
     verbatimSymlinks: true,

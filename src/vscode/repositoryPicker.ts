@@ -3,6 +3,7 @@
 // repository the picker is not shown (context key MULTIPLE_REPOSITORIES_KEY, package.json `view/title`).
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { EventLog } from '../core/log';
 import type { RepositoryController } from './repositoryController';
 import type { RepositoryRegistry } from './repositoryRegistry';
 
@@ -27,13 +28,24 @@ export class HistoryRepositoryChoice implements vscode.Disposable {
   constructor(
     private readonly registry: RepositoryRegistry,
     private readonly state: vscode.Memento,
+    private readonly log: EventLog,
   ) {
+    // Listed before: listed again (the title bar's picker follows). Either way the view looks again: one that found
+    // no repository never listed them (folders that arrive after the extension started, a folder added later).
     const rescan = () => {
-      if (!this.roots) return;
-      this.roots = this.scan();
-      void this.roots.then(() => this.changed.fire());
+      if (this.roots) this.roots = this.scan();
+      void Promise.resolve(this.roots).then(() => this.changed.fire());
     };
-    this.disposables.push(vscode.workspace.onDidChangeWorkspaceFolders(rescan));
+    this.disposables.push(
+      vscode.workspace.onDidChangeWorkspaceFolders(() => {
+        // Counts only: a late folder list is what a view stuck on "no repository" would miss.
+        this.log.info('workspace.folders-changed', {
+          folders: vscode.workspace.workspaceFolders?.length ?? 0,
+          listed: this.roots !== undefined,
+        });
+        rescan();
+      }),
+    );
     // A repository an agent opened outside the workspace folders joins the list (registry.repositories()).
     this.disposables.push(
       registry.onDidOpen((c) => void this.roots?.then((roots) => roots.includes(c.root) || rescan())),
@@ -85,6 +97,10 @@ export class HistoryRepositoryChoice implements vscode.Disposable {
 
   private async scan(): Promise<string[]> {
     const roots = await this.registry.repositories();
+    this.log.info('view.repositories-listed', {
+      folders: vscode.workspace.workspaceFolders?.length ?? 0,
+      repositories: roots.length,
+    });
     await vscode.commands.executeCommand('setContext', MULTIPLE_REPOSITORIES_KEY, roots.length > 1);
     return roots;
   }
@@ -98,8 +114,9 @@ export class HistoryRepositoryChoice implements vscode.Disposable {
 export function registerRepositoryPicker(
   context: vscode.ExtensionContext,
   registry: RepositoryRegistry,
+  log: EventLog,
 ): HistoryRepositoryChoice {
-  const choice = new HistoryRepositoryChoice(registry, context.workspaceState);
+  const choice = new HistoryRepositoryChoice(registry, context.workspaceState, log);
   context.subscriptions.push(
     choice,
     vscode.commands.registerCommand(PICK_HISTORY_REPOSITORY_COMMAND, () => choice.pick()),

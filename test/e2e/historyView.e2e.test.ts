@@ -291,3 +291,41 @@ describe('Version History in a two-folder workspace: the repository picker in it
     await view.getByRole('option', { name: /^Agent: A turn in the second repository,/ }).waitFor({ timeout: 60_000 });
   });
 });
+
+describe('Version History in a workspace whose only folder is no repository: a folder added later', function () {
+  this.timeout(180_000);
+  let workbench: Workbench | undefined;
+
+  after(async () => {
+    await workbench?.stop();
+    cleanupTempDirs();
+  });
+
+  it('the view that said "Open a folder that is a git repository" shows the added repository’s versions', async () => {
+    const plain = tempDir('avh-plain-');
+    fs.writeFileSync(path.join(plain, 'notes.txt'), 'not a repository\n');
+    const repo = makeRepo();
+    recordTurn(repo, 'A turn in the added folder', 'a.txt', 'a\n');
+    const workspace = path.join(tempDir('avh-workspace-'), 'grow.code-workspace');
+    fs.writeFileSync(workspace, JSON.stringify({ folders: [{ path: plain }] }));
+    workbench = await startWorkbench({ folder: plain });
+    const page = workbench.page;
+    await page.goto(`${workbench.server.url}?workspace=${encodeURIComponent(workspace)}`, {
+      waitUntil: 'domcontentloaded',
+      timeout: 60_000,
+    });
+    await page.locator('.monaco-workbench .part.statusbar').waitFor({ state: 'visible', timeout: 60_000 });
+    await openVersionHistory(page);
+    const view = pane(page);
+    await view.getByText('Open a folder that is a git repository').waitFor({ timeout: 60_000 });
+    // What File > Add Folder to Workspace writes; VS Code reads the file again and the folders change in place.
+    fs.writeFileSync(workspace, JSON.stringify({ folders: [{ path: plain }, { path: repo }] }));
+    try {
+      await view.getByRole('option', { name: /^Agent: A turn in the added folder,/ }).waitFor({ timeout: 60_000 });
+    } catch (error) {
+      console.log(`    screenshot: ${await workbench.screenshot('e2e-view-folder-added')}`);
+      console.log(`    extension log (last 40 lines):\n${workbench.extensionLog().split('\n').slice(-40).join('\n')}`);
+      throw error;
+    }
+  });
+});

@@ -334,7 +334,7 @@ export function registerHistoryView(
   log: EventLog,
   agents: AgentConnections,
 ): HistoryViewProvider {
-  const choice = registerRepositoryPicker(context, registry);
+  const choice = registerRepositoryPicker(context, registry, log);
   const provider = new HistoryViewProvider(context.extensionUri, registry, choice, runner, branchLoss, log, agents);
   context.subscriptions.push(
     provider,
