@@ -54,9 +54,10 @@ await build({
   external: ['vscode'],
   mainFields: ['module', 'main'], // jsonc-parser (connect from VS Code): see the full CLI's build below
 });
-// The CLI is three bundles (docs/design.md, "Fast hook events"): dist/cli.js, the command, is a small entry; for a
-// hook event it starts the one git process, then requires dist/cliHook.js (the fast path: no sql.js, no xstate)
-// by a path; everything else requires dist/cliMain.js, the full CLI.
+// The CLI is four bundles (docs/design.md, "Fast hook events"): dist/cli.js, the command, is a tiny entry that
+// answers a harmless pre-tool event and otherwise requires dist/cliRun.js, the rest of the entry; for a hook event
+// that starts the one git process, then requires dist/cliHook.js (the fast path: no sql.js, no xstate) by a path;
+// everything else requires dist/cliMain.js, the full CLI.
 // jsonc-parser's UMD build hides its requires from the bundler: mainFields takes its ES module build.
 /** The small bundles must stay small: neither engine may creep into them through an import. */
 const light = ({ metafile }) => {
@@ -109,12 +110,21 @@ async function buildCli(out, options) {
   await build({
     ...options,
     define: { ...options.define, AVH_CLI_MAIN: '"cliMain.js"', AVH_CLI_HOOK: '"cliHook.js"' },
+    entryPoints: [path.join(root, 'src/cli/entryRun.ts')],
+    outfile: path.join(out, 'cliRun.js'),
+    metafile: true,
+  }).then(light);
+  // The command's entry: only what answers a harmless pre-tool event; the rest of the entry is cliRun.js.
+  await build({
+    ...options,
+    define: { ...options.define, AVH_CLI_RUN: '"cliRun.js"' },
     entryPoints: [path.join(root, 'src/cli/entry.ts')],
     outfile: path.join(out, 'cli.js'),
     banner: { js: '#!/usr/bin/env node' },
     metafile: true,
   }).then(light);
-  for (const bundle of ['cli.js', 'cliHook.js', 'cliMain.js', 'gitLauncher.js']) plainBuiltins(path.join(out, bundle));
+  for (const bundle of ['cli.js', 'cliRun.js', 'cliHook.js', 'cliMain.js', 'gitLauncher.js'])
+    plainBuiltins(path.join(out, bundle));
   chmodSync(path.join(out, 'cli.js'), 0o755);
 }
 await buildCli(dist, production);

@@ -103,7 +103,7 @@ export const CORE_PUBLIC = [
  * The hook fast path (dist/cli.js's entry and dist/cliHook.js) reaches below the façade by design: it answers a hook
  * event in one git status, without loading sql.js or the façade (docs/design/hooks-and-fast-path.md).
  */
-export const FAST_PATH = ['src/cli/entry.ts', 'src/cli/hooks/'];
+export const FAST_PATH = ['src/cli/entry.ts', 'src/cli/entryRun.ts', 'src/cli/hooks/'];
 
 const under = (file, entries) => entries.some((entry) => names(entry, file));
 

@@ -1,35 +1,20 @@
 /**
  * `agent-versions`, the command (dist/cli.js): a small entry that keeps the common hook events fast. A pre-tool
- * event of a `--tool` entry whose command is harmless is answered here (hooks/toolShortcut.ts). Any other `hook`
- * command starts the fast path's one git process first (hooks/earlyProbe.ts), then loads the fast path
- * (hooks/fastHook.ts, dist/cliHook.js: no sql.js, no xstate) while it runs; every other command, and a hook
- * event the fast path declines, loads the full CLI (main.ts, dist/cliMain.js) and runs it unchanged.
+ * event of a `--tool` entry whose command is harmless is answered here (hooks/toolShortcut.ts), before the rest of
+ * the entry (entryRun.ts, dist/cliRun.js) is even compiled: it is most of the entry's code, and compiling it cost a
+ * harmless event about 1 ms of its ~2 ms above a bare Node start. Everything else goes on to entryRun.ts.
  * docs/design.md, "Fast hook events".
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { safeMessage } from '../core/errors';
-import { requireBundle } from './codeCache';
 import { EXIT } from './exitCodes';
-import { startEarlyProbe } from './hooks/earlyProbe';
-import { largeRepositoryHintOnce } from '../core/git/largeRepository';
-import { stateDirOf } from '../core/git/repository';
-import { handOverStatus } from '../core/git/statusProbe';
 import { harmlessPreTool } from './hooks/toolShortcut';
 import { stdinOnce } from './processStdin';
 
-/** The bundles beside this file (scripts/build.mjs defines their names); the tsc output's modules otherwise. */
-declare const AVH_CLI_MAIN: string | undefined;
-declare const AVH_CLI_HOOK: string | undefined;
-const FULL_CLI = typeof AVH_CLI_MAIN === 'string' ? AVH_CLI_MAIN : 'main.js';
-const FAST_HOOK = typeof AVH_CLI_HOOK === 'string' ? AVH_CLI_HOOK : 'hooks/fastHook.js';
-
-// Loaded by a path, not an import: esbuild leaves these requires alone, so each bundle is loaded only by the
-// commands that need it (and no dynamic import() wraps modules in named initializers: see main.ts); from the code
-// cache the build wrote beside it, when this Node has one (codeCache.ts).
-function load<T>(file: string): T {
-  return requireBundle<T>(path.join(__dirname, file));
-}
+/** The rest of the entry, beside this file (scripts/build.mjs defines its name); the tsc output's module otherwise. */
+declare const AVH_CLI_RUN: string | undefined;
+const ENTRY_RUN = typeof AVH_CLI_RUN === 'string' ? AVH_CLI_RUN : 'entryRun.js';
 
 async function main(argv: readonly string[]): Promise<void> {
   const readStdin = stdinOnce();
@@ -42,32 +27,11 @@ async function main(argv: readonly string[]): Promise<void> {
         fs.appendFileSync(process.env.AVH_HOOK_PATH_LOG, 'entry\n');
       process.exit(EXIT.ok);
     }
-    // The status starts and stdin is asked for first; the fast path's code loads while both run.
-    const early = startEarlyProbe(argv, readStdin, process.cwd());
-    const fastHook = load<typeof import('./hooks/fastHook')>(FAST_HOOK);
-    const probe = await early;
-    const fast = await fastHook.tryFastHook(argv, readStdin, process.cwd(), probe);
-    // Declined: the full path's gate takes the status already run instead of running its own (statusProbe.ts).
-    if (fast.kind === 'declined' && probe) handOverStatus(probe.root, probe.status);
-    // A large repository without an untracked cache: one line to stderr, the first time (largeRepository.ts).
-    const hint = probe ? largeRepositoryHintOnce(probe.gitDir, stateDirOf(probe.gitDir)) : null;
-    if (hint) process.stderr.write(`${hint}\n`);
-    if (fast.kind === 'done') {
-      // Everything is written (the record fsynced, the facts renamed, the lease released), so the process ends now
-      // instead of when Node has closed its last handles (~5 ms per event here). Like the full path: stdout
-      // reaches the agent's context, so only --json prints, and the exit waits until that write is out.
-      // A guard's deny answer (connect --guard-destructive) is the agent's to read, without --json.
-      const out = fast.json
-        ? `${JSON.stringify(fast.result)}\n`
-        : fast.stdout !== undefined
-          ? `${fast.stdout}\n`
-          : null;
-      if (out !== null) process.stdout.write(out, () => process.exit(EXIT.ok));
-      else process.exit(EXIT.ok);
-      return;
-    }
   }
-  load<typeof import('./main')>(FULL_CLI).runCliProcess(argv, readStdin);
+  // Loaded by a path, not an import: esbuild leaves this require alone, so the shortcut above never compiles it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const rest = require(path.join(__dirname, ENTRY_RUN)) as typeof import('./entryRun');
+  await rest.runEntry(argv, readStdin);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

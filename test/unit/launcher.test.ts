@@ -25,7 +25,7 @@ import { CLI } from '../support/cliProcess';
 
 const repoRoot = path.resolve(__dirname, '../../..');
 const DIST = path.join(repoRoot, 'dist');
-const BUNDLES = ['cli.js', 'cliMain.js', 'cliHook.js', 'sql-wasm.wasm'];
+const BUNDLES = ['cli.js', 'cliRun.js', 'cliMain.js', 'cliHook.js', 'sql-wasm.wasm'];
 const PREFIX = 'agent-version-history.agent-version-history-';
 const { version } = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string };
 const NODE = process.execPath;

@@ -112,8 +112,8 @@ describe('what ships (production build)', function () {
     assert.ok(listing.includes('extension/dist/cli.js'), listing.join('\n'));
     // The licenses of what the bundles contain (the codicon font's CC BY 4.0 attribution among them) ship with them.
     assert.ok(listing.includes('extension/THIRD-PARTY-NOTICES.txt'), listing.join('\n'));
-    // The command is a small entry; the hook fast path and the full CLI it loads sit beside it.
-    for (const bundle of ['cliHook.js', 'cliMain.js', 'gitLauncher.js'])
+    // The command is a small entry; the rest of the entry, the hook fast path and the full CLI it loads sit beside it.
+    for (const bundle of ['cliRun.js', 'cliHook.js', 'cliMain.js', 'gitLauncher.js'])
       assert.ok(listing.includes(`extension/dist/${bundle}`), listing.join('\n'));
     // The bundles' own package scope, so Node does not parse the extension's manifest on every hook event.
     assert.ok(listing.includes('extension/dist/package.json'), listing.join('\n'));
