@@ -227,6 +227,19 @@ describe('Version History view in its own container (code-server + Chromium, ext
   });
 });
 
+/** A workbench on a new `<name>.code-workspace` holding `folders` (the file's path too, to change its folders). */
+async function openWorkspace(name: string, folders: string[]): Promise<{ workbench: Workbench; workspace: string }> {
+  const workspace = path.join(tempDir('avh-workspace-'), `${name}.code-workspace`);
+  fs.writeFileSync(workspace, JSON.stringify({ folders: folders.map((folder) => ({ path: folder })) }));
+  const workbench = await startWorkbench({ folder: folders[0] });
+  await workbench.page.goto(`${workbench.server.url}?workspace=${encodeURIComponent(workspace)}`, {
+    waitUntil: 'domcontentloaded',
+    timeout: 60_000,
+  });
+  await workbench.page.locator('.monaco-workbench .part.statusbar').waitFor({ state: 'visible', timeout: 60_000 });
+  return { workbench, workspace };
+}
+
 describe('Version History in a two-folder workspace: the repository picker in its title bar', function () {
   this.timeout(180_000);
   let first = '';
@@ -238,15 +251,7 @@ describe('Version History in a two-folder workspace: the repository picker in it
     second = makeRepo();
     recordTurn(first, 'A turn in the first repository', 'a.txt', 'a\n');
     recordTurn(second, 'A turn in the second repository', 'b.txt', 'b\n');
-    const workspace = path.join(tempDir('avh-workspace-'), 'two.code-workspace');
-    fs.writeFileSync(workspace, JSON.stringify({ folders: [{ path: first }, { path: second }] }));
-    workbench = await startWorkbench({ folder: first });
-    const page = workbench.page;
-    await page.goto(`${workbench.server.url}?workspace=${encodeURIComponent(workspace)}`, {
-      waitUntil: 'domcontentloaded',
-      timeout: 60_000,
-    });
-    await page.locator('.monaco-workbench .part.statusbar').waitFor({ state: 'visible', timeout: 60_000 });
+    workbench = (await openWorkspace('two', [first, second])).workbench;
   });
 
   afterEach(async function () {
@@ -306,20 +311,14 @@ describe('Version History in a workspace whose only folder is no repository: a f
     fs.writeFileSync(path.join(plain, 'notes.txt'), 'not a repository\n');
     const repo = makeRepo();
     recordTurn(repo, 'A turn in the added folder', 'a.txt', 'a\n');
-    const workspace = path.join(tempDir('avh-workspace-'), 'grow.code-workspace');
-    fs.writeFileSync(workspace, JSON.stringify({ folders: [{ path: plain }] }));
-    workbench = await startWorkbench({ folder: plain });
+    const opened = await openWorkspace('grow', [plain]);
+    workbench = opened.workbench;
     const page = workbench.page;
-    await page.goto(`${workbench.server.url}?workspace=${encodeURIComponent(workspace)}`, {
-      waitUntil: 'domcontentloaded',
-      timeout: 60_000,
-    });
-    await page.locator('.monaco-workbench .part.statusbar').waitFor({ state: 'visible', timeout: 60_000 });
     await openVersionHistory(page);
     const view = pane(page);
     await view.getByText('Open a folder that is a git repository').waitFor({ timeout: 60_000 });
     // What File > Add Folder to Workspace writes; VS Code reads the file again and the folders change in place.
-    fs.writeFileSync(workspace, JSON.stringify({ folders: [{ path: plain }, { path: repo }] }));
+    fs.writeFileSync(opened.workspace, JSON.stringify({ folders: [{ path: plain }, { path: repo }] }));
     try {
       await view.getByRole('option', { name: /^Agent: A turn in the added folder,/ }).waitFor({ timeout: 60_000 });
     } catch (error) {

@@ -217,7 +217,8 @@ async function listIgnoredFiles(repo: GitRepository, buildFolders: boolean): Pro
 /**
  * Copies the ignored files: the plain ones first (files over LARGE_FILE_BYTES and past SAVED_BYTES_CAP left out),
  * then each dependency or build folder whole or not at all (half a `node_modules` brought back would be a broken
- * install): kept when its files fit in what is left of SAVED_BYTES_CAP and HEAVY_FILES_CAP. How many were kept.
+ * install): kept when its files fit in what is left of SAVED_BYTES_CAP and HEAVY_FILES_CAP and none is over
+ * LARGE_FILE_BYTES. How many were kept.
  */
 function copyIgnoredFiles(repo: GitRepository, id: string, ignored: IgnoredFiles): number {
   if (ignoredCount(ignored) === 0) return 0;
@@ -250,16 +251,19 @@ function copyIgnoredFiles(repo: GitRepository, id: string, ignored: IgnoredFiles
   let heavyKept = 0;
   for (const { files } of ignored.heavy) {
     if (files === null || heavyKept + files.length > HEAVY_FILES_CAP) continue;
-    const sizes = new Map<string, fs.Stats>();
+    const stats = new Map<string, fs.Stats>();
     let folderBytes = 0;
+    let tooLarge = false;
     for (const rel of files) {
       const st = fs.lstatSync(path.join(repo.root, rel), { throwIfNoEntry: false });
       if (!st || !(st.isFile() || st.isSymbolicLink())) continue;
-      sizes.set(rel, st);
+      stats.set(rel, st);
       if (st.isFile()) folderBytes += st.size;
+      if (st.size > LARGE_FILE_BYTES) tooLarge = true;
     }
-    if (bytes + folderBytes > SAVED_BYTES_CAP) continue;
-    for (const [rel, st] of sizes) {
+    // A file over LARGE_FILE_BYTES is never kept, so neither is its folder (whole or not at all).
+    if (tooLarge || bytes + folderBytes > SAVED_BYTES_CAP) continue;
+    for (const [rel, st] of stats) {
       try {
         copy(rel, st);
       } catch {
