@@ -179,7 +179,10 @@ describe('Continue on a New Branch under SIGKILL (real CLI processes)', function
       { encoding: 'utf8', env: testGitEnv() },
     );
     assert.equal(refused.status, 1);
-    assert.match(refused.stderr, /git lock file for a branch is held/);
+    assert.match(
+      refused.stderr,
+      /git lock file for a branch is held .*git named \.git\/refs\/heads\/feature\/login-2\.lock\)/,
+    );
     assert.equal(fs.readFileSync(otherLock, 'utf8'), `${'1'.repeat(40)}\n`);
     assert.deepEqual(localBranchNames(other.repo), ['main']);
     assertNothingLost(other.repo, other.inventory);

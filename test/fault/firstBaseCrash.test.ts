@@ -129,6 +129,9 @@ describe('first turn in a repository without commits, killed while [Base] is mad
           /git lock file for a branch is held \(a \.lock file under \.git\/refs, or \.git\/HEAD\.lock/,
           retry.stderr,
         );
+        // The one git named, from .git/ on (the absolute path is not printed).
+        assert.match(retry.stderr, /git named \.git\/(refs\/\S+|HEAD)\.lock\)/, retry.stderr);
+        assert.doesNotMatch(retry.stderr, new RegExp(repo.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
         assert.ok(fs.existsSync(lock), 'refused only for the lock git left');
         assert.ok(branchCommits(repo).length <= 1);
         for (const name of lockFilesUnder(path.join(repo, '.git', 'refs')))

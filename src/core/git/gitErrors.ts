@@ -73,6 +73,7 @@ const NAMED_FILE: Partial<Record<GitErrorCode, readonly RegExp[]>> = {
   'unreadable-file': [/error: open\("(.+)"\): Permission denied/, /unable to index file '(.+)'/],
   'filter-failed': [/fatal: (.+): (?:clean|smudge) filter '?.+?'? failed/],
   'unsafe-repository': [/dubious ownership in repository at '(.+)'/],
+  'ref-locked': [/Unable to create '(.+\.lock)': File exists/],
 };
 
 /** The file a failure with `code` names in its stderr (a name only, never content), or undefined. Pure. */
@@ -150,6 +151,12 @@ export function verbOf(args: readonly string[]): string {
   return 'git';
 }
 
+/** A lock file git named by its absolute path, from the repository's `.git/` on when it is inside one. */
+function lockFromGitDir(file: string): string {
+  const at = file.lastIndexOf('/.git/');
+  return at < 0 ? file : file.slice(at + 1);
+}
+
 /**
  * The user-facing sentence for a failed command, chosen from its reason and the file git named (a name, never
  * content; pathBytes.ts prints one that is not UTF-8).
@@ -174,8 +181,8 @@ export function messageFor(reason: ErrorReason, args: readonly string[], exit: n
     case 'ref-locked':
       return (
         'A git lock file for a branch is held (a .lock file under .git/refs, or .git/HEAD.lock for the current ' +
-        'branch). Wait for the other git process to finish, or remove the stale .lock file if none is running, ' +
-        'then try again.'
+        `branch${file === undefined ? '' : `; git named ${printableName(lockFromGitDir(file))}`}). Wait for the ` +
+        'other git process to finish, or remove the stale .lock files if none is running, then try again.'
       );
     case 'not-a-repository':
       return 'This folder is not a git repository.';
