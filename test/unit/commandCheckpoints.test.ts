@@ -151,7 +151,7 @@ describe('checkpoints before an agent’s destructive commands (issue 34; dist/c
   });
 
   for (const fullPath of [false, true]) {
-    it(`git clean -fdx keeps an ignored build folder whole and a dependency folder past the cap not at all; rm -rf keeps no build folder (${fullPath ? 'the full path' : 'the fast path'})`, () => {
+    it(`git clean -fdx keeps an ignored build folder whole and a dependency folder past the cap not at all; rm keeps no build folder (${fullPath ? 'the full path' : 'the fast path'})`, () => {
       const repo = makeRepo();
       write(repo, '.gitignore', '.env\nbuild/\nnode_modules/\n');
       write(repo, 'src/app.ts', 'app\n');
@@ -174,7 +174,8 @@ describe('checkpoints before an agent’s destructive commands (issue 34; dist/c
       assert.equal(hook('claude-code', 'claude-code/UserPromptSubmit.json', repo).action, 'began');
       const rm = preTool('rm -rf src');
       assert.equal(rm.action, 'checkpoint', JSON.stringify(rm));
-      assert.equal(rm.files, 1, 'rm -rf: .env only, no build or dependency folder');
+      assert.equal(rm.files, 0, 'rm -rf src: no ignored file under src/, no build or dependency folder');
+      assert.equal(preTool('rm -rf src .env build').files, 1, '.env only: rm keeps no build folder, even named');
       const atClean = repoPicture(repo);
       const clean = preTool('git clean -fdx');
       assert.equal(clean.action, 'checkpoint', JSON.stringify(clean));
@@ -198,6 +199,48 @@ describe('checkpoints before an agent’s destructive commands (issue 34; dist/c
       assert.equal(fs.existsSync(path.join(repo, 'node_modules')), false, 'past the cap: left out whole, never half');
       const kept = savedFilesDir(path.join(repo, '.git', 'agent-versions'), clean.checkpointId!);
       assert.equal(fs.statSync(kept).mode & 0o777, 0o700);
+      assertNothingLost(repo, before);
+    });
+  }
+
+  for (const fullPath of [false, true]) {
+    it(`rm of named paths keeps only the ignored files at or under them; a glob or an rm elsewhere keeps every one (${fullPath ? 'the full path' : 'the fast path'})`, () => {
+      const repo = makeRepo();
+      write(repo, '.gitignore', '.env\n*.log\n.cache/\n');
+      write(repo, 'src/app.ts', 'app\n');
+      git(repo, 'add', '-A');
+      git(repo, 'commit', '-q', '-m', 'start');
+      write(repo, '.env', 'SECRET=1\n');
+      write(repo, 'logs/app.log', 'app log\n');
+      write(repo, 'logs/old/1.log', 'old log\n');
+      write(repo, 'src/debug.log', 'debug\n');
+      for (let i = 0; i < 20; i++) write(repo, `.cache/c${i}`, `${i}\n`);
+      const before = contentInventory(repo);
+      const preTool = (command: string): HookJson => {
+        const input = payload('claude-code/PreToolUse.json', repo, { tool_name: 'Bash', tool_input: { command } });
+        const r = cli(['hook', 'claude-code', '--tool', '--json'], repo, input, fullPath);
+        assert.equal(r.code, 0, r.stderr);
+        return JSON.parse(r.stdout) as HookJson;
+      };
+      assert.equal(hook('claude-code', 'claude-code/UserPromptSubmit.json', repo).action, 'began');
+      assert.equal(preTool('rm -rf logs').files, 2, 'logs/ only: not .env, src/debug.log or .cache/');
+      assert.equal(
+        preTool('cd src && rm debug.log').files,
+        1,
+        'the shell in src/: src/debug.log, found from any folder',
+      );
+      assert.equal(preTool('rm src/app.ts').files, 0, 'a tracked file: the tree is saved, no ignored file');
+      assert.equal(preTool('rm -f *.log').files, 24, 'a glob: every ignored file');
+      const atRm = repoPicture(repo);
+      const rm = preTool('rm -rf logs');
+      sh(repo, 'rm -rf logs');
+      assert.equal(hook('claude-code', 'claude-code/Stop.json', repo).action, 'ended');
+      const back = cli(['undo', '--before-command', rm.checkpointId!, '--json'], repo);
+      assert.equal(back.code, 0, back.stderr);
+      assert.equal((JSON.parse(back.stdout) as { broughtBack: number }).broughtBack, 2);
+      const now = repoPicture(repo);
+      for (const file of ['logs/app.log', 'logs/old/1.log', '.env', 'src/debug.log'])
+        assert.equal(now[file], atRm[file], `${file} as just before rm -rf logs`);
       assertNothingLost(repo, before);
     });
   }
@@ -230,7 +273,7 @@ describe('checkpoints before an agent’s destructive commands (issue 34; dist/c
     const before = contentInventory(repo);
     hook('claude-code', 'claude-code/UserPromptSubmit.json', repo, { prompt: 'Newer' });
     write(repo, '.env', 'SECRET=2\n');
-    const newer = bash(repo, 'rm -rf src');
+    const newer = bash(repo, 'rm -rf src .env');
     assert.equal(newer.action, 'checkpoint', JSON.stringify(newer));
     assert.deepEqual(listed(), [newer.checkpointId], 'the archived turn’s checkpoint went with the new one');
     assert.equal(hasRef(old.checkpointId!), false, 'its ref is gone');

@@ -6,6 +6,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { targetMatcher } from '../../src/core/turns/checkpointSnapshot';
 import {
   classifyArgv,
   classifyShellCommand,
@@ -460,7 +461,12 @@ describe('destructive command classifier: cost', () => {
     assert.ok(ms < 200, `${ms} ms`);
     const under = 'echo ' + 'x'.repeat(MAX_CLASSIFIED_CHARS - 30) + ' && rm -rf y';
     assert.ok(under.length <= MAX_CLASSIFIED_CHARS);
-    assert.deepEqual(classifyShellCommand(under), { label: 'rm -r', reachesIgnored: true, onlyOverChanges: false });
+    assert.deepEqual(classifyShellCommand(under), {
+      label: 'rm -r',
+      reachesIgnored: true,
+      onlyOverChanges: false,
+      ignoredTargets: ['y'],
+    });
   });
 
   it('only git clean -x/-X reaches dependency and build folders, wherever it is in the line; rm -rf build does not', () => {
@@ -477,10 +483,44 @@ describe('destructive command classifier: cost', () => {
     );
   });
 
+  it('rm names its targets when every command reaching ignored files is an rm of literal paths; otherwise none', () => {
+    const targets = (line: string) => classifyShellCommand(line)?.ignoredTargets;
+    assert.deepEqual(targets('rm -rf logs'), ['logs']);
+    assert.deepEqual(targets('rm -f a.txt "b c.txt" && rm -r ./tmp/x'), ['a.txt', 'b c.txt', './tmp/x']);
+    assert.deepEqual(targets('git reset --hard && rm -rf dist/cache'), ['dist/cache'], 'reset reaches no ignored file');
+    assert.deepEqual(targets('sudo rm -rf /tmp/x'), ['/tmp/x']);
+    assert.deepEqual(targets('sh -c "rm -rf logs"'), ['logs']);
+    assert.deepEqual(targets('rm -rf "*.log"'), ['*.log'], 'a quoted star is a file name');
+    for (const line of [
+      'rm -rf *.log', // a glob
+      'rm -rf $DIR', // an expansion
+      'rm -rf {a,b}', // a brace list
+      'rm -rf ~/x', // a home folder
+      'rm -rf logs && git clean -fdx', // another command reaching ignored files names none
+      'git clean -fX && rm -rf logs',
+      'cp a.txt .env && rm -rf logs', // a copy onto a path names no target
+      'find . -name x -exec rm {} \\;',
+      'ls | xargs rm',
+    ])
+      assert.equal(targets(line), undefined, line);
+    assert.deepEqual(classifyArgv(['rm', '-rf', '*.log'])?.ignoredTargets, ['*.log'], 'an argv runs no shell: no glob');
+  });
+
+  it('targetMatcher: at or under a named path from any folder of the repository; the whole repository when unsure', () => {
+    const root = '/home/u/repo';
+    const match = targetMatcher(root, ['logs', './tmp/x', '/home/u/repo/out/a.txt'])!;
+    for (const file of ['logs', 'logs/app.log', 'src/logs/app.log', 'tmp/x', 'a/tmp/x/y', 'out/a.txt'])
+      assert.equal(match(file), true, file);
+    for (const file of ['.env', 'logsx/app.log', 'mylogs', 'tmp/xy', 'a/out/a.txt', 'out/a.txt2'])
+      assert.equal(match(file), false, file);
+    for (const targets of [['.'], ['..'], ['../other'], ['logs', '/home/u/repo'], ['/elsewhere/repo/x'], ['a/../..']])
+      assert.equal(targetMatcher(root, targets), null, targets.join(' '));
+  });
+
   it('10,000 segments `a && a && …` complete in linear time, destructive last or not at all', () => {
     const segments = (last: string) => Array.from({ length: 9999 }, () => 'a').join(' && ') + ' && ' + last;
     const [found, ms] = timed(() => classifyShellCommand(segments('rm -rf x')));
-    assert.deepEqual(found, { label: 'rm -r', reachesIgnored: true, onlyOverChanges: false });
+    assert.deepEqual(found, { label: 'rm -r', reachesIgnored: true, onlyOverChanges: false, ignoredTargets: ['x'] });
     const [none, ms2] = timed(() => classifyShellCommand(segments('rm')));
     assert.equal(none, null);
     const [pipes] = timed(() => classifyShellCommand(Array.from({ length: 10000 }, () => 'rm').join('|')));
@@ -510,19 +550,26 @@ describe('destructive command classifier: cost', () => {
       label: 'rm -r',
       reachesIgnored: true,
       onlyOverChanges: false,
+      ignoredTargets: ['x'],
     });
     // wrappers chain without limit in the text: past 16 the command counts as unknown, without recursing further
     assert.deepEqual(classifyShellCommand('sudo env nice -n 5 timeout 9 nohup time stdbuf -oL rm -rf x'), {
       label: 'rm -r',
       reachesIgnored: true,
       onlyOverChanges: false,
+      ignoredTargets: ['x'],
     });
     assert.equal(classifyShellCommand('sudo '.repeat(12000) + 'rm -rf x'), null);
     assert.equal(classifyShellCommand('xargs '.repeat(10000) + 'rm'), null);
     assert.equal(classifyShellCommand('find . -exec '.repeat(5000) + 'rm x' + ' ;'.repeat(5000)), null);
     assert.equal(classifyArgv([...Array.from({ length: 12000 }, () => 'env'), 'rm', '-rf', 'x']), null);
     const [subshells] = timed(() => classifyShellCommand('('.repeat(20000) + 'rm -rf x' + ')'.repeat(20000)));
-    assert.deepEqual(subshells, { label: 'rm -r', reachesIgnored: true, onlyOverChanges: false });
+    assert.deepEqual(subshells, {
+      label: 'rm -r',
+      reachesIgnored: true,
+      onlyOverChanges: false,
+      ignoredTargets: ['x'],
+    });
     assert.ok(ms < 500, `${ms} ms`);
   });
 

@@ -43,6 +43,7 @@ export async function checkpointHook(
       reachesIgnored: found.reachesIgnored,
       onlyOverChanges: found.onlyOverChanges,
       ...(found.reachesBuildFolders ? { reachesBuildFolders: true } : {}),
+      ...(found.ignoredTargets ? { ignoredTargets: found.ignoredTargets } : {}),
     });
     // The next event of this chat can take the fast path again (the journal changed: fastHook.ts); best effort,
     // like the facts themselves: a failure only sends the next event down this path too.

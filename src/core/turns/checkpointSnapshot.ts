@@ -41,6 +41,8 @@ export interface CheckpointInput {
   onlyOverChanges?: boolean;
   /** It can delete ignored dependency and build folders (`git clean -x`): they are kept too, whole, within budget. */
   reachesBuildFolders?: boolean;
+  /** The paths its `rm` names (the classifier's `ignoredTargets`): only ignored files at or under them are kept. */
+  ignoredTargets?: readonly string[];
 }
 
 /** Where the checkpoint is taken: the running turn, HEAD, and the status the gate decided on. */
@@ -84,7 +86,7 @@ export async function takeCheckpoint(
   let ignored: IgnoredFiles | null = null;
   if (input.onlyOverChanges && at.health.clean) {
     if (!input.reachesIgnored) return null;
-    ignored = await listIgnoredFiles(repo, input.reachesBuildFolders === true);
+    ignored = await listIgnoredFiles(repo, input);
     if (ignoredCount(ignored) === 0) return null;
   }
   const id = randomUuid();
@@ -105,11 +107,7 @@ export async function takeCheckpoint(
   let savedFiles = 0;
   if (input.reachesIgnored) {
     try {
-      savedFiles = copyIgnoredFiles(
-        repo,
-        id,
-        ignored ?? (await listIgnoredFiles(repo, input.reachesBuildFolders === true)),
-      );
+      savedFiles = copyIgnoredFiles(repo, id, ignored ?? (await listIgnoredFiles(repo, input)));
     } catch (error) {
       await discardCheckpoint(repo, { ref, commit: made.commit, savedDir: savedFilesDir(repo.stateDir, id) });
       throw error;
@@ -168,7 +166,11 @@ function ignoredCount(ignored: IgnoredFiles): number {
  * reaches them (`buildFolders`: `git clean -x`), each walk stopping past HEAVY_FILES_CAP files, so a big
  * `node_modules` costs at most that many entries.
  */
-async function listIgnoredFiles(repo: GitRepository, buildFolders: boolean): Promise<IgnoredFiles> {
+async function listIgnoredFiles(
+  repo: GitRepository,
+  input: Pick<CheckpointInput, 'reachesBuildFolders' | 'ignoredTargets'>,
+): Promise<IgnoredFiles> {
+  const buildFolders = input.reachesBuildFolders === true;
   const entries = await ignoredEntries(repo);
   const heavyNames = new Set(HEAVY_PATTERNS.map((p) => p.replace(/\/$/, '')));
   const listed: IgnoredFiles = { plain: [], heavy: [] };
@@ -213,7 +215,38 @@ async function listIgnoredFiles(repo: GitRepository, buildFolders: boolean): Pro
     } else if (entry.endsWith('/')) walk(rel, 0, listed.plain, Number.POSITIVE_INFINITY, false);
     else listed.plain.push(rel);
   }
+  const named = input.ignoredTargets && targetMatcher(repo.root, input.ignoredTargets);
+  if (named) listed.plain = listed.plain.filter(named);
   return listed;
+}
+
+/**
+ * Whether a file (relative to the root) is at or under one of the paths an `rm` named, from whichever folder of the
+ * repository the agent's shell was in (a hook is not told that folder; a shell tool keeps its own): a relative
+ * `logs/app.log` matches `logs/app.log`, `src/logs/app.log` and `logs/app.log/x`. More than the command deletes,
+ * never less. Null when a path could mean the whole repository (`.`, `..`, the root itself, an absolute path outside
+ * it as written): every ignored file.
+ */
+export function targetMatcher(root: string, targets: readonly string[]): ((file: string) => boolean) | null {
+  const relative: string[] = [];
+  const exact: string[] = [];
+  for (const target of targets) {
+    if (path.posix.isAbsolute(target)) {
+      const rel = path.relative(root, path.resolve(target)).split(path.sep).join('/');
+      if (rel === '') return null;
+      // Outside as written: maybe the repository by another name (a symlinked folder), so every ignored file.
+      if (rel.startsWith('../') || rel === '..') return null;
+      exact.push(rel);
+      continue;
+    }
+    const norm = path.posix.normalize(target).replace(/\/+$/, '');
+    if (norm === '.' || norm === '' || norm === '..' || norm.startsWith('../')) return null;
+    relative.push(norm.replace(/^\.\//, ''));
+  }
+  const under = (file: string, at: string) => file === at || file.startsWith(`${at}/`);
+  return (file) =>
+    exact.some((at) => under(file, at)) ||
+    relative.some((t) => under(file, t) || file.endsWith(`/${t}`) || file.includes(`/${t}/`));
 }
 
 /**

@@ -29,6 +29,12 @@ export interface DestructiveCommand {
    * only when true.
    */
   reachesBuildFolders?: true;
+  /**
+   * The paths the line's commands that reach ignored files name, as written (`rm -rf logs .cache/x`), when every
+   * such command is an `rm` whose operands are all literal paths (no expansion, glob, brace or `~`): the checkpoint
+   * keeps only the ignored files at or under such a path, wherever the shell's folder is. Absent: every ignored file.
+   */
+  ignoredTargets?: string[];
 }
 
 export interface Context {
@@ -52,14 +58,30 @@ export function destructive(label: string, reachesIgnored: boolean, onlyOverChan
   return { label, reachesIgnored, onlyOverChanges };
 }
 
-/** What a line's classification carries out of the walker: the label and the flags, nothing of the words. */
-export function classified(found: DestructiveCommand): DestructiveCommand {
+/**
+ * What a line's classification carries out of the walker: the label, the flags and the paths `ignoredTargets` names
+ * (`withTargets`: not for a command run by `find -exec`, whose operands are `{}`).
+ */
+export function classified(found: DestructiveCommand, withTargets = true): DestructiveCommand {
   return {
     label: found.label,
     reachesIgnored: found.reachesIgnored,
     onlyOverChanges: found.onlyOverChanges,
     ...(found.reachesBuildFolders ? { reachesBuildFolders: true as const } : {}),
+    ...(withTargets && found.ignoredTargets ? { ignoredTargets: [...found.ignoredTargets] } : {}),
   };
+}
+
+/** The literal paths of `operands`, or undefined when any is an expansion, a glob, a brace list or starts with `~`. */
+export function literalPaths(operands: readonly Word[], ctx: Context): string[] | undefined {
+  if (ctx.implicitOperands || operands.length === 0) return undefined;
+  const paths: string[] = [];
+  for (const w of operands) {
+    if (w.dynamic || w.text === '') return undefined;
+    if (w.plain && /[*?[{~]/.test(w.text)) return undefined;
+    paths.push(w.text);
+  }
+  return paths;
 }
 
 export function baseName(path: string): string {

@@ -48,7 +48,14 @@ export function classifyScript(text: string, depth: number): DestructiveCommand 
     if (found === null) continue;
     if (first === null) first = classified(found);
     else {
-      if (found.reachesIgnored) first.reachesIgnored = true;
+      if (found.reachesIgnored) {
+        // The targets stand only while every command that reaches ignored files names its own.
+        if (first.reachesIgnored && first.ignoredTargets && found.ignoredTargets)
+          first.ignoredTargets.push(...found.ignoredTargets);
+        else if (first.reachesIgnored || !found.ignoredTargets) delete first.ignoredTargets;
+        else first.ignoredTargets = [...found.ignoredTargets];
+        first.reachesIgnored = true;
+      }
       if (!found.onlyOverChanges) first.onlyOverChanges = false;
       if (found.reachesBuildFolders) first.reachesBuildFolders = true;
     }
@@ -335,7 +342,7 @@ function classifyFind(words: Word[], i: number, ctx: Context): DestructiveComman
       if (!prompts || ctx.stdinFed) {
         const inner: Context = { ...NO_STDIN, depth: ctx.depth, wrappers: ctx.wrappers + 1 };
         const found = classifyWords(words.slice(j + 1, end), 0, inner, false);
-        if (found !== null) return { ...classified(found), label: 'find -exec ' + found.label };
+        if (found !== null) return { ...classified(found, false), label: 'find -exec ' + found.label };
       }
       j = end;
     }

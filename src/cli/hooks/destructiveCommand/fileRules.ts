@@ -5,6 +5,7 @@ import {
   type Context,
   destructive,
   type DestructiveCommand,
+  literalPaths,
   LONG_WITH_VALUE,
   operandCount,
   readArgs,
@@ -31,7 +32,8 @@ export function classifyRm(words: Word[], i: number, ctx: Context): DestructiveC
     // a prompt nobody answers is answered no (rm -I asks only for recursion or more than three operands)
     if (prompt === 'always' || (prompt === 'once' && (recursive || operands > 3))) return null;
   }
-  return destructive(recursive ? 'rm -r' : 'rm', true);
+  const targets = literalPaths(args.operands, ctx);
+  return { ...destructive(recursive ? 'rm -r' : 'rm', true), ...(targets ? { ignoredTargets: targets } : {}) };
 }
 
 export function classifyMoveOrCopy(
