@@ -229,6 +229,11 @@ describe('checkpoints before an agent’s destructive commands (issue 34; dist/c
         1,
         'the shell in src/: src/debug.log, found from any folder',
       );
+      assert.equal(
+        preTool(`cd .. && rm -rf ${path.basename(repo)}/logs`).files,
+        2,
+        'the shell outside the repository: logs/ found by its name',
+      );
       assert.equal(preTool('rm src/app.ts').files, 0, 'a tracked file: the tree is saved, no ignored file');
       assert.equal(preTool('rm -f *.log').files, 24, 'a glob: every ignored file');
       const atRm = repoPicture(repo);

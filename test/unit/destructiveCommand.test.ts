@@ -506,14 +506,14 @@ describe('destructive command classifier: cost', () => {
     assert.deepEqual(classifyArgv(['rm', '-rf', '*.log'])?.ignoredTargets, ['*.log'], 'an argv runs no shell: no glob');
   });
 
-  it('targetMatcher: at or under a named path from any folder of the repository; the whole repository when unsure', () => {
+  it('targetMatcher: by the last name of a relative path, from any folder; exact when absolute inside; all when unsure', () => {
     const root = '/home/u/repo';
-    const match = targetMatcher(root, ['logs', './tmp/x', '/home/u/repo/out/a.txt'])!;
-    for (const file of ['logs', 'logs/app.log', 'src/logs/app.log', 'tmp/x', 'a/tmp/x/y', 'out/a.txt'])
+    const match = targetMatcher(root, ['logs', './tmp/x', '../app/cache', '/home/u/repo/out/a.txt'])!;
+    for (const file of ['logs', 'logs/app.log', 'src/logs/app.log', 'tmp/x', 'a/x/y', 'cache/1', 'out/a.txt'])
       assert.equal(match(file), true, file);
     for (const file of ['.env', 'logsx/app.log', 'mylogs', 'tmp/xy', 'a/out/a.txt', 'out/a.txt2'])
       assert.equal(match(file), false, file);
-    for (const targets of [['.'], ['..'], ['../other'], ['logs', '/home/u/repo'], ['/elsewhere/repo/x'], ['a/../..']])
+    for (const targets of [['.'], ['..'], ['src/..'], ['logs', '/home/u/repo'], ['/elsewhere/repo/x'], ['a/../..']])
       assert.equal(targetMatcher(root, targets), null, targets.join(' '));
   });
 

@@ -221,32 +221,30 @@ async function listIgnoredFiles(
 }
 
 /**
- * Whether a file (relative to the root) is at or under one of the paths an `rm` named, from whichever folder of the
- * repository the agent's shell was in (a hook is not told that folder; a shell tool keeps its own): a relative
- * `logs/app.log` matches `logs/app.log`, `src/logs/app.log` and `logs/app.log/x`. More than the command deletes,
- * never less. Null when a path could mean the whole repository (`.`, `..`, the root itself, an absolute path outside
- * it as written): every ignored file.
+ * Whether a file (relative to the root) may be at or under one of the paths an `rm` named. The hook is not told the
+ * folder the agent's shell is in (a shell tool keeps its own; it may be outside the repository), so a relative path
+ * is judged by its last name alone: whatever the folder, everything `rm` deletes has that name among its path's
+ * names (`rm -rf ../app/logs` from anywhere deletes at or under some `…/logs`). More than the command deletes, never
+ * less. An absolute path inside the repository is exact. Null — every ignored file — when a path could mean the whole
+ * repository (`.`, `..`, the root itself) or is absolute outside it as written (maybe the repository by another name:
+ * a symlinked folder).
  */
 export function targetMatcher(root: string, targets: readonly string[]): ((file: string) => boolean) | null {
-  const relative: string[] = [];
+  const names = new Set<string>();
   const exact: string[] = [];
   for (const target of targets) {
     if (path.posix.isAbsolute(target)) {
       const rel = path.relative(root, path.resolve(target)).split(path.sep).join('/');
-      if (rel === '') return null;
-      // Outside as written: maybe the repository by another name (a symlinked folder), so every ignored file.
-      if (rel.startsWith('../') || rel === '..') return null;
+      if (rel === '' || rel === '..' || rel.startsWith('../')) return null;
       exact.push(rel);
       continue;
     }
-    const norm = path.posix.normalize(target).replace(/\/+$/, '');
-    if (norm === '.' || norm === '' || norm === '..' || norm.startsWith('../')) return null;
-    relative.push(norm.replace(/^\.\//, ''));
+    const name = path.posix.basename(path.posix.normalize(target));
+    if (name === '.' || name === '..' || name === '' || name === '/') return null;
+    names.add(name);
   }
-  const under = (file: string, at: string) => file === at || file.startsWith(`${at}/`);
   return (file) =>
-    exact.some((at) => under(file, at)) ||
-    relative.some((t) => under(file, t) || file.endsWith(`/${t}`) || file.includes(`/${t}/`));
+    exact.some((at) => file === at || file.startsWith(`${at}/`)) || file.split('/').some((name) => names.has(name));
 }
 
 /**
