@@ -9,6 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { classifyShellCommand } from '../src/cli/hooks/destructiveCommand';
 import { hookCommand, hookCommands, hookEnvWords, shellWord } from '../src/cli/installation';
 import { chatWritesSince, foldTurnWrites, recordToolWrites } from '../src/core/turns/toolWrites';
 import type { GoalRow } from './benchSection';
@@ -31,6 +32,33 @@ function wall(command: string, args: readonly string[], cwd: string, input = '')
   if (r.status !== 0)
     throw new Error(`${path.basename(command)} exited ${r.status}: ${r.stderr.toString().slice(0, 400)}`);
   return elapsed;
+}
+
+/**
+ * The classifier on hostile command lines (what test/unit/destructiveCommand.test.ts checks the answers of), in
+ * process: each line's median over `reps` runs after a warm-up. A PreToolUse event classifies its command once.
+ */
+function hostileClassifierRows(reps: number): string[] {
+  const depth = 5_000;
+  const lines: [string, string][] = [
+    ['1 MB line (over the 64 KiB limit: not parsed)', 'git reset --hard && ' + 'x'.repeat(1024 * 1024)],
+    ['just under 64 KiB, `rm -rf` last', 'echo ' + 'x'.repeat(65_000) + ' && rm -rf y'],
+    ['10,000 segments `a && … && rm -rf x`', Array.from({ length: 9_999 }, () => 'a').join(' && ') + ' && rm -rf x'],
+    ['10,000 pipes `rm \\| rm \\| …`', Array.from({ length: 10_000 }, () => 'rm').join('|')],
+    [`${depth.toLocaleString('en')} nested \`$(\``, 'echo ' + '$('.repeat(depth) + 'rm -rf x' + ')'.repeat(depth)],
+    ['20,000 nested subshells `((…rm -rf x…))`', '('.repeat(20_000) + 'rm -rf x' + ')'.repeat(20_000)],
+    ['12,000 `sudo` wrappers', 'sudo '.repeat(12_000) + 'rm -rf x'],
+  ];
+  return lines.map(([label, line]) => {
+    classifyShellCommand(line);
+    const times: number[] = [];
+    for (let i = 0; i < reps; i++) {
+      const started = performance.now();
+      classifyShellCommand(line);
+      times.push(performance.now() - started);
+    }
+    return `| ${label} | ${(line.length / 1024).toFixed(0)} KB | ${ms(median(times))} | ${ms(percentile(times, 90))} |`;
+  });
 }
 
 /** The section's markdown: PostToolUse (fast path) vs a bare Node start, and the fold at a turn's end. */
@@ -208,6 +236,13 @@ export async function runToolWriteBench(
     `| PreToolUse Bash \`git clean -fdx\`, as connected (checkpoint + the build folder copied) | ` +
       `${ms(median(clean.hook))} | ${ms(percentile(clean.hook, 90))} | ` +
       `${fmtRatio(median(clean.hook) / median(clean.floor))} |`,
+    '',
+    `The classifier on hostile command lines, in process, ${reps} runs after a warm-up (no goal set; the answers are ` +
+      'checked in test/unit/destructiveCommand.test.ts):',
+    '',
+    '| command line | size | median | p90 |',
+    '|---|---:|---:|---:|',
+    ...hostileClassifierRows(reps),
     '',
   ].join('\n');
   const harmless = median(pre.harmless) / median(pre.floor);

@@ -28,6 +28,27 @@ export function slowGit(repo: string, verb: string): () => void {
   };
 }
 
+/** The process id of the last `git <verb>` in a trace2 event stream (git's session id ends in `-P<pid in hex>`). */
+export function gitPidInTrace(traceFile: string, verb: string): number | null {
+  const starts = fs
+    .readFileSync(traceFile, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { event: string; sid: string; argv?: string[] })
+    .filter((e) => e.event === 'start' && (e.argv ?? []).includes(verb));
+  const match = /-P([0-9a-f]+)$/.exec(starts[starts.length - 1]?.sid ?? '');
+  return match ? parseInt(match[1], 16) : null;
+}
+
+/** Whether a process still runs (a zombie waiting for its parent counts as ended). */
+export function processRuns(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Proof that the kill landed while git ran: git's own trace2 event stream has the command's `start` event (git was
  * running it) but no `exit`/`atexit` event for that process (a git that had finished would have written one).

@@ -469,9 +469,8 @@ describe('line attribution (real git, real store)', function () {
       const cache = new AttributionCache();
       const key = attributionKey({ path: 'big.ts', head: head(repo), contents: read(repo, 'big.ts'), factsStamp: '1' });
       cache.set(key, a);
-      const started = performance.now();
-      for (let i = 1; i <= 5000; i++) assert.ok(lineAt(cache.get(key)!, i));
-      assert.ok(performance.now() - started < 200, '5,000 cached lookups well under the hover budget');
+      // Every line answers from the cache (its cost: `npm run bench`, blame section, "Hover on a cached file").
+      for (let i = 1; i <= 5000; i++) assert.ok(lineAt(cache.get(key)!, i), `line ${i}`);
     } finally {
       await history.close();
     }

@@ -447,18 +447,11 @@ describe('destructive command classifier: argvs (Codex sends shell argvs and pla
   });
 });
 
-describe('destructive command classifier: cost', () => {
-  function timed<T>(run: () => T): [T, number] {
-    const start = process.hrtime.bigint();
-    const result = run();
-    return [result, Number(process.hrtime.bigint() - start) / 1e6];
-  }
-
-  it('a 1 MB command is not parsed (null at once), one just under 64 KiB is', () => {
+// Hostile sizes and shapes: the answers here; what they cost is measured in `npm run bench` (tool-writes section).
+describe('destructive command classifier: hostile sizes, targets, build folders', () => {
+  it('a 1 MB command is not parsed (null), one just under 64 KiB is', () => {
     const huge = 'git reset --hard && ' + 'x'.repeat(1024 * 1024);
-    const [result, ms] = timed(() => classifyShellCommand(huge));
-    assert.equal(result, null);
-    assert.ok(ms < 200, `${ms} ms`);
+    assert.equal(classifyShellCommand(huge), null);
     const under = 'echo ' + 'x'.repeat(MAX_CLASSIFIED_CHARS - 30) + ' && rm -rf y';
     assert.ok(under.length <= MAX_CLASSIFIED_CHARS);
     assert.deepEqual(classifyShellCommand(under), {
@@ -517,23 +510,21 @@ describe('destructive command classifier: cost', () => {
       assert.equal(targetMatcher(root, targets), null, targets.join(' '));
   });
 
-  it('10,000 segments `a && a && …` complete in linear time, destructive last or not at all', () => {
+  it('10,000 segments `a && a && …`: the destructive one last is found, none is none', () => {
     const segments = (last: string) => Array.from({ length: 9999 }, () => 'a').join(' && ') + ' && ' + last;
-    const [found, ms] = timed(() => classifyShellCommand(segments('rm -rf x')));
-    assert.deepEqual(found, { label: 'rm -r', reachesIgnored: true, onlyOverChanges: false, ignoredTargets: ['x'] });
-    const [none, ms2] = timed(() => classifyShellCommand(segments('rm')));
-    assert.equal(none, null);
-    const [pipes] = timed(() => classifyShellCommand(Array.from({ length: 10000 }, () => 'rm').join('|')));
-    assert.equal(pipes, null);
-    assert.ok(ms + ms2 < 2000, `${ms} ms, ${ms2} ms`);
+    assert.deepEqual(classifyShellCommand(segments('rm -rf x')), {
+      label: 'rm -r',
+      reachesIgnored: true,
+      onlyOverChanges: false,
+      ignoredTargets: ['x'],
+    });
+    assert.equal(classifyShellCommand(segments('rm')), null);
+    assert.equal(classifyShellCommand(Array.from({ length: 10000 }, () => 'rm').join('|')), null);
   });
 
   it('deep nesting stops at the depth limit (null), without exhausting the stack', () => {
     const depth = 5000;
-    const [substitutions, ms] = timed(() =>
-      classifyShellCommand('echo ' + '$('.repeat(depth) + 'rm -rf x' + ')'.repeat(depth)),
-    );
-    assert.equal(substitutions, null);
+    assert.equal(classifyShellCommand('echo ' + '$('.repeat(depth) + 'rm -rf x' + ')'.repeat(depth)), null);
     for (const open of ['${', '"${', '<(', '$(echo "']) {
       assert.equal(classifyShellCommand('rm x ' + open.repeat(depth)), null, open);
     }
@@ -563,14 +554,12 @@ describe('destructive command classifier: cost', () => {
     assert.equal(classifyShellCommand('xargs '.repeat(10000) + 'rm'), null);
     assert.equal(classifyShellCommand('find . -exec '.repeat(5000) + 'rm x' + ' ;'.repeat(5000)), null);
     assert.equal(classifyArgv([...Array.from({ length: 12000 }, () => 'env'), 'rm', '-rf', 'x']), null);
-    const [subshells] = timed(() => classifyShellCommand('('.repeat(20000) + 'rm -rf x' + ')'.repeat(20000)));
-    assert.deepEqual(subshells, {
+    assert.deepEqual(classifyShellCommand('('.repeat(20000) + 'rm -rf x' + ')'.repeat(20000)), {
       label: 'rm -r',
       reachesIgnored: true,
       onlyOverChanges: false,
       ignoredTargets: ['x'],
     });
-    assert.ok(ms < 500, `${ms} ms`);
   });
 
   it('random token soup never throws and only ever returns a known label', () => {
