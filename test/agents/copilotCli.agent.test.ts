@@ -119,9 +119,17 @@ describe('GitHub Copilot CLI 1.0.102 (real binary, mock model: Chat Completions 
   const events = () => capturedEvents(sandbox).map((e) => e.event);
 
   /** Our hooks never print on stdout (it would reach the model) and never fail. */
-  function assertQuietHooks(): void {
-    const timings = hookTimings(sandbox);
-    assert.ok(timings.length > 0, 'our hooks ran');
+  /**
+   * Every run of our hook printed nothing and exited 0. `cutShortAtMost`: runs that Copilot started but exited before
+   * it wrote their event (after SIGINT it does not wait for its SessionEnd hooks) read nothing on stdin, and exit 1
+   * saying the event is empty; up to that many are allowed.
+   */
+  function assertQuietHooks(cutShortAtMost = 0): void {
+    const all = hookTimings(sandbox);
+    assert.ok(all.length > 0, 'our hooks ran');
+    const cutShort = all.filter((t) => t.stdinBytes === 0 && t.code === 1);
+    assert.ok(cutShort.length <= cutShortAtMost, `${cutShort.length} runs of our hook had no event on stdin`);
+    const timings = all.filter((t) => !cutShort.includes(t));
     for (const t of timings) {
       assert.equal(t.stdoutBytes, 0, `${t.event}: our hook printed on stdout`);
       assert.equal(t.code, 0, `${t.event}: our hook exited ${t.code}`);
@@ -327,6 +335,7 @@ describe('GitHub Copilot CLI 1.0.102 (real binary, mock model: Chat Completions 
     const undo = avh(sandbox, ['undo', '--turn', turns[2].id, '--json']);
     assert.equal(undo.code, 0, undo.stdout + undo.stderr);
     assert.deepEqual(treeOf(sandbox.repo), start);
-    assertQuietHooks();
+    // SIGINT: both SessionEnd hooks (ours as copilot, and as claude-code, which Copilot runs too) may be cut short.
+    assertQuietHooks(2);
   });
 });

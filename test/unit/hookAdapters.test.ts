@@ -421,7 +421,8 @@ describe('hook adapters: captured payloads of every agent through the real CLI b
       /The hook event is not valid JSON\./,
     ],
     ['an array', ['claude-code'], '[]', /The hook event must be a JSON object\./],
-    ['empty stdin', ['claude-code'], '', /The hook event is not valid JSON\./],
+    ['empty stdin', ['claude-code'], '', /The hook event is empty \(nothing came on standard input\)\./],
+    ['only white space', ['claude-code'], ' \n', /The hook event is empty \(nothing came on standard input\)\./],
     [
       'no session id',
       ['claude-code'],

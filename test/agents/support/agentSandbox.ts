@@ -246,6 +246,8 @@ export interface HookTiming {
   startUs: number;
   endUs: number;
   code: number;
+  /** 0: the agent sent no event (it exited while starting the hook). */
+  stdinBytes: number;
   stdoutBytes: number;
   ms: number;
 }

@@ -1,7 +1,8 @@
 #!/bin/bash
 # hookTimer.sh <log> <command>: runs one hook command exactly as the agent would (sh -c, the same stdin), passes its
 # stdout, stderr and exit code through, and appends one JSON line to <log>: the event, start and end (epoch µs),
-# exit code and the bytes the command printed on stdout (a hook's stdout reaches the agent). With
+# exit code, the bytes the command read on stdin (0: the agent sent no event) and printed on stdout (a hook's stdout
+# reaches the agent). With
 # AVH_HOOK_GIT_TRACE set, every git process the command starts writes trace2 perf lines to <log>.git/<start>.
 log="$1"
 shift
@@ -19,7 +20,9 @@ fi
 code=$?
 end=${EPOCHREALTIME/./}
 bytes=$(wc -c <"$out")
-printf '{"event":"%s","startUs":%s,"endUs":%s,"code":%s,"stdoutBytes":%s}\n' "$event" "$start" "$end" "$code" "$bytes" >>"$log"
+inBytes=$(wc -c <"$input")
+printf '{"event":"%s","startUs":%s,"endUs":%s,"code":%s,"stdinBytes":%s,"stdoutBytes":%s}\n' "$event" "$start" "$end" \
+  "$code" "$inBytes" "$bytes" >>"$log"
 cat "$out"
 rm -f "$input" "$out"
 exit $code
