@@ -41,6 +41,11 @@ function step(name, command, args, { countsFile, env } = {}) {
   return r.status === 0;
 }
 
+// The test layers talk to 127.0.0.1 only, so they run without NODE_EXTRA_CA_CERTS: every Node process started with it
+// reads the whole CA bundle first (about 50 ms here), and the layers start thousands. The installs keep it (the
+// registry may need it); the tests about it set it themselves (cliConnect.test.ts).
+const TEST_ENV = { NODE_EXTRA_CA_CERTS: undefined };
+
 const mocha = (name, globs, extra = []) => {
   const countsFile = path.join(statsDir, `${name.replace(/\W+/g, '-')}.json`);
   return step(
@@ -54,7 +59,7 @@ const mocha = (name, globs, extra = []) => {
       ...globs,
     ],
     // The tests run dist/ (the shipped bundles): nothing may rebuild it under them (scripts/build.mjs refuses).
-    { countsFile, env: { AVH_TEST_STATS: countsFile, AVH_DIST_READ_ONLY: '1' } },
+    { countsFile, env: { ...TEST_ENV, AVH_TEST_STATS: countsFile, AVH_DIST_READ_ONLY: '1' } },
   );
 };
 
@@ -142,7 +147,7 @@ if (compiled) {
         '--stats',
         countsFile,
       ],
-      { countsFile },
+      { countsFile, env: TEST_ENV },
     );
   }
   if (built && (!only || only === 'e2e')) {
@@ -151,7 +156,7 @@ if (compiled) {
       'end-to-end tests (Chromium + code-server)',
       process.execPath,
       [path.join(root, 'scripts/vscode/runE2E.mjs'), '--stats', countsFile],
-      { countsFile },
+      { countsFile, env: TEST_ENV },
     );
   }
 }
