@@ -118,11 +118,10 @@ describe('GitHub Copilot CLI 1.0.102 (real binary, mock model: Chat Completions 
 
   const events = () => capturedEvents(sandbox).map((e) => e.event);
 
-  /** Our hooks never print on stdout (it would reach the model) and never fail. */
   /**
-   * Every run of our hook printed nothing and exited 0. `cutShortAtMost`: runs that Copilot started but exited before
-   * it wrote their event (after SIGINT it does not wait for its SessionEnd hooks) read nothing on stdin, and exit 1
-   * saying the event is empty; up to that many are allowed.
+   * Our hooks never print on stdout (it would reach the model) and never fail. `cutShortAtMost`: runs that Copilot
+   * started but exited before it wrote their event (after SIGINT it does not wait for its SessionEnd hooks) read
+   * nothing on stdin and exit 1 saying the event is empty; up to that many are allowed.
    */
   function assertQuietHooks(cutShortAtMost = 0): void {
     const all = hookTimings(sandbox);

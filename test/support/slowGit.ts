@@ -30,13 +30,7 @@ export function slowGit(repo: string, verb: string): () => void {
 
 /** The process id of the last `git <verb>` in a trace2 event stream (git's session id ends in `-P<pid in hex>`). */
 export function gitPidInTrace(traceFile: string, verb: string): number | null {
-  const starts = fs
-    .readFileSync(traceFile, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { event: string; sid: string; argv?: string[] })
-    .filter((e) => e.event === 'start' && (e.argv ?? []).includes(verb));
-  const match = /-P([0-9a-f]+)$/.exec(starts[starts.length - 1]?.sid ?? '');
+  const match = /-P([0-9a-f]+)$/.exec(lastStart(traceEvents(traceFile), verb)?.sid ?? '');
   return match ? parseInt(match[1], 16) : null;
 }
 
@@ -54,21 +48,37 @@ export function processRuns(pid: number): boolean {
  * running it) but no `exit`/`atexit` event for that process (a git that had finished would have written one).
  */
 export function killedWhileRunning(traceFile: string, verb: string): boolean {
-  const events = fs
+  const events = traceEvents(traceFile);
+  const last = lastStart(events, verb);
+  return last !== undefined && !events.some((e) => e.sid === last.sid && (e.event === 'exit' || e.event === 'atexit'));
+}
+
+interface TraceEvent {
+  event: string;
+  sid: string;
+  argv?: string[];
+}
+
+function traceEvents(traceFile: string): TraceEvent[] {
+  return fs
     .readFileSync(traceFile, 'utf8')
     .split('\n')
     .filter(Boolean)
-    .map((l) => JSON.parse(l) as { event: string; sid: string; argv?: string[] });
-  const started = events.filter(
-    (e) =>
-      e.event === 'start' &&
-      (e.argv ?? [])
-        .filter((a) => !a.startsWith('-'))
-        .slice(1)
-        .find((a) => !a.includes('=')) === verb,
-  );
-  const last = started[started.length - 1];
-  return last !== undefined && !events.some((e) => e.sid === last.sid && (e.event === 'exit' || e.event === 'atexit'));
+    .map((l) => JSON.parse(l) as TraceEvent);
+}
+
+/** The last `start` event of `git <verb>` (the verb: the first word after git's options and `-c` settings). */
+function lastStart(events: readonly TraceEvent[], verb: string): TraceEvent | undefined {
+  return events
+    .filter(
+      (e) =>
+        e.event === 'start' &&
+        (e.argv ?? [])
+          .filter((a) => !a.startsWith('-'))
+          .slice(1)
+          .find((a) => !a.includes('=')) === verb,
+    )
+    .at(-1);
 }
 
 /**

@@ -53,8 +53,6 @@ function invalid(message: string): AvhError {
 
 /** The payload as a JSON object; the message names what is wrong, never the payload (it may hold a prompt). */
 export function parseJsonObject(raw: string, what: string): JsonObject {
-  // Nothing at all: what a hook reads when its agent exited while starting it (Copilot CLI on Ctrl+C).
-  if (raw.trim() === '') throw invalid(`The ${what} is empty (nothing came on standard input).`);
   let value: unknown;
   try {
     value = JSON.parse(raw);

@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { AvhError } from '../../core/errors';
 import { agentNamed } from '../agents/registry';
 import type { HookEvent } from './hookEvent';
 
@@ -47,8 +48,15 @@ export async function parseHookInput(request: {
   /** The hook process's environment (default: this process's). */
   env?: NodeJS.ProcessEnv;
 }): Promise<HookEvent> {
-  const { readStdin, payload } = request;
-  return agentNamed(request.agent).readEvent({ readStdin, payload, env: request.env ?? process.env });
+  const agent = agentNamed(request.agent);
+  // Nothing at all on stdin: what a hook reads when its agent exited while starting it (Copilot CLI on Ctrl+C).
+  const readStdin = async () => {
+    const raw = await request.readStdin();
+    if (raw.trim() === '')
+      throw new AvhError('invalid-input', 'The hook event is empty (nothing came on standard input).');
+    return raw;
+  };
+  return agent.readEvent({ readStdin, payload: request.payload, env: request.env ?? process.env });
 }
 
 /** The folder an event's repository is found from: --repo, else the event's `cwd`, else the process's folder. */

@@ -2,8 +2,8 @@
 # hookTimer.sh <log> <command>: runs one hook command exactly as the agent would (sh -c, the same stdin), passes its
 # stdout, stderr and exit code through, and appends one JSON line to <log>: the event, start and end (epoch µs),
 # exit code, the bytes the command read on stdin (0: the agent sent no event) and printed on stdout (a hook's stdout
-# reaches the agent). With
-# AVH_HOOK_GIT_TRACE set, every git process the command starts writes trace2 perf lines to <log>.git/<start>.
+# reaches the agent). With AVH_HOOK_GIT_TRACE set, every git process the command starts writes trace2 perf lines to
+# <log>.git/<start>.
 log="$1"
 shift
 input=$(mktemp)
